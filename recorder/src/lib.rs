@@ -1,0 +1,14 @@
+//! The recorder: everything the `fitness` binary does, behind a thin `main`.
+
+pub mod cli;
+
+/// Run one parsed command line.
+pub fn run(cli: cli::Cli) -> anyhow::Result<()> {
+    let Some(command) = cli.command else {
+        // No subcommand: show what there is rather than failing.
+        <cli::Cli as clap::CommandFactory>::command().print_help()?;
+        println!();
+        return Ok(());
+    };
+    match command {}
+}

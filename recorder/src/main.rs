@@ -1,0 +1,20 @@
+//! `fitness`: parse the command line, run it, map errors to exit codes.
+//!
+//! Exit codes: 0 success, 1 the command failed (printed as `error: …`),
+//! 2 the command line was wrong (clap's own code).
+
+use std::process::ExitCode;
+
+use clap::Parser;
+use fitness_recorder::cli::Cli;
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match fitness_recorder::run(cli) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(err) => {
+            eprintln!("error: {err:#}");
+            ExitCode::from(1)
+        }
+    }
+}

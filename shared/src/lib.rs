@@ -1,0 +1,17 @@
+//! `fitness-shared`: every type that crosses a file (run records, mcp-tape
+//! lines, the board index) and every number that is published (statistics and
+//! gate decisions).
+//!
+//! The crate does no I/O beyond what its callers hand it (`BufRead`/`Write`),
+//! pulls in no async runtime, and builds for `wasm32-unknown-unknown`, so the
+//! recorder and the viewer share one copy of the maths and the formats.
+
+/// The record schema id this crate writes.
+pub const RECORD_SCHEMA: &str = "fitness-report/2";
+/// The older record schema id this crate imports.
+pub const RECORD_SCHEMA_V1: &str = "fitness-report/1";
+/// The tape format version this crate reads and writes (`meta.v`).
+pub const TAPE_VERSION: u64 = 1;
+
+/// Product version, stamped into tapes and records as the producer.
+pub const VERSION: &str = env!("CARGO_PKG_VERSION");

@@ -1,0 +1,135 @@
+//! Headless Chromium driven through chromedriver (WebDriver), for tests.
+//!
+//! `Browser::start` launches chromedriver on a free loopback port and opens a
+//! session with the flags that work on these machines (no sandbox, no
+//! background networking, a fresh profile directory). Dropping the `Browser`
+//! kills chromedriver and with it Chromium, also when the test panicked.
+
+use std::net::TcpListener;
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, bail};
+use fantoccini::{Client, ClientBuilder};
+
+/// Where chromium lives (override with `FITNESS_CHROMIUM`).
+pub fn chromium_path() -> PathBuf {
+    std::env::var_os("FITNESS_CHROMIUM")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from("/usr/bin/chromium"))
+}
+
+/// Where chromedriver lives (override with `CHROMEDRIVER`).
+pub fn chromedriver_path() -> PathBuf {
+    std::env::var_os("CHROMEDRIVER")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from("/usr/bin/chromedriver"))
+}
+
+/// A chromedriver process plus one WebDriver session.
+pub struct Browser {
+    pub client: Client,
+    driver: Child,
+    _profile: tempfile::TempDir,
+}
+
+impl Browser {
+    /// Start chromedriver and a headless Chromium session with a window of
+    /// `width` x `height` CSS pixels.
+    pub async fn start(width: u32, height: u32) -> anyhow::Result<Self> {
+        let port = free_port()?;
+        let mut driver = Command::new(chromedriver_path())
+            .arg(format!("--port={port}"))
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .with_context(|| format!("starting {}", chromedriver_path().display()))?;
+        let profile = tempfile::tempdir()?;
+        let caps = serde_json::json!({
+            "goog:chromeOptions": {
+                "binary": chromium_path(),
+                "args": [
+                    "--headless",
+                    "--no-sandbox",
+                    "--disable-gpu",
+                    "--disable-quic",
+                    "--disable-dev-shm-usage",
+                    "--disable-background-networking",
+                    "--disable-component-update",
+                    "--disable-sync",
+                    "--no-first-run",
+                    format!("--window-size={width},{height}"),
+                    format!("--user-data-dir={}", profile.path().display()),
+                ]
+            }
+        });
+        let caps = match caps {
+            serde_json::Value::Object(map) => map,
+            _ => unreachable!("literal object"),
+        };
+        let url = format!("http://127.0.0.1:{port}");
+        let deadline = Instant::now() + Duration::from_secs(20);
+        let client = loop {
+            match ClientBuilder::rustls()?.capabilities(caps.clone()).connect(&url).await {
+                Ok(client) => break client,
+                Err(err) => {
+                    if let Ok(Some(status)) = driver.try_wait() {
+                        bail!("chromedriver exited early with {status}");
+                    }
+                    if Instant::now() > deadline {
+                        let _ = driver.kill();
+                        let _ = driver.wait();
+                        bail!("could not open a WebDriver session on {url}: {err}");
+                    }
+                    tokio::time::sleep(Duration::from_millis(100)).await;
+                }
+            }
+        };
+        Ok(Self { client, driver, _profile: profile })
+    }
+
+    /// End the WebDriver session politely (closes Chromium), then stop
+    /// chromedriver. Dropping without calling this still kills both.
+    pub async fn close(mut self) -> anyhow::Result<()> {
+        let result = self.client.clone().close().await;
+        let _ = self.driver.kill();
+        let _ = self.driver.wait();
+        result.context("closing the WebDriver session")
+    }
+}
+
+impl Drop for Browser {
+    fn drop(&mut self) {
+        // Killing chromedriver takes its Chromium children with it: chromedriver
+        // starts Chromium in its own process group and reaps it on exit, and a
+        // SIGKILL leaves Chromium orphaned, so kill the whole group we created.
+        kill_tree(self.driver.id());
+        let _ = self.driver.kill();
+        let _ = self.driver.wait();
+    }
+}
+
+/// Kill every descendant of `pid` (best effort, Linux `/proc`).
+fn kill_tree(pid: u32) {
+    for child in children_of(pid) {
+        kill_tree(child);
+        // The `kill` command keeps this safe Rust (no libc FFI).
+        let _ = Command::new("kill").arg("-9").arg(child.to_string()).status();
+    }
+}
+
+fn children_of(pid: u32) -> Vec<u32> {
+    let path = format!("/proc/{pid}/task/{pid}/children");
+    std::fs::read_to_string(path)
+        .unwrap_or_default()
+        .split_whitespace()
+        .filter_map(|s| s.parse().ok())
+        .collect()
+}
+
+/// A free TCP port on 127.0.0.1.
+pub fn free_port() -> anyhow::Result<u16> {
+    let listener = TcpListener::bind("127.0.0.1:0")?;
+    Ok(listener.local_addr()?.port())
+}

@@ -1,0 +1,36 @@
+//! A static file server on 127.0.0.1 for tests, on an ephemeral port.
+
+use std::net::SocketAddr;
+use std::path::Path;
+
+use tokio::task::JoinHandle;
+
+/// A running static server; stopped when dropped.
+pub struct StaticServer {
+    pub addr: SocketAddr,
+    task: JoinHandle<()>,
+}
+
+impl StaticServer {
+    /// Serve `dir` on 127.0.0.1 at a free port.
+    pub async fn start(dir: &Path) -> anyhow::Result<Self> {
+        let app = axum::Router::new().fallback_service(tower_http::services::ServeDir::new(dir));
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
+        let addr = listener.local_addr()?;
+        let task = tokio::spawn(async move {
+            let _ = axum::serve(listener, app).await;
+        });
+        Ok(Self { addr, task })
+    }
+
+    /// `http://127.0.0.1:PORT` + `path`.
+    pub fn url(&self, path: &str) -> String {
+        format!("http://{}{}", self.addr, path)
+    }
+}
+
+impl Drop for StaticServer {
+    fn drop(&mut self) {
+        self.task.abort();
+    }
+}
