@@ -18,4 +18,7 @@ pub struct Cli {
 }
 
 #[derive(Debug, Subcommand)]
-pub enum Command {}
+pub enum Command {
+    /// Serve a published site locally, with the headers of its `_headers` file.
+    Serve(crate::serve::ServeArgs),
+}
