@@ -182,12 +182,22 @@ pub fn resolve_extensions(
 
     let mut pooled = PooledCounts::default();
     let mut steps = Vec::new();
-    let mut verdict_before: Option<Outcome> = None;
+    let mut previous: Option<(PoolState, ExtensionDecision)> = None;
     for (i, batch) in ledger.iter().enumerate() {
+        let verdict_before = match &previous {
+            None => None,
+            Some((_, ExtensionDecision::ConsumeBatch { .. })) => previous
+                .as_ref()
+                .map(|(state, _)| state.verdict.map_or(Outcome::Extend, |v| v.outcome)),
+            Some(_) => {
+                return Err(GateError::Ledger(format!(
+                    "batch {i} follows a resolved gate: no optional stopping or continuation"
+                )));
+            }
+        };
         let before = pooled.counts();
         pooled.add(batch);
         let state = evaluate(prereg, batch, &pooled)?;
-        let after = state.verdict.map_or(Outcome::Extend, |v| v.outcome);
         if let Some(verdict_before) = verdict_before {
             steps.push(ExtensionStep {
                 index: i as u64,
@@ -197,34 +207,24 @@ pub fn resolve_extensions(
                 pooled_before: before,
                 pooled_after: pooled.counts(),
                 verdict_before,
-                verdict_after: after,
+                verdict_after: state.verdict.map_or(Outcome::Extend, |v| v.outcome),
             });
         }
-        let consumed = i as u64;
         let decision = state
             .decision
-            .unwrap_or_else(|| unresolved(prereg, consumed));
-        let last = i + 1 == ledger.len();
-        let continues = matches!(decision, ExtensionDecision::ConsumeBatch { .. });
-        if !continues && !last {
-            return Err(GateError::Ledger(format!(
-                "batch {} follows a resolved gate: no optional stopping or continuation",
-                i + 1
-            )));
-        }
-        if last {
-            return Ok(ExtensionResolution {
-                registered,
-                steps,
-                pooled,
-                errors: state.errors,
-                verdict: state.verdict,
-                decision,
-            });
-        }
-        verdict_before = Some(after);
+            .unwrap_or_else(|| unresolved(prereg, i as u64));
+        previous = Some((state, decision));
     }
-    unreachable!("the ledger has at least one entry and the loop returns on the last")
+    let (state, decision) =
+        previous.ok_or_else(|| GateError::Ledger("no registered batch (entry 0)".to_owned()))?;
+    Ok(ExtensionResolution {
+        registered,
+        steps,
+        pooled,
+        errors: state.errors,
+        verdict: state.verdict,
+        decision,
+    })
 }
 
 /// The decision for a pool that is still unresolved after `consumed` batches.
