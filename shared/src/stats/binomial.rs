@@ -161,8 +161,7 @@ impl Binomial {
 
     /// `C(n, k) p^k q^(n-k)` with an exact integer coefficient.
     fn pmf_exact(&self, k: u64) -> f64 {
-        let q = self.q_hi + self.q_lo; // rounds back to q_hi; q_lo is below an ulp of q
-        choose_exact(self.n, k) as f64 * powi(self.p, k) * powi(q, self.n - k)
+        choose_exact(self.n, k) as f64 * powi(self.p, k) * powi(self.q_hi, self.n - k)
     }
 
     /// P(X <= k), `k < n`.
@@ -199,9 +198,17 @@ impl Binomial {
     fn lower_tail(&self, k: u64) -> f64 {
         let mut sum = Neumaier::default();
         if self.n <= EXACT_N_MAX {
-            // Smallest terms first; every term exact for dyadic p.
+            // Smallest terms first, C(n, i) and p^i carried exactly (dyadic p)
+            // from one term to the next.
+            let q = self.q_hi;
+            let mut coefficient: u128 = 1;
+            let mut p_pow = 1.0;
             for i in 0..=k {
-                sum.add(self.pmf_exact(i));
+                if i > 0 {
+                    coefficient = coefficient * u128::from(self.n - i + 1) / u128::from(i);
+                    p_pow *= self.p;
+                }
+                sum.add(coefficient as f64 * p_pow * powi(q, self.n - i));
             }
             return sum.total().min(1.0);
         }
@@ -227,8 +234,16 @@ impl Binomial {
     fn upper_tail(&self, k: u64) -> f64 {
         let mut sum = Neumaier::default();
         if self.n <= EXACT_N_MAX {
-            for i in (k..=self.n).rev() {
-                sum.add(self.pmf_exact(i));
+            // Smallest terms first (i = n down to k), C(n, i) and q^(n-i) carried.
+            let n = self.n;
+            let mut coefficient: u128 = 1;
+            let mut q_pow = 1.0;
+            for i in (k..=n).rev() {
+                if i < n {
+                    coefficient = coefficient * u128::from(i + 1) / u128::from(n - i);
+                    q_pow *= self.q_hi;
+                }
+                sum.add(coefficient as f64 * powi(self.p, i) * q_pow);
             }
             return sum.total().min(1.0);
         }
@@ -252,7 +267,7 @@ impl Binomial {
 }
 
 /// Relative size below which the rest of a geometric-bounded tail is dropped.
-const TAIL_EPS: f64 = 1e-20;
+const TAIL_EPS: f64 = 1e-18;
 
 /// Neumaier's compensated summation.
 #[derive(Default)]
