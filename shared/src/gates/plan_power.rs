@@ -5,7 +5,7 @@ use serde::{Deserialize, Serialize};
 
 use super::outcome::{GateError, OutcomeCode};
 use super::prereg::PreRegistration;
-use super::verdict::{MAX_PLAN_N, achieved_power, plan};
+use super::verdict::{MAX_PLAN_N, achieved_power, plan_remembered};
 use crate::stats::{BOARD_CONFIDENCE, wilson};
 
 /// Why. Rendered verbatim.
@@ -90,7 +90,7 @@ pub fn plan_power_gate(prereg: &PreRegistration) -> Result<PlanPowerReport, Gate
         reachable_trials,
         publishable_at,
         perfect_agent_min_trials: perfect_agent_min_trials(prereg),
-        required_n: plan(
+        required_n: plan_remembered(
             prereg.threshold,
             prereg.detectable,
             prereg.alpha,

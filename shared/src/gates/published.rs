@@ -4,7 +4,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::outcome::{GateError, Outcome, check_detectable, check_open_unit};
-use super::verdict::{achieved_power, plan, verdict};
+use super::verdict::{achieved_power, plan_remembered, verdict};
 use crate::stats::{BOARD_CONFIDENCE, wilson};
 
 /// Why a published verdict reads as it does. Rendered verbatim.
@@ -106,7 +106,7 @@ pub fn published_verdict(
         downgraded,
         wilson_low: interval.low,
         wilson_high: interval.high,
-        required_n: plan(threshold, detectable, alpha, planned_power)
+        required_n: plan_remembered(threshold, detectable, alpha, planned_power)
             .ok()
             .map(|p| p.n),
         achieved_power: power,

@@ -4,6 +4,8 @@
 //! Ported from evalgate `gates.py` (via the reference implementation's
 //! `src/gates/gates.ts`); the rule is exact, not a normal approximation.
 
+use std::sync::Mutex;
+
 use serde::{Deserialize, Serialize};
 
 use super::outcome::{GateError, Outcome, check_detectable, check_open_unit, check_threshold};
@@ -92,6 +94,42 @@ pub struct Plan {
 /// gives n = 78 (power 0.8082, FAIL at k <= 65). See [`plan_within`].
 pub fn plan(threshold: f64, detectable: f64, alpha: f64, power: f64) -> Result<Plan, GateError> {
     plan_within(threshold, detectable, alpha, power, MAX_PLAN_N)
+}
+
+/// [`plan`], remembered: `published_verdict` and the plan-power gate ask for
+/// the same few designs over and over, and a design far from reachable
+/// costs a full scan to `MAX_PLAN_N`. The result is a pure function of the
+/// arguments, so remembering it changes no output.
+pub(crate) fn plan_remembered(
+    threshold: f64,
+    detectable: f64,
+    alpha: f64,
+    power: f64,
+) -> Result<Plan, GateError> {
+    type Key = [u64; 4];
+    /// A handful of designs per process; beyond that, the oldest is dropped.
+    const CAPACITY: usize = 32;
+    static MEMO: Mutex<Vec<(Key, Result<Plan, GateError>)>> = Mutex::new(Vec::new());
+    let key = [
+        threshold.to_bits(),
+        detectable.to_bits(),
+        alpha.to_bits(),
+        power.to_bits(),
+    ];
+    // A poisoned lock only means another caller panicked mid-push; the
+    // entries are still whole values, so keep using them.
+    let mut memo = MEMO
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    if let Some((_, hit)) = memo.iter().find(|(k, _)| *k == key) {
+        return hit.clone();
+    }
+    let result = plan(threshold, detectable, alpha, power);
+    if memo.len() == CAPACITY {
+        let _oldest = memo.remove(0);
+    }
+    memo.push((key, result.clone()));
+    result
 }
 
 /// [`plan`] with an explicit scan limit.
