@@ -23,8 +23,10 @@
 //!   compensated summation.
 //!
 //! Reference: C. Loader, "Fast and Accurate Computation of Binomial
-//! Probabilities" (2000); the `stirlerr` table below was computed with mpmath
-//! at 50 digits (`shared/tests/reference/generate.py`).
+//! Probabilities" (2000). The `stirlerr` table below was computed with mpmath
+//! at 50 digits as `ln m! - (m + 1/2) ln m + m - ln sqrt(2 pi)`; a unit test
+//! checks it against the recurrence `stirlerr(m) - stirlerr(m-1) =
+//! 1 + (m - 1/2) ln(1 - 1/m)` and `stirlerr(1) = 1 - ln sqrt(2 pi)`.
 
 /// Largest `n` evaluated by the exact-coefficient path (`C(60, 30) < 2^64`).
 const EXACT_N_MAX: u64 = 60;
@@ -388,6 +390,18 @@ mod tests {
         assert_eq!(choose_exact(52, 5), 2_598_960);
         assert_eq!(choose_exact(30, 15), 155_117_520);
         assert_eq!(choose_exact(60, 30), 118_264_581_564_861_424);
+    }
+
+    #[test]
+    fn stirlerr_table_satisfies_its_recurrence() {
+        // Both sides cancel to ~1e-16 in f64; a transcription error would be far larger.
+        assert!((STIRLERR_TABLE[1] - (1.0 - 0.5 * LN_2PI)).abs() < 3e-16);
+        for m in 2..=15u64 {
+            let mf = m as f64;
+            let step = 1.0 + (mf - 0.5) * (-1.0 / mf).ln_1p();
+            let diff = STIRLERR_TABLE[m as usize] - STIRLERR_TABLE[m as usize - 1];
+            assert!((diff - step).abs() < 3e-16, "m = {m}: {diff} vs {step}");
+        }
     }
 
     #[test]
