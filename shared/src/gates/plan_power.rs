@@ -31,7 +31,7 @@ pub struct PlanPowerReport {
     /// this design, reachable or not.
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub perfect_agent_min_trials: Option<u64>,
-    /// The n [`plan`] asks for (powered whatever k turns out to be).
+    /// The n [`plan`](super::plan) asks for (powered whatever k turns out to be).
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub required_n: Option<u64>,
     /// True unless refused.

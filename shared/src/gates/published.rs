@@ -44,7 +44,7 @@ pub struct PublishedVerdict {
     pub wilson_low: f64,
     /// Wilson 95% upper bound (exact z).
     pub wilson_high: f64,
-    /// The n [`plan`] asks for at this design (`None` past `MAX_PLAN_N`).
+    /// The n [`plan`](super::plan) asks for at this design (`None` past `MAX_PLAN_N`).
     pub required_n: Option<u64>,
     /// The power this run's own n achieves against `detectable`.
     pub achieved_power: f64,
