@@ -350,3 +350,42 @@ fn records_serialise_with_stable_snake_case_names() {
         assert_eq!(serde_json::to_value(code).unwrap(), text);
     }
 }
+
+#[test]
+fn absurd_counts_are_judged_without_panicking() {
+    let max = u64::MAX;
+    let c = compromised(max, max, MAX_ERROR_RATE);
+    assert!(c.compromised);
+    let p = PreRegistration {
+        n_tasks: max,
+        reps: max,
+        ..prereg(1, 1, max, max)
+    };
+    let huge = BatchCounts {
+        tasks: max,
+        trials: max,
+        successes: max,
+        errors: max,
+    };
+    assert!(
+        resolve_extensions(&p, &[huge, huge, huge]).is_err(),
+        "over MAX_REGISTERED_TRIALS"
+    );
+    assert!(plan_power_gate(&prereg(1, 1, max, max)).is_err());
+    assert_eq!(prereg(1, 1, max, max).reachable_trials().len(), 1_000_001);
+    // Within the bound, absurd ledgers are errors or refusals, never panics.
+    let p = prereg(10, 1, 10, 3);
+    let odd = BatchCounts {
+        tasks: 10,
+        trials: 5,
+        successes: 5,
+        errors: max,
+    };
+    assert!(resolve_extensions(&p, &[odd]).is_err());
+    assert!(verdict(max, max, 0.9, 0.05).is_ok());
+    let _ = structural(&SuiteFates {
+        candidates: max,
+        trimmed_surplus: max,
+        ..SuiteFates::default()
+    });
+}

@@ -39,7 +39,7 @@ impl ErrorRateCheck {
 ///
 /// Reference: `../shared/seed` "Two documented divergences from evalgate" (1).
 pub fn compromised(n_completed: u64, errors: u64, max_error_rate: f64) -> ErrorRateCheck {
-    let attempted = n_completed + errors;
+    let attempted = n_completed.saturating_add(errors);
     let error_rate = if attempted == 0 {
         0.0
     } else {

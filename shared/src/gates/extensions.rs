@@ -42,10 +42,11 @@ pub struct PooledCounts {
 
 impl PooledCounts {
     fn add(&mut self, b: &BatchCounts) {
-        self.tasks += b.tasks;
-        self.trials += b.trials;
-        self.successes += b.successes;
-        self.errors += b.errors;
+        // Saturating: counts near u64::MAX are nonsense, but never a panic.
+        self.tasks = self.tasks.saturating_add(b.tasks);
+        self.trials = self.trials.saturating_add(b.trials);
+        self.successes = self.successes.saturating_add(b.successes);
+        self.errors = self.errors.saturating_add(b.errors);
     }
 
     fn counts(&self) -> Counts {
@@ -260,7 +261,7 @@ fn evaluate(
 ) -> Result<PoolState, GateError> {
     let errors = compromised(pooled.trials, pooled.errors, MAX_ERROR_RATE);
     let refused = |outcome, reason| Some(ExtensionDecision::Refused { outcome, reason });
-    if batch.trials + batch.errors < batch.tasks.saturating_mul(prereg.reps) {
+    if batch.trials.saturating_add(batch.errors) < batch.tasks.saturating_mul(prereg.reps) {
         let decision = refused(OutcomeCode::Void, ExtensionReason::IncompleteBatch);
         return Ok(PoolState {
             errors,

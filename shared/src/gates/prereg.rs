@@ -27,6 +27,11 @@ pub struct PreRegistration {
     pub max_extensions: u64,
 }
 
+/// The largest pooled trial count a registration may reach. The statistics
+/// are tested to n = 10,000; this bound keeps every gate's cost bounded
+/// (a tail sum costs about `9 sqrt(n p q)` terms).
+pub const MAX_REGISTERED_TRIALS: u64 = 1_000_000;
+
 /// The detectable rate a design uses when none is registered:
 /// `threshold - 0.10`, or `threshold / 2` when that is not positive
 /// (`default_detectable(0.90) = 0.80`, `default_detectable(0.05) = 0.025`).
@@ -39,7 +44,8 @@ pub fn default_detectable(threshold: f64) -> f64 {
 
 impl PreRegistration {
     /// Checks every field's domain: counts at least 1, `alpha` and
-    /// `planned_power` in `(0, 1)`, `0 < detectable < threshold <= 1`.
+    /// `planned_power` in `(0, 1)`, `0 < detectable < threshold <= 1`, and
+    /// at most [`MAX_REGISTERED_TRIALS`] pooled trials after every batch.
     pub fn validate(&self) -> Result<(), GateError> {
         if self.n_tasks == 0 {
             return Err(GateError::ZeroInRegistration { field: "n_tasks" });
@@ -51,7 +57,26 @@ impl PreRegistration {
         check_detectable(self.detectable, self.threshold)?;
         check_open_unit("alpha", self.alpha)?;
         check_open_unit("planned_power", self.planned_power)?;
+        let max_trials = self.max_trials();
+        if max_trials > MAX_REGISTERED_TRIALS {
+            return Err(GateError::OutOfDomain {
+                name: "pooled trials after every batch",
+                value: max_trials as f64,
+                domain: "[1, 1000000]",
+            });
+        }
         Ok(())
+    }
+
+    /// Pooled trials after every registered batch (saturating).
+    pub fn max_trials(&self) -> u64 {
+        let batches = if self.buys_extensions() {
+            self.max_extensions
+        } else {
+            0
+        };
+        self.registered_trials()
+            .saturating_add(batches.saturating_mul(self.batch_trials()))
     }
 
     /// Trials at the registered size: `n_tasks * reps`.
@@ -70,10 +95,10 @@ impl PreRegistration {
     }
 
     /// Pooled trial counts the design can reach: the registered size, then
-    /// after each full batch.
+    /// after each full batch (at most 1,000,001 sizes).
     pub fn reachable_trials(&self) -> Vec<u64> {
         let batches = if self.buys_extensions() {
-            self.max_extensions
+            self.max_extensions.min(MAX_REGISTERED_TRIALS)
         } else {
             0
         };
