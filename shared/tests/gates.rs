@@ -286,6 +286,15 @@ fn an_incomplete_batch_voids_the_run() {
 }
 
 #[test]
+fn a_registration_publishes_with_its_own_design() {
+    let p = prereg(12, 3, 6, 2);
+    assert_eq!(
+        p.published_verdict(33, 36),
+        published_verdict(33, 36, 0.9, 0.05, 0.8, 0.8)
+    );
+}
+
+#[test]
 fn a_downgraded_pass_consumes_the_next_batch() {
     let p = prereg(12, 3, 6, 2);
     // 33/36: raw PASS, published EXTEND (downgraded_underpowered).

@@ -3,6 +3,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::outcome::{GateError, check_detectable, check_open_unit, check_threshold};
+use super::published::{PublishedVerdict, published_verdict};
 
 /// The statistical part of a pre-registration (SPEC R-PREREG): fixed and
 /// hashed before the first model call, read by [`super::plan_power_gate`]
@@ -77,6 +78,20 @@ impl PreRegistration {
         };
         self.registered_trials()
             .saturating_add(batches.saturating_mul(self.batch_trials()))
+    }
+
+    /// [`published_verdict`] at this registration's threshold, alpha,
+    /// detectable rate and planned power: the six-number call with no room
+    /// to swap two of them.
+    pub fn published_verdict(&self, k: u64, n: u64) -> Result<PublishedVerdict, GateError> {
+        published_verdict(
+            k,
+            n,
+            self.threshold,
+            self.alpha,
+            self.detectable,
+            self.planned_power,
+        )
     }
 
     /// Trials at the registered size: `n_tasks * reps`.
