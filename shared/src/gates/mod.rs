@@ -1,0 +1,46 @@
+//! The pure gate decisions: what each validity gate concludes from counts it
+//! is handed, and which refusal code (if any) that conclusion carries.
+//!
+//! Nothing here measures anything. The recorder measures and calls these
+//! functions; the record stores what they return (every type is serde, with
+//! snake_case fields); the viewer renders the stored values and never
+//! recomputes them. One gate per file:
+//!
+//! * [`verdict()`], [`plan()`], [`achieved_power()`]: the three-outcome rule,
+//!   its exact binomial and the sample-size planner (`verdict.rs`).
+//! * [`published_verdict()`]: divergence 2, a PASS must be resolved or powered.
+//! * [`compromised()`]: divergence 1, errors are gated on their own.
+//! * [`null_baseline()`]: the cheap null-model kill rule.
+//! * [`structural()`]: the free suite-size and admission-rate floors.
+//! * [`plan_power_gate()`]: refuses a pre-registration that can never publish a PASS.
+//! * [`resolve_extensions()`]: the extension protocol over a batch ledger.
+
+mod compromised;
+mod extensions;
+mod null_baseline;
+mod outcome;
+mod plan_power;
+mod prereg;
+mod published;
+mod structural;
+mod verdict;
+
+pub use compromised::{ErrorRateCheck, MAX_ERROR_RATE, compromised};
+pub use extensions::{
+    BatchCounts, ExtensionDecision, ExtensionReason, ExtensionResolution, ExtensionStep,
+    PooledCounts, resolve_extensions,
+};
+pub use null_baseline::{
+    AgentSignal, DecidedAgainst, NULL_KILL_RATIO, NULL_PERCENTILE, NullArm, NullBaseline,
+    NullOutcome, NullRate, NullReason, null_baseline,
+};
+pub use outcome::{Counts, GateError, Outcome, OutcomeCode};
+pub use plan_power::{PlanPowerReason, PlanPowerReport, perfect_agent_min_trials, plan_power_gate};
+pub use prereg::{MAX_REGISTERED_TRIALS, PreRegistration, default_detectable};
+pub use published::{PublishedReason, PublishedVerdict, published_verdict};
+pub use structural::{
+    MIN_ADMISSION_RATE, MIN_SUITE_SIZE, StructuralReason, StructuralReport, SuiteFates, structural,
+};
+pub use verdict::{
+    MAX_PLAN_N, Plan, Verdict, achieved_power, critical_k, plan, plan_within, verdict,
+};

@@ -1,0 +1,151 @@
+//! The free structural gate: is the generated suite big enough, and did the
+//! generator's candidates survive admission often enough to be trusted?
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use super::outcome::{GateError, OutcomeCode};
+
+/// A suite below 8 tasks is refused (INSUFFICIENT_SURFACE).
+pub const MIN_SUITE_SIZE: u64 = 8;
+
+/// Admission rate floor.
+pub const MIN_ADMISSION_RATE: f64 = 0.25;
+
+/// What became of every candidate the generator produced. The four fates are
+/// disjoint: `candidates = sum(rejected_by_rule) + trimmed_surplus +
+/// null_screened + suite_size`.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct SuiteFates {
+    /// Candidates generated.
+    pub candidates: u64,
+    /// Candidates rejected by an admission rule, per rule name.
+    pub rejected_by_rule: BTreeMap<String, u64>,
+    /// Candidates that passed admission and were trimmed as surplus (our
+    /// choice to drive fewer, not a rejection).
+    pub trimmed_surplus: u64,
+    /// Candidates the generation-time null screen deleted (answerable with no
+    /// tools; nothing was wrong with them).
+    pub null_screened: u64,
+    /// Tasks in the suite that will be driven.
+    pub suite_size: u64,
+}
+
+/// Why the gate concluded what it did. Rendered verbatim.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum StructuralReason {
+    /// Both floors met.
+    Ok,
+    /// The generator produced nothing.
+    NoCandidates,
+    /// The null screen deleted every task that survived admission.
+    AllCandidatesNullAnswerable,
+    /// Fewer than 8 tasks.
+    SuiteBelowMinimum,
+    /// Too few candidates survived the admission rules.
+    AdmissionRateBelowFloor,
+}
+
+/// The structural gate's report: the three fates apart, the rate and both floors.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct StructuralReport {
+    /// The fates as given.
+    pub fates: SuiteFates,
+    /// Sum over `rejected_by_rule`.
+    pub rejected: u64,
+    /// Candidates not rejected by a rule: suite + trimmed + screened.
+    pub admitted: u64,
+    /// `admitted / candidates`, absent when there were no candidates.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub admission_rate: Option<f64>,
+    /// The floor (0.25).
+    pub min_admission_rate: f64,
+    /// The minimum suite size (8).
+    pub min_suite_size: u64,
+    /// True when both floors are met.
+    pub ok: bool,
+    /// Why.
+    pub reason: StructuralReason,
+    /// The refusal code when not ok.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub refusal: Option<OutcomeCode>,
+}
+
+/// The structural gate.
+///
+/// `admission_rate = (candidates - rejected_by_rule) / candidates`: trimmed
+/// surplus counts as admitted (trimming is our choice, not a rejection) and
+/// so do null-screened candidates (never counted as generator failures,
+/// because nothing was wrong with them). Only rule rejections count against
+/// the generator. The reference implementation counted trimmed surplus
+/// against it (12 driven of 24 candidates with 12 trimmed read 0.50; here 1.00).
+///
+/// In order: no candidates -> INSUFFICIENT_SURFACE (`no_candidates`); suite
+/// empty after the screen deleted candidates -> DEGENERATE
+/// (`all_candidates_null_answerable`); suite < 8 -> INSUFFICIENT_SURFACE
+/// (`suite_below_minimum`); rate < 0.25 -> INSUFFICIENT_SURFACE
+/// (`admission_rate_below_floor`); else ok.
+///
+/// Errors when the fates do not add up to the candidates.
+///
+/// Reference: evalgate `structural.py` with the reference implementation's
+/// two floors (`DEFAULT_MIN_ADMISSION_RATE`, `DEFAULT_MIN_GENERATED`); SPEC
+/// R-RUN-1 step 4; seed "The surface was too thin".
+pub fn structural(fates: &SuiteFates) -> Result<StructuralReport, GateError> {
+    let rejected = fates
+        .rejected_by_rule
+        .values()
+        .try_fold(0u64, |acc, &c| acc.checked_add(c))
+        .ok_or_else(|| GateError::Ledger("rejection counts overflow".to_owned()))?;
+    let accounted = [fates.trimmed_surplus, fates.null_screened, fates.suite_size]
+        .into_iter()
+        .try_fold(rejected, |acc, c| acc.checked_add(c));
+    if accounted != Some(fates.candidates) {
+        return Err(GateError::Ledger(format!(
+            "candidate fates do not reconcile: {} candidates, {} rejected + {} trimmed + {} screened + {} in the suite",
+            fates.candidates,
+            rejected,
+            fates.trimmed_surplus,
+            fates.null_screened,
+            fates.suite_size
+        )));
+    }
+    let admitted = fates.candidates - rejected;
+    let admission_rate = (fates.candidates > 0).then(|| admitted as f64 / fates.candidates as f64);
+    let (reason, refusal) = if fates.candidates == 0 {
+        (
+            StructuralReason::NoCandidates,
+            Some(OutcomeCode::InsufficientSurface),
+        )
+    } else if fates.suite_size == 0 && fates.null_screened > 0 {
+        (
+            StructuralReason::AllCandidatesNullAnswerable,
+            Some(OutcomeCode::Degenerate),
+        )
+    } else if fates.suite_size < MIN_SUITE_SIZE {
+        (
+            StructuralReason::SuiteBelowMinimum,
+            Some(OutcomeCode::InsufficientSurface),
+        )
+    } else if admission_rate.is_some_and(|r| r < MIN_ADMISSION_RATE) {
+        (
+            StructuralReason::AdmissionRateBelowFloor,
+            Some(OutcomeCode::InsufficientSurface),
+        )
+    } else {
+        (StructuralReason::Ok, None)
+    };
+    Ok(StructuralReport {
+        fates: fates.clone(),
+        rejected,
+        admitted,
+        admission_rate,
+        min_admission_rate: MIN_ADMISSION_RATE,
+        min_suite_size: MIN_SUITE_SIZE,
+        ok: refusal.is_none(),
+        reason,
+        refusal,
+    })
+}

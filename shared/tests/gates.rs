@@ -1,0 +1,400 @@
+//! Gate behaviour beyond the golden vectors: the rules this product adds
+//! (trimmed surplus, plan-power, early null kill, the ledger's refusals)
+//! and the serialised shape records embed.
+
+use std::collections::BTreeMap;
+
+use fitness_shared::gates::{
+    AgentSignal, BatchCounts, DecidedAgainst, ExtensionDecision, ExtensionReason, GateError,
+    MAX_ERROR_RATE, NullArm, NullOutcome, NullReason, Outcome, OutcomeCode, PlanPowerReason,
+    PreRegistration, StructuralReason, SuiteFates, compromised, null_baseline,
+    perfect_agent_min_trials, plan_power_gate, published_verdict, resolve_extensions, structural,
+    verdict,
+};
+use fitness_shared::stats::wilson;
+
+fn fates(rejected: u64, trimmed: u64, screened: u64, suite: u64) -> SuiteFates {
+    let mut rejected_by_rule = BTreeMap::new();
+    if rejected > 0 {
+        rejected_by_rule.insert("invalid-check".to_owned(), rejected);
+    }
+    SuiteFates {
+        candidates: rejected + trimmed + screened + suite,
+        rejected_by_rule,
+        trimmed_surplus: trimmed,
+        null_screened: screened,
+        suite_size: suite,
+    }
+}
+
+#[test]
+fn trimmed_surplus_counts_as_admitted() {
+    // The anchor's SCORED rows: 24 candidates, 12 driven, 12 trimmed. The
+    // reference printed 0.50; trimming is our choice, so the rate is 1.00.
+    let r = structural(&fates(0, 12, 0, 12)).unwrap();
+    assert_eq!(r.admission_rate, Some(1.0));
+    assert!(r.ok);
+    // 26 candidates: 6 rejected, 7 trimmed, 1 screened, 12 driven -> 20/26.
+    let r = structural(&fates(6, 7, 1, 12)).unwrap();
+    assert_eq!(r.admitted, 20);
+    assert_eq!(r.admission_rate, Some(20.0 / 26.0));
+}
+
+#[test]
+fn structural_refusals_name_their_code() {
+    let r = structural(&fates(0, 0, 0, 0)).unwrap();
+    assert_eq!(
+        (r.reason, r.refusal),
+        (
+            StructuralReason::NoCandidates,
+            Some(OutcomeCode::InsufficientSurface)
+        )
+    );
+    let r = structural(&fates(3, 0, 9, 0)).unwrap();
+    assert_eq!(
+        (r.reason, r.refusal),
+        (
+            StructuralReason::AllCandidatesNullAnswerable,
+            Some(OutcomeCode::Degenerate)
+        )
+    );
+    let r = structural(&fates(0, 0, 0, 7)).unwrap();
+    assert_eq!(
+        (r.reason, r.refusal),
+        (
+            StructuralReason::SuiteBelowMinimum,
+            Some(OutcomeCode::InsufficientSurface)
+        )
+    );
+    let r = structural(&fates(0, 0, 0, 8)).unwrap();
+    assert!(r.ok && r.refusal.is_none());
+    // 8 driven of 40 candidates with 32 rejected: 0.20 < 0.25.
+    let r = structural(&fates(32, 0, 0, 8)).unwrap();
+    assert_eq!(r.reason, StructuralReason::AdmissionRateBelowFloor);
+    // Exactly at the floor passes: 8 of 32.
+    assert!(structural(&fates(24, 0, 0, 8)).unwrap().ok);
+}
+
+#[test]
+fn fates_that_do_not_reconcile_are_rejected() {
+    let mut f = fates(2, 2, 2, 10);
+    f.candidates += 1;
+    assert!(matches!(structural(&f), Err(GateError::Ledger(_))));
+}
+
+fn prereg(n_tasks: u64, reps: u64, extension_size: u64, max_extensions: u64) -> PreRegistration {
+    PreRegistration {
+        n_tasks,
+        reps,
+        alpha: 0.05,
+        threshold: 0.9,
+        detectable: 0.8,
+        planned_power: 0.8,
+        extension_size,
+        max_extensions,
+    }
+}
+
+#[test]
+fn a_perfect_agent_needs_35_trials_at_threshold_090() {
+    let p = prereg(12, 3, 6, 2);
+    assert_eq!(perfect_agent_min_trials(&p), Some(35));
+    assert!(wilson(34, 34, 0.95).low < 0.9);
+    assert!(wilson(35, 35, 0.95).low >= 0.9);
+}
+
+#[test]
+fn plan_power_refuses_registrations_that_can_never_publish() {
+    // 8 tasks x 1 rep, no batches: 8/8 has Wilson low 0.675 and no power.
+    let r = plan_power_gate(&prereg(8, 1, 0, 0)).unwrap();
+    assert!(!r.ok);
+    assert_eq!(
+        (r.reason, r.refusal),
+        (
+            PlanPowerReason::NeverPublishable,
+            Some(OutcomeCode::GateFailed)
+        )
+    );
+    assert_eq!(r.reachable_trials, vec![8]);
+    // Two batches of 6 tasks at 3 reps reach 24, 42, 60: 42/42 can publish.
+    let r = plan_power_gate(&prereg(8, 3, 6, 2)).unwrap();
+    assert_eq!(r.reachable_trials, vec![24, 42, 60]);
+    assert_eq!(r.publishable_at, Some(42));
+    assert!(r.ok && r.refusal.is_none());
+    assert_eq!(r.required_n, Some(78));
+    // 12 tasks x 3 reps = 36 is enough on its own.
+    assert_eq!(
+        plan_power_gate(&prereg(12, 3, 0, 0))
+            .unwrap()
+            .publishable_at,
+        Some(36)
+    );
+    // An invalid registration is an error, not a refusal.
+    assert!(plan_power_gate(&prereg(0, 3, 0, 0)).is_err());
+}
+
+#[test]
+fn compromised_is_errors_over_attempts() {
+    let c = compromised(40, 2, MAX_ERROR_RATE);
+    assert!((c.error_rate - 2.0 / 42.0).abs() < 1e-15);
+    assert!(!c.compromised && c.refusal().is_none());
+    // 3 of 3 completed with 40 errors is not 100%: it is compromised.
+    let c = compromised(3, 40, MAX_ERROR_RATE);
+    assert_eq!(c.refusal(), Some(OutcomeCode::Compromised));
+    // Exactly 5% is not over the limit; a NaN limit fails closed.
+    assert!(!compromised(95, 5, MAX_ERROR_RATE).compromised);
+    assert!(compromised(100, 0, f64::NAN).compromised);
+    assert!(!compromised(0, 0, MAX_ERROR_RATE).compromised);
+}
+
+fn arm(label: &str, k: u64, n: u64) -> NullArm {
+    NullArm {
+        label: label.to_owned(),
+        k,
+        n,
+    }
+}
+
+#[test]
+fn null_baseline_decides_before_any_paid_call_when_it_can() {
+    let arms = [
+        arm("no-tools", 1, 20),
+        arm("stubbed-empty", 0, 20),
+        arm("random-valid-args", 2, 20),
+    ];
+    let r = null_baseline(&arms, AgentSignal::NotYetMeasured).unwrap();
+    assert_eq!(
+        (r.outcome, r.reason),
+        (NullOutcome::Deferred, NullReason::AwaitingAgentRate)
+    );
+    assert!(!r.halts && r.refusal.is_none());
+    // Any arm at >= 0.5 kills for every possible agent rate, before spending.
+    let arms = [
+        arm("no-tools", 10, 20),
+        arm("stubbed-empty", 0, 20),
+        arm("random-valid-args", 0, 0),
+    ];
+    let r = null_baseline(&arms, AgentSignal::NotYetMeasured).unwrap();
+    assert_eq!(
+        (r.outcome, r.decided_against),
+        (NullOutcome::Kill, DecidedAgainst::EveryPossibleAgentRate)
+    );
+    assert_eq!(r.refusal, Some(OutcomeCode::Degenerate));
+    // The same arms after the agent ran (even at 0) give the same answer.
+    let after = null_baseline(&arms, AgentSignal::Measured { k: 0, n: 20 }).unwrap();
+    assert_eq!(after.outcome, NullOutcome::Kill);
+}
+
+#[test]
+fn a_missing_null_arm_halts_unless_the_kill_is_certain() {
+    let arms = [arm("no-tools", 2, 20), arm("stubbed-empty", 0, 0)];
+    let before = null_baseline(&arms, AgentSignal::NotYetMeasured).unwrap();
+    assert_eq!(
+        (before.outcome, before.reason),
+        (NullOutcome::Indeterminate, NullReason::NoMeasurements)
+    );
+    let after = null_baseline(&arms, AgentSignal::Measured { k: 18, n: 20 }).unwrap();
+    assert_eq!(after.outcome, NullOutcome::Indeterminate);
+    // 0.10 >= 0.5 * 0.15: the missing arm can only raise t_null, so KILL is certain.
+    let weak = null_baseline(&arms, AgentSignal::Measured { k: 3, n: 20 }).unwrap();
+    assert_eq!(
+        (weak.outcome, weak.decided_against),
+        (NullOutcome::Kill, DecidedAgainst::AgentRate)
+    );
+    assert_eq!(weak.t_null, Some(0.1));
+}
+
+#[test]
+fn the_kill_line_is_half_the_agent_rate_inclusive() {
+    let arms = [arm("no-tools", 9, 20)]; // 0.45
+    let kill = null_baseline(&arms, AgentSignal::Measured { k: 18, n: 20 }).unwrap();
+    assert_eq!(kill.outcome, NullOutcome::Kill, "0.45 >= 0.5 * 0.9");
+    let go = null_baseline(&arms, AgentSignal::Measured { k: 19, n: 20 }).unwrap();
+    assert_eq!(go.outcome, NullOutcome::Proceed, "0.45 < 0.5 * 0.95");
+    assert_eq!(go.kill_threshold, Some(0.475));
+}
+
+fn batch(tasks: u64, reps: u64, successes: u64, errors: u64) -> BatchCounts {
+    BatchCounts {
+        tasks,
+        trials: tasks * reps - errors,
+        successes,
+        errors,
+    }
+}
+
+#[test]
+fn extension_ledger_keeps_tasks_and_trials_apart() {
+    let p = prereg(12, 3, 6, 2);
+    let r = resolve_extensions(&p, &[batch(12, 3, 31, 0), batch(6, 3, 16, 0)]).unwrap();
+    let step = r.steps[0];
+    assert_eq!(
+        (step.index, step.tasks_added, step.trials_added),
+        (1, 6, 18)
+    );
+    assert_eq!((r.pooled.tasks, r.pooled.trials), (18, 54));
+    assert_eq!((step.pooled_before.k, step.pooled_before.n), (31, 36));
+    assert_eq!((step.pooled_after.k, step.pooled_after.n), (47, 54));
+}
+
+#[test]
+fn the_ledger_cannot_continue_past_a_resolution_or_the_registration() {
+    let p = prereg(12, 3, 6, 2);
+    let pass = batch(12, 3, 36, 0); // 36/36: published PASS
+    let err = resolve_extensions(&p, &[pass, batch(6, 3, 18, 0)]).unwrap_err();
+    assert!(
+        matches!(err, GateError::Ledger(ref m) if m.contains("follows a resolved gate")),
+        "{err}"
+    );
+    let unresolved = batch(12, 3, 31, 0);
+    let too_many = [
+        unresolved,
+        batch(6, 3, 15, 0),
+        batch(6, 3, 15, 0),
+        batch(6, 3, 15, 0),
+    ];
+    assert!(resolve_extensions(&p, &too_many).is_err());
+    assert!(
+        resolve_extensions(&p, &[unresolved, batch(7, 3, 21, 0)]).is_err(),
+        "batch over size"
+    );
+    assert!(
+        resolve_extensions(&p, &[batch(11, 3, 30, 0)]).is_err(),
+        "registered size differs"
+    );
+    assert!(resolve_extensions(&p, &[]).is_err());
+}
+
+#[test]
+fn an_incomplete_batch_voids_the_run() {
+    let p = prereg(12, 3, 6, 2);
+    let short = BatchCounts {
+        tasks: 12,
+        trials: 30,
+        successes: 29,
+        errors: 0,
+    };
+    let r = resolve_extensions(&p, &[short]).unwrap();
+    assert_eq!(
+        r.decision,
+        ExtensionDecision::Refused {
+            outcome: OutcomeCode::Void,
+            reason: ExtensionReason::IncompleteBatch
+        }
+    );
+    assert!(r.verdict.is_none());
+}
+
+#[test]
+fn a_registration_publishes_with_its_own_design() {
+    let p = prereg(12, 3, 6, 2);
+    assert_eq!(
+        p.published_verdict(33, 36),
+        published_verdict(33, 36, 0.9, 0.05, 0.8, 0.8)
+    );
+}
+
+#[test]
+fn a_downgraded_pass_consumes_the_next_batch() {
+    let p = prereg(12, 3, 6, 2);
+    // 33/36: raw PASS, published EXTEND (downgraded_underpowered).
+    let r = resolve_extensions(&p, &[batch(12, 3, 33, 0)]).unwrap();
+    let v = r.verdict.unwrap();
+    assert_eq!((v.raw_outcome, v.outcome), (Outcome::Pass, Outcome::Extend));
+    assert_eq!(r.decision, ExtensionDecision::ConsumeBatch { index: 1 });
+}
+
+#[test]
+fn records_serialise_with_stable_snake_case_names() {
+    let v = verdict(32, 36, 0.9, 0.05).unwrap();
+    let json = serde_json::to_value(v).unwrap();
+    assert_eq!(json["outcome"], "EXTEND");
+    assert!(json.get("p_value").is_some());
+    let back: fitness_shared::gates::Verdict = serde_json::from_value(json).unwrap();
+    assert_eq!(back, v);
+
+    let pv = published_verdict(33, 36, 0.9, 0.05, 0.8, 0.8).unwrap();
+    let json = serde_json::to_value(pv).unwrap();
+    assert_eq!(json["reason"], "downgraded_underpowered");
+    assert_eq!(json["raw_outcome"], "PASS");
+    for key in [
+        "wilson_low",
+        "wilson_high",
+        "required_n",
+        "achieved_power",
+        "planned_power",
+    ] {
+        assert!(json.get(key).is_some(), "{key}");
+    }
+
+    let r = resolve_extensions(&prereg(12, 1, 0, 0), &[batch(12, 1, 10, 0)]).unwrap();
+    let json = serde_json::to_value(&r).unwrap();
+    assert_eq!(json["decision"]["decision"], "refused");
+    assert_eq!(json["decision"]["outcome"], "EXTEND_EXHAUSTED");
+    assert_eq!(
+        json["decision"]["reason"],
+        "unresolved_no_batches_registered"
+    );
+    let back: fitness_shared::gates::ExtensionResolution = serde_json::from_value(json).unwrap();
+    assert_eq!(back, r);
+
+    let nb = null_baseline(&[arm("no-tools", 0, 0)], AgentSignal::NotYetMeasured).unwrap();
+    let json = serde_json::to_value(&nb).unwrap();
+    assert!(
+        json.get("t_null").is_none(),
+        "an unmeasured noise floor is absent, never 0"
+    );
+    assert!(json["rates"][0].get("rate").is_none());
+    assert_eq!(json["outcome"], "INDETERMINATE");
+
+    for (code, text) in [
+        (OutcomeCode::Scored, "SCORED"),
+        (OutcomeCode::InsufficientSurface, "INSUFFICIENT_SURFACE"),
+        (OutcomeCode::Degenerate, "DEGENERATE"),
+        (OutcomeCode::GateFailed, "GATE_FAILED"),
+        (OutcomeCode::ExtendExhausted, "EXTEND_EXHAUSTED"),
+        (OutcomeCode::Compromised, "COMPROMISED"),
+        (OutcomeCode::Void, "VOID"),
+    ] {
+        assert_eq!(serde_json::to_value(code).unwrap(), text);
+    }
+}
+
+#[test]
+fn absurd_counts_are_judged_without_panicking() {
+    let max = u64::MAX;
+    let c = compromised(max, max, MAX_ERROR_RATE);
+    assert!(c.compromised);
+    let p = PreRegistration {
+        n_tasks: max,
+        reps: max,
+        ..prereg(1, 1, max, max)
+    };
+    let huge = BatchCounts {
+        tasks: max,
+        trials: max,
+        successes: max,
+        errors: max,
+    };
+    assert!(
+        resolve_extensions(&p, &[huge, huge, huge]).is_err(),
+        "over MAX_REGISTERED_TRIALS"
+    );
+    assert!(plan_power_gate(&prereg(1, 1, max, max)).is_err());
+    assert_eq!(prereg(1, 1, max, max).reachable_trials().len(), 1_000_001);
+    // Within the bound, absurd ledgers are errors or refusals, never panics.
+    let p = prereg(10, 1, 10, 3);
+    let odd = BatchCounts {
+        tasks: 10,
+        trials: 5,
+        successes: 5,
+        errors: max,
+    };
+    assert!(resolve_extensions(&p, &[odd]).is_err());
+    assert!(verdict(max, max, 0.9, 0.05).is_ok());
+    let _ = structural(&SuiteFates {
+        candidates: max,
+        trimmed_surplus: max,
+        ..SuiteFates::default()
+    });
+}
