@@ -6,6 +6,8 @@
 //! pulls in no async runtime, and builds for `wasm32-unknown-unknown`, so the
 //! recorder and the viewer share one copy of the maths and the formats.
 
+pub mod tape;
+
 /// The record schema id this crate writes.
 pub const RECORD_SCHEMA: &str = "fitness-report/2";
 /// The older record schema id this crate imports.
