@@ -18,4 +18,7 @@ pub struct Cli {
 }
 
 #[derive(Debug, Subcommand)]
-pub enum Command {}
+pub enum Command {
+    /// Read mcp-tape files: `fitness tape stats FILE... [--json]`.
+    Tape(crate::commands::tape::TapeCommand),
+}
