@@ -62,7 +62,7 @@ fn is_agent_plane(path: &Path) -> Result<bool> {
         #[serde(borrow, default)]
         kind: Option<&'a str>,
     }
-    Ok(serde_json::from_str::<Kind<'_>>(first.text)
+    Ok(serde_json::from_slice::<Kind<'_>>(first.bytes)
         .is_ok_and(|k| k.ty == Some("meta") && k.kind == Some("llm")))
 }
 

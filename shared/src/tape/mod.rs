@@ -33,7 +33,7 @@ pub fn add_tape<R: BufRead>(input: R, builder: &mut StatsBuilder) -> io::Result<
     let mut reader = TapeReader::new(input);
     while let Some(raw) = reader.next_raw()? {
         let number = raw.number;
-        if let Err(e) = builder.push_line(raw.text) {
+        if let Err(e) = builder.push_line(raw.bytes) {
             reader.record_skip(number, SkipReason::NotJson(e.to_string()));
         }
     }

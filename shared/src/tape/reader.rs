@@ -60,11 +60,13 @@ impl SkipReport {
     }
 }
 
-/// One non-blank line of text with its 1-based line number.
+/// One non-blank line whose first character opens a JSON object, with its
+/// 1-based line number. The bytes are not yet checked to be UTF-8: a JSON
+/// parser checks them anyway, so checking here would read every line twice.
 #[derive(Debug, Clone, Copy)]
 pub struct RawLine<'a> {
     pub number: u64,
-    pub text: &'a str,
+    pub bytes: &'a [u8],
 }
 
 /// A typed line with its 1-based line number.
@@ -159,10 +161,11 @@ impl<R: BufRead> TapeReader<R> {
         }
     }
 
-    /// The next non-blank, UTF-8 line whose first character opens a JSON
-    /// object, or `None` at the end. Lines that fail these checks are
-    /// recorded in [`skips`](Self::skips) and passed over. Whether the text is
-    /// valid JSON is left to the caller, who reports it with [`record_skip`](Self::record_skip).
+    /// The next non-blank line whose first character opens a JSON object, or
+    /// `None` at the end. Lines that fail these checks are recorded in
+    /// [`skips`](Self::skips) and passed over. Whether the line is UTF-8 and
+    /// valid JSON is left to the caller's parser; the caller reports a failure
+    /// with [`record_skip`](Self::record_skip).
     pub fn next_raw(&mut self) -> io::Result<Option<RawLine<'_>>> {
         loop {
             if self.done {
@@ -191,24 +194,23 @@ impl<R: BufRead> TapeReader<R> {
             if bytes.iter().all(u8::is_ascii_whitespace) {
                 continue;
             }
-            let Ok(text) = std::str::from_utf8(bytes) else {
-                self.skips.record(self.number, SkipReason::NotUtf8);
-                continue;
-            };
-            if !text.trim_start().starts_with('{') {
-                let reason = match serde_json::from_str::<serde::de::IgnoredAny>(text) {
-                    Ok(_) => SkipReason::NotAnObject,
-                    Err(e) => SkipReason::NotJson(e.to_string()),
+            let first = bytes.iter().find(|b| !b.is_ascii_whitespace());
+            if first != Some(&b'{') {
+                let reason = match std::str::from_utf8(bytes) {
+                    Err(_) => SkipReason::NotUtf8,
+                    Ok(text) => match serde_json::from_str::<serde::de::IgnoredAny>(text) {
+                        Ok(_) => SkipReason::NotAnObject,
+                        Err(e) => SkipReason::NotJson(e.to_string()),
+                    },
                 };
                 self.skips.record(self.number, reason);
                 continue;
             }
             // Re-borrow: the checks above ended their borrows of `buf`.
             let start = self.buf.len() - bytes.len();
-            let text = std::str::from_utf8(&self.buf[start..]).unwrap_or_default();
             return Ok(Some(RawLine {
                 number: self.number,
-                text,
+                bytes: &self.buf[start..],
             }));
         }
     }
@@ -225,7 +227,9 @@ impl<R: BufRead> TapeReader<R> {
                 return Ok(None);
             };
             let number = raw.number;
-            match Line::parse(raw.text) {
+            // Bytes that are not UTF-8 read as U+FFFD, as a JS reader sees them.
+            let text = String::from_utf8_lossy(raw.bytes);
+            match Line::parse(&text) {
                 Ok(line) => return Ok(Some(NumberedLine { number, line })),
                 Err(e) => self.record_skip(number, SkipReason::NotJson(e.to_string())),
             }

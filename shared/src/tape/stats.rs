@@ -427,8 +427,8 @@ impl StatsBuilder {
 
     /// Add one line of JSON text. A line that is not a JSON object is not
     /// counted and the error says why; the caller counts it as skipped.
-    pub fn push_line(&mut self, text: &str) -> Result<(), serde_json::Error> {
-        if !text.trim_start().starts_with('{') {
+    pub fn push_line(&mut self, text: &[u8]) -> Result<(), serde_json::Error> {
+        if text.iter().find(|b| !b.is_ascii_whitespace()) != Some(&b'{') {
             // Arrays and scalars parse as JSON but are not tape lines.
             return Err(<serde_json::Error as serde::de::Error>::custom(
                 "line is not a JSON object",
@@ -545,9 +545,9 @@ impl StatsBuilder {
         let mut thinking_chars = 0usize;
         for block in line.blocks.0.iter().filter_map(|b| b.0.as_ref()) {
             if block.ty.is("thinking")
-                && let Some(text) = &block.thinking.0
+                && let Some(len) = block.thinking.0
             {
-                thinking_chars += js::utf16_len(text);
+                thinking_chars += len;
             }
             if block.ty.is("tool_result")
                 && let Some(id) = &block.tool_use_id
@@ -556,7 +556,9 @@ impl StatsBuilder {
                     .is_error
                     .as_ref()
                     .is_some_and(js::truthy)
-                    .then(|| Some(result_text(&block.content)).filter(|s| !s.is_empty()))
+                    .then(|| {
+                        Some(result_text(&Content::read(block.content))).filter(|s| !s.is_empty())
+                    })
                     .map(|text| text.unwrap_or_else(|| "tool error".to_owned()));
                 results.push(ToolResult {
                     key: key(id),
@@ -714,7 +716,8 @@ fn tool_result_error(raw: &RawView<'_>) -> Option<String> {
     if !result.is_error.0 {
         return None;
     }
-    let texts: Vec<&str> = match &result.content {
+    let content = Content::read(result.content);
+    let texts: Vec<&str> = match &content {
         Content::Items(items) => items
             .iter()
             .filter_map(|item| match item {

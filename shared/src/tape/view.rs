@@ -12,6 +12,7 @@ use serde::Deserialize;
 use serde::de::value::MapAccessDeserializer;
 use serde::de::{self, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::Value;
+use serde_json::value::RawValue;
 
 fn drain_seq<'de, A: SeqAccess<'de>>(mut seq: A) -> Result<(), A::Error> {
     while seq.next_element::<IgnoredAny>()?.is_some() {}
@@ -95,6 +96,35 @@ impl Str<'_> {
     /// `x === value`.
     pub fn is(&self, value: &str) -> bool {
         self.0.as_deref() == Some(value)
+    }
+}
+
+/// `typeof x === 'string' ? x.length : absent`, without keeping the text.
+#[derive(Default, Clone, Copy)]
+pub(crate) struct Utf16Len(pub Option<usize>);
+
+impl<'de> Deserialize<'de> for Utf16Len {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = Option<usize>;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("any JSON value")
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<Self::Value, E> {
+                Ok(Some(crate::tape::js::utf16_len(v)))
+            }
+            absent_otherwise!(seq, map);
+        }
+        d.deserialize_any(V).map(Utf16Len)
+    }
+}
+
+impl<'a> Content<'a> {
+    /// Parse a kept `content` field.
+    pub fn read(raw: Option<&'a RawValue>) -> Content<'a> {
+        raw.and_then(|raw| serde_json::from_str(raw.get()).ok())
+            .unwrap_or_default()
     }
 }
 
@@ -415,8 +445,9 @@ pub(crate) struct ParamsView<'a> {
 pub(crate) struct ResultView<'a> {
     #[serde(rename = "isError", default)]
     pub is_error: IsTrue,
+    /// Kept unparsed: read only when the call failed.
     #[serde(default, borrow)]
-    pub content: Content<'a>,
+    pub content: Option<&'a RawValue>,
 }
 
 /// `raw` of a wire line (a JSON-RPC frame) or of an event line.
@@ -466,8 +497,8 @@ pub(crate) struct TimingView {
 pub(crate) struct BlockView<'a> {
     #[serde(rename = "type", default, borrow)]
     pub ty: Str<'a>,
-    #[serde(default, borrow)]
-    pub thinking: Str<'a>,
+    #[serde(default)]
+    pub thinking: Utf16Len,
     #[serde(default)]
     pub id: Option<Value>,
     #[serde(default, borrow)]
@@ -476,8 +507,9 @@ pub(crate) struct BlockView<'a> {
     pub tool_use_id: Option<Value>,
     #[serde(default)]
     pub is_error: Option<Value>,
+    /// Kept unparsed: read only when the result is an error.
     #[serde(default, borrow)]
-    pub content: Content<'a>,
+    pub content: Option<&'a RawValue>,
 }
 
 /// Every field of any line kind that the stats read.
@@ -532,17 +564,21 @@ pub(crate) struct LineView<'a> {
 
 impl<'a> LineView<'a> {
     /// Read a line that is known to start with `{`. A line with a duplicated
-    /// key is read again through a value, where the last occurrence wins, as
-    /// in `JSON.parse`.
-    pub fn read(text: &'a str, spill: &'a mut Option<Value>) -> Result<Self, serde_json::Error> {
-        match serde_json::from_str::<LineView<'a>>(text) {
+    /// key is read again after a pass through a value, where the last
+    /// occurrence wins, as in `JSON.parse`; so is a line with bytes that are
+    /// not UTF-8.
+    pub fn read(text: &'a [u8], spill: &'a mut Option<String>) -> Result<Self, serde_json::Error> {
+        match serde_json::from_slice::<LineView<'a>>(text) {
             Ok(view) => Ok(view),
             Err(first) => {
-                let Ok(value) = serde_json::from_str::<Value>(text) else {
+                // Invalid UTF-8 reads as U+FFFD, as `readFileSync(path, 'utf8')` does.
+                let text = String::from_utf8_lossy(text);
+                let Ok(value) = serde_json::from_str::<Value>(&text) else {
                     return Err(first);
                 };
-                let value: &'a Value = spill.insert(value);
-                LineView::deserialize(value)
+                // Written out again, the line has each key once.
+                let text: &'a str = spill.insert(value.to_string());
+                serde_json::from_str::<LineView<'a>>(text)
             }
         }
     }
