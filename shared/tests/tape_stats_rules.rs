@@ -200,3 +200,25 @@ fn two_planes_merge_without_double_counting() {
     assert_eq!(json["toolsPlane"], "mcp");
     assert_eq!(json["planes"]["agent"]["tools"][0]["origin"], "turn");
 }
+
+#[test]
+fn a_duplicated_key_reads_as_json_parse_reads_it_last_wins() {
+    // The second "params" wins, so the call is to "b", and the line counts.
+    let tape = r#"{"t":"2026-08-19T20:00:00.000Z","dir":"in","raw":{"id":1,"method":"tools/call","params":{"name":"a"},"params":{"name":"b"}}}"#;
+    let s = stats_of(&[tape]);
+    assert_eq!(s.session.records.message, 1);
+    assert_eq!(tool(&s, "b").calls, 1);
+    assert!(s.tools.iter().all(|t| t.name != "a"));
+}
+
+#[test]
+fn bytes_that_are_not_utf8_inside_a_string_read_as_a_replacement_character() {
+    // readFileSync(path, 'utf8') turns them into U+FFFD; the line still counts.
+    let mut tape = br#"{"t":"2026-08-19T20:00:00.000Z","dir":"in","raw":{"id":1,"method":"tools/call","params":{"name":"a"#.to_vec();
+    tape.extend_from_slice(b"\xff\"}}}\n");
+    let mut builder = StatsBuilder::new();
+    let skips = add_tape(tape.as_slice(), &mut builder).expect("memory");
+    let s = builder.finish(None);
+    assert_eq!(skips.count, 0);
+    assert_eq!(s.tools[0].name, "a\u{fffd}");
+}
