@@ -21,4 +21,6 @@ pub struct Cli {
 pub enum Command {
     /// Serve a published site locally, with the headers of its `_headers` file.
     Serve(crate::serve::ServeArgs),
+    /// Read mcp-tape files: `fitness tape stats FILE... [--json]`.
+    Tape(crate::commands::tape::TapeCommand),
 }

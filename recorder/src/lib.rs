@@ -1,6 +1,7 @@
 //! The recorder: everything the `fitness` binary does, behind a thin `main`.
 
 pub mod cli;
+pub mod commands;
 pub mod serve;
 
 /// Run one parsed command line.
@@ -13,5 +14,6 @@ pub fn run(cli: cli::Cli) -> anyhow::Result<()> {
     };
     match command {
         cli::Command::Serve(args) => serve::run(args),
+        cli::Command::Tape(cmd) => commands::tape::run(cmd),
     }
 }

@@ -8,6 +8,7 @@
 
 pub mod gates;
 pub mod stats;
+pub mod tape;
 
 /// The record schema id this crate writes.
 pub const RECORD_SCHEMA: &str = "fitness-report/2";

@@ -4,6 +4,7 @@
 
 use std::time::Duration;
 
+use anyhow::Context;
 use fantoccini::Locator;
 use fitness_e2e::{browser::Browser, serve::StaticServer, viewer_dist};
 
@@ -25,7 +26,8 @@ async fn built_viewer_renders_its_root_in_chromium() -> anyhow::Result<()> {
             .wait()
             .at_most(Duration::from_secs(20))
             .for_element(Locator::Css("#fitness-app[data-ready='1']"))
-            .await?;
+            .await
+            .context("the viewer's root element never rendered: the wasm did not start")?;
         let text = root.text().await?;
         anyhow::ensure!(text.contains("Fitness Report"), "root text was {text:?}");
         anyhow::ensure!(
