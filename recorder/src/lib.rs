@@ -1,6 +1,7 @@
 //! The recorder: everything the `fitness` binary does, behind a thin `main`.
 
 pub mod cli;
+pub mod commands;
 
 /// Run one parsed command line.
 pub fn run(cli: cli::Cli) -> anyhow::Result<()> {
@@ -10,5 +11,10 @@ pub fn run(cli: cli::Cli) -> anyhow::Result<()> {
         println!();
         return Ok(());
     };
-    match command {}
+    match command {
+        cli::Command::Import(args) => commands::import::run(args),
+        cli::Command::Keygen(args) => commands::keygen::run(args),
+        cli::Command::Sign(args) => commands::sign::run(args),
+        cli::Command::Verify(args) => commands::verify::run(args),
+    }
 }

@@ -1,0 +1,6 @@
+//! One module per subcommand.
+
+pub mod import;
+pub mod keygen;
+pub mod sign;
+pub mod verify;
