@@ -71,11 +71,7 @@ impl Browser {
         let url = format!("http://127.0.0.1:{port}");
         let deadline = Instant::now() + Duration::from_secs(20);
         let client = loop {
-            match ClientBuilder::rustls()?
-                .capabilities(caps.clone())
-                .connect(&url)
-                .await
-            {
+            match ClientBuilder::rustls()?.capabilities(caps.clone()).connect(&url).await {
                 Ok(client) => break client,
                 Err(err) => {
                     if let Ok(Some(status)) = driver.try_wait() {
@@ -90,11 +86,7 @@ impl Browser {
                 }
             }
         };
-        Ok(Self {
-            client,
-            driver,
-            _profile: profile,
-        })
+        Ok(Self { client, driver, _profile: profile })
     }
 
     /// End the WebDriver session politely (closes Chromium), then stop
@@ -123,10 +115,7 @@ fn kill_tree(pid: u32) {
     for child in children_of(pid) {
         kill_tree(child);
         // The `kill` command keeps this safe Rust (no libc FFI).
-        let _ = Command::new("kill")
-            .arg("-9")
-            .arg(child.to_string())
-            .status();
+        let _ = Command::new("kill").arg("-9").arg(child.to_string()).status();
     }
 }
 
