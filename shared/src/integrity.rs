@@ -12,10 +12,13 @@
 //! - numbers in the ECMAScript `Number.prototype.toString` form (shortest
 //!   round-trip digits, exponent only below 1e-6 or from 1e21 on, `-0` as `0`).
 //!
-//! Integers are written exactly; an integer of magnitude above 2^53 has no
-//! exact IEEE double and is refused ([`IntegrityError::IntegerOutOfRange`])
-//! rather than silently rounded, so our canonical bytes always equal what any
-//! other RFC 8785 implementation produces for the same value.
+//! RFC 8785 reads every number as an IEEE double. An integer whose text is not
+//! already the canonical text of its double (e.g. 2^53 + 1, which would become
+//! 9007199254740992) is refused ([`IntegrityError::IntegerOutOfRange`]) rather
+//! than silently changed, so our canonical bytes always equal what any
+//! other RFC 8785 implementation produces for the same value. Parsing uses
+//! serde_json's `float_roundtrip`, so a canonical file reads back to the very
+//! doubles it was written from.
 //!
 //! # Signatures
 //!
@@ -42,13 +45,12 @@ pub const SIGNATURE_ALGORITHM: &str = "ed25519";
 /// The canonicalisation named inside every signature block.
 pub const CANONICALIZATION: &str = "RFC8785";
 
-/// Largest integer with an exact IEEE double, 2^53.
-const MAX_EXACT_INTEGER: u64 = 1 << 53;
-
 /// Why an integrity operation failed.
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
 pub enum IntegrityError {
-    #[error("integer {0} has no exact IEEE double, so it has no RFC 8785 form")]
+    #[error(
+        "integer {0} would change under RFC 8785 (every number is an IEEE double), so it is refused rather than rounded"
+    )]
     IntegerOutOfRange(String),
     #[error("the record is not a JSON object")]
     NotAnObject,
@@ -154,23 +156,21 @@ fn write_string(s: &str, out: &mut Vec<u8>) {
 }
 
 fn write_number(n: &serde_json::Number, out: &mut Vec<u8>) -> Result<(), IntegrityError> {
-    if let Some(u) = n.as_u64() {
-        if u > MAX_EXACT_INTEGER {
-            return Err(IntegrityError::IntegerOutOfRange(u.to_string()));
+    // RFC 8785 reads every number as an IEEE double. An integer is accepted
+    // only when its text already is the canonical text of that double, so a
+    // value is never silently changed by canonicalisation.
+    let integer = n.as_u64().map(|u| (u as f64, u.to_string()));
+    let integer = integer.or_else(|| n.as_i64().map(|i| (i as f64, i.to_string())));
+    if let Some((f, text)) = integer {
+        let canonical = ecmascript_number(f);
+        if canonical != text {
+            return Err(IntegrityError::IntegerOutOfRange(text));
         }
-        out.extend_from_slice(u.to_string().as_bytes());
+        out.extend_from_slice(canonical.as_bytes());
         return Ok(());
     }
-    if let Some(i) = n.as_i64() {
-        if i.unsigned_abs() > MAX_EXACT_INTEGER {
-            return Err(IntegrityError::IntegerOutOfRange(i.to_string()));
-        }
-        out.extend_from_slice(i.to_string().as_bytes());
-        return Ok(());
-    }
-    // serde_json never holds a non-finite f64, and a finite one always has a form.
-    let f = n.as_f64().unwrap_or(0.0);
-    out.extend_from_slice(ecmascript_number(f).as_bytes());
+    // serde_json never holds a non-finite f64.
+    out.extend_from_slice(ecmascript_number(n.as_f64().unwrap_or(0.0)).as_bytes());
     Ok(())
 }
 
@@ -181,11 +181,7 @@ pub fn ecmascript_number(f: f64) -> String {
         return "0".to_owned();
     }
     let sign = if f < 0.0 { "-" } else { "" };
-    // Rust's `{:e}` gives the shortest round-trip digits: "d.ddde±x".
-    let sci = format!("{:e}", f.abs());
-    let (mantissa, exp) = sci.split_once('e').unwrap_or((&sci, "0"));
-    let digits: String = mantissa.chars().filter(|c| *c != '.').collect();
-    let exp: i32 = exp.parse().unwrap_or(0);
+    let (digits, exp) = shortest_digits(f.abs());
     let k = digits.len() as i32;
     let n = exp + 1; // position of the decimal point relative to the digits
     let body = if k <= n && n <= 21 {
@@ -206,6 +202,65 @@ pub fn ecmascript_number(f: f64) -> String {
         }
     };
     format!("{sign}{body}")
+}
+
+/// Shortest round-trip decimal digits of a positive finite double and the
+/// decimal exponent of the first digit, with ECMAScript's tie rule: when two
+/// shortest candidates are equally close, the even one.
+fn shortest_digits(f: f64) -> (String, i32) {
+    let split = |sci: &str| -> (String, i32) {
+        let (mantissa, exp) = sci.split_once('e').unwrap_or((sci, "0"));
+        let digits: String = mantissa.chars().filter(|c| *c != '.').collect();
+        (digits, exp.parse().unwrap_or(0))
+    };
+    // Rust's `{:e}` gives the shortest round-trip digits.
+    let (digits, exp) = split(&format!("{f:e}"));
+    let k = digits.len();
+    let odd = digits
+        .as_bytes()
+        .last()
+        .is_some_and(|d| (d - b'0') % 2 == 1);
+    // Two shortest candidates can only be equally close when they are as long
+    // as a double's precision allows (15 to 17 digits).
+    if !odd || k < 15 {
+        return (digits, exp);
+    }
+    // A tie is only possible when the exact value of `f` is a decimal of
+    // k + 1 digits ending in 5; `{:.800e}` is exact for every double.
+    let (exact, exact_exp) = split(&format!("{f:.800e}"));
+    let exact = exact.trim_end_matches('0');
+    if exact_exp != exp || exact.len() != k + 1 || !exact.ends_with('5') {
+        return (digits, exp);
+    }
+    let lower = &exact[..k];
+    let other = if digits == lower {
+        increment_decimal(lower)
+    } else {
+        Some(lower.to_owned())
+    };
+    let Some(other) = other.filter(|o| o.len() == k) else {
+        return (digits, exp);
+    };
+    let reparsed = format!("{}.{}e{exp}", &other[..1], &other[1..]).parse::<f64>();
+    if reparsed == Ok(f) {
+        (other, exp)
+    } else {
+        (digits, exp)
+    }
+}
+
+/// Add one to a string of decimal digits; `None` if it would grow.
+fn increment_decimal(digits: &str) -> Option<String> {
+    let mut bytes = digits.as_bytes().to_vec();
+    for b in bytes.iter_mut().rev() {
+        if *b == b'9' {
+            *b = b'0';
+        } else {
+            *b += 1;
+            return String::from_utf8(bytes).ok();
+        }
+    }
+    None
 }
 
 /// Lowercase hex sha256 of `bytes`.
