@@ -27,7 +27,7 @@ pub fn run(args: VerifyArgs) -> anyhow::Result<()> {
         format!("FAILED {name}: signed, but not a valid fitness-report/2 record")
     })?;
     println!(
-        "ok      {name}  signed by {}  sha256 {}",
+        "ok      {name}  signed by {}  file sha256 {}",
         signer.fingerprint,
         integrity::sha256_hex(&bytes)
     );

@@ -8,6 +8,10 @@
 //! writer), every enum that has variants with data is explicitly tagged, and a
 //! change of meaning bumps the schema id.
 //!
+//! On disk a record is stored in its canonical form (RFC 8785, see
+//! [`crate::integrity`]) with one trailing newline, so the file's bytes are
+//! exactly what its signature covers; any JSON reader still reads it.
+//!
 //! `v1` holds the `fitness-report/1` shape written by the reference
 //! implementation and `import` converts it.
 
