@@ -23,4 +23,12 @@ pub enum Command {
     Serve(crate::serve::ServeArgs),
     /// Read mcp-tape files: `fitness tape stats FILE... [--json]`.
     Tape(crate::commands::tape::TapeCommand),
+    /// Convert fitness-report/1 records (a runs.json) into fitness-report/2.
+    Import(crate::commands::import::ImportArgs),
+    /// Make a publisher signing key (ed25519), written with mode 0600.
+    Keygen(crate::commands::keygen::KeygenArgs),
+    /// Sign a record in place after checking the tapes it names.
+    Sign(crate::commands::sign::SignArgs),
+    /// Check a record's signature and the sha256 and size of every tape it names.
+    Verify(crate::commands::verify::VerifyArgs),
 }

@@ -15,5 +15,9 @@ pub fn run(cli: cli::Cli) -> anyhow::Result<()> {
     match command {
         cli::Command::Serve(args) => serve::run(args),
         cli::Command::Tape(cmd) => commands::tape::run(cmd),
+        cli::Command::Import(args) => commands::import::run(args),
+        cli::Command::Keygen(args) => commands::keygen::run(args),
+        cli::Command::Sign(args) => commands::sign::run(args),
+        cli::Command::Verify(args) => commands::verify::run(args),
     }
 }

@@ -19,3 +19,6 @@ pub const TAPE_VERSION: u64 = 1;
 
 /// Product version, stamped into tapes and records as the producer.
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");
+
+pub mod integrity;
+pub mod record;

@@ -1,3 +1,7 @@
 //! One module per subcommand family.
 
+pub mod import;
+pub mod keygen;
+pub mod sign;
 pub mod tape;
+pub mod verify;

@@ -1,0 +1,65 @@
+//! `fitness sign`: sign a record in place with a publisher key.
+//!
+//! The tapes the record names are checked first: a record is never signed
+//! over tape hashes that do not match the files beside it.
+
+use std::path::PathBuf;
+
+use anyhow::{Context as _, bail};
+use fitness_shared::integrity::{self, signing};
+use fitness_shared::record::RunRecord;
+use serde_json::Value;
+
+use super::{keygen, verify};
+
+#[derive(Debug, clap::Args)]
+pub struct SignArgs {
+    /// The record.json to sign (rewritten in place).
+    pub record: PathBuf,
+    /// Key file made by `fitness keygen`.
+    #[arg(long)]
+    pub key: PathBuf,
+}
+
+pub fn run(args: SignArgs) -> anyhow::Result<()> {
+    let seed = keygen::read_secret(&args.key)?;
+    let text = std::fs::read_to_string(&args.record)
+        .with_context(|| format!("failed to read {}", args.record.display()))?;
+    let mut value: Value = serde_json::from_str(&text)
+        .with_context(|| format!("{} is not JSON", args.record.display()))?;
+    let record = RunRecord::from_value(value.clone()).with_context(|| {
+        format!(
+            "{} is not a valid fitness-report/2 record",
+            args.record.display()
+        )
+    })?;
+    let failures = verify::check_tapes(&args.record, &record);
+    if let Some(first) = failures.first() {
+        bail!("refusing to sign: {first}");
+    }
+    sign_value(&mut value, &seed)?;
+    write_record(&args.record, &value)?;
+    println!(
+        "signed {} with key {}",
+        args.record.display(),
+        integrity::key_fingerprint(&public_bytes(&seed)?)
+    );
+    Ok(())
+}
+
+/// Sign a record value in place.
+pub fn sign_value(value: &mut Value, seed: &[u8; 32]) -> anyhow::Result<()> {
+    signing::sign_record(value, seed).context("failed to sign the record")
+}
+
+/// The public key bytes of a seed.
+pub fn public_bytes(seed: &[u8; 32]) -> anyhow::Result<[u8; 32]> {
+    Ok(integrity::decode_public_key(&signing::public_key_b64(seed))?.to_bytes())
+}
+
+/// Write a record in its canonical form (RFC 8785) with a trailing newline,
+/// so the file's bytes are exactly the bytes its signature covers.
+pub fn write_record(path: &std::path::Path, value: &Value) -> anyhow::Result<()> {
+    let bytes = integrity::record_file_bytes(value).context("failed to canonicalise the record")?;
+    std::fs::write(path, bytes).with_context(|| format!("failed to write {}", path.display()))
+}

@@ -1,0 +1,740 @@
+//! The `fitness-report/2` types.
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::integrity::RecordSignature;
+
+/// One run: identity, probes, pre-registration, suite, gates, outcome, and
+/// the score only when the outcome is `SCORED`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct RunRecord {
+    /// Always `fitness-report/2` ([`crate::RECORD_SCHEMA`]).
+    pub schema: String,
+    pub run: RunIdentity,
+    pub server: ServerIdentity,
+    pub probes: Probes,
+    /// What was fixed before the first model call.
+    pub preregistration: PreRegistration,
+    pub suite: SuiteLedger,
+    pub gates: Gates,
+    /// One entry per consumed extension batch, in order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub extensions: Vec<ExtensionBatch>,
+    pub outcome: Outcome,
+    /// Present exactly when `outcome` is `SCORED`; on a refusal the key does
+    /// not exist in the JSON.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub score: Option<Score>,
+    pub cost: Cost,
+    pub notes: Notes,
+    /// The run's tapes, hashed; paths are relative to the record's directory.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tapes: Vec<TapeRef>,
+    /// Where the tapes were published, when they were published by URL.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trace_links: Option<TraceLinks>,
+    /// `mcp-tape.stats/1` blocks as recorded (kept verbatim; the tape module
+    /// owns their typed form).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trace_stats: Option<Value>,
+    /// Set on records converted from an older schema.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub imported: Option<ImportProvenance>,
+    /// The publisher's signature over the canonical record (see `integrity`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub signature: Option<RecordSignature>,
+}
+
+/// Who ran what, when, with which models.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct RunIdentity {
+    pub id: String,
+    /// ISO 8601 start of the run.
+    pub started_at: String,
+    pub harness: Producer,
+    /// sha256 of the canonical suite (generator config + seed + tasks).
+    pub suite_hash: String,
+    pub runner_model: String,
+    pub judge_model: String,
+    /// The task generator id, e.g. `schema-walk/1`. `None` reads "generator
+    /// not recorded", never a guessed version.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub generator: Option<String>,
+    /// Which attempt at this server this run is, naming the others.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub attempt: Option<Attempt>,
+    /// Advisory per-task token budget.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub task_budget: Option<u64>,
+}
+
+impl RunIdentity {
+    /// The generator chip text.
+    pub fn generator_label(&self) -> &str {
+        self.generator
+            .as_deref()
+            .unwrap_or("generator not recorded")
+    }
+}
+
+/// The program that wrote the record.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct Producer {
+    pub name: String,
+    pub version: String,
+}
+
+/// "Run i of N" for one server, naming the other attempts.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct Attempt {
+    /// 1-based, oldest first.
+    pub index: u32,
+    pub of: u32,
+    /// Run ids of the other attempts at the same server.
+    #[serde(default)]
+    pub others: Vec<String>,
+}
+
+/// The server as connected.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct ServerIdentity {
+    pub target: ServerTarget,
+    /// Short stable name used for grouping attempts (`huggingface-co`).
+    pub slug: String,
+    pub era: Era,
+    /// The protocol revision the connection negotiated.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub negotiated_version: Option<String>,
+    pub transport: TransportShape,
+    pub sessions: Sessions,
+    pub credential_context: CredentialContext,
+    /// `serverInfo` as the server sent it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub server_info: Option<Value>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub capabilities: Option<Value>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub instructions: Option<String>,
+    /// The `server/discover` result (modern era).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub discover: Option<Value>,
+}
+
+/// How the server was reached.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum ServerTarget {
+    Url { url: String },
+    Command { argv: Vec<String> },
+}
+
+/// Protocol era: `initialize` (legacy) or `server/discover` (modern).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Era {
+    Legacy,
+    Modern,
+}
+
+/// The transport and the framing its responses used.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum TransportShape {
+    Stdio,
+    /// Streamable HTTP answering with SSE-framed responses.
+    HttpSse,
+    /// Streamable HTTP answering with plain JSON bodies.
+    HttpJson,
+}
+
+/// Whether the server issued a session id.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Sessions {
+    Sessionful,
+    Sessionless,
+}
+
+/// The credentials the measurement was collected under.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum CredentialContext {
+    Anonymous,
+    FreeKey,
+    OwnerKey,
+}
+
+/// The zero-token protocol probes.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct Probes {
+    /// The negotiated revision, the spec-currency column.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub spec_currency: Option<String>,
+    #[serde(default)]
+    pub findings: Vec<Probe>,
+}
+
+impl Probes {
+    /// (passed, failed, unknown): unknown is never counted as a pass.
+    pub fn tally(&self) -> (usize, usize, usize) {
+        let mut t = (0, 0, 0);
+        for p in &self.findings {
+            match p.status {
+                ProbeStatus::Pass => t.0 += 1,
+                ProbeStatus::Fail => t.1 += 1,
+                ProbeStatus::Unknown { .. } => t.2 += 1,
+            }
+        }
+        t
+    }
+}
+
+/// One probe.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct Probe {
+    /// e.g. `spec-currency`, `bogus-version-accepted`.
+    pub id: String,
+    pub status: ProbeStatus,
+    /// One line a reader can take in.
+    pub detail: String,
+    /// corr_ids of the tape lines that show it (`probe::<id>`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub evidence: Vec<String>,
+    /// What the probe observed, as recorded (status codes, envelopes).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub observed: Option<Value>,
+}
+
+/// A probe result; unknown means not applicable or could not check.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(tag = "result", rename_all = "snake_case")]
+pub enum ProbeStatus {
+    Pass,
+    Fail,
+    Unknown { reason: String },
+}
+
+/// What was fixed and hashed before the first model call. Fields a record
+/// from an older schema did not carry are absent, never invented.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct PreRegistration {
+    /// sha256 of the canonical pre-registration, when it was hashed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hash: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub n_tasks: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reps: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub alpha: Option<f64>,
+    /// Construct-gate rate threshold.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub construct_threshold: Option<f64>,
+    /// Null-baseline kill ratio (`t_null >= ratio * t_agent`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub null_kill_ratio: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub min_admission_rate: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub min_tasks: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub detectable_rate: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub planned_power: Option<f64>,
+    /// Tasks per extension batch.
+    pub extension_size: u64,
+    pub max_extensions: u64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seed: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub runner_model: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub judge_model: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub generator: Option<String>,
+    /// Whether the generation-time null screen was registered.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub null_screen: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub credential_context: Option<CredentialContext>,
+    /// The extension protocol in the run's own words.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub extension_protocol: Option<String>,
+}
+
+/// The fates of generated candidates, counted apart.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct SuiteLedger {
+    /// Candidates put through admission.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub candidates: Option<u64>,
+    /// Admitted (trimmed surplus counts as admitted).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub admitted: Option<u64>,
+    /// Tasks in the driven suite.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tasks: Option<u64>,
+    /// Rejected by an admission rule, per rule.
+    #[serde(default)]
+    pub rejected_by_rule: Vec<RuleRejection>,
+    /// Admitted but trimmed as surplus.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trimmed_surplus: Option<u64>,
+    /// Deleted by the generation-time null screen.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub null_screened: Option<NullScreenCount>,
+    /// Said when the generator did not serialise part of this ledger.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub limitation: Option<String>,
+}
+
+/// Candidates one admission rule rejected.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct RuleRejection {
+    pub rule: String,
+    pub count: u64,
+}
+
+/// The generation-time null screen's counts.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct NullScreenCount {
+    pub screened: u64,
+    pub dropped: u64,
+}
+
+/// The gate pipeline as it ran.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct Gates {
+    /// Gate ids in the order they ran.
+    pub order: Vec<String>,
+    pub records: Vec<GateRecord>,
+    /// The gate whose failure decided the outcome; `None` when scored.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub refused_at: Option<String>,
+}
+
+impl Gates {
+    pub fn record(&self, id: &str) -> Option<&GateRecord> {
+        self.records.iter().find(|r| r.id == id)
+    }
+}
+
+/// One gate decision.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct GateRecord {
+    /// `structural`, `answer_leak`, `suite_size`, `plan_power`, `null_baseline`,
+    /// `construct`, `protocol_hygiene`, ...
+    pub id: String,
+    pub cost_tier: CostTier,
+    pub ok: bool,
+    /// Present on gates decided by a binomial test.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub verdict: Option<GateVerdict>,
+    /// The machine reason string printed on the board (`below_min_rate`).
+    pub reason: String,
+    pub detail: GateDetail,
+    /// The gate's detail exactly as an imported record carried it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source_detail: Option<Value>,
+}
+
+/// Which budget a gate spends.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum CostTier {
+    Free,
+    Cheap,
+    Paid,
+}
+
+/// Three-outcome binomial verdict on `k` of `n` against `threshold`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct GateVerdict {
+    pub outcome: VerdictOutcome,
+    pub k: u64,
+    pub n: u64,
+    pub threshold: f64,
+    pub alpha: f64,
+    pub p_value: f64,
+}
+
+/// The verdict of a gate test.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+pub enum VerdictOutcome {
+    Pass,
+    Fail,
+    Extend,
+    Indeterminate,
+}
+
+/// A k of n count.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct Count {
+    pub k: u64,
+    pub n: u64,
+}
+
+/// The numbers each gate saw, typed per gate. A reader that meets a gate kind
+/// it does not know reads `unrecognised` and still has the record's `reason`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum GateDetail {
+    ProtocolHygiene {
+        /// Probe ids that failed.
+        failed: Vec<String>,
+    },
+    Structural {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        n_requested: Option<u64>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        n_generated: Option<u64>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        admission_rate: Option<f64>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        min_admission_rate: Option<f64>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        min_generated: Option<u64>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        explain: Option<String>,
+    },
+    AnswerLeak {
+        /// Leaks found in the driven suite.
+        leaks: Vec<Value>,
+        /// Leaks found and dropped at generation time.
+        #[serde(default)]
+        at_generation: Vec<Value>,
+    },
+    SuiteSize {
+        n_tasks: u64,
+        min_tasks: u64,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        tool_count: Option<u64>,
+    },
+    PlanPower {
+        required_n: u64,
+        actual_n: u64,
+        threshold: f64,
+        detectable_rate: f64,
+        achieved_power: f64,
+    },
+    NullBaseline {
+        /// One rate per null model.
+        rates: Vec<NullRate>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        t_null: Option<f64>,
+        /// The agent's rate the null was compared with.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        t_agent: Option<f64>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        kill_threshold: Option<f64>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        ratio: Option<f64>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        percentile: Option<u64>,
+        /// `PROCEED`, `KILL` or `INDETERMINATE`.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        decision: Option<String>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        explain: Option<String>,
+    },
+    Construct {
+        n: u64,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        n_intended: Option<u64>,
+        errors: u64,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        max_error_rate: Option<f64>,
+        compromised: bool,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        reps: Option<u64>,
+        /// The published verdict after the Wilson / achieved-power rule.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        published: Option<PublishedVerdict>,
+        /// Pooled counts across consumed extensions.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pooled: Option<Count>,
+        #[serde(default)]
+        extensions_consumed: u64,
+    },
+    /// A gate kind this reader does not know.
+    #[serde(other)]
+    Unrecognised,
+}
+
+/// One null model's pass rate.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct NullRate {
+    /// `no-tools`, `stubbed-empty`, `random-valid-args`.
+    pub label: String,
+    pub k: u64,
+    pub n: u64,
+    pub rate: f64,
+}
+
+/// The verdict as published (divergence 2: a raw PASS needs Wilson lower
+/// bound >= threshold or achieved power).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct PublishedVerdict {
+    pub outcome: VerdictOutcome,
+    pub raw_outcome: VerdictOutcome,
+    pub downgraded: bool,
+    pub wilson_low: f64,
+    pub wilson_high: f64,
+    pub required_n: u64,
+    pub achieved_power: f64,
+    pub reason: String,
+}
+
+/// One consumed extension batch.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct ExtensionBatch {
+    /// 1-based.
+    pub index: u32,
+    /// The gate that bought it.
+    pub gate: String,
+    pub tasks_added: u64,
+    /// Tasks times reps: a second number, never folded into the first.
+    pub trials_added: u64,
+    pub pooled_before: Count,
+    pub pooled_after: Count,
+    pub verdict_before: VerdictOutcome,
+    pub verdict_after: VerdictOutcome,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seed: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub batch_suite_hash: Option<String>,
+    #[serde(default)]
+    pub task_ids: Vec<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub generated: Option<u64>,
+    /// Candidates dropped inside the batch, per reason.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dropped: Option<BatchDrops>,
+    /// True when the batch came up short of the registered size.
+    #[serde(default)]
+    pub short: bool,
+}
+
+/// Drops inside one extension batch.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct BatchDrops {
+    pub null_screen: u64,
+    pub answer_leak: u64,
+    pub admission: u64,
+    pub duplicate: u64,
+}
+
+/// What the run resolved to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+pub enum Outcome {
+    Scored,
+    InsufficientSurface,
+    Degenerate,
+    GateFailed,
+    ExtendExhausted,
+    Compromised,
+    /// The run did not complete its registered size.
+    Void,
+}
+
+impl Outcome {
+    pub const ALL: [Outcome; 7] = [
+        Outcome::Scored,
+        Outcome::InsufficientSurface,
+        Outcome::Degenerate,
+        Outcome::GateFailed,
+        Outcome::ExtendExhausted,
+        Outcome::Compromised,
+        Outcome::Void,
+    ];
+
+    pub fn is_refusal(self) -> bool {
+        self != Outcome::Scored
+    }
+
+    /// The code as written in the JSON.
+    pub fn code(self) -> &'static str {
+        match self {
+            Outcome::Scored => "SCORED",
+            Outcome::InsufficientSurface => "INSUFFICIENT_SURFACE",
+            Outcome::Degenerate => "DEGENERATE",
+            Outcome::GateFailed => "GATE_FAILED",
+            Outcome::ExtendExhausted => "EXTEND_EXHAUSTED",
+            Outcome::Compromised => "COMPROMISED",
+            Outcome::Void => "VOID",
+        }
+    }
+}
+
+/// A rate with its Wilson 95% interval (field names match
+/// `fitness_shared::stats::Interval`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct Interval {
+    pub rate: f64,
+    pub low: f64,
+    pub high: f64,
+    pub k: u64,
+    pub n: u64,
+}
+
+/// The score of a `SCORED` run.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct Score {
+    pub runner_model: String,
+    /// First-try success with its Wilson 95% interval: the published number.
+    pub first_try: Interval,
+    pub eventual: Interval,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mean_calls_per_completed_task: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mean_tokens_per_completed_task: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mean_cost_per_completed_task_usd: Option<f64>,
+    #[serde(default)]
+    pub destructive_without_confirmation: u64,
+    #[serde(default)]
+    pub tools: Vec<ToolScore>,
+    #[serde(default)]
+    pub tasks: Vec<TaskResult>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub ambiguous_parameters: Vec<Value>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub schema_drift: Option<Value>,
+}
+
+/// Per-tool results of the drive.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct ToolScore {
+    pub tool: String,
+    pub calls: u64,
+    pub errors: u64,
+    /// Failure attribution: class -> count.
+    #[serde(default)]
+    pub failure_classes: serde_json::Map<String, Value>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub p50_ms: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub p95_ms: Option<u64>,
+    #[serde(default)]
+    pub declared_destructive: bool,
+}
+
+/// One task of the drive.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct TaskResult {
+    pub task_id: String,
+    pub first_try_success: bool,
+    pub success: bool,
+    pub tool_calls: u64,
+    #[serde(default)]
+    pub mrtr_rounds: u64,
+    pub input_tokens: u64,
+    pub output_tokens: u64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cost_usd: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub failure: Option<String>,
+    #[serde(default)]
+    pub destructive_without_confirmation: u64,
+}
+
+/// The run's dollar figure: a total only when nothing known is missing.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Cost {
+    Total {
+        usd: f64,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        runner_usd: Option<f64>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        judge_usd: Option<f64>,
+    },
+    /// Printed "at least $x", with every reason it is a floor.
+    Floor {
+        usd: f64,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        runner_usd: Option<f64>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        judge_usd: Option<f64>,
+        reasons: Vec<String>,
+    },
+    /// Nothing supports a figure.
+    None { why: String },
+}
+
+/// Method notes: the standing set this run carries by reference, and its own.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct Notes {
+    /// The standing-notes set (published once) this run also carries.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub standing: Option<StandingNotesRef>,
+    /// The notes that belong to this run alone, verbatim.
+    #[serde(default)]
+    pub own: Vec<String>,
+    /// Notes about the score (or why there is none).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub score: Vec<String>,
+}
+
+/// A reference to a published standing-notes set.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct StandingNotesRef {
+    /// `sha256:<hex>` of the canonical JSON of the [`StandingNotesSet`].
+    pub set_id: String,
+    /// How many standing notes this run carries.
+    pub count: u64,
+}
+
+/// A standing-notes set, published once (`standing-notes/<hex>.json`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct StandingNotesSet {
+    /// The generator whose runs all carry these notes, or "generator not recorded".
+    pub generator: String,
+    pub notes: Vec<String>,
+}
+
+/// Which plane a tape records.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum TapePlane {
+    Mcp,
+    Agent,
+}
+
+/// A tape the record vouches for.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct TapeRef {
+    pub plane: TapePlane,
+    /// Relative to the directory holding the record, `/`-separated.
+    pub path: String,
+    /// Lowercase hex sha256 of the file's bytes.
+    pub sha256: String,
+    pub bytes: u64,
+}
+
+/// Published tape URLs.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct TraceLinks {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mcp: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub agent: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub viewer: Option<String>,
+}
+
+/// Where an imported record came from.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct ImportProvenance {
+    /// The source schema, `fitness-report/1`.
+    pub from_schema: String,
+    /// sha256 of the canonical JSON of the source record.
+    pub source_sha256: String,
+    /// Source fields with no typed home here, kept verbatim (e.g. judge usage).
+    #[serde(default, skip_serializing_if = "serde_json::Map::is_empty")]
+    pub kept: serde_json::Map<String, Value>,
+}
