@@ -6,6 +6,7 @@
 //! pulls in no async runtime, and builds for `wasm32-unknown-unknown`, so the
 //! recorder and the viewer share one copy of the maths and the formats.
 
+pub mod board;
 pub mod gates;
 pub mod stats;
 pub mod tape;
