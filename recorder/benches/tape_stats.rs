@@ -18,7 +18,7 @@ fn anchor_traces() -> PathBuf {
         || {
             PathBuf::from(concat!(
                 env!("CARGO_MANIFEST_DIR"),
-                "/../../shared/fixtures/anchor-board"
+                "/../fixtures/anchor-board"
             ))
         },
         PathBuf::from,

@@ -19,6 +19,8 @@ pub struct Cli {
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
+    /// Publish run directories (and imported v1 runs) as a static site.
+    Publish(crate::publish::PublishArgs),
     /// Serve a published site locally, with the headers of its `_headers` file.
     Serve(crate::serve::ServeArgs),
     /// Read mcp-tape files: `fitness tape stats FILE... [--json]`.

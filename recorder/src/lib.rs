@@ -1,7 +1,9 @@
 //! The recorder: everything the `fitness` binary does, behind a thin `main`.
 
 pub mod cli;
+pub mod clock;
 pub mod commands;
+pub mod publish;
 pub mod serve;
 
 /// Run one parsed command line.
@@ -13,6 +15,7 @@ pub fn run(cli: cli::Cli) -> anyhow::Result<()> {
         return Ok(());
     };
     match command {
+        cli::Command::Publish(args) => publish::run(args),
         cli::Command::Serve(args) => serve::run(args),
         cli::Command::Tape(cmd) => commands::tape::run(cmd),
         cli::Command::Import(args) => commands::import::run(args),

@@ -9,7 +9,7 @@ const HF: &str = "huggingface-co-2026-08-20T17-23-48-886Z";
 fn anchor_dir() -> PathBuf {
     let dir = PathBuf::from(concat!(
         env!("CARGO_MANIFEST_DIR"),
-        "/../../shared/fixtures/anchor-board"
+        "/../fixtures/anchor-board"
     ));
     assert!(
         dir.join("runs.json").is_file(),

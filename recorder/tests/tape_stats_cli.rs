@@ -10,7 +10,7 @@ fn anchor_dir() -> PathBuf {
         || {
             PathBuf::from(concat!(
                 env!("CARGO_MANIFEST_DIR"),
-                "/../../shared/fixtures/anchor-board"
+                "/../fixtures/anchor-board"
             ))
         },
         PathBuf::from,

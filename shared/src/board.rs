@@ -333,8 +333,10 @@ fn build_groups(rows: &[Row], group_ids: &[String]) -> Vec<Group> {
     // tiers in cost order: free, cheap, paid, unattributed.
     order.sort_by_key(|id| {
         let first = &rows[members[id][0]];
+        let tier = row_tier(first);
         (
-            row_tier(first),
+            tier != Tier::Scored,
+            tier,
             first.runner_model.clone(),
             generator_label(first).to_owned(),
         )
@@ -638,21 +640,30 @@ fn teaser(gate: &crate::record::GateRecord) -> String {
             format!("{errors} errored calls against {n} completed: over the 5% error bound.")
         }
         (_, Some(v)) => format!(
-            "{k} of {n} reached the answer key through the server; threshold {t:.2}, alpha {a}, p = {p:.3}.",
+            "{k} of {n} reached the answer key through the server; threshold {t:.2}, alpha {a}, {p}.",
             k = v.k,
             n = v.n,
             t = v.threshold,
             a = v.alpha,
-            p = v.p_value
+            p = p_text(v.p_value)
         ),
         _ => gate.reason.replace('_', " "),
+    }
+}
+
+/// A p-value as printed on the board: three decimals, or `p < 0.001`.
+pub fn p_text(p: f64) -> String {
+    if p < 0.001 {
+        "p < 0.001".to_owned()
+    } else {
+        format!("p = {p:.3}")
     }
 }
 
 /// `"REJECT (too_few_generated): 2 admitted ..."` -> `"2 admitted ..."`.
 fn strip_code_prefix(text: &str) -> String {
     match text.split_once("): ") {
-        Some((head, rest)) if head.matches(' ').count() == 1 && head.ends_with(')') => {
+        Some((head, rest)) if head.matches(' ').count() == 1 && head.contains(" (") => {
             rest.to_owned()
         }
         _ => text.to_owned(),
@@ -672,6 +683,10 @@ mod tests {
             "2 admitted cases is below the minimum 8."
         );
         assert_eq!(strip_code_prefix("plain text"), "plain text");
+        assert_eq!(
+            strip_code_prefix("KILL (noise_exceeds_signal): a null model"),
+            "a null model"
+        );
     }
 
     #[test]

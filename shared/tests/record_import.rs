@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 
 use fitness_shared::record::import::{ImportSet, import_runs};
 use fitness_shared::record::*;
-use record_record_common::*;
+use record_common::*;
 use serde_json::Value;
 
 const HF: &str = "huggingface-co-2026-08-20T17-23-48-886Z";

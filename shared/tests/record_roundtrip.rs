@@ -4,7 +4,7 @@
 mod record_common;
 
 use fitness_shared::record::*;
-use record_record_common::*;
+use record_common::*;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::{Value, json};

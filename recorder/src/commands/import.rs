@@ -111,7 +111,7 @@ pub fn run(args: ImportArgs) -> anyhow::Result<()> {
 }
 
 /// A run id becomes a directory name: it must be one plain path segment.
-fn check_segment(id: &str) -> anyhow::Result<()> {
+pub(crate) fn check_segment(id: &str) -> anyhow::Result<()> {
     if id.is_empty() || id == "." || id == ".." || id.contains(['/', '\\', ':', '\0']) {
         bail!("run id {id:?} cannot be used as a directory name");
     }
@@ -119,7 +119,7 @@ fn check_segment(id: &str) -> anyhow::Result<()> {
 }
 
 /// Copy `<traces>/{mcp,agent}.jsonl` beside the record, returning their refs.
-fn attach_tapes(from: &Path, dir: &Path) -> anyhow::Result<Vec<TapeRef>> {
+pub(crate) fn attach_tapes(from: &Path, dir: &Path) -> anyhow::Result<Vec<TapeRef>> {
     let mut refs = Vec::new();
     for (plane, name) in [
         (TapePlane::Mcp, "mcp.jsonl"),

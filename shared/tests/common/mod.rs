@@ -57,7 +57,7 @@ pub fn i(v: &Value) -> i64 {
 use std::path::PathBuf;
 
 /// The anchor board fixtures: `$FITNESS_ANCHOR_DIR` when set, else
-/// `<workspace>/../shared/fixtures/anchor-board`. Panics with the paths
+/// `<workspace>/fixtures/anchor-board` (a copy of the team's read-only fixtures). Panics with the paths
 /// tried when neither exists, so a missing checkout fails loudly.
 pub fn anchor_dir() -> PathBuf {
     let candidates: Vec<PathBuf> = std::env::var_os("FITNESS_ANCHOR_DIR")
@@ -65,7 +65,7 @@ pub fn anchor_dir() -> PathBuf {
         .into_iter()
         .chain([PathBuf::from(concat!(
             env!("CARGO_MANIFEST_DIR"),
-            "/../../shared/fixtures/anchor-board"
+            "/../fixtures/anchor-board"
         ))])
         .collect();
     for dir in &candidates {

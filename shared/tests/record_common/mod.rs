@@ -10,11 +10,11 @@ use serde_json::json;
 pub fn anchor_dir() -> PathBuf {
     let dir = PathBuf::from(concat!(
         env!("CARGO_MANIFEST_DIR"),
-        "/../../shared/fixtures/anchor-board"
+        "/../fixtures/anchor-board"
     ));
     assert!(
         dir.join("runs.json").is_file(),
-        "anchor fixtures missing: expected {}/runs.json (the read-only shared/fixtures beside the project root)",
+        "anchor fixtures missing: expected {}/runs.json (fixtures/anchor-board at the workspace root)",
         dir.display()
     );
     dir

@@ -1,0 +1,414 @@
+//! `fitness publish` on the anchor's 33 real runs, as a user runs it: the
+//! board index, per-run files, precompressed tapes, badges, `_headers`, the
+//! viewer copy, signing, and what happens on bad input.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use serde_json::Value;
+
+fn anchor_dir() -> PathBuf {
+    let dir = PathBuf::from(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../fixtures/anchor-board"
+    ));
+    assert!(
+        dir.join("runs.json").is_file(),
+        "anchor fixtures missing: expected {}/runs.json",
+        dir.display()
+    );
+    dir
+}
+
+fn fitness(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_fitness"))
+        .args(args)
+        .output()
+        .expect("run fitness")
+}
+
+fn text(out: &Output) -> String {
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    )
+}
+
+fn s(p: &Path) -> &str {
+    p.to_str().expect("utf-8 temp path")
+}
+
+/// A stand-in viewer build: an index.html with one inline bootstrap script,
+/// like Trunk's, and one asset.
+fn fake_viewer(dir: &Path) -> PathBuf {
+    let viewer = dir.join("dist");
+    std::fs::create_dir_all(&viewer).unwrap();
+    std::fs::write(
+        viewer.join("index.html"),
+        "<!doctype html><html><head><script type=\"module\">import init from '/v.js'; init();</script></head><body></body></html>",
+    )
+    .unwrap();
+    std::fs::write(viewer.join("v.js"), "export default function init() {}").unwrap();
+    viewer
+}
+
+struct Site {
+    _tmp: tempfile::TempDir,
+    root: PathBuf,
+    key: PathBuf,
+    stdout: String,
+}
+
+fn publish_anchor() -> Site {
+    let tmp = tempfile::tempdir().unwrap();
+    let anchor = anchor_dir();
+    let key = tmp.path().join("publisher.key");
+    let out = fitness(&["keygen", "--out", s(&key)]);
+    assert!(out.status.success(), "{}", text(&out));
+    let viewer = fake_viewer(tmp.path());
+    let root = tmp.path().join("site");
+    let out = fitness(&[
+        "publish",
+        "--import",
+        s(&anchor.join("runs.json")),
+        "--traces",
+        s(&anchor.join("traces")),
+        "--viewer",
+        s(&viewer),
+        "--sign-key",
+        s(&key),
+        "--published-at",
+        "2026-11-30T00:00:00.000Z",
+        "--out",
+        s(&root),
+    ]);
+    assert!(out.status.success(), "{}", text(&out));
+    Site {
+        _tmp: tmp,
+        root,
+        key,
+        stdout: text(&out),
+    }
+}
+
+fn board(site: &Site) -> Value {
+    serde_json::from_slice(&std::fs::read(site.root.join("data/board.json")).unwrap()).unwrap()
+}
+
+#[test]
+fn the_anchor_board_has_33_rows_7_scored_26_refused_grouped_by_tier() {
+    let site = publish_anchor();
+    assert!(
+        site.stdout
+            .contains("published 33 runs (7 scored, 26 refused) with 16 tapes and 14 badges"),
+        "{}",
+        site.stdout
+    );
+    let board = board(&site);
+    assert_eq!(board["schema"], "fitness-board/1");
+    assert_eq!(board["rows"].as_array().unwrap().len(), 33);
+    assert_eq!(board["counts"]["scored"], 7);
+    assert_eq!(board["counts"]["refused"], 26);
+    assert_eq!(
+        board["counts"]["by_tier"]["free"]["INSUFFICIENT_SURFACE"],
+        12
+    );
+    assert_eq!(board["counts"]["by_tier"]["cheap"]["DEGENERATE"], 7);
+    assert_eq!(board["counts"]["by_tier"]["paid"]["EXTEND_EXHAUSTED"], 2);
+
+    let groups: Vec<(&str, usize)> = board["groups"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|g| {
+            (
+                g["id"].as_str().unwrap(),
+                g["rows"].as_array().unwrap().len(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        groups,
+        [
+            ("scored:claude-sonnet-5:fitness-report-generator/2", 7),
+            ("refused:free", 15),
+            ("refused:cheap", 7),
+            ("refused:paid", 4),
+        ]
+    );
+    let scored = &board["groups"][0];
+    assert_eq!(scored["nothing_separates"], true);
+    assert!(
+        scored["statement"]
+            .as_str()
+            .unwrap()
+            .starts_with("Nothing separates these 7 runs")
+    );
+    let free = &board["groups"][1];
+    assert!(
+        free["statement"]
+            .as_str()
+            .unwrap()
+            .contains("mixes 2 generators"),
+        "{}",
+        free["statement"]
+    );
+
+    // Refusal rows carry no score, only the refusal in the same slot.
+    for row in board["rows"].as_array().unwrap() {
+        match row["result"]["kind"].as_str().unwrap() {
+            "scored" => assert!(
+                row["result"]["first_try"]["low"].as_f64().unwrap()
+                    <= row["result"]["first_try"]["rate"].as_f64().unwrap()
+            ),
+            "refused" => {
+                assert!(row["result"].get("first_try").is_none());
+                assert!(!row["result"]["teaser"].as_str().unwrap().is_empty());
+            }
+            other => panic!("unexpected result kind {other}"),
+        }
+    }
+}
+
+#[test]
+fn huggingface_has_three_attempts_that_name_each_other() {
+    let site = publish_anchor();
+    let board = board(&site);
+    let rows: Vec<&Value> = board["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| r["server"]["slug"] == "huggingface-co")
+        .collect();
+    assert_eq!(rows.len(), 3);
+    let ids: Vec<&str> = rows.iter().map(|r| r["id"].as_str().unwrap()).collect();
+    for (i, row) in rows.iter().enumerate() {
+        assert_eq!(row["attempt"]["index"], i as u64 + 1);
+        assert_eq!(row["attempt"]["of"], 3);
+        let others: Vec<&str> = row["attempt"]["others"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|o| o["id"].as_str().unwrap())
+            .collect();
+        let expected: Vec<&str> = ids.iter().copied().filter(|id| *id != ids[i]).collect();
+        assert_eq!(others, expected);
+    }
+    let newest = rows[2];
+    assert_eq!(newest["id"], "huggingface-co-2026-08-20T17-23-48-886Z");
+    assert_eq!(newest["result"]["first_try"]["k"], 22);
+    assert_eq!(newest["result"]["first_try"]["n"], 24);
+    assert_eq!(newest["extensions"], 2);
+}
+
+#[test]
+fn per_run_files_tapes_gzip_headers_and_viewer_are_written() {
+    let site = publish_anchor();
+    let run = site
+        .root
+        .join("runs/huggingface-co-2026-08-20T17-23-48-886Z");
+    for name in [
+        "record.json",
+        "mcp.jsonl",
+        "mcp.jsonl.gz",
+        "agent.jsonl",
+        "agent.jsonl.gz",
+    ] {
+        assert!(run.join(name).is_file(), "{name} missing");
+    }
+    // The .gz is the tape, compressed.
+    let mut gz =
+        flate2::read::GzDecoder::new(std::fs::File::open(run.join("mcp.jsonl.gz")).unwrap());
+    let mut unzipped = Vec::new();
+    std::io::Read::read_to_end(&mut gz, &mut unzipped).unwrap();
+    assert_eq!(unzipped, std::fs::read(run.join("mcp.jsonl")).unwrap());
+    assert_eq!(
+        std::fs::read(run.join("mcp.jsonl")).unwrap(),
+        std::fs::read(
+            anchor_dir().join("traces/huggingface-co-2026-08-20T17-23-48-886Z/mcp.jsonl")
+        )
+        .unwrap()
+    );
+
+    assert!(site.root.join("index.html").is_file() && site.root.join("v.js").is_file());
+    let headers = std::fs::read_to_string(site.root.join("_headers")).unwrap();
+    // The CSP names the inline bootstrap script by hash instead of allowing inline scripts.
+    let csp = headers
+        .lines()
+        .find(|l| l.trim_start().starts_with("Content-Security-Policy:"))
+        .unwrap();
+    assert!(csp.contains("'sha256-"), "{csp}");
+    assert!(!csp.contains("script-src 'self' 'unsafe-inline'"), "{csp}");
+    assert!(headers.contains("/runs/*.jsonl\n  Content-Type: application/x-ndjson; charset=utf-8"));
+    assert!(headers.contains("Cache-Control: public, max-age=31536000, immutable"));
+    assert!(site.root.join("standing-notes").read_dir().unwrap().count() >= 2);
+}
+
+#[test]
+fn published_records_verify_against_the_key_in_board_json() {
+    let site = publish_anchor();
+    let key = board(&site)["publisher_key"].as_str().unwrap().to_owned();
+    let record = site
+        .root
+        .join("runs/huggingface-co-2026-08-20T17-23-48-886Z/record.json");
+    let out = fitness(&["verify", s(&record), "--key", &key]);
+    assert!(out.status.success(), "{}", text(&out));
+    // A second publisher key does not verify them.
+    let other = site.key.with_file_name("other.key");
+    assert!(fitness(&["keygen", "--out", s(&other)]).status.success());
+    let other_pub: Value = serde_json::from_slice(&std::fs::read(&other).unwrap()).unwrap();
+    let out = fitness(&[
+        "verify",
+        s(&record),
+        "--key",
+        other_pub["public_key"].as_str().unwrap(),
+    ]);
+    assert!(!out.status.success(), "{}", text(&out));
+}
+
+#[test]
+fn badges_say_the_interval_or_the_refusal() {
+    let site = publish_anchor();
+    let hf = std::fs::read_to_string(site.root.join("badges/huggingface-co.svg")).unwrap();
+    insta::assert_snapshot!("badge_huggingface", hf);
+    // Every server's badge shows its newest run: the interval or the refusal code.
+    let board = board(&site);
+    let mut newest = std::collections::BTreeMap::new();
+    for row in board["rows"].as_array().unwrap() {
+        newest.insert(
+            row["server"]["slug"].as_str().unwrap().to_owned(),
+            row.clone(),
+        );
+    }
+    let mut refused = 0;
+    for (slug, row) in &newest {
+        let badge = std::fs::read_to_string(site.root.join(format!("badges/{slug}.svg"))).unwrap();
+        if row["result"]["kind"] == "refused" {
+            refused += 1;
+            let code = row["result"]["code"].as_str().unwrap();
+            assert!(
+                badge.contains(&format!("refused: {code}")),
+                "{slug}: {badge}"
+            );
+        } else {
+            assert!(
+                badge.contains('%') && !badge.contains("refused"),
+                "{slug}: {badge}"
+            );
+        }
+    }
+    assert!(
+        refused > 0,
+        "the anchor has servers whose newest run was refused"
+    );
+}
+
+#[test]
+fn a_bad_record_fails_the_publish_and_writes_no_site() {
+    let tmp = tempfile::tempdir().unwrap();
+    let runs = tmp.path().join("runs");
+    std::fs::create_dir_all(runs.join("r1")).unwrap();
+    std::fs::write(
+        runs.join("r1/record.json"),
+        br#"{"schema":"fitness-report/2","outcome":"DEGENERATE","score":{}}"#,
+    )
+    .unwrap();
+    let out_dir = tmp.path().join("site");
+    let out = fitness(&["publish", s(&runs), "--no-viewer", "--out", s(&out_dir)]);
+    assert!(!out.status.success());
+    let message = text(&out);
+    assert!(
+        message.contains("r1/record.json")
+            && message.contains("not a valid fitness-report/2 record"),
+        "{message}"
+    );
+    assert!(
+        !out_dir.exists(),
+        "a failed publish must not leave a site behind"
+    );
+    let leftovers: Vec<_> = std::fs::read_dir(tmp.path())
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .map(|e| e.file_name())
+        .collect();
+    assert_eq!(
+        leftovers.len(),
+        1,
+        "staging directory left behind: {leftovers:?}"
+    );
+}
+
+#[test]
+fn publish_refuses_to_replace_a_directory_that_is_not_a_site() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out_dir = tmp.path().join("precious");
+    std::fs::create_dir_all(&out_dir).unwrap();
+    std::fs::write(out_dir.join("thesis.txt"), "do not delete").unwrap();
+    let anchor = anchor_dir();
+    let out = fitness(&[
+        "publish",
+        "--import",
+        s(&anchor.join("runs.json")),
+        "--no-viewer",
+        "--out",
+        s(&out_dir),
+    ]);
+    assert!(!out.status.success());
+    assert!(
+        text(&out).contains("is not a published site"),
+        "{}",
+        text(&out)
+    );
+    assert_eq!(
+        std::fs::read_to_string(out_dir.join("thesis.txt")).unwrap(),
+        "do not delete"
+    );
+}
+
+#[test]
+fn a_missing_viewer_build_is_a_clear_error() {
+    let tmp = tempfile::tempdir().unwrap();
+    let anchor = anchor_dir();
+    let out = fitness(&[
+        "publish",
+        "--import",
+        s(&anchor.join("runs.json")),
+        "--viewer",
+        s(&tmp.path().join("nope")),
+        "--out",
+        s(&tmp.path().join("site")),
+    ]);
+    assert!(!out.status.success());
+    assert!(text(&out).contains("no viewer build"), "{}", text(&out));
+}
+
+#[tokio::test]
+async fn the_published_site_serves_tapes_with_its_own_headers() {
+    let site = publish_anchor();
+    let app = fitness_recorder::serve::router(&site.root).unwrap();
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let mut stream = tokio::net::TcpStream::connect(addr).await.unwrap();
+    let path = "/runs/huggingface-co-2026-08-20T17-23-48-886Z/agent.jsonl";
+    stream
+        .write_all(format!("HEAD {path} HTTP/1.1\r\nHost: x\r\nAccept-Encoding: gzip\r\nConnection: close\r\n\r\n").as_bytes())
+        .await
+        .unwrap();
+    let mut raw = String::new();
+    stream.read_to_string(&mut raw).await.unwrap();
+    let lower = raw.to_ascii_lowercase();
+    assert!(lower.starts_with("http/1.1 200"), "{raw}");
+    assert!(lower.contains("access-control-allow-origin: *"), "{raw}");
+    assert!(lower.contains("content-encoding: gzip"), "{raw}");
+    assert!(
+        lower.contains("content-type: application/x-ndjson"),
+        "{raw}"
+    );
+    assert!(
+        lower.contains("content-security-policy: default-src 'self'"),
+        "{raw}"
+    );
+}
