@@ -32,6 +32,18 @@ fn main() -> anyhow::Result<()> {
         record.run.id = format!("{}-{i:05}", record.run.id);
         record.server.slug = format!("{}-{}", record.server.slug, i % 700);
         record.tapes.clear();
+        // Vary what really varies between runs (suite hash, start time), so
+        // the clones do not compress better than real rows would.
+        record.run.suite_hash = fitness_shared::integrity::sha256_hex(format!("suite-{i}").as_bytes());
+        record.run.started_at = format!(
+            "2026-{:02}-{:02}T{:02}:{:02}:{:02}.{:03}Z",
+            1 + i % 12,
+            1 + i % 28,
+            i % 24,
+            (i * 7) % 60,
+            (i * 13) % 60,
+            (i * 37) % 1000
+        );
         let dir = runs_dir.join(&record.run.id);
         std::fs::create_dir_all(&dir)?;
         let bytes = fitness_shared::integrity::record_file_bytes(&serde_json::to_value(&record)?)?;
