@@ -23,4 +23,10 @@ pub enum Command {
     Serve(crate::serve::ServeArgs),
     /// Read mcp-tape files: `fitness tape stats FILE... [--json]`.
     Tape(crate::commands::tape::TapeCommand),
+    /// Connect to an MCP server, tape the wire and run the protocol probes:
+    /// `fitness probe URL` or `fitness probe -- CMD ARGS...`.
+    Probe(crate::commands::probe::ProbeArgs),
+    /// Run an in-tree fixture server (tests and the demo).
+    #[command(hide = true)]
+    FixtureServer(crate::mcp::fixtures::FixtureArgs),
 }

@@ -2,6 +2,7 @@
 
 pub mod cli;
 pub mod commands;
+pub mod mcp;
 pub mod serve;
 
 /// Run one parsed command line.
@@ -15,5 +16,7 @@ pub fn run(cli: cli::Cli) -> anyhow::Result<()> {
     match command {
         cli::Command::Serve(args) => serve::run(args),
         cli::Command::Tape(cmd) => commands::tape::run(cmd),
+        cli::Command::Probe(args) => commands::probe::run(args),
+        cli::Command::FixtureServer(args) => mcp::fixtures::run(args),
     }
 }

@@ -1,3 +1,4 @@
 //! One module per subcommand family.
 
+pub mod probe;
 pub mod tape;
