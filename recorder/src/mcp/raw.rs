@@ -8,10 +8,11 @@ use std::time::Duration;
 
 use fitness_shared::tape::Direction;
 use serde_json::{Value, json};
-use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, DuplexStream, ReadHalf, WriteHalf};
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+use tokio::process::{ChildStdin, ChildStdout};
 
 use super::connect::{Era, HttpTarget};
-use super::stdio::{StdioChild, StdioTarget};
+use super::stdio::{StdioChild, StdioTarget, TapReader, TapWriter};
 use super::tap::Tap;
 
 /// The modern era's per-request metadata (no `initialize` in 2026-07-28).
@@ -76,8 +77,8 @@ impl Reply {
 /// A raw line-speaking stdio connection to a fresh child.
 pub struct RawStdio {
     child: StdioChild,
-    read: BufReader<ReadHalf<DuplexStream>>,
-    write: WriteHalf<DuplexStream>,
+    read: BufReader<TapReader<ChildStdout>>,
+    write: TapWriter<ChildStdin>,
     timeout: Duration,
 }
 
@@ -88,8 +89,7 @@ impl RawStdio {
         corr_id: &str,
         timeout: Duration,
     ) -> anyhow::Result<RawStdio> {
-        let (pipe, child) = StdioChild::spawn(target, tap, Some(corr_id.to_owned()))?;
-        let (read, write) = tokio::io::split(pipe);
+        let ((read, write), child) = StdioChild::spawn(target, tap, Some(corr_id.to_owned()))?;
         Ok(RawStdio {
             child,
             read: BufReader::new(read),

@@ -1,20 +1,25 @@
 //! Stdio child processes, with a byte-exact tap.
 //!
-//! We spawn the child ourselves and hand rmcp one end of a `tokio::io::duplex`;
-//! two tasks copy lines between the duplex and the child's pipes and log each
-//! line as it crossed (the original string: re-parsing would reorder keys).
-//! Lines that are not JSON are recorded as events and not forwarded, so a
-//! garbage-speaking server cannot derail the client. The child gets a minimal
-//! environment plus what the user passed; its stderr is kept apart, and it is
-//! killed when the [`StdioChild`] is dropped.
+//! We spawn the child ourselves and hand rmcp its pipes wrapped in
+//! [`TapReader`] / [`TapWriter`], which record each line as it crosses (the
+//! original bytes: re-parsing would reorder keys) in the same task that reads
+//! or writes it, so the tap adds no extra hop. Lines from the server that are
+//! not JSON are recorded as events and not passed on, so a garbage-speaking
+//! server cannot derail the client. The child gets a minimal environment plus
+//! what the user passed; its stderr is kept apart, and it is killed when the
+//! [`StdioChild`] is dropped.
 
+use std::io;
+use std::pin::Pin;
 use std::process::Stdio;
 use std::sync::{Arc, Mutex};
+use std::task::{Context, Poll, ready};
 
 use fitness_shared::tape::Direction;
 use serde_json::json;
-use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader, DuplexStream};
-use tokio::process::{Child, Command};
+use serde_json::value::RawValue;
+use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, BufReader, ReadBuf};
+use tokio::process::{Child, ChildStdin, ChildStdout, Command};
 use tokio::task::JoinHandle;
 
 use super::tap::Tap;
@@ -70,7 +75,10 @@ impl StdioTarget {
     }
 }
 
-/// A running child and the tasks that move its bytes.
+/// The client's ends of the child's pipes, tapped.
+pub type TappedPipes = (TapReader<ChildStdout>, TapWriter<ChildStdin>);
+
+/// A running child and the task that keeps its stderr.
 pub struct StdioChild {
     child: Child,
     stderr: Arc<Mutex<Vec<u8>>>,
@@ -78,35 +86,20 @@ pub struct StdioChild {
 }
 
 impl StdioChild {
-    /// Spawn `target`; returns the client end of the pipe and the child.
+    /// Spawn `target`; returns its tapped pipes (an rmcp transport) and the child.
     pub fn spawn(
         target: &StdioTarget,
         tap: Tap,
         corr_id: Option<String>,
-    ) -> anyhow::Result<(DuplexStream, StdioChild)> {
+    ) -> anyhow::Result<(TappedPipes, StdioChild)> {
         let mut child = target.command().spawn().map_err(|e| {
             anyhow::anyhow!("failed to start `{}`: {e}", target.command_line().join(" "))
         })?;
-        let (client_end, bridge_end) = tokio::io::duplex(1 << 20);
-        let (bridge_read, bridge_write) = tokio::io::split(bridge_end);
+        let (Some(stdout), Some(stdin)) = (child.stdout.take(), child.stdin.take()) else {
+            anyhow::bail!("the child's pipes were not opened");
+        };
         let mut tasks = Vec::new();
         let stderr = Arc::new(Mutex::new(Vec::new()));
-        if let (Some(stdout), Some(stdin)) = (child.stdout.take(), child.stdin.take()) {
-            tasks.push(tokio::spawn(pump(
-                stdout,
-                bridge_write,
-                Direction::Out,
-                tap.clone(),
-                corr_id.clone(),
-            )));
-            tasks.push(tokio::spawn(pump(
-                bridge_read,
-                stdin,
-                Direction::In,
-                tap,
-                corr_id,
-            )));
-        }
         if let Some(err) = child.stderr.take() {
             let keep = stderr.clone();
             tasks.push(tokio::spawn(async move {
@@ -126,8 +119,12 @@ impl StdioChild {
                 }
             }));
         }
+        let pipes = (
+            TapReader::new(stdout, tap.clone(), corr_id.clone()),
+            TapWriter::new(stdin, tap, corr_id),
+        );
         Ok((
-            client_end,
+            pipes,
             StdioChild {
                 child,
                 stderr,
@@ -142,7 +139,7 @@ impl StdioChild {
         String::from_utf8_lossy(&kept).into_owned()
     }
 
-    /// Kill the child and stop the pumps.
+    /// Kill the child and stop the stderr reader.
     pub async fn kill(&mut self) {
         let _ = self.child.start_kill();
         let _ = tokio::time::timeout(std::time::Duration::from_secs(2), self.child.wait()).await;
@@ -161,100 +158,188 @@ impl Drop for StdioChild {
     }
 }
 
-/// Copy lines from `from` to `to`, recording each as it crossed.
-async fn pump<R, W>(from: R, mut to: W, dir: Direction, tap: Tap, corr_id: Option<String>)
-where
-    R: AsyncRead + Unpin,
-    W: AsyncWrite + Unpin,
-{
-    let mut reader = BufReader::new(from);
-    let mut buf = Vec::with_capacity(4096);
-    loop {
-        buf.clear();
-        match read_line_capped(&mut reader, &mut buf).await {
-            Ok(LineRead::Eof) | Err(_) => break,
-            Ok(LineRead::TooLong) => {
-                tap.event(
-                    "fitness.oversized_line",
-                    json!({"limit": MAX_LINE}),
-                    corr_id.as_deref(),
-                );
-                continue;
-            }
-            Ok(LineRead::Line) => {}
+/// Reads server-to-client bytes, tapes each line as it arrives, and passes on
+/// only lines that are JSON.
+pub struct TapReader<R> {
+    inner: R,
+    tap: Tap,
+    corr_id: Option<String>,
+    /// Bytes of the line being read.
+    line: Vec<u8>,
+    /// Set while skipping the rest of an oversized line.
+    skipping: bool,
+    /// Checked lines waiting to be read by the client.
+    ready: Vec<u8>,
+    ready_pos: usize,
+    eof: bool,
+}
+
+impl<R> TapReader<R> {
+    fn new(inner: R, tap: Tap, corr_id: Option<String>) -> Self {
+        TapReader {
+            inner,
+            tap,
+            corr_id,
+            line: Vec::new(),
+            skipping: false,
+            ready: Vec::new(),
+            ready_pos: 0,
+            eof: false,
         }
-        let text = String::from_utf8_lossy(&buf);
+    }
+
+    fn finish_line(&mut self) {
+        let bytes = std::mem::take(&mut self.line);
+        let text = String::from_utf8_lossy(&bytes);
         let line = text.trim_end_matches(['\r', '\n']);
-        if line.trim().is_empty() {
-            continue;
-        }
-        tap.frame(dir, line, corr_id.as_deref());
-        // Only JSON goes on to rmcp; garbage stays on the tape as an event.
-        let forward = serde_json::from_str::<serde::de::IgnoredAny>(line).is_ok();
-        if forward
-            && (to.write_all(line.as_bytes()).await.is_err()
-                || to.write_all(b"\n").await.is_err()
-                || to.flush().await.is_err())
-        {
-            break;
-        }
-    }
-    if dir == Direction::Out {
-        tap.event(
-            "fitness.stdio_closed",
-            json!({"stream": "stdout"}),
-            corr_id.as_deref(),
-        );
-    }
-    let _ = to.shutdown().await;
-}
-
-enum LineRead {
-    Line,
-    TooLong,
-    Eof,
-}
-
-async fn read_line_capped<R: AsyncRead + Unpin>(
-    reader: &mut BufReader<R>,
-    buf: &mut Vec<u8>,
-) -> std::io::Result<LineRead> {
-    let mut too_long = false;
-    loop {
-        let available = reader.fill_buf().await?;
-        if available.is_empty() {
-            return Ok(if buf.is_empty() && !too_long {
-                LineRead::Eof
-            } else if too_long {
-                LineRead::TooLong
-            } else {
-                LineRead::Line
-            });
-        }
-        let (chunk, done) = match memchr_newline(available) {
-            Some(i) => (&available[..=i], true),
-            None => (available, false),
-        };
-        let used = chunk.len();
-        if !too_long {
-            if buf.len() + used > MAX_LINE {
-                too_long = true;
-                buf.clear();
-            } else {
-                buf.extend_from_slice(chunk);
+        if !line.trim().is_empty() {
+            match serde_json::from_str::<&RawValue>(line) {
+                Ok(raw) => {
+                    self.tap
+                        .frame_raw(Direction::Out, raw, self.corr_id.as_deref());
+                    self.ready.extend_from_slice(line.as_bytes());
+                    self.ready.push(b'\n');
+                }
+                // Garbage stays on the tape as an event and goes no further.
+                Err(_) => self
+                    .tap
+                    .frame(Direction::Out, line, self.corr_id.as_deref()),
             }
         }
-        reader.consume(used);
-        if done {
-            return Ok(if too_long {
-                LineRead::TooLong
-            } else {
-                LineRead::Line
-            });
+        self.line = bytes;
+        self.line.clear();
+    }
+
+    fn take_chunk(&mut self, chunk: &[u8]) {
+        let mut rest = chunk;
+        while !rest.is_empty() {
+            let (part, done) = match rest.iter().position(|&b| b == b'\n') {
+                Some(i) => (&rest[..=i], true),
+                None => (rest, false),
+            };
+            rest = &rest[part.len()..];
+            if !self.skipping {
+                if self.line.len() + part.len() > MAX_LINE {
+                    self.skipping = true;
+                    self.line.clear();
+                    self.tap.event(
+                        "fitness.oversized_line",
+                        json!({"limit": MAX_LINE}),
+                        self.corr_id.as_deref(),
+                    );
+                } else {
+                    self.line.extend_from_slice(part);
+                }
+            }
+            if done {
+                if self.skipping {
+                    self.skipping = false;
+                } else {
+                    self.finish_line();
+                }
+            }
         }
     }
 }
 
-fn memchr_newline(bytes: &[u8]) -> Option<usize> {
-    bytes.iter().position(|&b| b == b'\n')
+impl<R: AsyncRead + Unpin> AsyncRead for TapReader<R> {
+    fn poll_read(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &mut ReadBuf<'_>,
+    ) -> Poll<io::Result<()>> {
+        let this = self.get_mut();
+        loop {
+            if this.ready_pos < this.ready.len() {
+                let n = buf.remaining().min(this.ready.len() - this.ready_pos);
+                buf.put_slice(&this.ready[this.ready_pos..this.ready_pos + n]);
+                this.ready_pos += n;
+                if this.ready_pos == this.ready.len() {
+                    this.ready.clear();
+                    this.ready_pos = 0;
+                }
+                return Poll::Ready(Ok(()));
+            }
+            if this.eof {
+                return Poll::Ready(Ok(()));
+            }
+            let mut chunk = [0u8; 16 * 1024];
+            let mut read = ReadBuf::new(&mut chunk);
+            ready!(Pin::new(&mut this.inner).poll_read(cx, &mut read))?;
+            let filled = read.filled();
+            if filled.is_empty() {
+                this.eof = true;
+                if !this.line.is_empty() && !this.skipping {
+                    this.finish_line();
+                }
+                this.tap.event(
+                    "fitness.stdio_closed",
+                    json!({"stream": "stdout"}),
+                    this.corr_id.as_deref(),
+                );
+            } else {
+                let owned = filled.to_vec();
+                this.take_chunk(&owned);
+            }
+        }
+    }
+}
+
+/// Writes client-to-server bytes through, taping each complete line.
+pub struct TapWriter<W> {
+    inner: W,
+    tap: Tap,
+    corr_id: Option<String>,
+    line: Vec<u8>,
+}
+
+impl<W> TapWriter<W> {
+    fn new(inner: W, tap: Tap, corr_id: Option<String>) -> Self {
+        TapWriter {
+            inner,
+            tap,
+            corr_id,
+            line: Vec::new(),
+        }
+    }
+
+    fn record(&mut self, written: &[u8]) {
+        let mut rest = written;
+        while let Some(i) = rest.iter().position(|&b| b == b'\n') {
+            self.line.extend_from_slice(&rest[..i]);
+            rest = &rest[i + 1..];
+            let text = String::from_utf8_lossy(&self.line);
+            let line = text.trim_end_matches('\r');
+            if !line.trim().is_empty() {
+                self.tap.frame(Direction::In, line, self.corr_id.as_deref());
+            }
+            self.line.clear();
+        }
+        if self.line.len() + rest.len() <= MAX_LINE {
+            self.line.extend_from_slice(rest);
+        }
+    }
+}
+
+impl<W: AsyncWrite + Unpin> AsyncWrite for TapWriter<W> {
+    fn poll_write(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &[u8],
+    ) -> Poll<io::Result<usize>> {
+        let this = self.get_mut();
+        let n = ready!(Pin::new(&mut this.inner).poll_write(cx, buf))?;
+        if this.tap.is_enabled() {
+            this.record(&buf[..n]);
+        }
+        Poll::Ready(Ok(n))
+    }
+
+    fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        Pin::new(&mut self.get_mut().inner).poll_flush(cx)
+    }
+
+    fn poll_shutdown(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        Pin::new(&mut self.get_mut().inner).poll_shutdown(cx)
+    }
 }

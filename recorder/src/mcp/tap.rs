@@ -12,6 +12,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 use fitness_shared::tape::{Direction, End, Event, EventDir, Line, Meta, Producer, TapeWriter};
+use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
 use super::clock;
@@ -77,6 +78,13 @@ impl Tap {
                 f(&mut guard);
             }
         }
+    }
+
+    /// Record one frame already checked to be JSON, byte for byte.
+    pub fn frame_raw(&self, dir: Direction, raw: &RawValue, corr_id: Option<&str>) {
+        self.with_sink(|sink| {
+            let _ = sink.writer.write_wire_raw(&clock::now(), dir, raw, corr_id);
+        });
     }
 
     /// Record one frame exactly as it crossed the wire.

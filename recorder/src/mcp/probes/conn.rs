@@ -39,7 +39,7 @@ impl ProbeContext {
 
 /// A raw connection, taped under `probe::<id>`.
 pub enum RawConn {
-    Stdio(RawStdio),
+    Stdio(Box<RawStdio>),
     Http {
         http: RawHttp,
         session: Option<String>,
@@ -60,9 +60,12 @@ impl RawConn {
     pub fn open_bare(ctx: &ProbeContext, probe: &str) -> anyhow::Result<RawConn> {
         let corr = corr_id(probe);
         Ok(match &ctx.target {
-            Target::Stdio(s) => {
-                RawConn::Stdio(RawStdio::spawn(s, ctx.tap.clone(), &corr, ctx.timeout)?)
-            }
+            Target::Stdio(s) => RawConn::Stdio(Box::new(RawStdio::spawn(
+                s,
+                ctx.tap.clone(),
+                &corr,
+                ctx.timeout,
+            )?)),
             Target::Http(h) => RawConn::Http {
                 http: RawHttp::new(h, ctx.tap.clone(), ctx.timeout)?,
                 session: None,
