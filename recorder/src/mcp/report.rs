@@ -166,14 +166,14 @@ impl Report {
             .and_then(|s| s.get("name"))
             .and_then(Value::as_str)
             .unwrap_or("(unnamed)");
-        out.push_str(
-            &format!(
-                "server   {name}, protocol {} ({:?} era), {}\n",
-                self.server.negotiated_version, self.server.era, self.server.transport_shape
-            )
-            .to_lowercase()
-            .replacen(&name.to_lowercase(), name, 1),
-        );
+        let era = match self.server.era {
+            Era::Legacy => "legacy",
+            Era::Modern => "modern",
+        };
+        out.push_str(&format!(
+            "server   {name}, protocol {} ({era} era), {}\n",
+            self.server.negotiated_version, self.server.transport_shape
+        ));
         out.push_str(&format!(
             "tools    {} ({})\n",
             self.tools.len(),

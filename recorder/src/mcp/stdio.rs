@@ -266,8 +266,8 @@ impl<R: AsyncRead + Unpin> AsyncRead for TapReader<R> {
             let mut chunk = [0u8; 16 * 1024];
             let mut read = ReadBuf::new(&mut chunk);
             ready!(Pin::new(&mut this.inner).poll_read(cx, &mut read))?;
-            let filled = read.filled();
-            if filled.is_empty() {
+            let n = read.filled().len();
+            if n == 0 {
                 this.eof = true;
                 if !this.line.is_empty() && !this.skipping {
                     this.finish_line();
@@ -278,8 +278,7 @@ impl<R: AsyncRead + Unpin> AsyncRead for TapReader<R> {
                     this.corr_id.as_deref(),
                 );
             } else {
-                let owned = filled.to_vec();
-                this.take_chunk(&owned);
+                this.take_chunk(&chunk[..n]);
             }
         }
     }
@@ -341,5 +340,54 @@ impl<W: AsyncWrite + Unpin> AsyncWrite for TapWriter<W> {
 
     fn poll_shutdown(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
         Pin::new(&mut self.get_mut().inner).poll_shutdown(cx)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+    use super::*;
+
+    fn tape() -> (tempfile::TempDir, std::path::PathBuf, Tap) {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let path = dir.path().join("mcp.jsonl");
+        let tap = Tap::create(&path, "test", vec![]).expect("tape");
+        (dir, path, tap)
+    }
+
+    #[tokio::test]
+    async fn reader_passes_json_lines_byte_exact_and_tapes_garbage_as_events() {
+        let (_dir, path, tap) = tape();
+        let input: &[u8] = b"{\"b\":1,  \"a\":2}\r\nnot json {\n\n\xff\xfe\n{\"id\":1}";
+        let mut reader = TapReader::new(input, tap, Some("c".into()));
+        let mut out = String::new();
+        reader.read_to_string(&mut out).await.expect("read");
+        assert_eq!(out, "{\"b\":1,  \"a\":2}\n{\"id\":1}\n");
+        let text = std::fs::read_to_string(&path).expect("tape");
+        assert!(
+            text.contains(r#""raw":{"b":1,  "a":2},"corr_id":"c""#),
+            "{text}"
+        );
+        assert_eq!(text.matches("fitness.unparsable").count(), 2, "{text}");
+        assert!(text.contains("fitness.stdio_closed"));
+    }
+
+    #[tokio::test]
+    async fn writer_tapes_each_line_once_however_it_is_split() {
+        let (_dir, path, tap) = tape();
+        let mut sink = Vec::new();
+        let mut writer = TapWriter::new(&mut sink, tap, None);
+        for piece in [&b"{\"id\":1,"[..], b"\"m\":\"x\"}\n{\"id\"", b":2}\n"] {
+            writer.write_all(piece).await.expect("write");
+        }
+        writer.flush().await.expect("flush");
+        assert_eq!(sink, b"{\"id\":1,\"m\":\"x\"}\n{\"id\":2}\n");
+        let text = std::fs::read_to_string(&path).expect("tape");
+        assert!(
+            text.contains(r#""dir":"in","raw":{"id":1,"m":"x"}"#),
+            "{text}"
+        );
+        assert!(text.contains(r#""dir":"in","raw":{"id":2}"#), "{text}");
     }
 }
