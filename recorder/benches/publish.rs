@@ -34,7 +34,8 @@ fn main() -> anyhow::Result<()> {
         record.tapes.clear();
         // Vary what really varies between runs (suite hash, start time), so
         // the clones do not compress better than real rows would.
-        record.run.suite_hash = fitness_shared::integrity::sha256_hex(format!("suite-{i}").as_bytes());
+        record.run.suite_hash =
+            fitness_shared::integrity::sha256_hex(format!("suite-{i}").as_bytes());
         record.run.started_at = format!(
             "2026-{:02}-{:02}T{:02}:{:02}:{:02}.{:03}Z",
             1 + i % 12,

@@ -33,4 +33,10 @@ pub enum Command {
     Sign(crate::commands::sign::SignArgs),
     /// Check a record's signature and the sha256 and size of every tape it names.
     Verify(crate::commands::verify::VerifyArgs),
+    /// Connect to an MCP server, tape the wire and run the protocol probes:
+    /// `fitness probe URL` or `fitness probe -- CMD ARGS...`.
+    Probe(crate::commands::probe::ProbeArgs),
+    /// Run an in-tree fixture server (tests and the demo).
+    #[command(hide = true)]
+    FixtureServer(crate::mcp::fixtures::FixtureArgs),
 }

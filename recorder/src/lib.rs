@@ -1,8 +1,8 @@
 //! The recorder: everything the `fitness` binary does, behind a thin `main`.
 
 pub mod cli;
-pub mod clock;
 pub mod commands;
+pub mod mcp;
 pub mod publish;
 pub mod serve;
 
@@ -22,5 +22,7 @@ pub fn run(cli: cli::Cli) -> anyhow::Result<()> {
         cli::Command::Keygen(args) => commands::keygen::run(args),
         cli::Command::Sign(args) => commands::sign::run(args),
         cli::Command::Verify(args) => commands::verify::run(args),
+        cli::Command::Probe(args) => commands::probe::run(args),
+        cli::Command::FixtureServer(args) => mcp::fixtures::run(args),
     }
 }

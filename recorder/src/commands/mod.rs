@@ -2,6 +2,7 @@
 
 pub mod import;
 pub mod keygen;
+pub mod probe;
 pub mod sign;
 pub mod tape;
 pub mod verify;

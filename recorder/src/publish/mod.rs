@@ -290,7 +290,10 @@ fn write_site(
         }
     }
 
-    let published_at = args.published_at.clone().unwrap_or_else(crate::clock::now);
+    let published_at = args
+        .published_at
+        .clone()
+        .unwrap_or_else(crate::mcp::clock::now);
     let publisher_key = seed.map(signing::public_key_b64);
     let board = build_board(&records, &published_at, publisher_key);
     create_dir(&site.join("data"))?;

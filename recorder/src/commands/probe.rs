@@ -1,0 +1,149 @@
+//! `fitness probe TARGET`: connect, tape the wire, run the protocol probes.
+//!
+//! Exit codes: 0 whenever the probes ran, whatever they found; 1 when the
+//! server could not be reached (the message says why).
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use anyhow::Context;
+use clap::Args;
+use serde_json::{Map, Value};
+
+use crate::mcp::connect::{BEARER_ENV, HttpTarget, Target};
+use crate::mcp::report;
+use crate::mcp::stdio::StdioTarget;
+use crate::mcp::tap::Tap;
+
+#[derive(Debug, Args)]
+#[command(
+    after_help = "Examples:\n  fitness probe http://127.0.0.1:3001/mcp --json\n  \
+fitness probe --tape out/ -- npx mcp-server-everything\n\n\
+An HTTP bearer token is read from FITNESS_MCP_BEARER_TOKEN; credentials are never taped."
+)]
+pub struct ProbeArgs {
+    /// An http(s) URL; for a stdio server give `-- CMD ARGS...` instead.
+    pub url: Option<String>,
+    /// Print the report as JSON.
+    #[arg(long)]
+    pub json: bool,
+    /// Write the wire tape to DIR/mcp.jsonl.
+    #[arg(long, value_name = "DIR")]
+    pub tape: Option<PathBuf>,
+    /// An HTTP header to send (auth goes here); repeatable.
+    #[arg(long = "header", value_name = "K:V")]
+    pub headers: Vec<String>,
+    /// An environment variable for the stdio child; repeatable.
+    #[arg(long = "env", value_name = "K=V")]
+    pub env: Vec<String>,
+    /// Call a tool after listing, with JSON object arguments; repeatable.
+    #[arg(long = "call", value_name = "TOOL[=JSON]")]
+    pub calls: Vec<String>,
+    /// Seconds to wait for any one request.
+    #[arg(long, default_value_t = 20)]
+    pub timeout: u64,
+    /// The stdio server's command line.
+    #[arg(last = true, value_name = "CMD")]
+    pub command: Vec<String>,
+}
+
+pub fn run(args: ProbeArgs) -> anyhow::Result<()> {
+    let target = target(&args)?;
+    let calls = args
+        .calls
+        .iter()
+        .map(|c| parse_call(c))
+        .collect::<anyhow::Result<Vec<_>>>()?;
+    let tap = match &args.tape {
+        Some(dir) => {
+            std::fs::create_dir_all(dir)
+                .with_context(|| format!("failed to create {}", dir.display()))?;
+            Tap::create(&dir.join("mcp.jsonl"), "fitness probe", target.describe())?
+        }
+        None => Tap::disabled(),
+    };
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()?;
+    let timeout = Duration::from_secs(args.timeout.max(1));
+    let outcome = runtime.block_on(report::probe(&target, tap.clone(), timeout, &calls));
+    // Children and HTTP tasks must not outlive the command.
+    runtime.shutdown_timeout(Duration::from_secs(2));
+    match outcome {
+        Ok(report) => {
+            tap.end("probed");
+            if args.json {
+                println!("{}", serde_json::to_string_pretty(&report)?);
+            } else {
+                print!("{}", report.table());
+            }
+            Ok(())
+        }
+        Err(e) => {
+            tap.end("unreachable");
+            Err(e.context("the server could not be reached; no probes ran"))
+        }
+    }
+}
+
+fn target(args: &ProbeArgs) -> anyhow::Result<Target> {
+    match (&args.url, args.command.split_first()) {
+        (Some(url), None) => {
+            anyhow::ensure!(
+                url.starts_with("http://") || url.starts_with("https://"),
+                "TARGET must be an http(s) URL, or `-- CMD ARGS...` for a stdio server"
+            );
+            anyhow::ensure!(
+                args.env.is_empty(),
+                "--env is for stdio servers; use --header for HTTP"
+            );
+            let headers = args
+                .headers
+                .iter()
+                .map(|h| {
+                    h.split_once(':')
+                        .map(|(k, v)| (k.trim().to_owned(), v.trim().to_owned()))
+                        .with_context(|| format!("--header {h:?} is not K:V"))
+                })
+                .collect::<anyhow::Result<_>>()?;
+            Ok(Target::Http(HttpTarget {
+                url: url.clone(),
+                headers,
+                bearer: std::env::var(BEARER_ENV).ok().filter(|t| !t.is_empty()),
+            }))
+        }
+        (None, Some((program, rest))) => {
+            anyhow::ensure!(
+                args.headers.is_empty(),
+                "--header is for HTTP servers; use --env for stdio"
+            );
+            let env = args
+                .env
+                .iter()
+                .map(|e| {
+                    e.split_once('=')
+                        .map(|(k, v)| (k.to_owned(), v.to_owned()))
+                        .with_context(|| format!("--env {e:?} is not K=V"))
+                })
+                .collect::<anyhow::Result<_>>()?;
+            Ok(Target::Stdio(StdioTarget {
+                program: program.clone(),
+                args: rest.to_vec(),
+                env,
+            }))
+        }
+        (Some(_), Some(_)) => anyhow::bail!("give either a URL or `-- CMD ARGS...`, not both"),
+        (None, None) => anyhow::bail!("nothing to probe: give an http(s) URL or `-- CMD ARGS...`"),
+    }
+}
+
+fn parse_call(spec: &str) -> anyhow::Result<(String, Map<String, Value>)> {
+    match spec.split_once('=') {
+        None => Ok((spec.to_owned(), Map::new())),
+        Some((name, json)) => match serde_json::from_str::<Value>(json) {
+            Ok(Value::Object(map)) => Ok((name.to_owned(), map)),
+            _ => anyhow::bail!("--call {spec:?}: the arguments must be a JSON object"),
+        },
+    }
+}

@@ -1,0 +1,325 @@
+//! Connecting to a server the way real clients do, through rmcp 3.x: a stdio
+//! child or streamable HTTP, the modern era (`server/discover`) first with a
+//! fallback to the legacy `initialize` handshake. Every request is bounded by a
+//! timeout; server-to-client requests are answered by [`FitnessClient`].
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use rmcp::model::{
+    CallToolRequestParams, CallToolResult, ClientCapabilities, ClientConfig, Implementation,
+    ProtocolVersion, Tool,
+};
+use rmcp::service::{ClientLifecycleMode, ClientServiceExt, NotificationContext, RunningService};
+use rmcp::transport::StreamableHttpClientTransport;
+use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
+use rmcp::{ClientHandler, RoleClient};
+use serde_json::json;
+
+use super::stdio::{StdioChild, StdioTarget};
+use super::tap::Tap;
+use super::tapped::TappedTransport;
+
+/// Environment variable holding a bearer token for HTTP servers.
+pub const BEARER_ENV: &str = "FITNESS_MCP_BEARER_TOKEN";
+
+/// An HTTP server and the credentials to reach it (never taped).
+#[derive(Debug, Clone)]
+pub struct HttpTarget {
+    pub url: String,
+    pub headers: Vec<(String, String)>,
+    pub bearer: Option<String>,
+}
+
+/// Where the server is.
+#[derive(Debug, Clone)]
+pub enum Target {
+    Stdio(StdioTarget),
+    Http(HttpTarget),
+}
+
+impl Target {
+    pub fn describe(&self) -> Vec<String> {
+        match self {
+            Target::Stdio(s) => s.command_line(),
+            Target::Http(h) => vec![h.url.clone()],
+        }
+    }
+}
+
+/// Which handshake the session used.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Era {
+    /// `initialize` / `notifications/initialized`, up to 2025-11-25.
+    Legacy,
+    /// `server/discover` and per-request `_meta`, 2026-07-28.
+    Modern,
+}
+
+impl Era {
+    pub fn of(version: &str) -> Era {
+        if version >= ProtocolVersion::NO_INITIALIZE.as_str() {
+            Era::Modern
+        } else {
+            Era::Legacy
+        }
+    }
+}
+
+/// The client side: answers `roots/list` and `ping` (rmcp's defaults), and
+/// re-lists tools on `notifications/tools/list_changed`.
+#[derive(Clone)]
+pub struct FitnessClient {
+    tap: Tap,
+    tools: Arc<Mutex<Option<Vec<String>>>>,
+    relists: Arc<std::sync::atomic::AtomicU64>,
+    timeout: Duration,
+}
+
+impl FitnessClient {
+    fn new(tap: Tap, timeout: Duration) -> Self {
+        FitnessClient {
+            tap,
+            tools: Arc::default(),
+            relists: Arc::default(),
+            timeout,
+        }
+    }
+}
+
+impl ClientHandler for FitnessClient {
+    fn get_info(&self) -> ClientConfig {
+        ClientConfig::new(
+            ClientCapabilities::default(),
+            Implementation::new("fitness", fitness_shared::VERSION),
+        )
+    }
+
+    async fn on_tool_list_changed(&self, context: NotificationContext<RoleClient>) {
+        self.tap
+            .event("fitness.list_changed", json!({"list": "tools"}), None);
+        let peer = context.peer.clone();
+        let tools = self.tools.clone();
+        let relists = self.relists.clone();
+        let timeout = self.timeout;
+        tokio::spawn(async move {
+            if let Ok(Ok(list)) = tokio::time::timeout(timeout, peer.list_all_tools()).await {
+                let names = list.into_iter().map(|t| t.name.to_string()).collect();
+                *tools.lock().unwrap_or_else(|p| p.into_inner()) = Some(names);
+                relists.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            }
+        });
+    }
+}
+
+/// A live session.
+pub struct Session {
+    pub service: RunningService<RoleClient, FitnessClient>,
+    child: Option<StdioChild>,
+    timeout: Duration,
+}
+
+/// What the handshake established.
+#[derive(Debug, Clone, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ServerFacts {
+    pub era: Era,
+    pub negotiated_version: String,
+    pub server_info: Option<serde_json::Value>,
+    pub capabilities: serde_json::Value,
+}
+
+impl Session {
+    /// Connect and complete the handshake within `timeout`: modern
+    /// `server/discover` first; when that fails (a legacy-only server may
+    /// answer discover with an unsupported-version error rather than
+    /// -32601), a fresh connection with the legacy `initialize`.
+    pub async fn connect(
+        target: &Target,
+        tap: Tap,
+        corr_id: Option<String>,
+        timeout: Duration,
+    ) -> anyhow::Result<Session> {
+        let auto = ClientLifecycleMode::Auto {
+            preferred_versions: vec![ProtocolVersion::V_2026_07_28],
+            legacy_version: Some(ProtocolVersion::V_2025_11_25),
+        };
+        match Self::connect_with(target, tap.clone(), corr_id.clone(), timeout, auto).await {
+            Ok(session) => Ok(session),
+            Err(modern) => {
+                tap.event(
+                    "fitness.fallback",
+                    json!({"to": "initialize", "why": format!("{modern:#}")}),
+                    corr_id.as_deref(),
+                );
+                Self::connect_with(
+                    target,
+                    tap,
+                    corr_id,
+                    timeout,
+                    ClientLifecycleMode::Initialize,
+                )
+                .await
+                .map_err(|legacy| {
+                    legacy.context(format!("after server/discover failed: {modern:#}"))
+                })
+            }
+        }
+    }
+
+    async fn connect_with(
+        target: &Target,
+        tap: Tap,
+        corr_id: Option<String>,
+        timeout: Duration,
+        lifecycle: ClientLifecycleMode,
+    ) -> anyhow::Result<Session> {
+        let client = FitnessClient::new(tap.clone(), timeout);
+        match target {
+            Target::Stdio(s) => {
+                let (pipe, mut child) = StdioChild::spawn(s, tap, corr_id)?;
+                let served =
+                    tokio::time::timeout(timeout, client.serve_with_lifecycle(pipe, lifecycle))
+                        .await;
+                match served {
+                    Ok(Ok(service)) => Ok(Session {
+                        service,
+                        child: Some(child),
+                        timeout,
+                    }),
+                    Ok(Err(e)) => {
+                        let stderr = child.stderr_tail();
+                        child.kill().await;
+                        Err(anyhow::anyhow!(
+                            "the handshake with `{}` failed: {e}{}",
+                            s.command_line().join(" "),
+                            stderr_note(&stderr)
+                        ))
+                    }
+                    Err(_) => {
+                        let stderr = child.stderr_tail();
+                        child.kill().await;
+                        Err(anyhow::anyhow!(
+                            "`{}` did not complete the handshake within {:?}{}",
+                            s.command_line().join(" "),
+                            timeout,
+                            stderr_note(&stderr)
+                        ))
+                    }
+                }
+            }
+            Target::Http(h) => {
+                let mut custom = HashMap::new();
+                for (k, v) in &h.headers {
+                    let name = reqwest::header::HeaderName::from_bytes(k.as_bytes())
+                        .map_err(|e| anyhow::anyhow!("bad header name {k:?}: {e}"))?;
+                    let value = reqwest::header::HeaderValue::from_str(v)
+                        .map_err(|e| anyhow::anyhow!("bad value for header {k:?}: {e}"))?;
+                    custom.insert(name, value);
+                }
+                let mut config = StreamableHttpClientTransportConfig::with_uri(h.url.as_str())
+                    .custom_headers(custom);
+                if let Some(token) = &h.bearer {
+                    config = config.auth_header(token.clone());
+                }
+                let transport = StreamableHttpClientTransport::from_config(config);
+                let tapped = TappedTransport::new(transport, tap, corr_id);
+                let service =
+                    tokio::time::timeout(timeout, client.serve_with_lifecycle(tapped, lifecycle))
+                        .await
+                        .map_err(|_| {
+                            anyhow::anyhow!(
+                                "{} did not complete the handshake within {timeout:?}",
+                                h.url
+                            )
+                        })?
+                        .map_err(|e| anyhow::anyhow!("could not reach {}: {e}", h.url))?;
+                Ok(Session {
+                    service,
+                    child: None,
+                    timeout,
+                })
+            }
+        }
+    }
+
+    pub fn facts(&self) -> Option<ServerFacts> {
+        let info = self.service.peer_info()?;
+        let version = info.protocol_version.to_string();
+        Some(ServerFacts {
+            era: Era::of(&version),
+            negotiated_version: version,
+            server_info: info
+                .server_info
+                .as_ref()
+                .and_then(|s| serde_json::to_value(s).ok()),
+            capabilities: serde_json::to_value(&info.capabilities).unwrap_or_default(),
+        })
+    }
+
+    /// Every tool, all pages, within the timeout.
+    pub async fn list_tools(&self) -> anyhow::Result<Vec<Tool>> {
+        tokio::time::timeout(self.timeout, self.service.list_all_tools())
+            .await
+            .map_err(|_| anyhow::anyhow!("tools/list got no answer within {:?}", self.timeout))?
+            .map_err(|e| anyhow::anyhow!("tools/list failed: {e}"))
+    }
+
+    /// One `tools/call`, within the timeout.
+    pub async fn call_tool(
+        &self,
+        name: &str,
+        arguments: serde_json::Map<String, serde_json::Value>,
+    ) -> anyhow::Result<CallToolResult> {
+        let params = CallToolRequestParams::new(name.to_owned()).with_arguments(arguments);
+        tokio::time::timeout(self.timeout, self.service.call_tool(params))
+            .await
+            .map_err(|_| {
+                anyhow::anyhow!("tools/call {name} got no answer within {:?}", self.timeout)
+            })?
+            .map_err(|e| anyhow::anyhow!("tools/call {name} failed: {e}"))
+    }
+
+    /// How many times a list_changed notification led to a re-list.
+    pub fn relists(&self) -> u64 {
+        self.service
+            .service()
+            .relists
+            .load(std::sync::atomic::Ordering::SeqCst)
+    }
+
+    /// Tool names from the latest re-list, if one happened.
+    pub fn relisted_tools(&self) -> Option<Vec<String>> {
+        self.service
+            .service()
+            .tools
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone()
+    }
+
+    /// The tail of the child's stderr (stdio only).
+    pub fn stderr_tail(&self) -> Option<String> {
+        self.child.as_ref().map(StdioChild::stderr_tail)
+    }
+
+    /// End the session and kill the child, within a bounded time.
+    pub async fn close(mut self) {
+        let _ = tokio::time::timeout(Duration::from_secs(3), self.service.close()).await;
+        if let Some(child) = self.child.as_mut() {
+            child.kill().await;
+        }
+    }
+}
+
+fn stderr_note(stderr: &str) -> String {
+    let tail: Vec<&str> = stderr.lines().rev().take(5).collect();
+    if tail.is_empty() {
+        String::new()
+    } else {
+        let lines: Vec<&str> = tail.into_iter().rev().collect();
+        format!("; its stderr ends with:\n  {}", lines.join("\n  "))
+    }
+}

@@ -1,0 +1,19 @@
+//! Reaching an MCP server, taping the wire, and the zero-token probes.
+//!
+//! - [`connect`]: rmcp sessions over stdio or streamable HTTP, both eras.
+//! - [`stdio`]: child processes with a byte-exact tap.
+//! - [`tapped`]: a transport wrapper that tapes rmcp's HTTP frames.
+//! - [`tap`]: the shared, line-flushed `mcp.jsonl` writer.
+//! - [`raw`]: hand-written JSON-RPC for the probes (stdio lines, plain HTTP).
+//! - [`probes`]: the protocol probes and their results.
+//! - [`fixtures`]: in-tree servers, good and bad, for tests and the demo.
+
+pub mod clock;
+pub mod connect;
+pub mod fixtures;
+pub mod probes;
+pub mod raw;
+pub mod report;
+pub mod stdio;
+pub mod tap;
+pub mod tapped;

@@ -1,0 +1,393 @@
+//! Stdio child processes, with a byte-exact tap.
+//!
+//! We spawn the child ourselves and hand rmcp its pipes wrapped in
+//! [`TapReader`] / [`TapWriter`], which record each line as it crosses (the
+//! original bytes: re-parsing would reorder keys) in the same task that reads
+//! or writes it, so the tap adds no extra hop. Lines from the server that are
+//! not JSON are recorded as events and not passed on, so a garbage-speaking
+//! server cannot derail the client. The child gets a minimal environment plus
+//! what the user passed; its stderr is kept apart, and it is killed when the
+//! [`StdioChild`] is dropped.
+
+use std::io;
+use std::pin::Pin;
+use std::process::Stdio;
+use std::sync::{Arc, Mutex};
+use std::task::{Context, Poll, ready};
+
+use fitness_shared::tape::Direction;
+use serde_json::json;
+use serde_json::value::RawValue;
+use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, BufReader, ReadBuf};
+use tokio::process::{Child, ChildStdin, ChildStdout, Command};
+use tokio::task::JoinHandle;
+
+use super::tap::Tap;
+
+/// The longest line we accept from a child; longer lines are dropped.
+const MAX_LINE: usize = 16 * 1024 * 1024;
+/// How much of the child's stderr we keep (the tail).
+const STDERR_KEEP: usize = 64 * 1024;
+
+/// Environment variables passed through to every child; all else is cleared.
+const PASS_ENV: &[&str] = &[
+    "PATH",
+    "HOME",
+    "LANG",
+    "LC_ALL",
+    "TMPDIR",
+    "USER",
+    "SYSTEMROOT",
+];
+
+/// What to run.
+#[derive(Debug, Clone)]
+pub struct StdioTarget {
+    pub program: String,
+    pub args: Vec<String>,
+    /// Extra environment (auth tokens go here); never written to a tape.
+    pub env: Vec<(String, String)>,
+}
+
+impl StdioTarget {
+    pub fn command_line(&self) -> Vec<String> {
+        std::iter::once(self.program.clone())
+            .chain(self.args.iter().cloned())
+            .collect()
+    }
+
+    fn command(&self) -> Command {
+        let mut cmd = Command::new(&self.program);
+        cmd.args(&self.args).env_clear();
+        for key in PASS_ENV {
+            if let Ok(value) = std::env::var(key) {
+                cmd.env(key, value);
+            }
+        }
+        for (k, v) in &self.env {
+            cmd.env(k, v);
+        }
+        cmd.stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .kill_on_drop(true);
+        cmd
+    }
+}
+
+/// The client's ends of the child's pipes, tapped.
+pub type TappedPipes = (TapReader<ChildStdout>, TapWriter<ChildStdin>);
+
+/// A running child and the task that keeps its stderr.
+pub struct StdioChild {
+    child: Child,
+    stderr: Arc<Mutex<Vec<u8>>>,
+    tasks: Vec<JoinHandle<()>>,
+}
+
+impl StdioChild {
+    /// Spawn `target`; returns its tapped pipes (an rmcp transport) and the child.
+    pub fn spawn(
+        target: &StdioTarget,
+        tap: Tap,
+        corr_id: Option<String>,
+    ) -> anyhow::Result<(TappedPipes, StdioChild)> {
+        let mut child = target.command().spawn().map_err(|e| {
+            anyhow::anyhow!("failed to start `{}`: {e}", target.command_line().join(" "))
+        })?;
+        let (Some(stdout), Some(stdin)) = (child.stdout.take(), child.stdin.take()) else {
+            anyhow::bail!("the child's pipes were not opened");
+        };
+        let mut tasks = Vec::new();
+        let stderr = Arc::new(Mutex::new(Vec::new()));
+        if let Some(err) = child.stderr.take() {
+            let keep = stderr.clone();
+            tasks.push(tokio::spawn(async move {
+                let mut reader = BufReader::new(err);
+                let mut buf = Vec::new();
+                while let Ok(n) = reader.read_until(b'\n', &mut buf).await {
+                    if n == 0 {
+                        break;
+                    }
+                    let mut kept = keep.lock().unwrap_or_else(|p| p.into_inner());
+                    kept.extend_from_slice(&buf);
+                    if kept.len() > STDERR_KEEP {
+                        let cut = kept.len() - STDERR_KEEP;
+                        kept.drain(..cut);
+                    }
+                    buf.clear();
+                }
+            }));
+        }
+        let pipes = (
+            TapReader::new(stdout, tap.clone(), corr_id.clone()),
+            TapWriter::new(stdin, tap, corr_id),
+        );
+        Ok((
+            pipes,
+            StdioChild {
+                child,
+                stderr,
+                tasks,
+            },
+        ))
+    }
+
+    /// The tail of what the child wrote on stderr.
+    pub fn stderr_tail(&self) -> String {
+        let kept = self.stderr.lock().unwrap_or_else(|p| p.into_inner());
+        String::from_utf8_lossy(&kept).into_owned()
+    }
+
+    /// Kill the child and stop the stderr reader.
+    pub async fn kill(&mut self) {
+        let _ = self.child.start_kill();
+        let _ = tokio::time::timeout(std::time::Duration::from_secs(2), self.child.wait()).await;
+        for task in &self.tasks {
+            task.abort();
+        }
+    }
+}
+
+impl Drop for StdioChild {
+    fn drop(&mut self) {
+        let _ = self.child.start_kill();
+        for task in &self.tasks {
+            task.abort();
+        }
+    }
+}
+
+/// Reads server-to-client bytes, tapes each line as it arrives, and passes on
+/// only lines that are JSON.
+pub struct TapReader<R> {
+    inner: R,
+    tap: Tap,
+    corr_id: Option<String>,
+    /// Bytes of the line being read.
+    line: Vec<u8>,
+    /// Set while skipping the rest of an oversized line.
+    skipping: bool,
+    /// Checked lines waiting to be read by the client.
+    ready: Vec<u8>,
+    ready_pos: usize,
+    eof: bool,
+}
+
+impl<R> TapReader<R> {
+    fn new(inner: R, tap: Tap, corr_id: Option<String>) -> Self {
+        TapReader {
+            inner,
+            tap,
+            corr_id,
+            line: Vec::new(),
+            skipping: false,
+            ready: Vec::new(),
+            ready_pos: 0,
+            eof: false,
+        }
+    }
+
+    fn finish_line(&mut self) {
+        let bytes = std::mem::take(&mut self.line);
+        let text = String::from_utf8_lossy(&bytes);
+        let line = text.trim_end_matches(['\r', '\n']);
+        if !line.trim().is_empty() {
+            match serde_json::from_str::<&RawValue>(line) {
+                Ok(raw) => {
+                    self.tap
+                        .frame_raw(Direction::Out, raw, self.corr_id.as_deref());
+                    self.ready.extend_from_slice(line.as_bytes());
+                    self.ready.push(b'\n');
+                }
+                // Garbage stays on the tape as an event and goes no further.
+                Err(_) => self
+                    .tap
+                    .frame(Direction::Out, line, self.corr_id.as_deref()),
+            }
+        }
+        self.line = bytes;
+        self.line.clear();
+    }
+
+    fn take_chunk(&mut self, chunk: &[u8]) {
+        let mut rest = chunk;
+        while !rest.is_empty() {
+            let (part, done) = match rest.iter().position(|&b| b == b'\n') {
+                Some(i) => (&rest[..=i], true),
+                None => (rest, false),
+            };
+            rest = &rest[part.len()..];
+            if !self.skipping {
+                if self.line.len() + part.len() > MAX_LINE {
+                    self.skipping = true;
+                    self.line.clear();
+                    self.tap.event(
+                        "fitness.oversized_line",
+                        json!({"limit": MAX_LINE}),
+                        self.corr_id.as_deref(),
+                    );
+                } else {
+                    self.line.extend_from_slice(part);
+                }
+            }
+            if done {
+                if self.skipping {
+                    self.skipping = false;
+                } else {
+                    self.finish_line();
+                }
+            }
+        }
+    }
+}
+
+impl<R: AsyncRead + Unpin> AsyncRead for TapReader<R> {
+    fn poll_read(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &mut ReadBuf<'_>,
+    ) -> Poll<io::Result<()>> {
+        let this = self.get_mut();
+        loop {
+            if this.ready_pos < this.ready.len() {
+                let n = buf.remaining().min(this.ready.len() - this.ready_pos);
+                buf.put_slice(&this.ready[this.ready_pos..this.ready_pos + n]);
+                this.ready_pos += n;
+                if this.ready_pos == this.ready.len() {
+                    this.ready.clear();
+                    this.ready_pos = 0;
+                }
+                return Poll::Ready(Ok(()));
+            }
+            if this.eof {
+                return Poll::Ready(Ok(()));
+            }
+            let mut chunk = [0u8; 16 * 1024];
+            let mut read = ReadBuf::new(&mut chunk);
+            ready!(Pin::new(&mut this.inner).poll_read(cx, &mut read))?;
+            let n = read.filled().len();
+            if n == 0 {
+                this.eof = true;
+                if !this.line.is_empty() && !this.skipping {
+                    this.finish_line();
+                }
+                this.tap.event(
+                    "fitness.stdio_closed",
+                    json!({"stream": "stdout"}),
+                    this.corr_id.as_deref(),
+                );
+            } else {
+                this.take_chunk(&chunk[..n]);
+            }
+        }
+    }
+}
+
+/// Writes client-to-server bytes through, taping each complete line.
+pub struct TapWriter<W> {
+    inner: W,
+    tap: Tap,
+    corr_id: Option<String>,
+    line: Vec<u8>,
+}
+
+impl<W> TapWriter<W> {
+    fn new(inner: W, tap: Tap, corr_id: Option<String>) -> Self {
+        TapWriter {
+            inner,
+            tap,
+            corr_id,
+            line: Vec::new(),
+        }
+    }
+
+    fn record(&mut self, written: &[u8]) {
+        let mut rest = written;
+        while let Some(i) = rest.iter().position(|&b| b == b'\n') {
+            self.line.extend_from_slice(&rest[..i]);
+            rest = &rest[i + 1..];
+            let text = String::from_utf8_lossy(&self.line);
+            let line = text.trim_end_matches('\r');
+            if !line.trim().is_empty() {
+                self.tap.frame(Direction::In, line, self.corr_id.as_deref());
+            }
+            self.line.clear();
+        }
+        if self.line.len() + rest.len() <= MAX_LINE {
+            self.line.extend_from_slice(rest);
+        }
+    }
+}
+
+impl<W: AsyncWrite + Unpin> AsyncWrite for TapWriter<W> {
+    fn poll_write(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &[u8],
+    ) -> Poll<io::Result<usize>> {
+        let this = self.get_mut();
+        let n = ready!(Pin::new(&mut this.inner).poll_write(cx, buf))?;
+        if this.tap.is_enabled() {
+            this.record(&buf[..n]);
+        }
+        Poll::Ready(Ok(n))
+    }
+
+    fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        Pin::new(&mut self.get_mut().inner).poll_flush(cx)
+    }
+
+    fn poll_shutdown(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        Pin::new(&mut self.get_mut().inner).poll_shutdown(cx)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+    use super::*;
+
+    fn tape() -> (tempfile::TempDir, std::path::PathBuf, Tap) {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let path = dir.path().join("mcp.jsonl");
+        let tap = Tap::create(&path, "test", vec![]).expect("tape");
+        (dir, path, tap)
+    }
+
+    #[tokio::test]
+    async fn reader_passes_json_lines_byte_exact_and_tapes_garbage_as_events() {
+        let (_dir, path, tap) = tape();
+        let input: &[u8] = b"{\"b\":1,  \"a\":2}\r\nnot json {\n\n\xff\xfe\n{\"id\":1}";
+        let mut reader = TapReader::new(input, tap, Some("c".into()));
+        let mut out = String::new();
+        reader.read_to_string(&mut out).await.expect("read");
+        assert_eq!(out, "{\"b\":1,  \"a\":2}\n{\"id\":1}\n");
+        let text = std::fs::read_to_string(&path).expect("tape");
+        assert!(
+            text.contains(r#""raw":{"b":1,  "a":2},"corr_id":"c""#),
+            "{text}"
+        );
+        assert_eq!(text.matches("fitness.unparsable").count(), 2, "{text}");
+        assert!(text.contains("fitness.stdio_closed"));
+    }
+
+    #[tokio::test]
+    async fn writer_tapes_each_line_once_however_it_is_split() {
+        let (_dir, path, tap) = tape();
+        let mut sink = Vec::new();
+        let mut writer = TapWriter::new(&mut sink, tap, None);
+        for piece in [&b"{\"id\":1,"[..], b"\"m\":\"x\"}\n{\"id\"", b":2}\n"] {
+            writer.write_all(piece).await.expect("write");
+        }
+        writer.flush().await.expect("flush");
+        assert_eq!(sink, b"{\"id\":1,\"m\":\"x\"}\n{\"id\":2}\n");
+        let text = std::fs::read_to_string(&path).expect("tape");
+        assert!(
+            text.contains(r#""dir":"in","raw":{"id":1,"m":"x"}"#),
+            "{text}"
+        );
+        assert!(text.contains(r#""dir":"in","raw":{"id":2}"#), "{text}");
+    }
+}

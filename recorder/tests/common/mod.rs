@@ -1,0 +1,259 @@
+//! Helpers shared by the `fitness probe` tests: run the binary with a bound
+//! on its run time, read its report and its tape, and start servers that are
+//! killed by PID when the guard drops.
+#![allow(dead_code, reason = "each test file uses a different subset")]
+
+use std::collections::BTreeMap;
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+pub const FITNESS: &str = env!("CARGO_BIN_EXE_fitness");
+
+/// Run `fitness ARGS`, killing it after `limit`; fails the test on a hang.
+pub fn run_bounded(args: &[&str], limit: Duration) -> Output {
+    let mut child = Command::new(FITNESS)
+        .args(args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("fitness starts");
+    let started = Instant::now();
+    loop {
+        if child.try_wait().expect("wait works").is_some() {
+            return child.wait_with_output().expect("output is readable");
+        }
+        if started.elapsed() > limit {
+            let _ = child.kill();
+            let out = child.wait_with_output().expect("output is readable");
+            panic!(
+                "fitness {args:?} did not finish within {limit:?}; stderr: {}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+/// A `fitness probe --json` run: its report and its tape.
+pub struct ProbeRun {
+    pub report: Value,
+    pub tape: PathBuf,
+    pub elapsed: Duration,
+    _dir: tempfile::TempDir,
+}
+
+impl ProbeRun {
+    /// Probe statuses by id.
+    pub fn statuses(&self) -> BTreeMap<String, String> {
+        self.report["probes"]
+            .as_array()
+            .expect("probes is a list")
+            .iter()
+            .map(|p| {
+                (
+                    p["id"].as_str().expect("id").to_owned(),
+                    p["status"].as_str().expect("status").to_owned(),
+                )
+            })
+            .collect()
+    }
+
+    pub fn status(&self, id: &str) -> String {
+        self.statuses()
+            .get(id)
+            .cloned()
+            .unwrap_or_else(|| panic!("no probe {id} in {:#}", self.report))
+    }
+
+    pub fn tools(&self) -> Vec<String> {
+        self.report["tools"]
+            .as_array()
+            .expect("tools is a list")
+            .iter()
+            .map(|t| t.as_str().expect("tool name").to_owned())
+            .collect()
+    }
+
+    pub fn call(&self, index: usize) -> &Value {
+        &self.report["calls"][index]
+    }
+
+    /// `fitness tape stats --json` on the tape.
+    pub fn tape_stats(&self) -> Value {
+        tape_stats(&self.tape)
+    }
+
+    /// Requests without a response, summed over tools.
+    pub fn pending(&self) -> u64 {
+        self.tape_stats()["tools"]
+            .as_array()
+            .expect("tools is a list")
+            .iter()
+            .map(|t| t["pending"].as_u64().unwrap_or(0))
+            .sum()
+    }
+
+    pub fn tape_text(&self) -> String {
+        std::fs::read_to_string(&self.tape).expect("the tape is readable")
+    }
+}
+
+/// Probe `target` (a URL, or `--` and a command line) with `extra` options.
+pub fn probe(target: &[&str], extra: &[&str], limit: Duration) -> ProbeRun {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let tape_dir = dir.path().join("tape");
+    let mut args = vec![
+        "probe",
+        "--json",
+        "--tape",
+        tape_dir.to_str().expect("utf-8 path"),
+    ];
+    args.extend_from_slice(extra);
+    args.extend_from_slice(target);
+    let started = Instant::now();
+    let out = run_bounded(&args, limit);
+    let elapsed = started.elapsed();
+    assert!(
+        out.status.success(),
+        "fitness probe exited {:?}; stderr: {}",
+        out.status,
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+        panic!(
+            "the report is JSON ({e}): {}",
+            String::from_utf8_lossy(&out.stdout)
+        )
+    });
+    ProbeRun {
+        report,
+        tape: tape_dir.join("mcp.jsonl"),
+        elapsed,
+        _dir: dir,
+    }
+}
+
+pub fn tape_stats(tape: &Path) -> Value {
+    let out = run_bounded(
+        &[
+            "tape",
+            "stats",
+            tape.to_str().expect("utf-8 path"),
+            "--json",
+        ],
+        Duration::from_secs(30),
+    );
+    assert!(
+        out.status.success(),
+        "tape stats failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let stats: Value = serde_json::from_slice(&out.stdout).expect("stats are JSON");
+    assert_eq!(
+        stats["session"]["skippedLines"], 0,
+        "every tape line is readable"
+    );
+    stats
+}
+
+/// A server process killed by PID when dropped.
+pub struct ServerGuard {
+    child: Child,
+    pub url: String,
+}
+
+impl Drop for ServerGuard {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Start an in-tree HTTP fixture on 127.0.0.1 and read its URL.
+pub fn http_fixture(name: &str) -> ServerGuard {
+    let mut child = Command::new(FITNESS)
+        .args(["fixture-server", name, "--http", "127.0.0.1:0"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("the fixture starts");
+    let stdout = child.stdout.take().expect("piped stdout");
+    let mut line = String::new();
+    let read = BufReader::new(stdout).read_line(&mut line);
+    let mut guard = ServerGuard {
+        child,
+        url: String::new(),
+    };
+    match (read, line.trim().strip_prefix("listening ")) {
+        (Ok(_), Some(url)) => guard.url = url.to_owned(),
+        _ => panic!("the {name} fixture did not report its address: {line:?}"),
+    }
+    guard
+}
+
+/// Start `program args` with `env`, as a guarded process.
+pub fn spawn_guarded(
+    program: &Path,
+    args: &[&str],
+    env: &[(&str, String)],
+    url: String,
+) -> ServerGuard {
+    let mut cmd = Command::new(program);
+    cmd.args(args).stdout(Stdio::null()).stderr(Stdio::null());
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    ServerGuard {
+        child: cmd
+            .spawn()
+            .unwrap_or_else(|e| panic!("{} starts: {e}", program.display())),
+        url,
+    }
+}
+
+/// Find an installed tool on PATH or under $FITNESS_TOOLS; a missing one
+/// fails the test with the fix, never a silent skip.
+pub fn require_tool(name: &str) -> PathBuf {
+    let tools = std::env::var_os("FITNESS_TOOLS")
+        .map(PathBuf::from)
+        .or_else(|| {
+            std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache/fitness-report/tools"))
+        });
+    let mut candidates: Vec<PathBuf> = tools
+        .iter()
+        .map(|t| t.join("node_modules/.bin").join(name))
+        .collect();
+    if let Some(path) = std::env::var_os("PATH") {
+        candidates.extend(std::env::split_paths(&path).map(|d| d.join(name)));
+    }
+    candidates
+        .into_iter()
+        .find(|p| p.is_file())
+        .unwrap_or_else(|| {
+            panic!("{name} is not installed: run scripts/setup (it installs the real MCP servers the tests use)")
+        })
+}
+
+/// A free port on 127.0.0.1 (bound and released).
+pub fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .map(|a| a.port())
+        .expect("a free port")
+}
+
+/// Wait until `port` on 127.0.0.1 accepts connections.
+pub fn wait_for_port(port: u16, limit: Duration) {
+    let started = Instant::now();
+    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+        assert!(
+            started.elapsed() < limit,
+            "nothing listens on 127.0.0.1:{port} after {limit:?}"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
