@@ -1,0 +1,162 @@
+//! The published anchor board in a real browser: a site is laid out in a
+//! temporary directory from the viewer build, a board built from the 33
+//! imported anchor records, and each run's record; headless Chromium opens it.
+
+use std::path::Path;
+use std::time::Duration;
+
+use anyhow::Context;
+use fantoccini::{Client, Locator};
+use fitness_e2e::{browser::Browser, serve::StaticServer, viewer_dist, workspace_root};
+use fitness_shared::board::build_board;
+use fitness_shared::record::import::import_runs;
+
+const HF_EXTENDED: &str = "huggingface-co-2026-08-20T17-23-48-886Z";
+
+fn copy_dir(from: &Path, to: &Path) -> anyhow::Result<()> {
+    std::fs::create_dir_all(to)?;
+    for entry in std::fs::read_dir(from)? {
+        let entry = entry?;
+        let target = to.join(entry.file_name());
+        if entry.file_type()?.is_dir() {
+            copy_dir(&entry.path(), &target)?;
+        } else {
+            std::fs::copy(entry.path(), target)?;
+        }
+    }
+    Ok(())
+}
+
+/// dist + data/board.json + runs/<id>/record.json, as `fitness publish` lays it out.
+fn anchor_site(site: &Path) -> anyhow::Result<()> {
+    copy_dir(&viewer_dist()?, site)?;
+    let runs = workspace_root().join("../shared/fixtures/anchor-board/runs.json");
+    let runs = if runs.is_file() {
+        runs
+    } else {
+        Path::new("/work/shared/fixtures/anchor-board/runs.json").to_path_buf()
+    };
+    let doc: serde_json::Value = serde_json::from_slice(
+        &std::fs::read(&runs).with_context(|| format!("reading {}", runs.display()))?,
+    )?;
+    let set = import_runs(&doc)?;
+    let board = build_board(&set.records, "2026-11-30T00:00:00Z", None);
+    std::fs::create_dir_all(site.join("data"))?;
+    std::fs::write(site.join("data/board.json"), serde_json::to_vec(&board)?)?;
+    for record in &set.records {
+        let dir = site.join("runs").join(&record.run.id);
+        std::fs::create_dir_all(&dir)?;
+        std::fs::write(dir.join("record.json"), serde_json::to_vec(record)?)?;
+    }
+    Ok(())
+}
+
+async fn count(client: &Client, css: &str) -> anyhow::Result<usize> {
+    Ok(client.find_all(Locator::Css(css)).await?.len())
+}
+
+async fn wait_for(client: &Client, css: &str) -> anyhow::Result<fantoccini::elements::Element> {
+    client
+        .wait()
+        .at_most(Duration::from_secs(30))
+        .for_element(Locator::Css(css))
+        .await
+        .with_context(|| format!("{css} never appeared"))
+}
+
+async fn screenshot(client: &Client, name: &str) -> anyhow::Result<()> {
+    let png = client.screenshot().await?;
+    std::fs::write(std::env::temp_dir().join(name), png)?;
+    Ok(())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn anchor_board_and_record_page_in_chromium() -> anyhow::Result<()> {
+    let site = tempfile::tempdir()?;
+    anchor_site(site.path())?;
+    let server = StaticServer::start(site.path()).await?;
+    let browser = Browser::start(1400, 900).await?;
+    let outcome = async {
+        let c = &browser.client;
+        c.goto(&server.url("/")).await?;
+        wait_for(c, "article.row").await?;
+        anyhow::ensure!(count(c, "article.row").await? == 33, "rows");
+        anyhow::ensure!(
+            count(c, "article.row .result.scored").await? == 7,
+            "scored slots"
+        );
+        anyhow::ensure!(
+            count(c, "article.row .result.refused").await? == 26,
+            "refused slots"
+        );
+        anyhow::ensure!(
+            count(c, "article.row[data-outcome='SCORED']").await? == 7,
+            "scored rows"
+        );
+
+        let headline = c
+            .find(Locator::Css(".summary .headline"))
+            .await?
+            .text()
+            .await?;
+        anyhow::ensure!(
+            headline == "26 of 33 published runs published no score.",
+            "{headline:?}"
+        );
+
+        let hf = c
+            .find(Locator::Css(&format!(
+                "article.row[data-run-id='{HF_EXTENDED}'] .interval-text"
+            )))
+            .await?
+            .text()
+            .await?;
+        anyhow::ensure!(
+            hf.contains("95% CI") && hf.contains(" of "),
+            "interval text {hf:?}"
+        );
+
+        let refused = "article.row[data-run-id='mcp-vercel-com-2026-08-20T18-17-32-685Z']";
+        let code = c
+            .find(Locator::Css(&format!("{refused} .result.refused .code")))
+            .await?
+            .text()
+            .await?;
+        anyhow::ensure!(code == "INSUFFICIENT_SURFACE", "code {code:?}");
+        let reason = c
+            .find(Locator::Css(&format!("{refused} .result.refused .reason")))
+            .await?
+            .text()
+            .await?;
+        anyhow::ensure!(!reason.is_empty(), "empty reason");
+
+        let page = c.source().await?;
+        anyhow::ensure!(!page.contains('\u{2014}'), "an em-dash on the board");
+        screenshot(c, "fitness-board-1400.png").await?;
+
+        // The tier filter is kept in the URL.
+        c.goto(&server.url("/?tier=scored")).await?;
+        wait_for(c, "section.group").await?;
+        anyhow::ensure!(count(c, "section.group[data-tier='scored'] article.row").await? == 7);
+        anyhow::ensure!(count(c, "section.group[data-tier='free']").await? == 0);
+
+        c.goto(&server.url(&format!("/?run={HF_EXTENDED}"))).await?;
+        let ext = wait_for(c, "section.extensions").await?.text().await?;
+        for pooled in ["10/12", "16/18", "22/24"] {
+            anyhow::ensure!(
+                ext.contains(pooled),
+                "extension sequence lacks {pooled}: {ext:?}"
+            );
+        }
+        screenshot(c, "fitness-record-1400.png").await?;
+
+        c.set_window_size(390, 844).await?;
+        c.goto(&server.url("/")).await?;
+        wait_for(c, "article.row").await?;
+        screenshot(c, "fitness-board-390.png").await?;
+        Ok(())
+    }
+    .await;
+    browser.close().await?;
+    outcome
+}
