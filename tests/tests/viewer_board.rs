@@ -64,6 +64,16 @@ async fn wait_for(client: &Client, css: &str) -> anyhow::Result<fantoccini::elem
         .with_context(|| format!("{css} never appeared"))
 }
 
+async fn scroll_to(client: &Client, css: &str) -> anyhow::Result<()> {
+    client
+        .execute(
+            "document.querySelector(arguments[0]).scrollIntoView();",
+            vec![serde_json::Value::from(css)],
+        )
+        .await?;
+    Ok(())
+}
+
 async fn screenshot(client: &Client, name: &str) -> anyhow::Result<()> {
     let png = client.screenshot().await?;
     std::fs::write(std::env::temp_dir().join(name), png)?;
@@ -133,6 +143,10 @@ async fn anchor_board_and_record_page_in_chromium() -> anyhow::Result<()> {
         let page = c.source().await?;
         anyhow::ensure!(!page.contains('\u{2014}'), "an em-dash on the board");
         screenshot(c, "fitness-board-1400.png").await?;
+        scroll_to(c, "section.group[data-tier='scored']").await?;
+        screenshot(c, "fitness-board-1400-scored.png").await?;
+        scroll_to(c, "section.group[data-tier='free'] article.row").await?;
+        screenshot(c, "fitness-board-1400-refused.png").await?;
 
         // The tier filter is kept in the URL.
         c.goto(&server.url("/?tier=scored")).await?;
@@ -154,6 +168,14 @@ async fn anchor_board_and_record_page_in_chromium() -> anyhow::Result<()> {
         c.goto(&server.url("/")).await?;
         wait_for(c, "article.row").await?;
         screenshot(c, "fitness-board-390.png").await?;
+        scroll_to(c, "section.group[data-tier='scored'] article.row").await?;
+        screenshot(c, "fitness-board-390-scored.png").await?;
+        scroll_to(c, "section.group[data-tier='free'] article.row").await?;
+        screenshot(c, "fitness-board-390-refused.png").await?;
+        c.goto(&server.url("/?run=mcp-vercel-com-2026-08-20T18-17-32-685Z"))
+            .await?;
+        wait_for(c, "section.deciding").await?;
+        screenshot(c, "fitness-record-390-refused.png").await?;
         Ok(())
     }
     .await;
