@@ -164,6 +164,20 @@ async fn anchor_board_and_record_page_in_chromium() -> anyhow::Result<()> {
         }
         screenshot(c, "fitness-record-1400.png").await?;
 
+        // A construct refusal reads the MCP tape: calls, errors, no response.
+        c.goto(&server.url("/?run=knowledge-mcp-global-api-aws-2026-08-20T16-45-18-024Z"))
+            .await?;
+        let tape = wait_for(c, "section.deciding .tape-counts")
+            .await?
+            .text()
+            .await?;
+        anyhow::ensure!(
+            tape.contains("Tool calls recorded: 54")
+                && tape.contains("Requests with no matching response: 54"),
+            "construct tape counts {tape:?}"
+        );
+        screenshot(c, "fitness-record-1400-construct.png").await?;
+
         c.set_window_size(390, 844).await?;
         c.goto(&server.url("/")).await?;
         wait_for(c, "article.row").await?;

@@ -35,6 +35,15 @@ fn verdict_word(v: VerdictOutcome) -> &'static str {
     }
 }
 
+/// A stored p-value as printed: four decimals, or "p < 0.0001".
+fn p_text(p: f64) -> String {
+    if p < 0.0001 {
+        "p < 0.0001".to_owned()
+    } else {
+        format!("p = {p:.4}")
+    }
+}
+
 fn opt_u(x: Option<u64>) -> String {
     x.map(|v| v.to_string())
         .unwrap_or_else(|| "not recorded".to_owned())
@@ -52,6 +61,13 @@ pub fn RecordView(record: RunRecord) -> impl IntoView {
         .refused_at
         .as_deref()
         .and_then(|g| record.gates.record(g))
+        // A scored run opens on the construct gate that let it through.
+        .or_else(|| {
+            record
+                .score
+                .as_ref()
+                .and_then(|_| record.gates.record("construct"))
+        })
         .cloned();
     let headline = match (&record.score, &deciding) {
         (Some(score), _) => format!(
@@ -73,6 +89,7 @@ pub fn RecordView(record: RunRecord) -> impl IntoView {
     let suite_view = view! { <SuiteFates record=record.clone() /> };
     let extensions = extensions_view(&record);
     let ledger = gate_ledger(&record);
+    let tasks = tasks_view(&record);
     let probes = probes_view(&record);
     let cost = cost_view(&record.cost);
     let notes = notes_view(&record);
@@ -124,6 +141,7 @@ pub fn RecordView(record: RunRecord) -> impl IntoView {
                 {zero_policy}
             </section>
             {ledger}
+            {tasks}
             {probes}
             <section class="cost-section"><h3>"Cost"</h3>{cost}</section>
             {notes}
@@ -147,12 +165,12 @@ pub fn RecordView(record: RunRecord) -> impl IntoView {
 fn DecidingGate(gate: GateRecord, record: RunRecord) -> impl IntoView {
     let verdict = gate.verdict.as_ref().map(|v| {
         format!(
-            "{} of {} against a threshold of {}, alpha {}, p = {:.4}: {}.",
+            "{} of {} against a threshold of {}, alpha {}, {}: {}.",
             v.k,
             v.n,
             pct(v.threshold),
             v.alpha,
-            v.p_value,
+            p_text(v.p_value),
             verdict_word(v.outcome)
         )
     });
@@ -218,8 +236,8 @@ fn DecidingGate(gate: GateRecord, record: RunRecord) -> impl IntoView {
                 <ul>
                     <li>{format!("Reference trials completed: {n}; oracle errors: {errors}.")}</li>
                     {compromised.then(|| view! { <li>"The error rate crossed its limit, so the run was compromised: the measurement did not complete."</li> })}
-                    {pooled.as_ref().map(|p| view! { <li>{format!("Pooled across {extensions_consumed} extensions: {} of {}.", p.k, p.n)}</li> })}
-                    {published.as_ref().map(|p| view! { <li>{format!("Published verdict {} (raw {}); Wilson interval {} to {}. {}", verdict_word(p.outcome), verdict_word(p.raw_outcome), pct(p.wilson_low), pct(p.wilson_high), p.reason)}</li> })}
+                    {pooled.as_ref().filter(|_| *extensions_consumed > 0).map(|p| view! { <li>{format!("Pooled across {extensions_consumed} extensions: {} of {}.", p.k, p.n)}</li> })}
+                    {published.as_ref().map(|p| view! { <li>{format!("Published verdict {} (raw {}); Wilson interval {} to {}; reason {}.", verdict_word(p.outcome), verdict_word(p.raw_outcome), pct(p.wilson_low), pct(p.wilson_high), p.reason)}</li> })}
                 </ul>
                 {stats}
             }
@@ -252,37 +270,37 @@ fn DecidingGate(gate: GateRecord, record: RunRecord) -> impl IntoView {
     }
 }
 
-/// Calls, errors and requests without a response, when the record carries
-/// tape statistics for the MCP plane.
+/// Calls, errors and requests without a response, read from the MCP plane's
+/// recorded tape statistics (`planes.mcp.tools[]`: calls, errors, pending).
 fn construct_tape_counts(record: &RunRecord) -> AnyView {
-    let Some(stats) = record.trace_stats.as_ref() else {
-        return view! { <p>"The record carries no tape statistics, so calls and unanswered requests are not stated."</p> }.into_any();
+    let tools = record
+        .trace_stats
+        .as_ref()
+        .and_then(|s| s.pointer("/planes/mcp/tools"))
+        .and_then(|t| t.as_array());
+    let Some(tools) = tools else {
+        return view! { <p>"The record carries no MCP tape statistics, so calls and unanswered requests are not stated."</p> }.into_any();
     };
-    let find = |key: &str| -> Option<u64> { find_u64(stats, key) };
-    let calls = find("tool_calls").or_else(|| find("calls"));
-    let errors = find("tool_errors").or_else(|| find("errors"));
-    let orphans = find("unanswered")
-        .or_else(|| find("requests_without_response"))
-        .or_else(|| find("orphan_requests"));
+    let sum = |key: &str| -> u64 {
+        tools
+            .iter()
+            .filter_map(|t| t.get(key).and_then(|v| v.as_u64()))
+            .sum()
+    };
+    let (calls, errors, pending) = (sum("calls"), sum("errors"), sum("pending"));
+    let finding = (pending > 0 && pending == calls).then(|| view! {
+        <p class="finding">"Every recorded tool call is a request with no matching protocol response. That is a finding about the server, read from the recorded counts."</p>
+    });
     view! {
+        <p>"From the MCP tape:"</p>
         <ul class="tape-counts">
-            <li>{format!("Tool calls recorded: {}", opt_u(calls))}</li>
-            <li>{format!("Came back as errors: {}", opt_u(errors))}</li>
-            <li>{format!("Requests with no matching response: {}", opt_u(orphans))}</li>
+            <li>{format!("Tool calls recorded: {calls}")}</li>
+            <li>{format!("Came back as errors: {errors}")}</li>
+            <li>{format!("Requests with no matching response: {pending}")}</li>
         </ul>
+        {finding}
     }
     .into_any()
-}
-
-fn find_u64(v: &serde_json::Value, key: &str) -> Option<u64> {
-    match v {
-        serde_json::Value::Object(map) => map
-            .get(key)
-            .and_then(|x| x.as_u64())
-            .or_else(|| map.values().find_map(|x| find_u64(x, key))),
-        serde_json::Value::Array(items) => items.iter().find_map(|x| find_u64(x, key)),
-        _ => None,
-    }
 }
 
 #[component]
@@ -381,7 +399,7 @@ fn gate_ledger(record: &RunRecord) -> impl IntoView + use<> {
             let counts = g
                 .verdict
                 .as_ref()
-                .map(|v| format!("{} of {}, p = {:.4}", v.k, v.n, v.p_value))
+                .map(|v| format!("{} of {}, {}", v.k, v.n, p_text(v.p_value)))
                 .unwrap_or_default();
             view! {
                 <tr>
@@ -479,4 +497,45 @@ fn notes_view(record: &RunRecord) -> impl IntoView + use<> {
             <ul>{own}</ul>
         </section>
     }
+}
+
+fn tasks_view(record: &RunRecord) -> Option<impl IntoView + use<>> {
+    let score = record.score.as_ref()?;
+    let tasks = score
+        .tasks
+        .iter()
+        .map(|t| {
+            let yes = |b: bool| if b { "yes" } else { "no" };
+            view! {
+                <tr>
+                    <th scope="row"><code>{t.task_id.clone()}</code></th>
+                    <td>{yes(t.first_try_success)}</td>
+                    <td>{yes(t.success)}</td>
+                    <td>{t.tool_calls}</td>
+                    <td>{t.failure.clone().unwrap_or_default()}</td>
+                </tr>
+            }
+        })
+        .collect_view();
+    let tools = score
+        .tools
+        .iter()
+        .map(|t| view! {
+            <tr><th scope="row"><code>{t.tool.clone()}</code></th><td>{t.calls}</td><td>{t.errors}</td></tr>
+        })
+        .collect_view();
+    Some(view! {
+        <section class="tasks">
+            <h3>"Per task"</h3>
+            <div class="scroll"><table>
+                <thead><tr><th scope="col">"Task"</th><th scope="col">"First try"</th><th scope="col">"Eventually"</th><th scope="col">"Tool calls"</th><th scope="col">"Failure"</th></tr></thead>
+                <tbody>{tasks}</tbody>
+            </table></div>
+            <h3>"Per tool"</h3>
+            <div class="scroll"><table>
+                <thead><tr><th scope="col">"Tool"</th><th scope="col">"Calls"</th><th scope="col">"Errors"</th></tr></thead>
+                <tbody>{tools}</tbody>
+            </table></div>
+        </section>
+    })
 }
