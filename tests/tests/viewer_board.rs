@@ -176,6 +176,10 @@ async fn anchor_board_and_record_page_in_chromium() -> anyhow::Result<()> {
                 && tape.contains("Requests with no matching response: 54"),
             "construct tape counts {tape:?}"
         );
+        anyhow::ensure!(
+            !c.source().await?.contains('\u{2014}'),
+            "an em-dash on a record page"
+        );
         screenshot(c, "fitness-record-1400-construct.png").await?;
 
         c.set_window_size(390, 844).await?;
