@@ -3,12 +3,13 @@
 //! imported anchor records, and each run's record; headless Chromium opens it.
 
 use std::path::Path;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use anyhow::Context;
 use fantoccini::{Client, Locator};
 use fitness_e2e::{browser::Browser, serve::StaticServer, viewer_dist, workspace_root};
 use fitness_shared::board::build_board;
+use fitness_shared::record::RunRecord;
 use fitness_shared::record::import::import_runs;
 
 const HF_EXTENDED: &str = "huggingface-co-2026-08-20T17-23-48-886Z";
@@ -27,9 +28,8 @@ fn copy_dir(from: &Path, to: &Path) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// dist + data/board.json + runs/<id>/record.json, as `fitness publish` lays it out.
-fn anchor_site(site: &Path) -> anyhow::Result<()> {
-    copy_dir(&viewer_dist()?, site)?;
+/// The 33 anchor records, imported from the v1 fixture.
+fn anchor_records() -> anyhow::Result<Vec<RunRecord>> {
     let runs = workspace_root().join("../shared/fixtures/anchor-board/runs.json");
     let runs = if runs.is_file() {
         runs
@@ -39,11 +39,16 @@ fn anchor_site(site: &Path) -> anyhow::Result<()> {
     let doc: serde_json::Value = serde_json::from_slice(
         &std::fs::read(&runs).with_context(|| format!("reading {}", runs.display()))?,
     )?;
-    let set = import_runs(&doc)?;
-    let board = build_board(&set.records, "2026-11-30T00:00:00Z", None);
+    Ok(import_runs(&doc)?.records)
+}
+
+/// dist + data/board.json + runs/<id>/record.json, as `fitness publish` lays it out.
+fn write_site(site: &Path, records: &[RunRecord]) -> anyhow::Result<()> {
+    copy_dir(&viewer_dist()?, site)?;
+    let board = build_board(records, "2026-11-30T00:00:00Z", None);
     std::fs::create_dir_all(site.join("data"))?;
     std::fs::write(site.join("data/board.json"), serde_json::to_vec(&board)?)?;
-    for record in &set.records {
+    for record in records {
         let dir = site.join("runs").join(&record.run.id);
         std::fs::create_dir_all(&dir)?;
         std::fs::write(dir.join("record.json"), serde_json::to_vec(record)?)?;
@@ -83,13 +88,15 @@ async fn screenshot(client: &Client, name: &str) -> anyhow::Result<()> {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn anchor_board_and_record_page_in_chromium() -> anyhow::Result<()> {
     let site = tempfile::tempdir()?;
-    anchor_site(site.path())?;
+    write_site(site.path(), &anchor_records()?)?;
     let server = StaticServer::start(site.path()).await?;
     let browser = Browser::start(1400, 900).await?;
     let outcome = async {
         let c = &browser.client;
+        let started = Instant::now();
         c.goto(&server.url("/")).await?;
         wait_for(c, "article.row").await?;
+        eprintln!("anchor board: first row after {:?}", started.elapsed());
         anyhow::ensure!(count(c, "article.row").await? == 33, "rows");
         anyhow::ensure!(
             count(c, "article.row .result.scored").await? == 7,
@@ -194,6 +201,40 @@ async fn anchor_board_and_record_page_in_chromium() -> anyhow::Result<()> {
             .await?;
         wait_for(c, "section.deciding").await?;
         screenshot(c, "fitness-record-390-refused.png").await?;
+        Ok(())
+    }
+    .await;
+    browser.close().await?;
+    outcome
+}
+
+/// A 5,016-run synthetic board (the anchor's 33 records under 152 server
+/// names) still renders every row; the time to the first row is printed.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn synthetic_5000_run_board_renders_every_row() -> anyhow::Result<()> {
+    let anchor = anchor_records()?;
+    let mut records = Vec::with_capacity(anchor.len() * 152);
+    for copy in 0..152 {
+        for record in &anchor {
+            let mut r = record.clone();
+            r.run.id = format!("{}-s{copy}", r.run.id);
+            r.server.slug = format!("{}-s{copy}", r.server.slug);
+            records.push(r);
+        }
+    }
+    let site = tempfile::tempdir()?;
+    write_site(site.path(), &records)?;
+    let server = StaticServer::start(site.path()).await?;
+    let browser = Browser::start(1400, 900).await?;
+    let outcome = async {
+        let c = &browser.client;
+        let started = Instant::now();
+        c.goto(&server.url("/")).await?;
+        wait_for(c, "article.row").await?;
+        eprintln!("5,016-run board: first row after {:?}", started.elapsed());
+        let rows = count(c, "article.row").await?;
+        anyhow::ensure!(rows == 5016, "{rows} rows");
+        anyhow::ensure!(count(c, ".result.refused").await? == 26 * 152);
         Ok(())
     }
     .await;
