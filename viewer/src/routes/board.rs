@@ -17,6 +17,9 @@ const TIERS: [(&str, &str); 4] = [
     ("scored", "Scored"),
 ];
 
+/// Rows a group renders before its "show the other runs" button.
+pub const FIRST_PAINT_ROWS: usize = 100;
+
 #[component]
 pub fn BoardPage(tier: Option<String>) -> impl IntoView {
     let board = LocalResource::new(fetch_board);
@@ -113,6 +116,11 @@ pub fn BoardView(board: Board, tier: Option<String>) -> impl IntoView {
 #[component]
 fn GroupView(group: Group, rows: Vec<Row>) -> impl IntoView {
     let heading = group.title.clone();
+    // Large groups paint their first rows at once; the rest are one click
+    // away, and the button says how many there are.
+    let total = rows.len();
+    let shown = RwSignal::new(total.min(FIRST_PAINT_ROWS));
+    let rows_shown = StoredValue::new(rows);
     view! {
         <section class="group" data-tier=group.tier.as_str() data-group-id=group.id.clone()>
             <h2>{heading}</h2>
@@ -123,10 +131,18 @@ fn GroupView(group: Group, rows: Vec<Row>) -> impl IntoView {
                 </div>
             })}
             <For
-                each=move || rows.clone()
+                each=move || rows_shown.with_value(|rows| rows[..shown.get()].to_vec())
                 key=|r| r.id.clone()
                 children=|r| view! { <RowView row=r /> }
             />
+            {move || {
+                let hidden = total - shown.get();
+                (hidden > 0).then(|| view! {
+                    <button class="show-all" on:click=move |_| shown.set(total)>
+                        {format!("Show the other {hidden} runs of this group")}
+                    </button>
+                })
+            }}
         </section>
     }
 }
