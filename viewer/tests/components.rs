@@ -173,3 +173,28 @@ fn record_text_is_rendered_as_text_never_html() {
     assert!(host.query_selector("#injected").unwrap().is_none());
     assert_eq!(text(&host, ".reason"), "<b id=\"injected\">bold</b>");
 }
+
+#[wasm_bindgen_test]
+fn url_state_reads_the_run_and_the_tier() {
+    let state =
+        fitness_viewer::UrlState::parse("?run=gitmcp-io-2026-08-20T03-30-29-022Z&tier=paid");
+    assert_eq!(
+        state.run.as_deref(),
+        Some("gitmcp-io-2026-08-20T03-30-29-022Z")
+    );
+    assert_eq!(state.tier.as_deref(), Some("paid"));
+    assert_eq!(fitness_viewer::UrlState::parse(""), Default::default());
+}
+
+#[wasm_bindgen_test]
+fn a_record_url_is_built_only_from_a_run_id() {
+    use fitness_viewer::api::record_path;
+    assert_eq!(
+        record_path("gitmcp-io-2026-08-20T03-30-29-022Z").as_deref(),
+        Some("runs/gitmcp-io-2026-08-20T03-30-29-022Z/record.json")
+    );
+    assert_eq!(record_path("../data/board"), None);
+    assert_eq!(record_path("a/b"), None);
+    assert_eq!(record_path("https://evil.example"), None);
+    assert_eq!(record_path(""), None);
+}
