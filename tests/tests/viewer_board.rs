@@ -170,6 +170,10 @@ async fn anchor_board_and_record_page_in_chromium() -> anyhow::Result<()> {
             );
         }
         screenshot(c, "fitness-record-1400.png").await?;
+        scroll_to(c, "section.extensions").await?;
+        screenshot(c, "fitness-record-1400-extensions.png").await?;
+        scroll_to(c, "section.gates").await?;
+        screenshot(c, "fitness-record-1400-gates.png").await?;
 
         // A construct refusal reads the MCP tape: calls, errors, no response.
         c.goto(&server.url("/?run=knowledge-mcp-global-api-aws-2026-08-20T16-45-18-024Z"))
