@@ -111,6 +111,14 @@ async fn anchor_board_and_record_page_in_chromium() -> anyhow::Result<()> {
             "scored rows"
         );
 
+        // This site is imported without tapes, so every row says it has none.
+        let none = count(c, "article.row .no-tapes").await?;
+        let links = count(c, "article.row a.tape").await?;
+        anyhow::ensure!(
+            none == 33 && links == 0,
+            "rows without tapes {none}, tape links {links}"
+        );
+
         let headline = c
             .find(Locator::Css(".summary .headline"))
             .await?

@@ -234,6 +234,23 @@ pub fn RowView(row: Row) -> impl IntoView {
         .map(|f| view! { <span class="chip server-fault" title="failed probe: a server fault, not a refusal">{f.clone()}</span> })
         .collect_view();
     let started = row.started_at.replace('T', " ");
+    // Evidence: the recorded tapes, or a plain statement that none were published.
+    let tapes = if row.tapes.is_empty() {
+        view! { <span class="no-tapes">"No tapes were published for this run."</span> }.into_any()
+    } else {
+        row.tapes
+            .iter()
+            .map(|t| {
+                let plane = match t.plane {
+                    fitness_shared::record::TapePlane::Mcp => "MCP tape",
+                    fitness_shared::record::TapePlane::Agent => "agent tape",
+                };
+                let title = format!("sha256 {}, {} bytes", t.sha256, t.bytes);
+                view! { <a class="tape" href=t.path.clone() title=title>{plane}</a>" " }
+            })
+            .collect_view()
+            .into_any()
+    };
     view! {
         <article class="row" data-run-id=row.id.clone() data-outcome=outcome>
             <div class="identity">
@@ -260,7 +277,11 @@ pub fn RowView(row: Row) -> impl IntoView {
                     " " {failed}
                 </p>
                 <p class="cost-line">{cost_view(&row.cost)}</p>
-                <p class="links"><a class="open-record" href=record_href>"Open the record"</a></p>
+                <p class="links">
+                    <a class="open-record" href=record_href>"Open the record"</a>
+                    " "
+                    {tapes}
+                </p>
             </div>
         </article>
     }

@@ -156,6 +156,10 @@ fn row_carries_its_chips_attempts_probes_and_floor_cost() {
         Some("judge spend is not recorded")
     );
     assert_eq!(text(&host, ".open-record"), "Open the record");
+    assert_eq!(
+        text(&host, ".no-tapes"),
+        "No tapes were published for this run."
+    );
     let all = host.text_content().unwrap();
     assert!(
         !all.contains('#') && !all.contains("rank"),
