@@ -171,6 +171,11 @@ async fn anchor_board_and_record_page_in_chromium() -> anyhow::Result<()> {
 
         c.goto(&server.url(&format!("/?run={HF_EXTENDED}"))).await?;
         let ext = wait_for(c, "section.extensions").await?.text().await?;
+        let notes = c.find(Locator::Css("section.notes")).await?.text().await?;
+        anyhow::ensure!(
+            notes.contains("standing notes, published once as the set sha256:"),
+            "notes {notes:?}"
+        );
         for pooled in ["10/12", "16/18", "22/24"] {
             anyhow::ensure!(
                 ext.contains(pooled),

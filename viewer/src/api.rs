@@ -18,6 +18,13 @@ pub fn record_path(run_id: &str) -> Option<String> {
     ok.then(|| format!("runs/{run_id}/record.json"))
 }
 
+/// Site-relative path of a standing-notes set, from its id (`sha256:<hex>`).
+pub fn standing_notes_path(set_id: &str) -> Option<String> {
+    let hex = set_id.strip_prefix("sha256:")?;
+    (hex.len() == 64 && hex.chars().all(|c| c.is_ascii_hexdigit()))
+        .then(|| format!("standing-notes/{hex}.json"))
+}
+
 async fn fetch_json<T: serde::de::DeserializeOwned>(path: &str) -> Result<T, String> {
     let response = Request::get(path)
         .send()

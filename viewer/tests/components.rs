@@ -202,3 +202,15 @@ fn a_record_url_is_built_only_from_a_run_id() {
     assert_eq!(record_path("https://evil.example"), None);
     assert_eq!(record_path(""), None);
 }
+
+#[wasm_bindgen_test]
+fn standing_notes_paths_come_from_sha256_set_ids_only() {
+    use fitness_viewer::api::standing_notes_path;
+    let hex = "9bbc1e702d714c35187acee4a4e9f88ca012477eff7bf21b5672b99ea6e00e1b";
+    assert_eq!(
+        standing_notes_path(&format!("sha256:{hex}")),
+        Some(format!("standing-notes/{hex}.json"))
+    );
+    assert_eq!(standing_notes_path(hex), None);
+    assert_eq!(standing_notes_path("sha256:../../x"), None);
+}

@@ -472,17 +472,21 @@ fn cost_view(cost: &Cost) -> impl IntoView + use<> {
 }
 
 fn notes_view(record: &RunRecord) -> impl IntoView + use<> {
-    let standing = record
-        .notes
-        .standing
-        .as_ref()
-        .map(|s| {
-            format!(
-                "This run also carries {} standing notes, printed once on the board.",
+    let standing = match record.notes.standing.as_ref() {
+        Some(s) => {
+            let text = format!(
+                "This run also carries {} standing notes, published once as the set ",
                 s.count
-            )
-        })
-        .unwrap_or_else(|| "This run carries no standing notes.".to_owned());
+            );
+            let link = crate::api::standing_notes_path(&s.set_id)
+                .map(|href| {
+                    view! { <a class="standing-notes" href=href>{s.set_id.clone()}</a> }.into_any()
+                })
+                .unwrap_or_else(|| view! { <code>{s.set_id.clone()}</code> }.into_any());
+            view! { {text} {link} "." }.into_any()
+        }
+        None => "This run carries no standing notes.".into_any(),
+    };
     let own = record
         .notes
         .own
