@@ -1,20 +1,288 @@
-//! The Fitness Report viewer: board, run record and replay.
+//! The Fitness Report viewer: the board and the run record page.
+//!
+//! Components shared by the pages live here; `api` is the only module that
+//! fetches; each page is a module under `routes`. Every number shown is a
+//! stored number from `board.json` or a run record: nothing is recomputed.
 
+pub mod api;
+pub mod routes;
+
+use fitness_shared::board::{Row, RowCost, RowResult};
+use fitness_shared::record::Interval;
 use leptos::prelude::*;
+
+/// The page state read from the URL query (`?run=<id>`, `?tier=<tier>`).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct UrlState {
+    pub run: Option<String>,
+    pub tier: Option<String>,
+}
+
+impl UrlState {
+    /// Read the state from the current location's query string.
+    pub fn from_location() -> Self {
+        let search = web_sys::window()
+            .and_then(|w| w.location().search().ok())
+            .unwrap_or_default();
+        Self::parse(&search)
+    }
+
+    /// Parse a query string such as `?run=abc&tier=free`.
+    pub fn parse(search: &str) -> Self {
+        let mut state = UrlState::default();
+        let Ok(params) = web_sys::UrlSearchParams::new_with_str(search) else {
+            return state;
+        };
+        state.run = params.get("run").filter(|s| !s.is_empty());
+        state.tier = params.get("tier").filter(|s| !s.is_empty());
+        state
+    }
+}
 
 /// The application shell. Its root element carries `id="fitness-app"` and
 /// `data-ready="1"`, which only exist once the wasm has started and rendered.
 #[component]
 pub fn App() -> impl IntoView {
+    let state = UrlState::from_location();
+    let page = match state.run.clone() {
+        Some(run) => view! { <routes::record::RecordPage run=run /> }.into_any(),
+        None => view! { <routes::board::BoardPage tier=state.tier.clone() /> }.into_any(),
+    };
     view! {
         <main id="fitness-app" data-ready="1">
             <header class="masthead">
-                <h1>"Fitness Report"</h1>
+                <h1><a href="./">"Fitness Report"</a></h1>
                 <p class="thesis">
                     "A leaderboard you can trust must be able to say: this measurement was not valid."
                 </p>
             </header>
-            <p class="version">"viewer " {fitness_shared::VERSION}</p>
+            {page}
+            <footer>
+                <p class="version">"viewer " {fitness_shared::VERSION}</p>
+            </footer>
         </main>
+    }
+}
+
+/// A stored fraction printed as a percentage with one decimal.
+pub fn pct(x: f64) -> String {
+    format!("{:.1}%", x * 100.0)
+}
+
+/// "91.7% / 95% CI 74.2% to 97.7% / 22 of 24".
+pub fn interval_text(i: &Interval) -> String {
+    format!(
+        "{} / 95% CI {} to {} / {} of {}",
+        pct(i.rate),
+        pct(i.low),
+        pct(i.high),
+        i.k,
+        i.n
+    )
+}
+
+/// Clamp a stored fraction onto the 0-100 axis for drawing.
+fn axis_pos(x: f64) -> f64 {
+    (x * 100.0).clamp(0.0, 100.0)
+}
+
+/// A Wilson band on the shared 0-100 axis with the point marked.
+#[component]
+pub fn IntervalBar(interval: Interval) -> impl IntoView {
+    let low = axis_pos(interval.low);
+    let high = axis_pos(interval.high);
+    let point = axis_pos(interval.rate);
+    let label = format!("First-try success {}", interval_text(&interval));
+    view! {
+        <div class="axis" role="img" aria-label=label>
+            <span class="tick t0"></span>
+            <span class="tick t50"></span>
+            <span class="tick t100"></span>
+            <span
+                class="band"
+                style=format!("left:{low:.2}%;width:{:.2}%", (high - low).max(0.4))
+            ></span>
+            <span class="point" style=format!("left:{point:.2}%")></span>
+        </div>
+    }
+}
+
+/// The result slot: the interval, or the refusal that replaced it.
+#[component]
+pub fn ResultSlot(result: RowResult) -> impl IntoView {
+    match result {
+        RowResult::Scored { first_try } => {
+            let text = interval_text(&first_try);
+            view! {
+                <div class="result scored">
+                    <IntervalBar interval=first_try />
+                    <p class="interval-text">{text}</p>
+                </div>
+            }
+            .into_any()
+        }
+        RowResult::Refused {
+            code,
+            gate,
+            reason,
+            teaser,
+            ..
+        } => {
+            let gate = gate
+                .map(|g| format!("stopped at the {g} gate"))
+                .unwrap_or_else(|| "no gate named in the record".to_owned());
+            view! {
+                <div class="result refused">
+                    <p class="refusal-head">
+                        <span class="code">{code}</span>
+                        " "
+                        <span class="gate">{gate}</span>
+                    </p>
+                    <p class="teaser">{teaser}</p>
+                    <p class="reason-line">"reason: " <span class="reason">{reason}</span></p>
+                </div>
+            }
+            .into_any()
+        }
+    }
+}
+
+/// The cost slot text: a total, "at least" with its reasons, or none with why.
+pub fn cost_view(cost: &RowCost) -> impl IntoView + use<> {
+    match cost.clone() {
+        RowCost::Total { usd } => view! {
+            <span class="cost total">{format!("${usd:.2} total")}</span>
+        }
+        .into_any(),
+        RowCost::Floor { usd, reasons } => {
+            let why = reasons.join("; ");
+            view! {
+                <span class="cost floor" title=why.clone()>
+                    {format!("at least ${usd:.2}")}
+                    <span class="why">{format!(" ({why})")}</span>
+                </span>
+            }
+            .into_any()
+        }
+        RowCost::None { why } => view! {
+            <span class="cost none">"no figure: " {why}</span>
+        }
+        .into_any(),
+    }
+}
+
+/// One board row: a published run, scored or refused.
+#[component]
+pub fn RowView(row: Row) -> impl IntoView {
+    let outcome = match &row.result {
+        RowResult::Scored { .. } => "SCORED".to_owned(),
+        RowResult::Refused { code, .. } => code.clone(),
+    };
+    let record_href = format!("?run={}", row.id);
+    let generator = row
+        .generator
+        .clone()
+        .unwrap_or_else(|| fitness_shared::board::GENERATOR_NOT_RECORDED.to_owned());
+    let generator_class = if row.generator.is_some() {
+        "chip generator"
+    } else {
+        "chip generator unrecorded"
+    };
+    let screened = match row.screened {
+        Some(true) => "null-screened suite",
+        Some(false) => "unscreened suite",
+        None => "screen not recorded",
+    };
+    let attempt = if row.attempt.of > 1 {
+        let others = row
+            .attempt
+            .others
+            .iter()
+            .map(|o| {
+                let href = format!("?run={}", o.id);
+                let text = format!("run {} ({})", o.index, o.outcome);
+                view! { <a class="other-attempt" href=href>{text}</a> }
+            })
+            .collect_view();
+        Some(view! {
+            <p class="attempt">
+                {format!("run {} of {}; the others: ", row.attempt.index, row.attempt.of)}
+                {others}
+            </p>
+        })
+    } else {
+        None
+    };
+    let probes = &row.probes;
+    let probe_text = format!(
+        "checks passed {} of {}{}",
+        probes.passed,
+        probes.applicable,
+        if probes.unknown > 0 {
+            format!(", {} unknown", probes.unknown)
+        } else {
+            String::new()
+        }
+    );
+    let spec = probes
+        .spec
+        .clone()
+        .unwrap_or_else(|| "revision not recorded".to_owned());
+    let failed = probes
+        .failed
+        .iter()
+        .map(|f| view! { <span class="chip server-fault" title="failed probe: a server fault, not a refusal">{f.clone()}</span> })
+        .collect_view();
+    let started = row.started_at.replace('T', " ");
+    // Evidence: the recorded tapes, or a plain statement that none were published.
+    let tapes = if row.tapes.is_empty() {
+        view! { <span class="no-tapes">"No tapes were published for this run."</span> }.into_any()
+    } else {
+        row.tapes
+            .iter()
+            .map(|t| {
+                let plane = match t.plane {
+                    fitness_shared::record::TapePlane::Mcp => "MCP tape",
+                    fitness_shared::record::TapePlane::Agent => "agent tape",
+                };
+                let title = format!("sha256 {}, {} bytes", t.sha256, t.bytes);
+                view! { <a class="tape" href=t.path.clone() title=title>{plane}</a>" " }
+            })
+            .collect_view()
+            .into_any()
+    };
+    view! {
+        <article class="row" data-run-id=row.id.clone() data-outcome=outcome>
+            <div class="identity">
+                <h3 class="server">{row.server.slug.clone()}</h3>
+                <p class="target">{row.server.target.clone()}</p>
+                <p class="chips">
+                    <span class=generator_class>{generator}</span>
+                    <span class="chip runner">{format!("runner {}", row.runner_model)}</span>
+                    <span class="chip credential">{row.credential.clone()}</span>
+                    <span class="chip screened">{screened}</span>
+                </p>
+                <p class="run-meta">
+                    "suite " <code class="suite">{row.suite.clone()}</code>
+                    " started " <time>{started}</time>
+                </p>
+                {attempt}
+            </div>
+            <ResultSlot result=row.result.clone() />
+            <div class="facts">
+                <p class="probes">
+                    <span class="spec">{format!("spec {spec}")}</span>
+                    " · era " {row.server.era.clone()} " · "
+                    <span class="checks">{probe_text}</span>
+                    " " {failed}
+                </p>
+                <p class="cost-line">{cost_view(&row.cost)}</p>
+                <p class="links">
+                    <a class="open-record" href=record_href>"Open the record"</a>
+                    " "
+                    {tapes}
+                </p>
+            </div>
+        </article>
     }
 }

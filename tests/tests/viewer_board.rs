@@ -1,0 +1,259 @@
+//! The published anchor board in a real browser: a site is laid out in a
+//! temporary directory from the viewer build, a board built from the 33
+//! imported anchor records, and each run's record; headless Chromium opens it.
+
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use anyhow::Context;
+use fantoccini::{Client, Locator};
+use fitness_e2e::{browser::Browser, serve::StaticServer, viewer_dist, workspace_root};
+use fitness_shared::board::build_board;
+use fitness_shared::record::RunRecord;
+use fitness_shared::record::import::import_runs;
+
+const HF_EXTENDED: &str = "huggingface-co-2026-08-20T17-23-48-886Z";
+
+fn copy_dir(from: &Path, to: &Path) -> anyhow::Result<()> {
+    std::fs::create_dir_all(to)?;
+    for entry in std::fs::read_dir(from)? {
+        let entry = entry?;
+        let target = to.join(entry.file_name());
+        if entry.file_type()?.is_dir() {
+            copy_dir(&entry.path(), &target)?;
+        } else {
+            std::fs::copy(entry.path(), target)?;
+        }
+    }
+    Ok(())
+}
+
+/// The 33 anchor records, imported from the v1 fixture.
+fn anchor_records() -> anyhow::Result<Vec<RunRecord>> {
+    let runs = workspace_root().join("fixtures/anchor-board/runs.json");
+    let doc: serde_json::Value = serde_json::from_slice(
+        &std::fs::read(&runs).with_context(|| format!("reading {}", runs.display()))?,
+    )?;
+    Ok(import_runs(&doc)?.records)
+}
+
+/// dist + data/board.json + runs/<id>/record.json, as `fitness publish` lays it out.
+fn write_site(site: &Path, records: &[RunRecord]) -> anyhow::Result<()> {
+    copy_dir(&viewer_dist()?, site)?;
+    let board = build_board(records, "2026-11-30T00:00:00Z", None);
+    std::fs::create_dir_all(site.join("data"))?;
+    std::fs::write(site.join("data/board.json"), serde_json::to_vec(&board)?)?;
+    for record in records {
+        let dir = site.join("runs").join(&record.run.id);
+        std::fs::create_dir_all(&dir)?;
+        std::fs::write(dir.join("record.json"), serde_json::to_vec(record)?)?;
+    }
+    Ok(())
+}
+
+async fn count(client: &Client, css: &str) -> anyhow::Result<usize> {
+    Ok(client.find_all(Locator::Css(css)).await?.len())
+}
+
+async fn wait_for(client: &Client, css: &str) -> anyhow::Result<fantoccini::elements::Element> {
+    client
+        .wait()
+        .at_most(Duration::from_secs(30))
+        .for_element(Locator::Css(css))
+        .await
+        .with_context(|| format!("{css} never appeared"))
+}
+
+async fn scroll_to(client: &Client, css: &str) -> anyhow::Result<()> {
+    client
+        .execute(
+            "document.querySelector(arguments[0]).scrollIntoView();",
+            vec![serde_json::Value::from(css)],
+        )
+        .await?;
+    Ok(())
+}
+
+async fn screenshot(client: &Client, name: &str) -> anyhow::Result<()> {
+    let png = client.screenshot().await?;
+    std::fs::write(std::env::temp_dir().join(name), png)?;
+    Ok(())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn anchor_board_and_record_page_in_chromium() -> anyhow::Result<()> {
+    let site = tempfile::tempdir()?;
+    write_site(site.path(), &anchor_records()?)?;
+    let server = StaticServer::start(site.path()).await?;
+    let browser = Browser::start(1400, 900).await?;
+    let outcome = async {
+        let c = &browser.client;
+        let started = Instant::now();
+        c.goto(&server.url("/")).await?;
+        wait_for(c, "article.row").await?;
+        eprintln!("anchor board: first row after {:?}", started.elapsed());
+        anyhow::ensure!(count(c, "article.row").await? == 33, "rows");
+        anyhow::ensure!(
+            count(c, "article.row .result.scored").await? == 7,
+            "scored slots"
+        );
+        anyhow::ensure!(
+            count(c, "article.row .result.refused").await? == 26,
+            "refused slots"
+        );
+        anyhow::ensure!(
+            count(c, "article.row[data-outcome='SCORED']").await? == 7,
+            "scored rows"
+        );
+
+        // This site is imported without tapes, so every row says it has none.
+        let none = count(c, "article.row .no-tapes").await?;
+        let links = count(c, "article.row a.tape").await?;
+        anyhow::ensure!(
+            none == 33 && links == 0,
+            "rows without tapes {none}, tape links {links}"
+        );
+
+        let headline = c
+            .find(Locator::Css(".summary .headline"))
+            .await?
+            .text()
+            .await?;
+        anyhow::ensure!(
+            headline == "26 of 33 published runs published no score.",
+            "{headline:?}"
+        );
+
+        let hf = c
+            .find(Locator::Css(&format!(
+                "article.row[data-run-id='{HF_EXTENDED}'] .interval-text"
+            )))
+            .await?
+            .text()
+            .await?;
+        anyhow::ensure!(
+            hf.contains("95% CI") && hf.contains(" of "),
+            "interval text {hf:?}"
+        );
+
+        let refused = "article.row[data-run-id='mcp-vercel-com-2026-08-20T18-17-32-685Z']";
+        let code = c
+            .find(Locator::Css(&format!("{refused} .result.refused .code")))
+            .await?
+            .text()
+            .await?;
+        anyhow::ensure!(code == "INSUFFICIENT_SURFACE", "code {code:?}");
+        let reason = c
+            .find(Locator::Css(&format!("{refused} .result.refused .reason")))
+            .await?
+            .text()
+            .await?;
+        anyhow::ensure!(!reason.is_empty(), "empty reason");
+
+        let page = c.source().await?;
+        anyhow::ensure!(!page.contains('\u{2014}'), "an em-dash on the board");
+        screenshot(c, "fitness-board-1400.png").await?;
+        scroll_to(c, "section.group[data-tier='scored']").await?;
+        screenshot(c, "fitness-board-1400-scored.png").await?;
+        scroll_to(c, "section.group[data-tier='free'] article.row").await?;
+        screenshot(c, "fitness-board-1400-refused.png").await?;
+
+        // The tier filter is kept in the URL.
+        c.goto(&server.url("/?tier=scored")).await?;
+        wait_for(c, "section.group").await?;
+        anyhow::ensure!(count(c, "section.group[data-tier='scored'] article.row").await? == 7);
+        anyhow::ensure!(count(c, "section.group[data-tier='free']").await? == 0);
+
+        c.goto(&server.url(&format!("/?run={HF_EXTENDED}"))).await?;
+        let ext = wait_for(c, "section.extensions").await?.text().await?;
+        let notes = c.find(Locator::Css("section.notes")).await?.text().await?;
+        anyhow::ensure!(
+            notes.contains("standing notes, published once as the set sha256:"),
+            "notes {notes:?}"
+        );
+        for pooled in ["10/12", "16/18", "22/24"] {
+            anyhow::ensure!(
+                ext.contains(pooled),
+                "extension sequence lacks {pooled}: {ext:?}"
+            );
+        }
+        screenshot(c, "fitness-record-1400.png").await?;
+        scroll_to(c, "section.extensions").await?;
+        screenshot(c, "fitness-record-1400-extensions.png").await?;
+        scroll_to(c, "section.gates").await?;
+        screenshot(c, "fitness-record-1400-gates.png").await?;
+
+        // A construct refusal reads the MCP tape: calls, errors, no response.
+        c.goto(&server.url("/?run=knowledge-mcp-global-api-aws-2026-08-20T16-45-18-024Z"))
+            .await?;
+        let tape = wait_for(c, "section.deciding .tape-counts")
+            .await?
+            .text()
+            .await?;
+        anyhow::ensure!(
+            tape.contains("Tool calls recorded: 54")
+                && tape.contains("Requests with no matching response: 54"),
+            "construct tape counts {tape:?}"
+        );
+        anyhow::ensure!(
+            !c.source().await?.contains('\u{2014}'),
+            "an em-dash on a record page"
+        );
+        screenshot(c, "fitness-record-1400-construct.png").await?;
+
+        c.set_window_size(390, 844).await?;
+        c.goto(&server.url("/")).await?;
+        wait_for(c, "article.row").await?;
+        screenshot(c, "fitness-board-390.png").await?;
+        scroll_to(c, "section.group[data-tier='scored'] article.row").await?;
+        screenshot(c, "fitness-board-390-scored.png").await?;
+        scroll_to(c, "section.group[data-tier='free'] article.row").await?;
+        screenshot(c, "fitness-board-390-refused.png").await?;
+        c.goto(&server.url("/?run=mcp-vercel-com-2026-08-20T18-17-32-685Z"))
+            .await?;
+        wait_for(c, "section.deciding").await?;
+        screenshot(c, "fitness-record-390-refused.png").await?;
+        Ok(())
+    }
+    .await;
+    browser.close().await?;
+    outcome
+}
+
+/// A 5,016-run synthetic board (the anchor's 33 records under 152 server
+/// names) still renders every row; the time to the first row is printed.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn synthetic_5000_run_board_renders_every_row() -> anyhow::Result<()> {
+    let anchor = anchor_records()?;
+    let mut records = Vec::with_capacity(anchor.len() * 152);
+    for copy in 0..152 {
+        for record in &anchor {
+            let mut r = record.clone();
+            r.run.id = format!("{}-s{copy}", r.run.id);
+            r.server.slug = format!("{}-s{copy}", r.server.slug);
+            records.push(r);
+        }
+    }
+    let site = tempfile::tempdir()?;
+    write_site(site.path(), &records)?;
+    let server = StaticServer::start(site.path()).await?;
+    let browser = Browser::start(1400, 900).await?;
+    let outcome = async {
+        let c = &browser.client;
+        let started = Instant::now();
+        c.goto(&server.url("/")).await?;
+        wait_for(c, "article.row").await?;
+        eprintln!("5,016-run board: first row after {:?}", started.elapsed());
+        // Every group paints its first rows, then says how many more it holds.
+        for button in c.find_all(Locator::Css("button.show-all")).await? {
+            button.click().await?;
+        }
+        let rows = count(c, "article.row").await?;
+        anyhow::ensure!(rows == 5016, "{rows} rows");
+        anyhow::ensure!(count(c, ".result.refused").await? == 26 * 152);
+        Ok(())
+    }
+    .await;
+    browser.close().await?;
+    outcome
+}

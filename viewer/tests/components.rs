@@ -1,0 +1,216 @@
+//! Component tests in a real browser: the interval bar, the refusal slot and
+//! a whole row, mounted into the page and read back from the DOM.
+
+#![cfg(target_arch = "wasm32")]
+
+use fitness_shared::board::{Row, RowResult};
+use fitness_shared::record::Interval;
+use fitness_viewer::{IntervalBar, ResultSlot, RowView};
+use leptos::prelude::*;
+use wasm_bindgen::JsCast;
+use wasm_bindgen_test::*;
+
+wasm_bindgen_test_configure!(run_in_browser);
+
+/// Mount `f` into a fresh container and return the container.
+fn mount<F, V>(f: F) -> web_sys::HtmlElement
+where
+    F: FnOnce() -> V + 'static,
+    V: IntoView + 'static,
+{
+    let document = web_sys::window().unwrap().document().unwrap();
+    let host: web_sys::HtmlElement = document.create_element("div").unwrap().unchecked_into();
+    document.body().unwrap().append_child(&host).unwrap();
+    let handle = leptos::mount::mount_to(host.clone(), f);
+    std::mem::forget(handle);
+    host
+}
+
+fn text(host: &web_sys::HtmlElement, css: &str) -> String {
+    host.query_selector(css)
+        .unwrap()
+        .unwrap_or_else(|| panic!("{css} not rendered"))
+        .text_content()
+        .unwrap_or_default()
+}
+
+fn style(host: &web_sys::HtmlElement, css: &str) -> String {
+    host.query_selector(css)
+        .unwrap()
+        .unwrap_or_else(|| panic!("{css} not rendered"))
+        .get_attribute("style")
+        .unwrap_or_default()
+}
+
+fn hf_interval() -> Interval {
+    Interval {
+        rate: 22.0 / 24.0,
+        low: 0.742,
+        high: 0.977,
+        k: 22,
+        n: 24,
+    }
+}
+
+fn refused_row() -> Row {
+    serde_json::from_value(serde_json::json!({
+        "id": "mcp-vercel-com-2026-08-20T18-17-32-685Z",
+        "server": {"slug": "mcp-vercel-com", "target": "https://mcp.vercel.com/mcp", "era": "modern"},
+        "runner_model": "claude-sonnet-5",
+        "credential": "anonymous",
+        "suite": "0123456789ab",
+        "started_at": "2026-08-20T18:17:32.685Z",
+        "attempt": {"index": 2, "of": 2, "others": [
+            {"id": "mcp-vercel-com-2026-08-19T22-12-36-293Z", "index": 1, "group": "refused:free", "outcome": "INSUFFICIENT_SURFACE"}
+        ]},
+        "result": {"kind": "refused", "code": "INSUFFICIENT_SURFACE", "gate": "structural", "tier": "free",
+                   "reason": "too_few_generated", "teaser": "1 admitted case is below the minimum 8.", "k": 1, "n": 24},
+        "probes": {"spec": "2026-07-28", "passed": 5, "applicable": 6, "unknown": 1, "failed": ["bogus-version-accepted"]},
+        "cost": {"kind": "floor", "usd": 0.264189, "reasons": ["judge spend is not recorded"]},
+        "record": "runs/mcp-vercel-com-2026-08-20T18-17-32-685Z/record.json"
+    }))
+    .unwrap()
+}
+
+#[wasm_bindgen_test]
+fn interval_bar_draws_the_band_and_the_point_on_the_0_100_axis() {
+    let host = mount(|| view! { <IntervalBar interval=hf_interval() /> });
+    assert_eq!(style(&host, ".band"), "left:74.20%;width:23.50%");
+    assert_eq!(style(&host, ".point"), "left:91.67%");
+    let label = host
+        .query_selector(".axis")
+        .unwrap()
+        .unwrap()
+        .get_attribute("aria-label")
+        .unwrap();
+    assert_eq!(
+        label,
+        "First-try success 91.7% / 95% CI 74.2% to 97.7% / 22 of 24"
+    );
+}
+
+#[wasm_bindgen_test]
+fn scored_slot_prints_the_stored_interval() {
+    let host = mount(|| {
+        view! { <ResultSlot result=RowResult::Scored { first_try: hf_interval() } /> }
+    });
+    assert!(host.query_selector(".result.scored").unwrap().is_some());
+    assert!(host.query_selector(".result.refused").unwrap().is_none());
+    assert_eq!(
+        text(&host, ".interval-text"),
+        "91.7% / 95% CI 74.2% to 97.7% / 22 of 24"
+    );
+}
+
+#[wasm_bindgen_test]
+fn refusal_takes_the_score_slot_with_code_gate_teaser_and_reason() {
+    let host = mount(|| view! { <ResultSlot result=refused_row().result /> });
+    assert!(host.query_selector(".result.scored").unwrap().is_none());
+    assert!(
+        host.query_selector(".axis").unwrap().is_none(),
+        "a refusal draws no score"
+    );
+    assert_eq!(text(&host, ".result.refused .code"), "INSUFFICIENT_SURFACE");
+    assert_eq!(
+        text(&host, ".result.refused .gate"),
+        "stopped at the structural gate"
+    );
+    assert_eq!(
+        text(&host, ".result.refused .teaser"),
+        "1 admitted case is below the minimum 8."
+    );
+    assert_eq!(text(&host, ".result.refused .reason"), "too_few_generated");
+}
+
+#[wasm_bindgen_test]
+fn row_carries_its_chips_attempts_probes_and_floor_cost() {
+    let host = mount(|| view! { <RowView row=refused_row() /> });
+    let article = host.query_selector("article.row").unwrap().unwrap();
+    assert_eq!(
+        article.get_attribute("data-run-id").as_deref(),
+        Some("mcp-vercel-com-2026-08-20T18-17-32-685Z")
+    );
+    assert_eq!(
+        article.get_attribute("data-outcome").as_deref(),
+        Some("INSUFFICIENT_SURFACE")
+    );
+    assert_eq!(text(&host, ".chip.generator"), "generator not recorded");
+    assert_eq!(text(&host, ".chip.runner"), "runner claude-sonnet-5");
+    assert_eq!(text(&host, ".chip.screened"), "screen not recorded");
+    assert_eq!(text(&host, ".suite"), "0123456789ab");
+    assert!(text(&host, ".attempt").starts_with("run 2 of 2; the others: "));
+    assert_eq!(
+        host.query_selector(".other-attempt")
+            .unwrap()
+            .unwrap()
+            .get_attribute("href")
+            .as_deref(),
+        Some("?run=mcp-vercel-com-2026-08-19T22-12-36-293Z")
+    );
+    assert_eq!(text(&host, ".checks"), "checks passed 5 of 6, 1 unknown");
+    assert_eq!(text(&host, ".chip.server-fault"), "bogus-version-accepted");
+    let cost = host.query_selector(".cost.floor").unwrap().unwrap();
+    assert!(cost.text_content().unwrap().starts_with("at least $0.26"));
+    assert_eq!(
+        cost.get_attribute("title").as_deref(),
+        Some("judge spend is not recorded")
+    );
+    assert_eq!(text(&host, ".open-record"), "Open the record");
+    assert_eq!(
+        text(&host, ".no-tapes"),
+        "No tapes were published for this run."
+    );
+    let all = host.text_content().unwrap();
+    assert!(
+        !all.contains('#') && !all.contains("rank"),
+        "no rank or position: {all}"
+    );
+}
+
+#[wasm_bindgen_test]
+fn record_text_is_rendered_as_text_never_html() {
+    let mut row = refused_row();
+    if let RowResult::Refused { reason, .. } = &mut row.result {
+        *reason = "<b id=\"injected\">bold</b>".to_owned();
+    }
+    let host = mount(move || view! { <RowView row=row /> });
+    assert!(host.query_selector("#injected").unwrap().is_none());
+    assert_eq!(text(&host, ".reason"), "<b id=\"injected\">bold</b>");
+}
+
+#[wasm_bindgen_test]
+fn url_state_reads_the_run_and_the_tier() {
+    let state =
+        fitness_viewer::UrlState::parse("?run=gitmcp-io-2026-08-20T03-30-29-022Z&tier=paid");
+    assert_eq!(
+        state.run.as_deref(),
+        Some("gitmcp-io-2026-08-20T03-30-29-022Z")
+    );
+    assert_eq!(state.tier.as_deref(), Some("paid"));
+    assert_eq!(fitness_viewer::UrlState::parse(""), Default::default());
+}
+
+#[wasm_bindgen_test]
+fn a_record_url_is_built_only_from_a_run_id() {
+    use fitness_viewer::api::record_path;
+    assert_eq!(
+        record_path("gitmcp-io-2026-08-20T03-30-29-022Z").as_deref(),
+        Some("runs/gitmcp-io-2026-08-20T03-30-29-022Z/record.json")
+    );
+    assert_eq!(record_path("../data/board"), None);
+    assert_eq!(record_path("a/b"), None);
+    assert_eq!(record_path("https://evil.example"), None);
+    assert_eq!(record_path(""), None);
+}
+
+#[wasm_bindgen_test]
+fn standing_notes_paths_come_from_sha256_set_ids_only() {
+    use fitness_viewer::api::standing_notes_path;
+    let hex = "9bbc1e702d714c35187acee4a4e9f88ca012477eff7bf21b5672b99ea6e00e1b";
+    assert_eq!(
+        standing_notes_path(&format!("sha256:{hex}")),
+        Some(format!("standing-notes/{hex}.json"))
+    );
+    assert_eq!(standing_notes_path(hex), None);
+    assert_eq!(standing_notes_path("sha256:../../x"), None);
+}
