@@ -1,42 +1,12 @@
 //! `fitness keygen`, `fitness import --sign-key`, `fitness sign` and
 //! `fitness verify`, run as a user would run them.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::path::PathBuf;
+
+mod common;
+use common::{anchor_dir, fitness, s, text};
 
 const HF: &str = "huggingface-co-2026-08-20T17-23-48-886Z";
-
-fn anchor_dir() -> PathBuf {
-    let dir = PathBuf::from(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../fixtures/anchor-board"
-    ));
-    assert!(
-        dir.join("runs.json").is_file(),
-        "anchor fixtures missing: expected {}/runs.json",
-        dir.display()
-    );
-    dir
-}
-
-fn fitness(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_fitness"))
-        .args(args)
-        .output()
-        .expect("run fitness")
-}
-
-fn text(out: &Output) -> String {
-    format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    )
-}
-
-fn s(p: &Path) -> &str {
-    p.to_str().expect("utf-8 temp path")
-}
 
 /// A key plus the whole anchor board imported, signed, with tapes attached.
 struct Board {

@@ -3,41 +3,11 @@
 //! viewer copy, signing, and what happens on bad input.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
 
 use serde_json::Value;
 
-fn anchor_dir() -> PathBuf {
-    let dir = PathBuf::from(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../fixtures/anchor-board"
-    ));
-    assert!(
-        dir.join("runs.json").is_file(),
-        "anchor fixtures missing: expected {}/runs.json",
-        dir.display()
-    );
-    dir
-}
-
-fn fitness(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_fitness"))
-        .args(args)
-        .output()
-        .expect("run fitness")
-}
-
-fn text(out: &Output) -> String {
-    format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    )
-}
-
-fn s(p: &Path) -> &str {
-    p.to_str().expect("utf-8 temp path")
-}
+mod common;
+use common::{anchor_dir, fitness, s, text};
 
 /// A stand-in viewer build: an index.html with one inline bootstrap script,
 /// like Trunk's, and one asset.

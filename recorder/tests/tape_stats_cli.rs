@@ -1,34 +1,11 @@
 //! `fitness tape stats` as a user runs it, on the anchor's real tapes.
 
-use std::path::PathBuf;
-use std::process::{Command, Output};
+use std::process::Output;
 
 use serde_json::Value;
 
-fn anchor_dir() -> PathBuf {
-    let dir = std::env::var_os("FITNESS_ANCHOR_DIR").map_or_else(
-        || {
-            PathBuf::from(concat!(
-                env!("CARGO_MANIFEST_DIR"),
-                "/../fixtures/anchor-board"
-            ))
-        },
-        PathBuf::from,
-    );
-    assert!(
-        dir.join("runs.json").is_file(),
-        "anchor fixtures not found at {}; set FITNESS_ANCHOR_DIR",
-        dir.display()
-    );
-    dir
-}
-
-fn fitness(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_fitness"))
-        .args(args)
-        .output()
-        .expect("the fitness binary runs")
-}
+mod common;
+use common::{anchor_dir, fitness};
 
 fn trace_stats(run_id: &str) -> Value {
     let text = std::fs::read_to_string(anchor_dir().join("runs.json")).expect("runs.json reads");

@@ -1,6 +1,7 @@
 //! Helpers shared by the `fitness probe` tests: run the binary with a bound
 //! on its run time, read its report and its tape, and start servers that are
-//! killed by PID when the guard drops.
+//! killed by PID when the guard drops; and for the CLI tests, the anchor
+//! fixtures and a plain run of the binary.
 #![allow(dead_code, reason = "each test file uses a different subset")]
 
 use std::collections::BTreeMap;
@@ -256,4 +257,46 @@ pub fn wait_for_port(port: u16, limit: Duration) {
         );
         std::thread::sleep(Duration::from_millis(100));
     }
+}
+
+/// The anchor board fixtures: `$FITNESS_ANCHOR_DIR`, else the copy at
+/// `<workspace>/fixtures/anchor-board`. Fails loudly when missing.
+pub fn anchor_dir() -> PathBuf {
+    let dir = std::env::var_os("FITNESS_ANCHOR_DIR").map_or_else(
+        || {
+            PathBuf::from(concat!(
+                env!("CARGO_MANIFEST_DIR"),
+                "/../fixtures/anchor-board"
+            ))
+        },
+        PathBuf::from,
+    );
+    assert!(
+        dir.join("runs.json").is_file(),
+        "anchor fixtures not found at {}; set FITNESS_ANCHOR_DIR",
+        dir.display()
+    );
+    dir
+}
+
+/// Run the `fitness` binary built for these tests.
+pub fn fitness(args: &[&str]) -> Output {
+    Command::new(FITNESS)
+        .args(args)
+        .output()
+        .expect("the fitness binary runs")
+}
+
+/// Everything the command printed, stdout then stderr.
+pub fn text(out: &Output) -> String {
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    )
+}
+
+/// A path as a command-line argument.
+pub fn s(p: &Path) -> &str {
+    p.to_str().expect("utf-8 temp path")
 }
