@@ -405,29 +405,16 @@ fn build_groups(rows: &[Row], group_ids: &[String]) -> Vec<Group> {
 
 /// Pairs `(a, b)` where one interval lies entirely above the other.
 fn separated_pairs(intervals: &[&Interval]) -> usize {
-    let mut pairs = 0;
-    for (i, a) in intervals.iter().enumerate() {
-        for b in &intervals[i + 1..] {
-            let sa = stats::Interval {
-                rate: a.rate,
-                low: a.low,
-                high: a.high,
-                k: a.k,
-                n: a.n,
-            };
-            let sb = stats::Interval {
-                rate: b.rate,
-                low: b.low,
-                high: b.high,
-                k: b.k,
-                n: b.n,
-            };
-            if stats::separated(&sa, &sb) {
-                pairs += 1;
-            }
-        }
-    }
-    pairs
+    intervals
+        .iter()
+        .enumerate()
+        .map(|(i, a)| {
+            intervals[i + 1..]
+                .iter()
+                .filter(|b| stats::separated(a, b))
+                .count()
+        })
+        .sum()
 }
 
 fn scored_statement(rows: usize, separated_pairs: usize) -> String {
@@ -548,7 +535,7 @@ fn credential_label(record: &RunRecord) -> &'static str {
 fn result_for(record: &RunRecord) -> RowResult {
     if let (Outcome::Scored, Some(score)) = (record.outcome, &record.score) {
         return RowResult::Scored {
-            first_try: score.first_try.clone(),
+            first_try: score.first_try,
         };
     }
     let gate = record

@@ -570,16 +570,9 @@ impl Outcome {
     }
 }
 
-/// A rate with its Wilson 95% interval (field names match
-/// `fitness_shared::stats::Interval`).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-pub struct Interval {
-    pub rate: f64,
-    pub low: f64,
-    pub high: f64,
-    pub k: u64,
-    pub n: u64,
-}
+/// A rate with its Wilson 95% interval: the one interval type, computed by
+/// [`crate::stats::wilson`] and stored as is.
+pub use crate::stats::Interval;
 
 /// The score of a `SCORED` run.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]

@@ -4,8 +4,9 @@ use serde::{Deserialize, Serialize};
 
 use super::normal::normal_quantile;
 
-/// A binomial rate with its confidence interval, as stored in a record.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+/// A binomial rate with its confidence interval, as stored in a record
+/// (`record::Interval` is this type).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Interval {
     /// Point estimate `k / n` (0 when `n = 0`).
     pub rate: f64,

@@ -80,9 +80,10 @@ pub fn RecordView(record: RunRecord) -> impl IntoView {
         ),
         (None, None) => format!("{outcome}: the record names no deciding gate"),
     };
-    let score_bar = record.score.as_ref().map(
-        |s| view! { <div class="result scored"><IntervalBar interval=s.first_try.clone() /></div> },
-    );
+    let score_bar = record
+        .score
+        .as_ref()
+        .map(|s| view! { <div class="result scored"><IntervalBar interval=s.first_try /></div> });
     let deciding_view = deciding
         .clone()
         .map(|g| view! { <DecidingGate gate=g record=record.clone() /> });
