@@ -3,8 +3,10 @@
 pub mod cli;
 pub mod commands;
 pub mod mcp;
+pub mod model;
 pub mod publish;
 pub mod serve;
+pub mod suite;
 
 /// Run one parsed command line.
 pub fn run(cli: cli::Cli) -> anyhow::Result<()> {

@@ -35,8 +35,19 @@ impl Tap {
         Tap { sink: None }
     }
 
-    /// Create `path` and write its meta line.
+    /// Create the wire tape `path` (`kind:"mcp"`) and write its meta line.
     pub fn create(path: &Path, label: &str, command: Vec<String>) -> anyhow::Result<Self> {
+        Self::create_kind(path, label, command, "mcp")
+    }
+
+    /// Create a tape of another plane (`"agent"` for `agent.jsonl`) and write
+    /// its meta line.
+    pub fn create_kind(
+        path: &Path,
+        label: &str,
+        command: Vec<String>,
+        kind: &str,
+    ) -> anyhow::Result<Self> {
         let file = File::create(path)
             .map_err(|e| anyhow::anyhow!("failed to create the tape {}: {e}", path.display()))?;
         let mut writer = TapeWriter::new(file);
@@ -45,7 +56,7 @@ impl Tap {
             started_at: clock::now(),
             label: Some(label.to_owned()),
             command,
-            kind: Some("mcp".to_owned()),
+            kind: Some(kind.to_owned()),
             source: Some(format!("fitness@{}", fitness_shared::VERSION)),
             producer: Some(Producer {
                 name: "fitness".to_owned(),
@@ -131,6 +142,13 @@ impl Tap {
                 corr_id: corr_id.map(str::to_owned),
                 extra: Map::new(),
             }));
+        });
+    }
+
+    /// Record any other line (agent turns); its `t` is the caller's.
+    pub fn line(&self, line: &Line) {
+        self.with_sink(|sink| {
+            let _ = sink.writer.write_line(line);
         });
     }
 

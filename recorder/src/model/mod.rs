@@ -1,0 +1,3 @@
+//! Runners and judges: provider clients, the sim agent, the agent loop.
+
+pub mod types;

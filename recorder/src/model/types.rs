@@ -1,0 +1,223 @@
+//! The provider-neutral conversation types every model client speaks.
+//!
+//! A runner or judge is a [`ModelClient`]: it is handed the whole conversation
+//! so far (system text, messages, tool list) and returns the next assistant
+//! message. The agent loop executes any `tool_use` blocks over the real wire
+//! and feeds `tool_result` blocks back. The sim profiles implement the same
+//! trait, so they drive the same loop and produce the same tape lines.
+
+use std::fmt;
+
+use futures::future::BoxFuture;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// `anthropic/<model>`, `openai/<model>` or `sim/<profile>`.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct ModelId {
+    pub provider: ProviderKind,
+    pub model: String,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ProviderKind {
+    Anthropic,
+    #[serde(rename = "openai")]
+    OpenAi,
+    Sim,
+}
+
+impl ProviderKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ProviderKind::Anthropic => "anthropic",
+            ProviderKind::OpenAi => "openai",
+            ProviderKind::Sim => "sim",
+        }
+    }
+}
+
+impl std::str::FromStr for ModelId {
+    type Err = anyhow::Error;
+
+    fn from_str(s: &str) -> anyhow::Result<ModelId> {
+        let (provider, model) = s.split_once('/').ok_or_else(|| {
+            anyhow::anyhow!("a model is written PROVIDER/MODEL (anthropic/…, openai/…, sim/…); got {s:?}")
+        })?;
+        let provider = match provider {
+            "anthropic" => ProviderKind::Anthropic,
+            "openai" => ProviderKind::OpenAi,
+            "sim" => ProviderKind::Sim,
+            other => anyhow::bail!(
+                "unknown model provider {other:?} in {s:?}: use anthropic/<model>, openai/<model> or sim/<profile>"
+            ),
+        };
+        if model.is_empty() {
+            anyhow::bail!("{s:?} names no model after the provider");
+        }
+        Ok(ModelId {
+            provider,
+            model: model.to_owned(),
+        })
+    }
+}
+
+impl fmt::Display for ModelId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}/{}", self.provider.as_str(), self.model)
+    }
+}
+
+/// A tool as offered to the model (from `tools/list`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ToolSpec {
+    pub name: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// The tool's JSON Schema for its arguments.
+    pub input_schema: Value,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Role {
+    User,
+    Assistant,
+}
+
+/// One block of a message; the shapes mirror mcp-tape v1 turn blocks.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum ContentBlock {
+    Text {
+        text: String,
+    },
+    Thinking {
+        text: String,
+    },
+    ToolUse {
+        id: String,
+        name: String,
+        input: Value,
+    },
+    ToolResult {
+        tool_use_id: String,
+        content: String,
+        #[serde(default)]
+        is_error: bool,
+    },
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Message {
+    pub role: Role,
+    pub content: Vec<ContentBlock>,
+}
+
+/// One request to a model.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ChatRequest {
+    pub system: Option<String>,
+    pub messages: Vec<Message>,
+    /// Empty means the model is offered no tools.
+    pub tools: Vec<ToolSpec>,
+    pub max_tokens: u32,
+    pub temperature: Option<f32>,
+    /// The trial this call belongs to (for the tape and for seeding sim).
+    pub corr_id: Option<String>,
+}
+
+/// Why the model stopped.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum StopReason {
+    EndTurn,
+    ToolUse,
+    MaxTokens,
+    Other,
+}
+
+/// Token usage, normalised (R-TAPE-4): `input_tokens` excludes cache reads
+/// and writes; thinking tokens are part of `output_tokens`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Usage {
+    pub input_tokens: u64,
+    pub output_tokens: u64,
+    pub cache_read_input_tokens: u64,
+    pub cache_creation_input_tokens: u64,
+    /// The part of `output_tokens` spent thinking, when the provider says.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub thinking_tokens: Option<u64>,
+}
+
+/// One assistant message back from a model.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ChatResponse {
+    pub content: Vec<ContentBlock>,
+    pub stop: StopReason,
+    /// `None` when the provider reported no usage (the cost block must say so).
+    pub usage: Option<Usage>,
+    /// The model as the provider reported it (pinned in the record).
+    pub model: String,
+    pub duration_ms: u64,
+    pub ttft_ms: Option<u64>,
+    /// Attempts made (1 = no retry).
+    pub attempts: u32,
+}
+
+/// How a model call failed, classified so the compromise rule can count it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum LlmErrorClass {
+    /// 429 after the bounded retries.
+    RateLimited,
+    /// 5xx after the bounded retries.
+    Server,
+    Timeout,
+    /// Connection refused, reset, DNS.
+    Transport,
+    /// A body we could not read as the provider's response shape.
+    Malformed,
+    /// 401 / 403, or a missing key.
+    Auth,
+    /// Any other 4xx.
+    BadRequest,
+}
+
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("{class:?} after {attempts} attempt(s){}: {message}", status.map(|s| format!(" (HTTP {s})")).unwrap_or_default())]
+pub struct LlmError {
+    pub class: LlmErrorClass,
+    pub status: Option<u16>,
+    pub message: String,
+    pub attempts: u32,
+}
+
+/// A runner or judge. Implementations record nothing themselves; the caller
+/// writes the agent tape (see the agent loop).
+pub trait ModelClient: Send + Sync {
+    fn id(&self) -> &ModelId;
+    fn complete<'a>(
+        &'a self,
+        request: &'a ChatRequest,
+    ) -> BoxFuture<'a, Result<ChatResponse, LlmError>>;
+}
+
+/// One tool call a solution makes: how a reference agent reaches the answer
+/// through the server.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PlannedCall {
+    pub tool: String,
+    pub arguments: serde_json::Map<String, Value>,
+}
+
+/// What the reference agent of the construct gate is handed: the answer key
+/// and the way to it. Never given to the runner of the drive or the null arms.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ReferenceHint {
+    pub answer: String,
+    pub expected_tools: Vec<String>,
+    #[serde(default)]
+    pub plan: Vec<PlannedCall>,
+}
