@@ -6,9 +6,10 @@ use std::collections::BTreeMap;
 
 use fitness_shared::gates::{
     AgentSignal, BatchCounts, DecidedAgainst, ExtensionDecision, ExtensionReason, GateError,
-    MAX_ERROR_RATE, NullArm, NullOutcome, NullReason, Outcome, OutcomeCode, PlanPowerReason,
-    PreRegistration, StructuralReason, SuiteFates, compromised, null_baseline,
-    perfect_agent_min_trials, plan_power_gate, published_verdict, resolve_extensions, structural,
+    MAX_ERROR_RATE, MIN_ADMISSION_RATE, MIN_SUITE_SIZE, NullArm, NullOutcome, NullReason, Outcome,
+    OutcomeCode, PlanPowerReason, PreRegistration, StructuralReason, SuiteFates, compromised,
+    null_baseline, null_baseline_with_ratio, perfect_agent_min_trials, plan_power_gate,
+    published_verdict, resolve_extensions, resolve_extensions_with, structural, structural_with,
     verdict,
 };
 use fitness_shared::stats::wilson;
@@ -397,4 +398,84 @@ fn absurd_counts_are_judged_without_panicking() {
         trimmed_surplus: max,
         ..SuiteFates::default()
     });
+}
+
+#[test]
+fn registered_floors_tighten_the_structural_gate() {
+    // 10 tasks pass the default floor of 8 but not a registered floor of 12.
+    let f = fates(0, 0, 0, 10);
+    assert!(structural(&f).unwrap().ok);
+    let tight = structural_with(&f, 12, MIN_ADMISSION_RATE).unwrap();
+    assert!(!tight.ok);
+    assert_eq!(tight.reason, StructuralReason::SuiteBelowMinimum);
+    assert_eq!(tight.min_suite_size, 12);
+    // 3 rejected of 13 is 0.77 admitted: fine at 0.25, refused at 0.8.
+    let f = fates(3, 0, 0, 10);
+    let tight = structural_with(&f, MIN_SUITE_SIZE, 0.8).unwrap();
+    assert_eq!(tight.reason, StructuralReason::AdmissionRateBelowFloor);
+    assert!(structural_with(&f, 8, 1.5).is_err());
+}
+
+#[test]
+fn a_lower_null_ratio_kills_sooner() {
+    let arms = [
+        NullArm {
+            label: "no-tools".into(),
+            k: 3,
+            n: 10,
+        },
+        NullArm {
+            label: "stubbed-empty".into(),
+            k: 0,
+            n: 10,
+        },
+        NullArm {
+            label: "random-valid-args".into(),
+            k: 0,
+            n: 10,
+        },
+    ];
+    let agent = AgentSignal::Measured { k: 8, n: 10 };
+    // t_null = 0.3; the default line is 0.5 * 0.8 = 0.4: proceed.
+    assert_eq!(
+        null_baseline(&arms, agent).unwrap().outcome,
+        NullOutcome::Proceed
+    );
+    // Registered ratio 0.25: the line is 0.2 and 0.3 crosses it.
+    let tight = null_baseline_with_ratio(&arms, agent, 0.25).unwrap();
+    assert_eq!(tight.outcome, NullOutcome::Kill);
+    assert_eq!(tight.ratio, 0.25);
+    assert!(null_baseline_with_ratio(&arms, agent, 0.0).is_err());
+}
+
+#[test]
+fn a_lower_error_limit_compromises_sooner() {
+    let prereg = PreRegistration {
+        n_tasks: 10,
+        reps: 2,
+        alpha: 0.05,
+        threshold: 0.9,
+        detectable: 0.8,
+        planned_power: 0.8,
+        extension_size: 0,
+        max_extensions: 0,
+    };
+    // 19 completed (all passed) and 1 error: 5% is at the default limit, not over it.
+    let ledger = [BatchCounts {
+        tasks: 10,
+        trials: 19,
+        successes: 19,
+        errors: 1,
+    }];
+    let default = resolve_extensions(&prereg, &ledger).unwrap();
+    assert!(!default.errors.compromised);
+    let tight = resolve_extensions_with(&prereg, &ledger, 0.01).unwrap();
+    assert!(tight.errors.compromised);
+    assert!(matches!(
+        tight.decision,
+        ExtensionDecision::Refused {
+            outcome: OutcomeCode::Compromised,
+            ..
+        }
+    ));
 }

@@ -158,6 +158,16 @@ pub fn resolve_extensions(
     prereg: &PreRegistration,
     ledger: &[BatchCounts],
 ) -> Result<ExtensionResolution, GateError> {
+    resolve_extensions_with(prereg, ledger, MAX_ERROR_RATE)
+}
+
+/// [`resolve_extensions`] with a registered error-rate limit (a run may
+/// lower it, never raise it; the caller checks that).
+pub fn resolve_extensions_with(
+    prereg: &PreRegistration,
+    ledger: &[BatchCounts],
+    max_error_rate: f64,
+) -> Result<ExtensionResolution, GateError> {
     prereg.validate()?;
     let Some((&registered, extensions)) = ledger.split_first() else {
         return Err(GateError::Ledger(
@@ -198,7 +208,7 @@ pub fn resolve_extensions(
         };
         let before = pooled.counts();
         pooled.add(batch);
-        let state = evaluate(prereg, batch, &pooled)?;
+        let state = evaluate(prereg, batch, &pooled, max_error_rate)?;
         if let Some(verdict_before) = verdict_before {
             steps.push(ExtensionStep {
                 index: i as u64,
@@ -258,8 +268,9 @@ fn evaluate(
     prereg: &PreRegistration,
     batch: &BatchCounts,
     pooled: &PooledCounts,
+    max_error_rate: f64,
 ) -> Result<PoolState, GateError> {
-    let errors = compromised(pooled.trials, pooled.errors, MAX_ERROR_RATE);
+    let errors = compromised(pooled.trials, pooled.errors, max_error_rate);
     let refused = |outcome, reason| Some(ExtensionDecision::Refused { outcome, reason });
     if batch.trials.saturating_add(batch.errors) < batch.tasks.saturating_mul(prereg.reps) {
         let decision = refused(OutcomeCode::Void, ExtensionReason::IncompleteBatch);

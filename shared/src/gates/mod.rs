@@ -28,11 +28,11 @@ mod verdict;
 pub use compromised::{ErrorRateCheck, MAX_ERROR_RATE, compromised};
 pub use extensions::{
     BatchCounts, ExtensionDecision, ExtensionReason, ExtensionResolution, ExtensionStep,
-    PooledCounts, resolve_extensions,
+    PooledCounts, resolve_extensions, resolve_extensions_with,
 };
 pub use null_baseline::{
     AgentSignal, DecidedAgainst, NULL_KILL_RATIO, NULL_PERCENTILE, NullArm, NullBaseline,
-    NullOutcome, NullRate, NullReason, null_baseline,
+    NullOutcome, NullRate, NullReason, null_baseline, null_baseline_with_ratio,
 };
 pub use outcome::{Counts, GateError, Outcome, OutcomeCode};
 pub use plan_power::{PlanPowerReason, PlanPowerReport, perfect_agent_min_trials, plan_power_gate};
@@ -40,6 +40,7 @@ pub use prereg::{MAX_REGISTERED_TRIALS, PreRegistration, default_detectable};
 pub use published::{PublishedReason, PublishedVerdict, published_verdict};
 pub use structural::{
     MIN_ADMISSION_RATE, MIN_SUITE_SIZE, StructuralReason, StructuralReport, SuiteFates, structural,
+    structural_with,
 };
 pub use verdict::{
     MAX_PLAN_N, Plan, Verdict, achieved_power, critical_k, plan, plan_within, verdict,

@@ -160,6 +160,24 @@ pub struct NullBaseline {
 /// via the reference implementation's `nullBaselineGate`; the early decision
 /// is this product's (SPEC R-RUN-1 step 5).
 pub fn null_baseline(arms: &[NullArm], agent: AgentSignal) -> Result<NullBaseline, GateError> {
+    null_baseline_with_ratio(arms, agent, NULL_KILL_RATIO)
+}
+
+/// [`null_baseline`] with a registered kill ratio. A run may tighten the
+/// ratio (a lower ratio kills sooner), never loosen it; the caller checks
+/// that. Errors for a ratio outside (0, 1].
+pub fn null_baseline_with_ratio(
+    arms: &[NullArm],
+    agent: AgentSignal,
+    ratio: f64,
+) -> Result<NullBaseline, GateError> {
+    if !(ratio > 0.0 && ratio <= 1.0) {
+        return Err(GateError::OutOfDomain {
+            name: "null kill ratio",
+            value: ratio,
+            domain: "(0, 1]",
+        });
+    }
     let mut rates = Vec::with_capacity(arms.len());
     for arm in arms {
         if arm.k > arm.n {
@@ -194,6 +212,7 @@ pub fn null_baseline(arms: &[NullArm], agent: AgentSignal) -> Result<NullBaselin
         agent_counts,
         t_agent,
         any_missing,
+        ratio,
     );
     let halts = matches!(outcome, NullOutcome::Kill | NullOutcome::Indeterminate);
     Ok(NullBaseline {
@@ -207,7 +226,7 @@ pub fn null_baseline(arms: &[NullArm], agent: AgentSignal) -> Result<NullBaselin
         halts,
         refusal: halts.then_some(OutcomeCode::Degenerate),
         percentile: NULL_PERCENTILE,
-        ratio: NULL_KILL_RATIO,
+        ratio,
     })
 }
 
@@ -219,6 +238,7 @@ fn decide(
     agent: Option<Counts>,
     t_agent: Option<f64>,
     any_missing: bool,
+    ratio: f64,
 ) -> Decision {
     use DecidedAgainst::{AgentRate, EveryPossibleAgentRate, Undecided};
     use NullOutcome::{Deferred, Indeterminate, Kill, Proceed};
@@ -226,12 +246,12 @@ fn decide(
     let Some(t_null_low) = t_null_low.filter(|_| any_measured) else {
         return undecided(Indeterminate, NullReason::NoMeasurements);
     };
-    if t_null_low >= NULL_KILL_RATIO {
+    if t_null_low >= ratio {
         return (
             Kill,
             NullReason::NoiseExceedsSignal,
             EveryPossibleAgentRate,
-            Some(NULL_KILL_RATIO),
+            Some(ratio),
         );
     }
     let Some(agent) = agent else {
@@ -247,7 +267,7 @@ fn decide(
     if agent.k == 0 {
         return undecided(Indeterminate, NullReason::DegenerateNoSignal);
     }
-    let line = NULL_KILL_RATIO * t_agent;
+    let line = ratio * t_agent;
     if t_null_low >= line {
         return (Kill, NullReason::NoiseExceedsSignal, AgentRate, Some(line));
     }

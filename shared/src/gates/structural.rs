@@ -94,6 +94,23 @@ pub struct StructuralReport {
 /// two floors (`DEFAULT_MIN_ADMISSION_RATE`, `DEFAULT_MIN_GENERATED`); SPEC
 /// R-RUN-1 step 4; seed "The surface was too thin".
 pub fn structural(fates: &SuiteFates) -> Result<StructuralReport, GateError> {
+    structural_with(fates, MIN_SUITE_SIZE, MIN_ADMISSION_RATE)
+}
+
+/// [`structural`] with registered floors. A run may raise a floor, never
+/// lower it; the caller checks that. Errors for a rate outside [0, 1].
+pub fn structural_with(
+    fates: &SuiteFates,
+    min_suite_size: u64,
+    min_admission_rate: f64,
+) -> Result<StructuralReport, GateError> {
+    if !(0.0..=1.0).contains(&min_admission_rate) {
+        return Err(GateError::OutOfDomain {
+            name: "minimum admission rate",
+            value: min_admission_rate,
+            domain: "[0, 1]",
+        });
+    }
     let rejected = fates
         .rejected_by_rule
         .values()
@@ -124,12 +141,12 @@ pub fn structural(fates: &SuiteFates) -> Result<StructuralReport, GateError> {
             StructuralReason::AllCandidatesNullAnswerable,
             Some(OutcomeCode::Degenerate),
         )
-    } else if fates.suite_size < MIN_SUITE_SIZE {
+    } else if fates.suite_size < min_suite_size {
         (
             StructuralReason::SuiteBelowMinimum,
             Some(OutcomeCode::InsufficientSurface),
         )
-    } else if admission_rate.is_some_and(|r| r < MIN_ADMISSION_RATE) {
+    } else if admission_rate.is_some_and(|r| r < min_admission_rate) {
         (
             StructuralReason::AdmissionRateBelowFloor,
             Some(OutcomeCode::InsufficientSurface),
@@ -142,8 +159,8 @@ pub fn structural(fates: &SuiteFates) -> Result<StructuralReport, GateError> {
         rejected,
         admitted,
         admission_rate,
-        min_admission_rate: MIN_ADMISSION_RATE,
-        min_suite_size: MIN_SUITE_SIZE,
+        min_admission_rate,
+        min_suite_size,
         ok: refusal.is_none(),
         reason,
         refusal,
