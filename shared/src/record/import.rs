@@ -633,6 +633,7 @@ fn convert_gate_detail(gate: &str, d: &Value) -> GateDetail {
                     published,
                     pooled,
                     extensions_consumed: u(d, "extensionsConsumed").unwrap_or(0),
+                    tape_reading: None,
                 },
                 _ => GateDetail::Unrecognised,
             }

@@ -458,10 +458,26 @@ pub enum GateDetail {
         pooled: Option<Count>,
         #[serde(default)]
         extensions_consumed: u64,
+        /// What the wire tape shows for the reference trials, read when the
+        /// gate did not pass.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        tape_reading: Option<TapeReading>,
     },
     /// A gate kind this reader does not know.
     #[serde(other)]
     Unrecognised,
+}
+
+/// The construct gate's reading of its own tape: what the reference agent's
+/// trials put on the wire.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct TapeReading {
+    /// `tools/call` requests recorded for the reference trials.
+    pub calls_recorded: u64,
+    /// Of those, answered with a JSON-RPC error or an `isError` result.
+    pub call_errors: u64,
+    /// Requests that never got a response.
+    pub no_response: u64,
 }
 
 /// One null model's pass rate.

@@ -252,6 +252,7 @@ pub fn scored_record() -> RunRecord {
                             }),
                             pooled: Some(Count { k: 47, n: 48 }),
                             extensions_consumed: 1,
+                            tape_reading: None,
                         },
                     )
                 },
