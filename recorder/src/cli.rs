@@ -19,6 +19,12 @@ pub struct Cli {
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
+    /// Measure a server: probes, suite, pre-registration, gates in cost order,
+    /// the drive, and a signed record with a score or the refusal that replaced it.
+    Run(crate::run::RunArgs),
+    /// Run the bundled demo servers with the offline sim runner, publish the
+    /// board and serve it at http://127.0.0.1:8080 (no key, no network).
+    Demo(crate::commands::demo::DemoArgs),
     /// Publish run directories (and imported v1 runs) as a static site.
     Publish(crate::publish::PublishArgs),
     /// Serve a published site locally, with the headers of its `_headers` file.

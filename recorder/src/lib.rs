@@ -4,7 +4,9 @@ pub mod cli;
 pub mod commands;
 pub mod mcp;
 pub mod model;
+pub mod pipeline;
 pub mod publish;
+pub mod run;
 pub mod serve;
 pub mod suite;
 
@@ -17,6 +19,8 @@ pub fn run(cli: cli::Cli) -> anyhow::Result<()> {
         return Ok(());
     };
     match command {
+        cli::Command::Run(args) => run::run(args),
+        cli::Command::Demo(args) => commands::demo::run(args),
         cli::Command::Publish(args) => publish::run(args),
         cli::Command::Serve(args) => serve::run(args),
         cli::Command::Tape(cmd) => commands::tape::run(cmd),

@@ -1,8 +1,10 @@
 //! One module per subcommand family.
 
+pub mod demo;
 pub mod import;
 pub mod keygen;
 pub mod probe;
 pub mod sign;
 pub mod tape;
+pub mod target;
 pub mod verify;

@@ -463,6 +463,15 @@ pub enum GateDetail {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         tape_reading: Option<TapeReading>,
     },
+    /// The drive's own error check (divergence 1: errors gated apart).
+    Drive {
+        /// Completed trials.
+        trials: u64,
+        /// Trials the model API failed.
+        errors: u64,
+        max_error_rate: f64,
+        compromised: bool,
+    },
     /// A gate kind this reader does not know.
     #[serde(other)]
     Unrecognised,

@@ -1,0 +1,255 @@
+//! `fitness demo`: no key, no network. Runs the bundled demo servers with
+//! the offline `sim` runners and `schema-walk/1`, publishes the board, and
+//! serves it on 127.0.0.1. Every outcome family appears on it.
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use anyhow::Context as _;
+use clap::Args;
+use fitness_shared::record::{CredentialContext, Outcome};
+
+use crate::mcp::connect::Target;
+use crate::mcp::stdio::StdioTarget;
+use crate::pipeline::config::{
+    DEFAULT_EXTENSION_SIZE, DEFAULT_MAX_EXTENSIONS, DEFAULT_REPS, DEFAULT_TASKS, Floors,
+};
+use crate::pipeline::{self, RunConfig};
+use crate::run::{Bars, cancel_on_signals, runtime};
+use crate::suite::GeneratorId;
+
+#[derive(Debug, Args)]
+pub struct DemoArgs {
+    /// Where the demo's run directories go (replaced on each demo).
+    #[arg(long, default_value = "fitness-demo/runs")]
+    pub out: PathBuf,
+    /// Where the published site goes.
+    #[arg(long, default_value = "fitness-demo/site")]
+    pub site: PathBuf,
+    /// The viewer's release build (default `dist/`); without one the board is
+    /// published as data only.
+    #[arg(long)]
+    pub viewer: Option<PathBuf>,
+    /// Where to serve the board.
+    #[arg(long, default_value = "127.0.0.1:8080")]
+    pub addr: SocketAddr,
+    /// Run and publish, then exit instead of serving.
+    #[arg(long)]
+    pub no_serve: bool,
+    /// Only these scenarios (by name); repeatable.
+    #[arg(long = "only", value_name = "NAME")]
+    pub only: Vec<String>,
+    /// A signing key for the runs (from `fitness keygen`).
+    #[arg(long)]
+    pub key: Option<PathBuf>,
+}
+
+/// One demo run: which server, which runner, what it is registered with,
+/// and the outcome family it shows.
+#[derive(Debug, Clone)]
+pub struct Scenario {
+    pub name: &'static str,
+    pub server: &'static str,
+    pub server_args: &'static [&'static str],
+    pub runner: &'static str,
+    pub max_extensions: u64,
+    pub max_model_calls: Option<u64>,
+    pub expect: Outcome,
+    pub shows: &'static str,
+}
+
+pub const SCENARIOS: &[Scenario] = &[
+    Scenario {
+        name: "good",
+        server: "good",
+        server_args: &[],
+        runner: "sim/diligent",
+        max_extensions: DEFAULT_MAX_EXTENSIONS,
+        max_model_calls: None,
+        expect: Outcome::Scored,
+        shows: "enough surface, every gate passes: a score with its interval",
+    },
+    Scenario {
+        name: "thin",
+        server: "thin",
+        server_args: &[],
+        runner: "sim/diligent",
+        max_extensions: DEFAULT_MAX_EXTENSIONS,
+        max_model_calls: None,
+        expect: Outcome::InsufficientSurface,
+        shows: "two tools: too few tasks to measure",
+    },
+    Scenario {
+        name: "trivia",
+        server: "trivia",
+        server_args: &[],
+        runner: "sim/diligent",
+        max_extensions: DEFAULT_MAX_EXTENSIONS,
+        max_model_calls: None,
+        expect: Outcome::Degenerate,
+        shows: "every task answerable without the server: the null screen empties the suite",
+    },
+    Scenario {
+        name: "constant",
+        server: "constant",
+        server_args: &[],
+        runner: "sim/diligent",
+        max_extensions: DEFAULT_MAX_EXTENSIONS,
+        max_model_calls: None,
+        expect: Outcome::Degenerate,
+        shows: "answers that ignore the arguments: random arguments pass, the null baseline kills",
+    },
+    Scenario {
+        name: "broken",
+        server: "broken",
+        server_args: &[],
+        runner: "sim/diligent",
+        max_extensions: DEFAULT_MAX_EXTENSIONS,
+        max_model_calls: None,
+        expect: Outcome::GateFailed,
+        shows: "stops answering calls: the reference agent cannot reach the answers",
+    },
+    Scenario {
+        name: "canary",
+        server: "canary",
+        server_args: &[],
+        runner: "sim/diligent",
+        max_extensions: 0,
+        max_model_calls: None,
+        expect: Outcome::ExtendExhausted,
+        shows: "a flaky tool leaves the construct gate unresolved, and no extension was registered",
+    },
+    Scenario {
+        name: "unstable-api",
+        server: "good",
+        server_args: &[],
+        runner: "sim/unstable",
+        max_extensions: DEFAULT_MAX_EXTENSIONS,
+        max_model_calls: None,
+        expect: Outcome::Compromised,
+        shows: "the model API fails too often: errors over 5% compromise the measurement",
+    },
+    Scenario {
+        name: "spend-cap",
+        server: "good",
+        server_args: &[],
+        runner: "sim/diligent",
+        max_extensions: DEFAULT_MAX_EXTENSIONS,
+        max_model_calls: Some(60),
+        expect: Outcome::Void,
+        shows: "the spend cap runs out mid-run: VOID, nothing scored or refused",
+    },
+];
+
+/// The registration of one scenario.
+pub fn scenario_config(s: &Scenario, out: &std::path::Path, key: Option<PathBuf>) -> anyhow::Result<RunConfig> {
+    let exe = std::env::current_exe().context("cannot find the fitness binary to start the demo servers")?;
+    let mut args = vec!["demo-server".to_owned(), s.server.to_owned()];
+    args.extend(s.server_args.iter().map(|a| (*a).to_owned()));
+    Ok(RunConfig {
+        target: Target::Stdio(StdioTarget {
+            program: exe.display().to_string(),
+            args,
+            env: Vec::new(),
+        }),
+        runner: s.runner.parse()?,
+        judge: None,
+        generator: GeneratorId::SchemaWalk1,
+        n_tasks: DEFAULT_TASKS,
+        reps: DEFAULT_REPS,
+        extension_size: DEFAULT_EXTENSION_SIZE,
+        max_extensions: s.max_extensions,
+        credential: CredentialContext::Anonymous,
+        seed: 7,
+        floors: Floors::default(),
+        screen: true,
+        overgen_factor: 2.0,
+        out_dir: out.to_owned(),
+        key,
+        timeout: Duration::from_secs(3),
+        prices: None,
+        max_turns: 8,
+        max_tokens: 200_000,
+        max_model_calls: s.max_model_calls,
+        label: Some(format!("demo-{}", s.name)),
+    })
+}
+
+pub fn run(args: DemoArgs) -> anyhow::Result<()> {
+    let scenarios: Vec<&Scenario> = SCENARIOS
+        .iter()
+        .filter(|s| args.only.is_empty() || args.only.iter().any(|o| o == s.name))
+        .collect();
+    anyhow::ensure!(
+        !scenarios.is_empty(),
+        "no demo scenario is called {:?}; there are: {}",
+        args.only,
+        SCENARIOS.iter().map(|s| s.name).collect::<Vec<_>>().join(", ")
+    );
+    if args.out.exists() {
+        std::fs::remove_dir_all(&args.out)
+            .with_context(|| format!("failed to clear {}", args.out.display()))?;
+    }
+    std::fs::create_dir_all(&args.out)
+        .with_context(|| format!("failed to create {}", args.out.display()))?;
+    let rt = runtime()?;
+    let mut lines = Vec::new();
+    for s in &scenarios {
+        eprintln!("demo {:<13} {}", s.name, s.shows);
+        let cfg = scenario_config(s, &args.out, args.key.clone())?;
+        let bars = Bars::new(false);
+        let output = rt.block_on(async {
+            let cancel = cancel_on_signals();
+            pipeline::execute(&cfg, cancel, &bars).await
+        })?;
+        if output.interrupted == Some(pipeline::Interruption::Cancelled) {
+            anyhow::bail!("the demo was interrupted");
+        }
+        let got = output.record.outcome;
+        let mark = if got == s.expect { "" } else { "  (expected another outcome: see the record)" };
+        lines.push(format!(
+            "{:<13} {:<21} {}{mark}",
+            s.name,
+            got.code(),
+            output.dir.display()
+        ));
+    }
+    rt.shutdown_timeout(Duration::from_secs(2));
+    println!();
+    for line in &lines {
+        println!("{line}");
+    }
+    let viewer = args.viewer.clone().unwrap_or_else(|| PathBuf::from("dist"));
+    let has_viewer = viewer.join("index.html").is_file();
+    if !has_viewer {
+        eprintln!(
+            "no viewer build at {} (run `trunk build --release`): publishing the board as data only",
+            viewer.display()
+        );
+    }
+    let published = crate::publish::publish(&crate::publish::PublishArgs {
+        runs: vec![args.out.clone()],
+        import: None,
+        traces: None,
+        out: args.site.clone(),
+        viewer: has_viewer.then_some(viewer),
+        no_viewer: !has_viewer,
+        sign_key: args.key.clone(),
+        published_at: None,
+    })?;
+    println!(
+        "published {} runs ({} scored, {} refused) to {}",
+        published.board.counts.runs,
+        published.board.counts.scored,
+        published.board.counts.refused,
+        published.site.display()
+    );
+    if args.no_serve {
+        return Ok(());
+    }
+    crate::serve::run(crate::serve::ServeArgs {
+        site: args.site,
+        addr: args.addr,
+    })
+}

@@ -1,0 +1,1090 @@
+//! The run (R-RUN): connect and probe, register, generate the suite, then
+//! the gates in cost order, stopping at the first that refuses; the drive
+//! and the score only when every gate passed. Every run ends in a record:
+//! a score, the refusal that replaced it, or VOID when the run could not
+//! complete its registered size (interrupted, spend cap, lost server).
+
+pub mod config;
+mod record;
+mod tape_reading;
+mod trials;
+
+use std::path::PathBuf;
+
+use anyhow::Context as _;
+use fitness_shared::gates::{
+    self, AgentSignal, BatchCounts, ExtensionDecision, NullArm, NullBaseline, NullOutcome,
+    OutcomeCode, SuiteFates,
+};
+use fitness_shared::record::{
+    self as rec, CostTier, ExtensionBatch, GateDetail, GateRecord, GateVerdict, Outcome,
+    RunRecord, VerdictOutcome,
+};
+use rmcp::model::Tool;
+use serde_json::json;
+
+pub use config::{Floors, RunConfig};
+
+use crate::mcp::connect::Session;
+use crate::mcp::report::{self, Report};
+use crate::mcp::tap::Tap;
+use crate::model::agent::{Budget, TrialOutcome};
+use crate::model::cost::CostLedger;
+use crate::model::types::{ModelClient, ModelId, ProviderKind};
+use crate::model::{ClientOptions, client_for};
+use crate::suite::task::Task;
+use crate::suite::{GenerateOptions, GenerationReport};
+use trials::{TrialKind, Trials};
+
+/// Where the run stands: go on, or stop with this outcome at this gate.
+#[derive(Debug)]
+enum Flow {
+    Continue,
+    Stop { outcome: Outcome, gate: String },
+}
+
+/// A request to stop the run early (Ctrl-C, SIGTERM).
+#[derive(Clone)]
+pub struct Cancel(tokio::sync::watch::Receiver<bool>);
+
+impl Cancel {
+    pub fn new() -> (tokio::sync::watch::Sender<bool>, Cancel) {
+        let (tx, rx) = tokio::sync::watch::channel(false);
+        (tx, Cancel(rx))
+    }
+
+    pub fn is_cancelled(&self) -> bool {
+        *self.0.borrow()
+    }
+
+    /// Resolves when cancelled; never, if the sender is gone uncancelled.
+    pub async fn cancelled(&mut self) {
+        loop {
+            if *self.0.borrow() {
+                return;
+            }
+            if self.0.changed().await.is_err() {
+                std::future::pending::<()>().await;
+            }
+        }
+    }
+}
+
+/// Why the run stopped short of its registered size.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Interruption {
+    Cancelled,
+    SpendCap { calls: u64 },
+    Failed(String),
+}
+
+impl Interruption {
+    fn note(&self) -> String {
+        match self {
+            Interruption::Cancelled => "The run was interrupted by the operator before it completed its registered size; nothing is scored or refused.".to_owned(),
+            Interruption::SpendCap { calls } => format!("The run reached its spend cap of {calls} model calls before it completed its registered size; nothing is scored or refused."),
+            Interruption::Failed(why) => format!("The run could not complete its registered size: {why}"),
+        }
+    }
+
+    pub fn reason(&self) -> &'static str {
+        match self {
+            Interruption::Cancelled => "interrupted",
+            Interruption::SpendCap { .. } => "spend_cap",
+            Interruption::Failed(_) => "failed",
+        }
+    }
+}
+
+/// What a finished run left behind.
+#[derive(Debug)]
+pub struct RunOutput {
+    pub dir: PathBuf,
+    pub record: RunRecord,
+    pub interrupted: Option<Interruption>,
+}
+
+/// Observers of a run's progress (the CLI draws bars from these).
+pub trait Progress: Send + Sync {
+    fn phase(&self, _name: &str, _total: u64) {}
+    fn advance(&self) {}
+    fn finish_phase(&self, _summary: &str) {}
+}
+
+/// No progress output.
+pub struct Quiet;
+impl Progress for Quiet {}
+
+/// The state of one run in flight.
+struct Run<'a> {
+    cfg: &'a RunConfig,
+    id: String,
+    dir: PathBuf,
+    started_at: String,
+    mcp: Tap,
+    agent: Tap,
+    progress: &'a dyn Progress,
+    cancel: Cancel,
+    gates: Vec<GateRecord>,
+    refused_at: Option<String>,
+    extensions: Vec<ExtensionBatch>,
+    own_notes: Vec<String>,
+    cost: CostLedger,
+    prereg: rec::PreRegistration,
+    report: Option<Report>,
+    instructions: Option<String>,
+    generation: Option<GenerationReport>,
+    suite_hash: String,
+    runner_reported: Option<String>,
+    score: Option<rec::Score>,
+    null_arms: Vec<NullArm>,
+    interrupted: Option<Interruption>,
+    model_calls: u64,
+    reference_model: Option<String>,
+}
+
+/// Run the whole pipeline and write `out_dir/<run-id>/record.json` with its
+/// two tapes. Errors only when nothing could be written at all (bad flags,
+/// the output directory, the tapes); every other failure becomes a VOID
+/// record that says why.
+pub async fn execute(
+    cfg: &RunConfig,
+    cancel: Cancel,
+    progress: &dyn Progress,
+) -> anyhow::Result<RunOutput> {
+    cfg.floors.check()?;
+    anyhow::ensure!(cfg.n_tasks > 0, "--tasks must be at least 1");
+    anyhow::ensure!(cfg.reps > 0, "--reps must be at least 1");
+    anyhow::ensure!(
+        (1.0..=20.0).contains(&cfg.overgen_factor),
+        "the over-generation factor must be between 1 and 20"
+    );
+    let prereg = record::preregistration(cfg)?;
+    let started_at = crate::mcp::clock::now();
+    let slug = record::slug_for(cfg);
+    let id = record::run_id(&slug, &started_at, cfg.seed);
+    let dir = cfg.out_dir.join(&id);
+    std::fs::create_dir_all(&dir)
+        .with_context(|| format!("failed to create the run directory {}", dir.display()))?;
+    let command: Vec<String> = std::env::args().collect();
+    let label = format!("fitness run {id}");
+    let mcp = Tap::create(&dir.join("mcp.jsonl"), &label, command.clone())?;
+    let agent = Tap::create_kind(&dir.join("agent.jsonl"), &label, command, "agent")?;
+    let mut run = Run {
+        cfg,
+        id,
+        dir,
+        started_at,
+        mcp,
+        agent,
+        progress,
+        cancel,
+        gates: Vec::new(),
+        refused_at: None,
+        extensions: Vec::new(),
+        own_notes: Vec::new(),
+        cost: CostLedger::default(),
+        prereg,
+        report: None,
+        instructions: None,
+        generation: None,
+        suite_hash: String::new(),
+        runner_reported: None,
+        score: None,
+        null_arms: Vec::new(),
+        interrupted: None,
+        model_calls: 0,
+        reference_model: None,
+    };
+    let outcome = match run.stages().await {
+        Ok(Flow::Continue) => Outcome::Scored,
+        Ok(Flow::Stop { outcome, gate }) => {
+            if outcome != Outcome::Void {
+                run.refused_at = Some(gate);
+            }
+            outcome
+        }
+        Err(e) => {
+            if run.interrupted.is_none() {
+                run.interrupted = Some(Interruption::Failed(format!("{e:#}")));
+            }
+            Outcome::Void
+        }
+    };
+    if outcome != Outcome::Scored {
+        run.score = None;
+    }
+    record::finish(run, outcome)
+}
+
+/// A gate's refusal code as the record's outcome.
+fn outcome_of(code: OutcomeCode) -> Outcome {
+    match code {
+        OutcomeCode::Scored => Outcome::Scored,
+        OutcomeCode::InsufficientSurface => Outcome::InsufficientSurface,
+        OutcomeCode::Degenerate => Outcome::Degenerate,
+        OutcomeCode::GateFailed => Outcome::GateFailed,
+        OutcomeCode::ExtendExhausted => Outcome::ExtendExhausted,
+        OutcomeCode::Compromised => Outcome::Compromised,
+        OutcomeCode::Void => Outcome::Void,
+    }
+}
+
+fn verdict_outcome(o: gates::Outcome) -> VerdictOutcome {
+    match o {
+        gates::Outcome::Pass => VerdictOutcome::Pass,
+        gates::Outcome::Fail => VerdictOutcome::Fail,
+        gates::Outcome::Extend => VerdictOutcome::Extend,
+    }
+}
+
+/// Serde's name for a unit enum value (`snake_case` reasons).
+fn name_of<T: serde::Serialize>(value: &T) -> String {
+    match serde_json::to_value(value) {
+        Ok(serde_json::Value::String(s)) => s,
+        Ok(other) => other.to_string(),
+        Err(_) => "unknown".to_owned(),
+    }
+}
+
+impl Run<'_> {
+    async fn stages(&mut self) -> anyhow::Result<Flow> {
+        let cfg = self.cfg;
+        // 1. Connect and probe: zero tokens.
+        self.progress.phase("probe", 1);
+        let report = report::probe(&cfg.target, self.mcp.clone(), cfg.timeout, &[])
+            .await
+            .context("the server could not be reached")?;
+        self.progress.finish_phase(&format!(
+            "{} probes, protocol {}",
+            report.probes.len(),
+            report.server.negotiated_version
+        ));
+        self.report = Some(report);
+
+        // 2. Pre-registration, written and hashed before the first model call.
+        self.register()?;
+
+        let session = Session::connect(&cfg.target, self.mcp.clone(), None, cfg.timeout)
+            .await
+            .context("the server could not be reached after probing")?;
+        self.instructions = session
+            .service
+            .peer_info()
+            .and_then(|i| i.instructions.clone());
+        let result = match session.list_tools().await {
+            Ok(tools) => self.with_session(&session, &tools).await,
+            Err(e) => Err(e.context("tools/list failed")),
+        };
+        session.close().await;
+        result
+    }
+
+    fn register(&mut self) -> anyhow::Result<()> {
+        let value = serde_json::to_value(&self.prereg)?;
+        let path = self.dir.join("preregistration.json");
+        record::write_atomic(&path, &serde_json::to_vec_pretty(&value)?)?;
+        let event = json!({
+            "hash": self.prereg.hash,
+            "preregistration": value,
+        });
+        self.mcp
+            .event("fitness.preregistration", event.clone(), None);
+        self.agent.event("fitness.preregistration", event, None);
+        Ok(())
+    }
+
+    fn options(&self) -> ClientOptions {
+        ClientOptions {
+            seed: self.cfg.seed,
+            ..ClientOptions::default()
+        }
+    }
+
+    async fn with_session(&mut self, session: &Session, tools: &[Tool]) -> anyhow::Result<Flow> {
+        let cfg = self.cfg;
+        let opts = self.options();
+        let runner = client_for(&cfg.runner, &opts)?;
+        let judge = match &cfg.judge {
+            Some(id) => Some(client_for(id, &opts)?),
+            None => None,
+        };
+        let reference_id = reference_model(&cfg.runner);
+        let reference = client_for(&reference_id, &opts)?;
+        self.reference_model = Some(reference_id.to_string());
+
+        // 3. Suite generation with its ledger.
+        self.progress.phase("generate", 1);
+        let gen_opts = GenerateOptions {
+            generator: cfg.generator,
+            n_tasks: cfg.n_tasks as usize,
+            overgen_factor: cfg.overgen_factor,
+            seed: cfg.seed,
+            credential: cfg.credential,
+            screen: cfg.screen,
+            id_prefix: "t".to_owned(),
+            exclude_prompts: Vec::new(),
+        };
+        let generation = crate::suite::generate(
+            session,
+            tools,
+            self.instructions.as_deref(),
+            &gen_opts,
+            judge.as_deref(),
+            cfg.screen.then_some(runner.as_ref()),
+            &self.agent,
+        )
+        .await
+        .context("suite generation failed")?;
+        self.add_spend(&generation);
+        self.suite_hash = generation.suite.hash.clone();
+        self.progress.finish_phase(&format!(
+            "{} tasks from {} candidates",
+            generation.suite.tasks.len(),
+            generation.ledger.candidates.unwrap_or(0)
+        ));
+        let tasks = generation.suite.tasks.clone();
+        self.generation = Some(generation);
+
+        // 4. Free gates.
+        if let Flow::Stop { outcome, gate } = self.structural()? {
+            return Ok(Flow::Stop { outcome, gate });
+        }
+        if let Flow::Stop { outcome, gate } = self.answer_leak(&tasks, tools) {
+            return Ok(Flow::Stop { outcome, gate });
+        }
+        if let Flow::Stop { outcome, gate } = self.plan_power()? {
+            return Ok(Flow::Stop { outcome, gate });
+        }
+
+        let trials = Trials {
+            tools,
+            instructions: self.instructions.as_deref(),
+            budget: Budget {
+                max_turns: cfg.max_turns,
+                max_tokens: cfg.max_tokens,
+            },
+        };
+
+        // 5. Cheap gate: the three null arms.
+        if let Flow::Stop { outcome, gate } = self
+            .null_gate(session, tools, runner.as_ref(), &trials, &tasks)
+            .await?
+        {
+            return Ok(Flow::Stop { outcome, gate });
+        }
+
+        // 6. Paid gate: construct, with its extensions.
+        let mut driven = tasks.clone();
+        if let Flow::Stop { outcome, gate } = self
+            .construct(
+                session,
+                tools,
+                reference.as_ref(),
+                judge.as_deref(),
+                runner.as_ref(),
+                &trials,
+                &mut driven,
+            )
+            .await?
+        {
+            return Ok(Flow::Stop { outcome, gate });
+        }
+
+        // 7. The drive.
+        if let Flow::Stop { outcome, gate } = self
+            .drive(session, tools, runner.as_ref(), &trials, &driven)
+            .await?
+        {
+            return Ok(Flow::Stop { outcome, gate });
+        }
+
+        // 8. The null gate again, now that the agent's rate exists.
+        self.null_redecide()
+    }
+
+    fn add_spend(&mut self, generation: &GenerationReport) {
+        for phase in &generation.spend {
+            let role = if phase.phase == "screen" {
+                "runner"
+            } else {
+                "judge"
+            };
+            let Ok(model) = phase.model.parse::<ModelId>() else {
+                continue;
+            };
+            self.cost.add_phase(role, &model, phase);
+            self.model_calls += phase.calls;
+        }
+    }
+
+    fn push_gate(&mut self, gate: GateRecord) {
+        if let Some(existing) = self.gates.iter_mut().find(|g| g.id == gate.id) {
+            *existing = gate;
+        } else {
+            self.gates.push(gate);
+        }
+    }
+
+    fn structural(&mut self) -> anyhow::Result<Flow> {
+        let generation = self.generation.as_ref().context("no suite")?;
+        let ledger = &generation.ledger;
+        let fates = SuiteFates {
+            candidates: ledger.candidates.unwrap_or(0),
+            rejected_by_rule: ledger
+                .rejected_by_rule
+                .iter()
+                .map(|r| (r.rule.clone(), r.count))
+                .collect(),
+            trimmed_surplus: ledger.trimmed_surplus.unwrap_or(0),
+            null_screened: ledger.null_screened.as_ref().map_or(0, |s| s.dropped),
+            suite_size: generation.suite.tasks.len() as u64,
+        };
+        // The registered size is the floor the suite must reach: a suite
+        // smaller than registered cannot run the registered test.
+        let min_suite = self.cfg.floors.min_suite.max(self.cfg.n_tasks);
+        let report =
+            gates::structural_with(&fates, min_suite, self.cfg.floors.min_admission_rate)?;
+        let explain = format!(
+            "{} candidates: {} rejected by rule, {} trimmed as surplus, {} deleted by the null screen, {} in the suite (registered {}, floor {}); admission rate {} against a floor of {}.",
+            fates.candidates,
+            report.rejected,
+            fates.trimmed_surplus,
+            fates.null_screened,
+            fates.suite_size,
+            self.cfg.n_tasks,
+            self.cfg.floors.min_suite,
+            report
+                .admission_rate
+                .map_or("undefined".to_owned(), |r| format!("{r:.2}")),
+            report.min_admission_rate
+        );
+        self.own_notes.push(format!("Suite: {explain}"));
+        self.push_gate(GateRecord {
+            id: "structural".to_owned(),
+            cost_tier: CostTier::Free,
+            ok: report.ok,
+            verdict: None,
+            reason: name_of(&report.reason),
+            detail: GateDetail::Structural {
+                n_requested: Some(self.cfg.n_tasks),
+                n_generated: Some(fates.candidates),
+                admission_rate: report.admission_rate,
+                min_admission_rate: Some(report.min_admission_rate),
+                min_generated: Some(min_suite),
+                explain: Some(explain),
+            },
+            source_detail: None,
+        });
+        Ok(match report.refusal {
+            Some(code) => Flow::Stop {
+                outcome: outcome_of(code),
+                gate: "structural".to_owned(),
+            },
+            None => Flow::Continue,
+        })
+    }
+
+    /// The driven suite re-checked: no answer key in a prompt, in the
+    /// solution's arguments, or in the instructions and tool descriptions.
+    fn answer_leak(&mut self, tasks: &[Task], tools: &[Tool]) -> Flow {
+        let mut surfaces: Vec<(String, String)> = Vec::new();
+        if let Some(i) = &self.instructions {
+            surfaces.push(("instructions".to_owned(), i.to_lowercase()));
+        }
+        for t in tools {
+            if let Some(d) = &t.description {
+                surfaces.push((format!("description of {}", t.name), d.to_lowercase()));
+            }
+        }
+        let mut leaks = Vec::new();
+        for task in tasks {
+            let key = task.answer_key.trim().to_lowercase();
+            if key.len() < 2 {
+                continue;
+            }
+            if task.prompt.to_lowercase().contains(&key) {
+                leaks.push(json!({"task": task.id, "where": "prompt"}));
+                continue;
+            }
+            if task
+                .solution
+                .iter()
+                .any(|c| serde_json::Value::Object(c.arguments.clone()).to_string().to_lowercase().contains(&key))
+            {
+                leaks.push(json!({"task": task.id, "where": "solution arguments"}));
+                continue;
+            }
+            if let Some((place, _)) = surfaces.iter().find(|(_, text)| text.contains(&key)) {
+                leaks.push(json!({"task": task.id, "where": place}));
+            }
+        }
+        let at_generation = self
+            .generation
+            .as_ref()
+            .map(|g| g.leaks_at_generation.clone())
+            .unwrap_or_default();
+        let ok = leaks.is_empty();
+        self.push_gate(GateRecord {
+            id: "answer_leak".to_owned(),
+            cost_tier: CostTier::Free,
+            ok,
+            verdict: None,
+            reason: if ok { "ok" } else { "answer_in_task" }.to_owned(),
+            detail: GateDetail::AnswerLeak {
+                leaks,
+                at_generation,
+            },
+            source_detail: None,
+        });
+        if ok {
+            Flow::Continue
+        } else {
+            Flow::Stop {
+                outcome: Outcome::Degenerate,
+                gate: "answer_leak".to_owned(),
+            }
+        }
+    }
+
+    fn gate_prereg(&self) -> gates::PreRegistration {
+        let f = &self.cfg.floors;
+        gates::PreRegistration {
+            n_tasks: self.cfg.n_tasks,
+            reps: self.cfg.reps,
+            alpha: f.alpha,
+            threshold: f.construct_threshold,
+            detectable: gates::default_detectable(f.construct_threshold),
+            planned_power: config::PLANNED_POWER,
+            extension_size: self.cfg.extension_size,
+            max_extensions: self.cfg.max_extensions,
+        }
+    }
+
+    fn plan_power(&mut self) -> anyhow::Result<Flow> {
+        let prereg = self.gate_prereg();
+        let report = gates::plan_power_gate(&prereg)?;
+        let actual_n = prereg.max_trials();
+        let required_n = report.required_n.unwrap_or(0);
+        self.push_gate(GateRecord {
+            id: "plan_power".to_owned(),
+            cost_tier: CostTier::Free,
+            ok: report.ok,
+            verdict: None,
+            reason: name_of(&report.reason),
+            detail: GateDetail::PlanPower {
+                required_n,
+                actual_n,
+                threshold: prereg.threshold,
+                detectable_rate: prereg.detectable,
+                achieved_power: gates::achieved_power(
+                    actual_n,
+                    prereg.threshold,
+                    prereg.detectable,
+                    prereg.alpha,
+                ),
+            },
+            source_detail: None,
+        });
+        Ok(match report.refusal {
+            Some(code) => Flow::Stop {
+                outcome: outcome_of(code),
+                gate: "plan_power".to_owned(),
+            },
+            None => Flow::Continue,
+        })
+    }
+
+    /// One model-driven trial with the run's bookkeeping: cancellation, the
+    /// spend cap, and the cost ledger.
+    async fn trial(
+        &mut self,
+        model: &dyn ModelClient,
+        role: &str,
+        session: &Session,
+        trials: &Trials<'_>,
+        task: &Task,
+        kind: TrialKind,
+    ) -> anyhow::Result<TrialOutcome> {
+        if let Some(cap) = self.cfg.max_model_calls
+            && self.model_calls >= cap
+        {
+            self.interrupted = Some(Interruption::SpendCap { calls: cap });
+            anyhow::bail!("spend cap reached");
+        }
+        let mut cancel = self.cancel.clone();
+        if cancel.is_cancelled() {
+            self.interrupted = Some(Interruption::Cancelled);
+            anyhow::bail!("interrupted");
+        }
+        let outcome = tokio::select! {
+            outcome = trials.run(model, session, task, kind, &self.agent) => outcome,
+            () = cancel.cancelled() => {
+                self.interrupted = Some(Interruption::Cancelled);
+                self.agent.event("fitness.interrupted", json!({"during": kind.corr_id(&task.id)}), Some(&kind.corr_id(&task.id)));
+                anyhow::bail!("interrupted");
+            }
+        };
+        self.model_calls += u64::from(outcome.model_calls);
+        self.cost.add_trial(role, model.id(), &outcome);
+        if role == "runner"
+            && let Some(m) = &outcome.model_reported
+        {
+            self.runner_reported = Some(m.clone());
+        }
+        self.progress.advance();
+        Ok(outcome)
+    }
+
+    async fn null_gate(
+        &mut self,
+        session: &Session,
+        tools: &[Tool],
+        runner: &dyn ModelClient,
+        trials: &Trials<'_>,
+        tasks: &[Task],
+    ) -> anyhow::Result<Flow> {
+        let labels = [
+            TrialKind::NullRandom,
+            TrialKind::NullNoTools,
+            TrialKind::NullStubbedEmpty,
+        ];
+        self.null_arms = labels
+            .iter()
+            .map(|k| NullArm {
+                label: k.null_label().to_owned(),
+                k: 0,
+                n: 0,
+            })
+            .collect();
+        let mut errored = [0u64; 3];
+        for (i, kind) in labels.into_iter().enumerate() {
+            self.progress
+                .phase(&format!("null {}", kind.null_label()), tasks.len() as u64);
+            let (mut k, mut n) = (0, 0);
+            for task in tasks {
+                let passed = if kind == TrialKind::NullRandom {
+                    if self.cancel.is_cancelled() {
+                        self.interrupted = Some(Interruption::Cancelled);
+                        anyhow::bail!("interrupted");
+                    }
+                    let r = self.random_arm(session, tools, task, i as u64).await;
+                    self.progress.advance();
+                    r
+                } else {
+                    let outcome = self
+                        .trial(runner, "runner", session, trials, task, kind)
+                        .await?;
+                    if trials::errored(&outcome) {
+                        errored[i] += 1;
+                        continue;
+                    }
+                    trials::answered(task, &outcome)
+                };
+                n += 1;
+                k += u64::from(passed);
+            }
+            self.null_arms[i].k = k;
+            self.null_arms[i].n = n;
+            self.progress.finish_phase(&format!("{k} of {n} passed"));
+            // Early kill: decided before the next arm when already certain.
+            let decision = gates::null_baseline_with_ratio(
+                &self.null_arms,
+                AgentSignal::NotYetMeasured,
+                self.cfg.floors.null_ratio,
+            )?;
+            if decision.outcome == NullOutcome::Kill {
+                return Ok(self.record_null(&decision, &errored));
+            }
+        }
+        let decision = gates::null_baseline_with_ratio(
+            &self.null_arms,
+            AgentSignal::NotYetMeasured,
+            self.cfg.floors.null_ratio,
+        )?;
+        Ok(self.record_null(&decision, &errored))
+    }
+
+    /// The zero-token null: the expected tool called with random
+    /// schema-valid arguments; its result text is the answer.
+    async fn random_arm(&mut self, session: &Session, tools: &[Tool], task: &Task, arm: u64) -> bool {
+        use rand::SeedableRng as _;
+        let corr = TrialKind::NullRandom.corr_id(&task.id);
+        let Some(tool) = task
+            .expected_tools
+            .iter()
+            .find_map(|name| tools.iter().find(|t| t.name == name.as_str()))
+        else {
+            return false;
+        };
+        let seed = self.cfg.seed ^ record::stable_hash(&corr) ^ arm;
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
+        let schema = serde_json::Value::Object((*tool.input_schema).clone());
+        let args = crate::suite::schema_args::valid_arguments(&schema, &mut rng);
+        session.set_corr_id(Some(&corr));
+        let result = session.call_tool(&tool.name, args).await;
+        session.set_corr_id(None);
+        match result {
+            Ok(r) if r.is_error != Some(true) => task.check.check(&trials::result_text(&r)),
+            _ => false,
+        }
+    }
+
+    fn record_null(&mut self, decision: &NullBaseline, errored: &[u64; 3]) -> Flow {
+        let explain = match decision.outcome {
+            NullOutcome::Kill => format!(
+                "The null models' 95th percentile pass rate {} reaches the line {}: the suite can be passed without the server.",
+                pct(decision.t_null),
+                pct(decision.kill_threshold)
+            ),
+            NullOutcome::Deferred => format!(
+                "The null models' 95th percentile pass rate {} is below 0.5; decided again against the agent's rate after the drive.",
+                pct(decision.t_null)
+            ),
+            NullOutcome::Proceed => format!(
+                "The null models' 95th percentile pass rate {} is below the line {} ({} x the agent's {}).",
+                pct(decision.t_null),
+                pct(decision.kill_threshold),
+                decision.ratio,
+                pct(decision.t_agent)
+            ),
+            NullOutcome::Indeterminate => {
+                "The null baseline could not be decided (a null arm or the agent's rate is missing, or the agent passed nothing): it halts like a kill.".to_owned()
+            }
+        };
+        let errors: u64 = errored.iter().sum();
+        let explain = if errors > 0 {
+            format!("{explain} {errors} null trials errored and are not counted.")
+        } else {
+            explain
+        };
+        let halts = decision.halts;
+        self.push_gate(GateRecord {
+            id: "null_baseline".to_owned(),
+            cost_tier: CostTier::Cheap,
+            ok: !halts,
+            verdict: None,
+            reason: name_of(&decision.reason),
+            detail: GateDetail::NullBaseline {
+                rates: decision
+                    .rates
+                    .iter()
+                    .map(|r| rec::NullRate {
+                        label: r.label.clone(),
+                        k: r.k,
+                        n: r.n,
+                        rate: r.rate.unwrap_or(0.0),
+                    })
+                    .collect(),
+                t_null: decision.t_null,
+                t_agent: decision.t_agent,
+                kill_threshold: decision.kill_threshold,
+                ratio: Some(decision.ratio),
+                percentile: Some(decision.percentile as u64),
+                decision: Some(name_of(&decision.outcome)),
+                explain: Some(explain),
+            },
+            source_detail: None,
+        });
+        match decision.refusal {
+            Some(code) if halts => Flow::Stop {
+                outcome: outcome_of(code),
+                gate: "null_baseline".to_owned(),
+            },
+            _ => Flow::Continue,
+        }
+    }
+
+    /// Reference trials over a batch of tasks; counts for the ledger.
+    async fn construct_batch(
+        &mut self,
+        session: &Session,
+        reference: &dyn ModelClient,
+        trials: &Trials<'_>,
+        tasks: &[Task],
+    ) -> anyhow::Result<BatchCounts> {
+        let mut counts = BatchCounts {
+            tasks: tasks.len() as u64,
+            ..BatchCounts::default()
+        };
+        for task in tasks {
+            for _ in 0..self.cfg.reps {
+                let outcome = self
+                    .trial(reference, "runner", session, trials, task, TrialKind::Construct)
+                    .await?;
+                if trials::errored(&outcome) {
+                    counts.errors += 1;
+                } else {
+                    counts.trials += 1;
+                    counts.successes += u64::from(trials::reached_through_server(task, &outcome));
+                }
+            }
+        }
+        Ok(counts)
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    async fn construct(
+        &mut self,
+        session: &Session,
+        tools: &[Tool],
+        reference: &dyn ModelClient,
+        judge: Option<&dyn ModelClient>,
+        runner: &dyn ModelClient,
+        trials: &Trials<'_>,
+        driven: &mut Vec<Task>,
+    ) -> anyhow::Result<Flow> {
+        let prereg = self.gate_prereg();
+        self.progress
+            .phase("construct", prereg.registered_trials());
+        let first = self
+            .construct_batch(session, reference, trials, &driven.clone())
+            .await?;
+        let mut ledger = vec![first];
+        let mut batch_info: Vec<(Vec<String>, u64, Option<String>, rec::BatchDrops, u64)> =
+            Vec::new();
+        let resolution = loop {
+            let res = gates::resolve_extensions_with(&prereg, &ledger, self.cfg.floors.max_error_rate)?;
+            match res.decision {
+                ExtensionDecision::ConsumeBatch { index } => {
+                    self.progress.finish_phase(&format!(
+                        "unresolved at {} of {}: extension batch {index}",
+                        res.pooled.successes, res.pooled.trials
+                    ));
+                    let seed = self.cfg.seed.wrapping_add(index);
+                    let opts = GenerateOptions {
+                        generator: self.cfg.generator,
+                        n_tasks: self.cfg.extension_size as usize,
+                        overgen_factor: self.cfg.overgen_factor,
+                        seed,
+                        credential: self.cfg.credential,
+                        screen: self.cfg.screen,
+                        id_prefix: format!("x{index}-"),
+                        exclude_prompts: driven.iter().map(|t| t.prompt.clone()).collect(),
+                    };
+                    let batch = crate::suite::generate(
+                        session,
+                        tools,
+                        self.instructions.as_deref(),
+                        &opts,
+                        judge,
+                        self.cfg.screen.then_some(runner),
+                        &self.agent,
+                    )
+                    .await
+                    .with_context(|| format!("generating extension batch {index} failed"))?;
+                    self.add_spend(&batch);
+                    let drops = record::batch_drops(&batch);
+                    let tasks = batch.suite.tasks.clone();
+                    batch_info.push((
+                        tasks.iter().map(|t| t.id.clone()).collect(),
+                        batch.ledger.candidates.unwrap_or(0),
+                        Some(batch.suite.hash.clone()),
+                        drops,
+                        seed,
+                    ));
+                    self.progress
+                        .phase(&format!("extension {index}"), tasks.len() as u64 * self.cfg.reps);
+                    let counts = self
+                        .construct_batch(session, reference, trials, &tasks)
+                        .await?;
+                    driven.extend(tasks);
+                    ledger.push(counts);
+                }
+                _ => break res,
+            }
+        };
+        for (step, (ids, generated, hash, drops, seed)) in
+            resolution.steps.iter().zip(batch_info)
+        {
+            self.extensions.push(ExtensionBatch {
+                index: step.index as u32,
+                gate: "construct".to_owned(),
+                tasks_added: step.tasks_added,
+                trials_added: step.trials_added,
+                pooled_before: rec::Count {
+                    k: step.pooled_before.k,
+                    n: step.pooled_before.n,
+                },
+                pooled_after: rec::Count {
+                    k: step.pooled_after.k,
+                    n: step.pooled_after.n,
+                },
+                verdict_before: verdict_outcome(step.verdict_before),
+                verdict_after: verdict_outcome(step.verdict_after),
+                seed: Some(seed),
+                batch_suite_hash: hash,
+                short: step.tasks_added < self.cfg.extension_size,
+                task_ids: ids,
+                generated: Some(generated),
+                dropped: Some(drops),
+            });
+        }
+        let (outcome, reason) = match resolution.decision {
+            ExtensionDecision::Passed => (None, "ok".to_owned()),
+            ExtensionDecision::Refused { outcome, reason } => (Some(outcome), name_of(&reason)),
+            ExtensionDecision::ConsumeBatch { .. } => unreachable!("the loop consumes every batch"),
+        };
+        let tape_reading = if outcome.is_some() {
+            tape_reading::read(&self.dir.join("mcp.jsonl"), "::construct").ok()
+        } else {
+            None
+        };
+        let pooled = resolution.pooled;
+        let verdict = resolution.verdict.as_ref();
+        self.progress.finish_phase(&format!(
+            "{} of {} reached the answer through the server",
+            pooled.successes, pooled.trials
+        ));
+        if let Some(reading) = &tape_reading {
+            self.own_notes.push(format!(
+                "Construct gate, read from the tape: {} tools/call requests recorded for the reference trials, {} answered with an error, {} never answered.",
+                reading.calls_recorded, reading.call_errors, reading.no_response
+            ));
+        }
+        self.push_gate(GateRecord {
+            id: "construct".to_owned(),
+            cost_tier: CostTier::Paid,
+            ok: outcome.is_none(),
+            verdict: verdict.map(|v| GateVerdict {
+                outcome: verdict_outcome(v.outcome),
+                k: v.k,
+                n: v.n,
+                threshold: v.threshold,
+                alpha: v.alpha,
+                p_value: v.p_value,
+            }),
+            reason,
+            detail: GateDetail::Construct {
+                n: pooled.trials,
+                n_intended: Some(prereg.registered_trials()),
+                errors: pooled.errors,
+                max_error_rate: Some(resolution.errors.max_error_rate),
+                compromised: resolution.errors.compromised,
+                reps: Some(self.cfg.reps),
+                published: verdict.map(|v| rec::PublishedVerdict {
+                    outcome: verdict_outcome(v.outcome),
+                    raw_outcome: verdict_outcome(v.raw_outcome),
+                    downgraded: v.downgraded,
+                    wilson_low: v.wilson_low,
+                    wilson_high: v.wilson_high,
+                    required_n: v.required_n.unwrap_or(0),
+                    achieved_power: v.achieved_power,
+                    reason: name_of(&v.reason),
+                }),
+                pooled: Some(rec::Count {
+                    k: pooled.successes,
+                    n: pooled.trials,
+                }),
+                extensions_consumed: resolution.steps.len() as u64,
+                tape_reading,
+            },
+            source_detail: None,
+        });
+        Ok(match outcome {
+            None => Flow::Continue,
+            Some(code) => Flow::Stop {
+                outcome: outcome_of(code),
+                gate: "construct".to_owned(),
+            },
+        })
+    }
+
+    async fn drive(
+        &mut self,
+        session: &Session,
+        tools: &[Tool],
+        runner: &dyn ModelClient,
+        trials: &Trials<'_>,
+        tasks: &[Task],
+    ) -> anyhow::Result<Flow> {
+        self.progress
+            .phase("drive", tasks.len() as u64 * self.cfg.reps);
+        let mut results = Vec::with_capacity(tasks.len());
+        let mut errors = 0u64;
+        let mut completed = 0u64;
+        for task in tasks {
+            let mut reps = Vec::with_capacity(self.cfg.reps as usize);
+            for _ in 0..self.cfg.reps {
+                let outcome = self
+                    .trial(runner, "runner", session, trials, task, TrialKind::Drive)
+                    .await?;
+                if trials::errored(&outcome) {
+                    errors += 1;
+                } else {
+                    completed += 1;
+                }
+                reps.push(outcome);
+            }
+            results.push((task, reps));
+        }
+        let check = gates::compromised(completed, errors, self.cfg.floors.max_error_rate);
+        self.push_gate(GateRecord {
+            id: "drive".to_owned(),
+            cost_tier: CostTier::Paid,
+            ok: !check.compromised,
+            verdict: None,
+            reason: if check.compromised {
+                "compromised"
+            } else {
+                "ok"
+            }
+            .to_owned(),
+            detail: GateDetail::Drive {
+                trials: completed,
+                errors,
+                max_error_rate: check.max_error_rate,
+                compromised: check.compromised,
+            },
+            source_detail: None,
+        });
+        if check.compromised {
+            return Ok(Flow::Stop {
+                outcome: Outcome::Compromised,
+                gate: "drive".to_owned(),
+            });
+        }
+        let runner_model = self
+            .runner_reported
+            .clone()
+            .unwrap_or_else(|| self.cfg.runner.to_string());
+        let prices = self.cost.prices().clone();
+        let score = record::score(&runner_model, tools, &results, &prices);
+        self.progress.finish_phase(&format!(
+            "first try {} of {}",
+            score.first_try.k, score.first_try.n
+        ));
+        self.score = Some(score);
+        Ok(Flow::Continue)
+    }
+
+    fn null_redecide(&mut self) -> anyhow::Result<Flow> {
+        let Some(score) = &self.score else {
+            return Ok(Flow::Continue);
+        };
+        let agent = AgentSignal::Measured {
+            k: score.first_try.k,
+            n: score.first_try.n,
+        };
+        let decision =
+            gates::null_baseline_with_ratio(&self.null_arms, agent, self.cfg.floors.null_ratio)?;
+        Ok(self.record_null(&decision, &[0; 3]))
+    }
+}
+
+/// The construct gate's reference agent: the runner itself, handed the
+/// answer key; for the offline sim runners, `sim/reference` (or the same
+/// unstable profile, so an unstable API stays unstable).
+fn reference_model(runner: &ModelId) -> ModelId {
+    match runner.provider {
+        ProviderKind::Sim if runner.model != "unstable" => ModelId {
+            provider: ProviderKind::Sim,
+            model: "reference".to_owned(),
+        },
+        _ => runner.clone(),
+    }
+}
+
+fn pct(x: Option<f64>) -> String {
+    x.map_or("unmeasured".to_owned(), |v| format!("{:.1}%", v * 100.0))
+}

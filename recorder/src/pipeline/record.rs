@@ -1,0 +1,598 @@
+//! Assembling, signing and writing the run record.
+
+use std::collections::BTreeMap;
+use std::io::Write as _;
+use std::path::Path;
+
+use anyhow::Context as _;
+use fitness_shared::integrity;
+use fitness_shared::record::{
+    self as rec, Cost, Gates, Notes, Outcome, RunIdentity, RunRecord, ServerIdentity,
+    ServerTarget, StandingNotesRef, StandingNotesSet, TapePlane, TapeRef, TaskResult, ToolScore,
+};
+use fitness_shared::stats::{BOARD_CONFIDENCE, wilson};
+use fitness_shared::tape::{StatsBuilder, add_tape, merge_planes};
+use rmcp::model::Tool;
+use serde_json::{Map, Value, json};
+
+use super::config::{self, RunConfig};
+use super::{Run, RunOutput};
+use crate::mcp::connect::{Era, Target};
+use crate::model::agent::{TrialOutcome, is_destructive};
+use crate::model::price::PriceTable;
+use crate::suite::GenerationReport;
+use crate::suite::task::Task;
+
+/// The largest seed a record can carry exactly (RFC 8785 reads numbers as
+/// doubles).
+pub const MAX_SEED: u64 = (1 << 53) - 1;
+
+/// A short stable name for the server: the run directory's prefix and the
+/// board's grouping key.
+pub fn slug_for(cfg: &RunConfig) -> String {
+    let base = match (&cfg.label, &cfg.target) {
+        (Some(label), _) => label.clone(),
+        (None, Target::Http(h)) => h
+            .url
+            .split("://")
+            .nth(1)
+            .unwrap_or(&h.url)
+            .split(['/', '?', '#'])
+            .next()
+            .unwrap_or("server")
+            .to_owned(),
+        (None, Target::Stdio(s)) => {
+            // `fitness demo-server good` reads better as `demo-good`; a
+            // package runner's last argument names the package.
+            let argv = s.command_line();
+            if argv.get(1).map(String::as_str) == Some("demo-server") {
+                format!("demo-{}", argv.get(2).map_or("server", String::as_str))
+            } else {
+                argv.iter()
+                    .rev()
+                    .find(|a| !a.starts_with('-'))
+                    .map(|a| a.rsplit('/').next().unwrap_or(a).to_owned())
+                    .unwrap_or_else(|| "server".to_owned())
+            }
+        }
+    };
+    let mut slug = String::new();
+    for c in base.chars() {
+        if c.is_ascii_alphanumeric() {
+            slug.push(c.to_ascii_lowercase());
+        } else if !slug.ends_with('-') {
+            slug.push('-');
+        }
+    }
+    let slug = slug.trim_matches('-').chars().take(48).collect::<String>();
+    if slug.is_empty() {
+        "server".to_owned()
+    } else {
+        slug
+    }
+}
+
+/// `<slug>-<yyyymmddThhmmss>-<seed>`: sortable, and unique per second.
+pub fn run_id(slug: &str, started_at: &str, seed: u64) -> String {
+    let stamp: String = started_at
+        .chars()
+        .filter(|c| c.is_ascii_digit() || *c == 'T')
+        .take(15)
+        .collect();
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.subsec_millis())
+        .unwrap_or(0);
+    format!("{slug}-{stamp}{nanos:03}-s{seed}")
+}
+
+/// A stable (not randomised per process) hash of a string, for seeding.
+pub fn stable_hash(s: &str) -> u64 {
+    let digest = integrity::sha256_hex(s.as_bytes());
+    u64::from_str_radix(&digest[..16], 16).unwrap_or(0)
+}
+
+/// The pre-registration, hashed over its canonical JSON.
+pub fn preregistration(cfg: &RunConfig) -> anyhow::Result<rec::PreRegistration> {
+    anyhow::ensure!(
+        cfg.seed <= MAX_SEED,
+        "--seed must be at most {MAX_SEED} (records carry numbers as IEEE doubles)"
+    );
+    let f = &cfg.floors;
+    let mut prereg = rec::PreRegistration {
+        hash: None,
+        n_tasks: Some(cfg.n_tasks),
+        reps: Some(cfg.reps),
+        alpha: Some(f.alpha),
+        construct_threshold: Some(f.construct_threshold),
+        null_kill_ratio: Some(f.null_ratio),
+        min_admission_rate: Some(f.min_admission_rate),
+        min_tasks: Some(f.min_suite),
+        detectable_rate: Some(fitness_shared::gates::default_detectable(
+            f.construct_threshold,
+        )),
+        planned_power: Some(config::PLANNED_POWER),
+        extension_size: cfg.extension_size,
+        max_extensions: cfg.max_extensions,
+        seed: Some(cfg.seed),
+        runner_model: Some(cfg.runner.to_string()),
+        judge_model: Some(judge_label(cfg)),
+        generator: Some(cfg.generator.to_string()),
+        null_screen: Some(cfg.screen),
+        credential_context: Some(cfg.credential),
+        extension_protocol: Some(format!(
+            "An unresolved construct gate consumes the next of {} batches of {} new tasks (x {} reps), generated and screened like the suite, and is decided again on the pooled counts; unresolved after the last batch it fails; with no batch registered it is refused as EXTEND_EXHAUSTED. Errors are gated apart at {}.",
+            cfg.max_extensions, cfg.extension_size, cfg.reps, f.max_error_rate
+        )),
+    };
+    let value = serde_json::to_value(&prereg)?;
+    let bytes = integrity::canonical_json(&value).context("failed to canonicalise the pre-registration")?;
+    prereg.hash = Some(format!("sha256:{}", integrity::sha256_hex(&bytes)));
+    Ok(prereg)
+}
+
+fn judge_label(cfg: &RunConfig) -> String {
+    cfg.judge
+        .as_ref()
+        .map_or_else(|| "none".to_owned(), ToString::to_string)
+}
+
+/// Write `bytes` to `path` through a temporary file and a rename, so a
+/// reader never sees half a file.
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
+    let dir = path.parent().unwrap_or(Path::new("."));
+    let mut tmp = tempfile::NamedTempFile::new_in(dir)
+        .with_context(|| format!("failed to create a temporary file in {}", dir.display()))?;
+    tmp.write_all(bytes)
+        .and_then(|()| tmp.as_file().sync_all())
+        .with_context(|| format!("failed to write {}", path.display()))?;
+    tmp.persist(path)
+        .map_err(|e| anyhow::anyhow!("failed to move the record into {}: {}", path.display(), e.error))?;
+    Ok(())
+}
+
+/// What an extension batch lost at generation, by reason.
+pub fn batch_drops(batch: &GenerationReport) -> rec::BatchDrops {
+    let rule = |name: &str| {
+        batch
+            .ledger
+            .rejected_by_rule
+            .iter()
+            .filter(|r| r.rule == name)
+            .map(|r| r.count)
+            .sum::<u64>()
+    };
+    let all: u64 = batch.ledger.rejected_by_rule.iter().map(|r| r.count).sum();
+    let leak = rule("answer-leak");
+    let dup = rule("duplicate");
+    rec::BatchDrops {
+        null_screen: batch.ledger.null_screened.as_ref().map_or(0, |s| s.dropped),
+        answer_leak: leak,
+        duplicate: dup,
+        admission: all - leak - dup,
+    }
+}
+
+/// The score of the drive: first try is the first repetition of each
+/// task, eventual is any repetition.
+pub fn score(
+    runner_model: &str,
+    tools: &[Tool],
+    results: &[(&Task, Vec<TrialOutcome>)],
+    prices: &PriceTable,
+) -> rec::Score {
+    let n = results.len() as u64;
+    let mut first = 0u64;
+    let mut eventual = 0u64;
+    let mut tasks = Vec::with_capacity(results.len());
+    let mut per_tool: BTreeMap<String, (u64, u64, BTreeMap<String, u64>, Vec<u64>)> =
+        BTreeMap::new();
+    let (mut done_calls, mut done_tokens, mut done_cost, mut done) = (0u64, 0u64, 0f64, 0u64);
+    let mut cost_known = true;
+    let mut destructive_total = 0u64;
+    for (task, reps) in results {
+        let solved: Vec<bool> = reps.iter().map(|o| super::trials::answered(task, o)).collect();
+        let first_ok = solved.first().copied().unwrap_or(false);
+        let any_ok = solved.iter().any(|s| *s);
+        first += u64::from(first_ok);
+        eventual += u64::from(any_ok);
+        let (mut calls, mut input, mut output, mut destructive) = (0u64, 0u64, 0u64, 0u64);
+        let mut task_cost = Some(0.0);
+        let mut failure = None;
+        for (outcome, ok) in reps.iter().zip(&solved) {
+            calls += outcome.calls.len() as u64;
+            input += outcome.usage.input_tokens;
+            output += outcome.usage.output_tokens;
+            let trial_cost = trial_cost(runner_model, outcome, prices);
+            task_cost = task_cost.zip(trial_cost).map(|(a, b)| a + b);
+            if *ok {
+                done += 1;
+                done_calls += outcome.calls.len() as u64;
+                done_tokens += outcome.usage.input_tokens + outcome.usage.output_tokens;
+                match trial_cost {
+                    Some(c) => done_cost += c,
+                    None => cost_known = false,
+                }
+            } else if failure.is_none() {
+                failure = Some(failure_of(outcome));
+            }
+            for call in &outcome.calls {
+                let entry = per_tool.entry(call.tool.clone()).or_default();
+                entry.0 += 1;
+                if !call.ok {
+                    entry.1 += 1;
+                }
+                if let Some(class) = &call.failure {
+                    *entry.2.entry(super::name_of(class)).or_default() += 1;
+                }
+                entry.3.push(call.latency_ms);
+                if call.destructive && !task.destructive {
+                    destructive += 1;
+                }
+            }
+        }
+        destructive_total += destructive;
+        tasks.push(TaskResult {
+            task_id: task.id.clone(),
+            first_try_success: first_ok,
+            success: any_ok,
+            tool_calls: calls,
+            mrtr_rounds: 0,
+            input_tokens: input,
+            output_tokens: output,
+            cost_usd: task_cost,
+            failure: if any_ok { None } else { failure },
+            destructive_without_confirmation: destructive,
+        });
+    }
+    let tools_scores = per_tool
+        .into_iter()
+        .map(|(name, (calls, errors, classes, mut latencies))| {
+            latencies.sort_unstable();
+            ToolScore {
+                declared_destructive: tools
+                    .iter()
+                    .find(|t| t.name == name.as_str())
+                    .is_some_and(is_destructive),
+                tool: name,
+                calls,
+                errors,
+                failure_classes: classes
+                    .into_iter()
+                    .map(|(k, v)| (k, Value::from(v)))
+                    .collect::<Map<String, Value>>(),
+                p50_ms: nearest_rank(&latencies, 50),
+                p95_ms: nearest_rank(&latencies, 95),
+            }
+        })
+        .collect();
+    let mean = |total: f64| (done > 0).then(|| total / done as f64);
+    rec::Score {
+        runner_model: runner_model.to_owned(),
+        first_try: wilson(first, n, BOARD_CONFIDENCE),
+        eventual: wilson(eventual, n, BOARD_CONFIDENCE),
+        mean_calls_per_completed_task: mean(done_calls as f64),
+        mean_tokens_per_completed_task: mean(done_tokens as f64),
+        mean_cost_per_completed_task_usd: if cost_known { mean(done_cost) } else { None },
+        destructive_without_confirmation: destructive_total,
+        tools: tools_scores,
+        tasks,
+        ambiguous_parameters: Vec::new(),
+        schema_drift: None,
+    }
+}
+
+fn trial_cost(model: &str, outcome: &TrialOutcome, prices: &PriceTable) -> Option<f64> {
+    if outcome.calls_without_usage > 0 || !outcome.model_errors.is_empty() {
+        return None;
+    }
+    let id = model.parse().ok()?;
+    prices.price_for(&id).map(|p| p.cost(&outcome.usage))
+}
+
+fn failure_of(outcome: &TrialOutcome) -> String {
+    use crate::model::agent::TrialEnd;
+    match outcome.end {
+        TrialEnd::Answered => "wrong_answer".to_owned(),
+        TrialEnd::TurnBudget | TrialEnd::TokenBudget => "budget_exhausted".to_owned(),
+        TrialEnd::ModelFailed => "model_error".to_owned(),
+    }
+}
+
+fn nearest_rank(sorted: &[u64], pct: u64) -> Option<u64> {
+    if sorted.is_empty() {
+        return None;
+    }
+    let rank = (pct as usize * sorted.len()).div_ceil(100).max(1);
+    sorted.get(rank - 1).copied()
+}
+
+/// The methods notes every run of this generator carries, published once.
+fn standing_notes(generator: &str) -> StandingNotesSet {
+    let mut notes = vec![
+        "A refusal replaces the score whenever a validity gate does not pass; a refusal carries no score.".to_owned(),
+        "Gates run cheapest first (free, cheap, paid) and the first that refuses stops the run; the pre-registration is written and hashed before the first model call.".to_owned(),
+        "First-try success is the share of tasks the runner solved on its first attempt, shown with its Wilson 95% interval; eventual success counts any registered repetition.".to_owned(),
+        "The null baseline runs three null models (no tools, tools stubbed empty, random schema-valid arguments at zero tokens); the run is refused when their 95th percentile pass rate reaches half the agent's rate.".to_owned(),
+        "The construct gate hands a reference agent the answer key: it must reach the answer through the server (a correct answer and an ok call to an expected tool) in at least 90% of trials; errors are gated apart at 5%.".to_owned(),
+        "Runners named sim/... are deterministic offline agents built into the recorder, not language models.".to_owned(),
+    ];
+    notes.push(match generator {
+        g if g.starts_with("schema-walk") => "Tasks come from schema-walk: read-only tools are called with schema-valid arguments and each answer is taken from the server's real response; no model writes tasks.".to_owned(),
+        g if g.starts_with("judge-synth") => "Tasks come from judge-synth: a judge model reads the tool schemas and instructions and writes tasks with machine-checkable predicates and the reason the server is required.".to_owned(),
+        g => format!("Tasks come from the generator {g}."),
+    });
+    StandingNotesSet {
+        generator: generator.to_owned(),
+        notes,
+    }
+}
+
+/// Write the standing-notes set beside the runs and return its reference.
+fn publish_standing(out_dir: &Path, set: &StandingNotesSet) -> anyhow::Result<StandingNotesRef> {
+    let value = serde_json::to_value(set)?;
+    let bytes = integrity::canonical_json(&value)?;
+    let hex = integrity::sha256_hex(&bytes);
+    let dir = out_dir.join("standing-notes");
+    std::fs::create_dir_all(&dir)
+        .with_context(|| format!("failed to create {}", dir.display()))?;
+    let path = dir.join(format!("{hex}.json"));
+    if !path.exists() {
+        write_atomic(&path, &bytes)?;
+    }
+    Ok(StandingNotesRef {
+        set_id: format!("sha256:{hex}"),
+        count: set.notes.len() as u64,
+    })
+}
+
+fn tape_ref(dir: &Path, name: &str, plane: TapePlane) -> anyhow::Result<TapeRef> {
+    let bytes = std::fs::read(dir.join(name))
+        .with_context(|| format!("failed to read the tape {name}"))?;
+    Ok(TapeRef {
+        plane,
+        path: name.to_owned(),
+        sha256: integrity::sha256_hex(&bytes),
+        bytes: bytes.len() as u64,
+    })
+}
+
+fn plane_stats(path: &Path) -> Option<fitness_shared::tape::Stats> {
+    let file = std::fs::File::open(path).ok()?;
+    let mut builder = StatsBuilder::new();
+    add_tape(std::io::BufReader::new(file), &mut builder).ok()?;
+    Some(builder.finish(None))
+}
+
+/// Earlier runs of the same server in the output directory.
+fn attempt(out_dir: &Path, slug: &str, id: &str) -> Option<rec::Attempt> {
+    let mut others: Vec<String> = std::fs::read_dir(out_dir)
+        .ok()?
+        .filter_map(Result::ok)
+        .filter_map(|e| e.file_name().into_string().ok())
+        .filter(|name| name != id && name.starts_with(&format!("{slug}-")))
+        .filter(|name| out_dir.join(name).join("record.json").is_file())
+        .collect();
+    others.sort();
+    let index = others.len() as u32 + 1;
+    Some(rec::Attempt {
+        index,
+        of: index,
+        others,
+    })
+}
+
+/// Close the tapes, build the record, sign it, write it atomically.
+pub fn finish(run: Run<'_>, outcome: Outcome) -> anyhow::Result<RunOutput> {
+    let cfg = run.cfg;
+    let end_reason = match (&run.interrupted, outcome) {
+        (Some(i), _) => i.reason().to_owned(),
+        (None, o) => o.code().to_lowercase(),
+    };
+    let mut own = run.own_notes;
+    if let Some(i) = &run.interrupted {
+        own.push(i.note());
+    }
+    if let Some(reference) = &run.reference_model {
+        own.push(format!("The construct gate's reference agent: {reference}."));
+    }
+    let event = json!({"outcome": outcome.code(), "refused_at": run.refused_at});
+    run.mcp.event("fitness.outcome", event.clone(), None);
+    run.agent.event("fitness.outcome", event, None);
+    run.mcp.end(&end_reason);
+    run.agent.end(&end_reason);
+
+    let slug = slug_for(cfg);
+    let report = run.report.as_ref();
+    let server = ServerIdentity {
+        target: match &cfg.target {
+            Target::Http(h) => ServerTarget::Url { url: h.url.clone() },
+            Target::Stdio(s) => ServerTarget::Command {
+                argv: s.command_line(),
+            },
+        },
+        slug: slug.clone(),
+        era: match report.map(|r| r.server.era) {
+            Some(Era::Modern) => rec::Era::Modern,
+            _ => rec::Era::Legacy,
+        },
+        negotiated_version: report.map(|r| r.server.negotiated_version.clone()),
+        transport: match report.map(|r| r.server.transport_shape.as_str()) {
+            Some("streamable-http+sse") => rec::TransportShape::HttpSse,
+            Some("streamable-http+json" | "streamable-http") => rec::TransportShape::HttpJson,
+            _ => rec::TransportShape::Stdio,
+        },
+        sessions: match report.and_then(|r| r.server.sessionful) {
+            Some(false) => rec::Sessions::Sessionless,
+            _ => rec::Sessions::Sessionful,
+        },
+        credential_context: cfg.credential,
+        server_info: report.and_then(|r| r.server.server_info.clone()),
+        capabilities: report.map(|r| r.server.capabilities.clone()),
+        instructions: run.instructions.clone(),
+        discover: None,
+    };
+    let probes = rec::Probes {
+        spec_currency: report.map(|r| r.server.negotiated_version.clone()),
+        findings: report
+            .map(|r| {
+                r.probes
+                    .iter()
+                    .map(|p| rec::Probe {
+                        id: p.id.to_owned(),
+                        status: match &p.outcome {
+                            crate::mcp::probes::Outcome::Pass => rec::ProbeStatus::Pass,
+                            crate::mcp::probes::Outcome::Fail => rec::ProbeStatus::Fail,
+                            crate::mcp::probes::Outcome::Unknown { reason } => {
+                                rec::ProbeStatus::Unknown {
+                                    reason: reason.clone(),
+                                }
+                            }
+                        },
+                        detail: p.detail.clone(),
+                        evidence: p.evidence.clone(),
+                        observed: None,
+                    })
+                    .collect()
+            })
+            .unwrap_or_default(),
+    };
+    let suite = match &run.generation {
+        Some(g) => g.ledger.clone(),
+        None => rec::SuiteLedger {
+            candidates: None,
+            admitted: None,
+            tasks: None,
+            rejected_by_rule: Vec::new(),
+            trimmed_surplus: None,
+            null_screened: None,
+            limitation: Some("no suite was generated: the run stopped before generation".to_owned()),
+        },
+    };
+    let generator = cfg.generator.to_string();
+    let standing = publish_standing(&cfg.out_dir, &standing_notes(&generator))?;
+    let cost = run.cost.cost();
+    let mut score_notes = Vec::new();
+    if let Some(s) = &run.score {
+        score_notes.push(format!(
+            "First-try success {} of {} tasks ({:.1}%, Wilson 95% {:.1}% to {:.1}%); eventual success {} of {}.",
+            s.first_try.k,
+            s.first_try.n,
+            s.first_try.rate * 100.0,
+            s.first_try.low * 100.0,
+            s.first_try.high * 100.0,
+            s.eventual.k,
+            s.eventual.n
+        ));
+    } else {
+        score_notes.push(format!("No score: the run's outcome is {}.", outcome.code()));
+    }
+    let order = run.gates.iter().map(|g| g.id.clone()).collect();
+    let mut tapes = vec![
+        tape_ref(&run.dir, "mcp.jsonl", TapePlane::Mcp)?,
+        tape_ref(&run.dir, "agent.jsonl", TapePlane::Agent)?,
+    ];
+    tapes.sort_by(|a, b| a.path.cmp(&b.path));
+    let trace_stats = match (
+        plane_stats(&run.dir.join("mcp.jsonl")),
+        plane_stats(&run.dir.join("agent.jsonl")),
+    ) {
+        (Some(m), Some(a)) => serde_json::to_value(merge_planes(m, a, None)).ok(),
+        _ => None,
+    };
+    let record = RunRecord {
+        schema: fitness_shared::RECORD_SCHEMA.to_owned(),
+        run: RunIdentity {
+            id: run.id.clone(),
+            started_at: run.started_at.clone(),
+            harness: rec::Producer {
+                name: "fitness".to_owned(),
+                version: fitness_shared::VERSION.to_owned(),
+            },
+            suite_hash: if run.suite_hash.is_empty() {
+                "none".to_owned()
+            } else {
+                run.suite_hash.clone()
+            },
+            runner_model: run
+                .runner_reported
+                .clone()
+                .unwrap_or_else(|| cfg.runner.to_string()),
+            judge_model: judge_label(cfg),
+            generator: Some(generator),
+            attempt: attempt(&cfg.out_dir, &slug, &run.id),
+            task_budget: Some(cfg.max_tokens),
+        },
+        server,
+        probes,
+        preregistration: run.prereg.clone(),
+        suite,
+        gates: Gates {
+            order,
+            records: run.gates,
+            refused_at: run.refused_at.clone(),
+        },
+        extensions: run.extensions,
+        outcome,
+        score: if outcome == Outcome::Scored {
+            run.score
+        } else {
+            None
+        },
+        cost,
+        notes: Notes {
+            standing: Some(standing),
+            own,
+            score: score_notes,
+        },
+        tapes,
+        trace_links: None,
+        trace_stats,
+        imported: None,
+        signature: None,
+    };
+    record
+        .validate()
+        .map_err(|e| anyhow::anyhow!("the run built an invalid record: {e}"))?;
+    let mut value = serde_json::to_value(&record)?;
+    let key = cfg
+        .key
+        .clone()
+        .or_else(|| std::env::var_os("FITNESS_SIGNING_KEY").map(Into::into));
+    let record = match key {
+        Some(path) => {
+            let seed = crate::commands::keygen::read_secret(&path)?;
+            crate::commands::sign::sign_value(&mut value, &seed)?;
+            RunRecord::from_value(value.clone())
+                .map_err(|e| anyhow::anyhow!("the signed record does not read back: {e}"))?
+        }
+        None => record,
+    };
+    let bytes = integrity::record_file_bytes(&value).context("failed to canonicalise the record")?;
+    write_atomic(&run.dir.join("record.json"), &bytes)?;
+    Ok(RunOutput {
+        dir: run.dir,
+        record,
+        interrupted: run.interrupted,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn nearest_rank_percentiles() {
+        assert_eq!(nearest_rank(&[], 50), None);
+        assert_eq!(nearest_rank(&[7], 95), Some(7));
+        assert_eq!(nearest_rank(&[1, 2, 3, 4], 50), Some(2));
+        assert_eq!(nearest_rank(&[1, 2, 3, 4], 95), Some(4));
+    }
+
+    #[test]
+    fn run_ids_sort_by_time_and_keep_the_seed() {
+        let id = run_id("demo-good", "2026-11-30T04:20:01.123Z", 7);
+        assert!(id.starts_with("demo-good-20261130T042001"), "{id}");
+        assert!(id.ends_with("-s7"), "{id}");
+    }
+}

@@ -1,0 +1,126 @@
+//! One trial of one arm, with the run's bookkeeping around the agent loop:
+//! cancellation, the spend cap, the cost ledger, and grading.
+
+use rmcp::model::{CallToolResult, Tool};
+use serde_json::Value;
+
+use crate::mcp::connect::Session;
+use crate::model::agent::{Budget, ToolMode, TrialEnd, TrialOutcome, TrialSpec, run_trial};
+use crate::model::types::ModelClient;
+use crate::suite::task::Task;
+
+/// Which arm a trial belongs to; names its corr_id (R-TAPE-5).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TrialKind {
+    Drive,
+    Construct,
+    NullNoTools,
+    NullStubbedEmpty,
+    NullRandom,
+}
+
+impl TrialKind {
+    pub fn corr_id(self, task: &str) -> String {
+        match self {
+            TrialKind::Drive => task.to_owned(),
+            TrialKind::Construct => format!("{task}::construct"),
+            TrialKind::NullNoTools => format!("{task}::null-no-tools"),
+            TrialKind::NullStubbedEmpty => format!("{task}::null-stubbed-empty"),
+            TrialKind::NullRandom => format!("{task}::null-random"),
+        }
+    }
+
+    /// The null arm's label as the record prints it.
+    pub fn null_label(self) -> &'static str {
+        match self {
+            TrialKind::NullNoTools => "no-tools",
+            TrialKind::NullStubbedEmpty => "stubbed-empty",
+            TrialKind::NullRandom => "random-valid-args",
+            TrialKind::Drive | TrialKind::Construct => "",
+        }
+    }
+
+    fn mode(self) -> ToolMode {
+        match self {
+            TrialKind::Drive | TrialKind::Construct | TrialKind::NullRandom => ToolMode::Live,
+            TrialKind::NullNoTools => ToolMode::None,
+            TrialKind::NullStubbedEmpty => ToolMode::StubbedEmpty,
+        }
+    }
+}
+
+/// The spec of one model-driven trial.
+pub struct Trials<'a> {
+    pub tools: &'a [Tool],
+    pub instructions: Option<&'a str>,
+    pub budget: Budget,
+}
+
+impl Trials<'_> {
+    pub async fn run(
+        &self,
+        model: &dyn ModelClient,
+        session: &Session,
+        task: &Task,
+        kind: TrialKind,
+        tape: &crate::mcp::tap::Tap,
+    ) -> TrialOutcome {
+        let corr = kind.corr_id(&task.id);
+        let hint = task.reference_hint();
+        let spec = TrialSpec {
+            corr_id: &corr,
+            prompt: &task.prompt,
+            instructions: self.instructions,
+            tools: self.tools,
+            mode: kind.mode(),
+            reference: (kind == TrialKind::Construct).then_some(&hint),
+            budget: self.budget,
+        };
+        let session = (kind != TrialKind::NullNoTools).then_some(session);
+        run_trial(model, session, &spec, tape).await
+    }
+}
+
+/// A trial that could not be judged: the model API failed it.
+pub fn errored(outcome: &TrialOutcome) -> bool {
+    matches!(outcome.end, TrialEnd::ModelFailed)
+}
+
+/// The final answer satisfies the task's predicate.
+pub fn answered(task: &Task, outcome: &TrialOutcome) -> bool {
+    outcome
+        .final_answer
+        .as_deref()
+        .is_some_and(|a| task.check.check(a))
+}
+
+/// The construct rule: the right answer, reached through the server (an ok
+/// call to an expected tool).
+pub fn reached_through_server(task: &Task, outcome: &TrialOutcome) -> bool {
+    answered(task, outcome)
+        && outcome
+            .calls
+            .iter()
+            .any(|c| c.ok && task.expected_tools.iter().any(|t| *t == c.tool))
+}
+
+/// The text a tool result carries (text blocks, then structured content).
+pub fn result_text(result: &CallToolResult) -> String {
+    let value = serde_json::to_value(result).unwrap_or(Value::Null);
+    let mut parts: Vec<String> = value
+        .get("content")
+        .and_then(Value::as_array)
+        .map(|blocks| {
+            blocks
+                .iter()
+                .filter_map(|b| b.get("text").and_then(Value::as_str).map(str::to_owned))
+                .collect()
+        })
+        .unwrap_or_default();
+    if let Some(structured) = value.get("structuredContent")
+        && !structured.is_null()
+    {
+        parts.push(structured.to_string());
+    }
+    parts.join("\n")
+}

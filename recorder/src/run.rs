@@ -1,0 +1,316 @@
+//! `fitness run TARGET --runner P/M ...`: one gated, recorded run.
+
+use std::path::PathBuf;
+use std::sync::Mutex;
+use std::time::Duration;
+
+use clap::Args;
+use fitness_shared::record::{CredentialContext, Outcome};
+use indicatif::{ProgressBar, ProgressStyle};
+
+use crate::commands::target::{TargetArgs, parse_target};
+use crate::model::types::ModelId;
+use crate::pipeline::config::{
+    DEFAULT_EXTENSION_SIZE, DEFAULT_MAX_EXTENSIONS, DEFAULT_REPS, DEFAULT_TASKS, Floors,
+};
+use crate::pipeline::{self, Cancel, Progress, RunConfig, RunOutput};
+use crate::suite::GeneratorId;
+
+#[derive(Debug, Args)]
+#[command(after_help = "Examples:\n  \
+fitness run --runner sim/diligent -- fitness demo-server good\n  \
+fitness run https://example.com/mcp --runner anthropic/claude-sonnet-4-5 --judge anthropic/claude-sonnet-4-5 --generator judge-synth/1\n\n\
+Writes OUT/<run-id>/{record.json, mcp.jsonl, agent.jsonl}. Flags may tighten a floor, never loosen one.\n\
+Keys come from ANTHROPIC_API_KEY / OPENAI_API_KEY; a signing key from --key or FITNESS_SIGNING_KEY.")]
+pub struct RunArgs {
+    #[command(flatten)]
+    pub target: TargetArgs,
+    /// The model under test: anthropic/<model>, openai/<model> or sim/<profile>.
+    #[arg(long, value_name = "P/M")]
+    pub runner: String,
+    /// The judge that writes tasks (judge-synth/1).
+    #[arg(long, value_name = "P/M")]
+    pub judge: Option<String>,
+    /// The task generator: schema-walk/1 (no model spend) or judge-synth/1.
+    #[arg(long, default_value = "schema-walk/1")]
+    pub generator: String,
+    /// Tasks in the registered suite.
+    #[arg(long, default_value_t = DEFAULT_TASKS)]
+    pub tasks: u64,
+    /// Repetitions of each task.
+    #[arg(long, default_value_t = DEFAULT_REPS)]
+    pub reps: u64,
+    /// Tasks per extension batch.
+    #[arg(long, default_value_t = DEFAULT_EXTENSION_SIZE)]
+    pub extension_size: u64,
+    /// Extension batches the registration buys.
+    #[arg(long, default_value_t = DEFAULT_MAX_EXTENSIONS)]
+    pub max_extensions: u64,
+    /// The credentials the measurement runs under.
+    #[arg(long, value_enum, default_value = "anonymous")]
+    pub credential: Credential,
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Where run directories go.
+    #[arg(long, default_value = "runs")]
+    pub out: PathBuf,
+    /// A publisher key from `fitness keygen` (else FITNESS_SIGNING_KEY; else unsigned).
+    #[arg(long)]
+    pub key: Option<PathBuf>,
+    /// Skip the generation-time null screen (registered either way).
+    #[arg(long)]
+    pub no_screen: bool,
+    /// Candidates generated per driven task.
+    #[arg(long, default_value_t = 2.0)]
+    pub overgen: f64,
+    /// Minimum suite size (at least 8).
+    #[arg(long, default_value_t = 8)]
+    pub min_suite: u64,
+    /// Minimum admission rate (at least 0.25).
+    #[arg(long, default_value_t = 0.25)]
+    pub min_admission: f64,
+    /// Construct threshold (at least 0.90).
+    #[arg(long, default_value_t = 0.90)]
+    pub construct_threshold: f64,
+    /// Null kill ratio (at most 0.5).
+    #[arg(long, default_value_t = 0.5)]
+    pub null_ratio: f64,
+    /// Significance level (at most 0.05).
+    #[arg(long, default_value_t = 0.05)]
+    pub alpha: f64,
+    /// Error-rate limit before COMPROMISED (at most 0.05).
+    #[arg(long, default_value_t = 0.05)]
+    pub max_error_rate: f64,
+    /// A spend cap in model calls; the run is VOID if it is reached.
+    #[arg(long)]
+    pub max_model_calls: Option<u64>,
+    /// Turns per trial.
+    #[arg(long, default_value_t = 12)]
+    pub max_turns: u32,
+    /// Tokens per trial.
+    #[arg(long, default_value_t = 200_000)]
+    pub max_tokens: u64,
+    /// Seconds to wait for any one MCP request.
+    #[arg(long, default_value_t = 20)]
+    pub timeout: u64,
+    /// A price table (TOML) merged over the bundled one.
+    #[arg(long)]
+    pub prices: Option<PathBuf>,
+    /// The server's name on the board.
+    #[arg(long)]
+    pub label: Option<String>,
+    /// Print the final summary as JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Clone, Copy, clap::ValueEnum)]
+pub enum Credential {
+    Anonymous,
+    FreeKey,
+    OwnerKey,
+}
+
+impl From<Credential> for CredentialContext {
+    fn from(c: Credential) -> Self {
+        match c {
+            Credential::Anonymous => CredentialContext::Anonymous,
+            Credential::FreeKey => CredentialContext::FreeKey,
+            Credential::OwnerKey => CredentialContext::OwnerKey,
+        }
+    }
+}
+
+impl RunArgs {
+    pub fn config(&self) -> anyhow::Result<RunConfig> {
+        let runner: ModelId = self.runner.parse()?;
+        let judge = self
+            .judge
+            .as_deref()
+            .map(str::parse::<ModelId>)
+            .transpose()?;
+        let generator: GeneratorId = self.generator.parse()?;
+        if matches!(generator, GeneratorId::JudgeSynth1) && judge.is_none() {
+            anyhow::bail!("--generator judge-synth/1 needs a --judge PROVIDER/MODEL");
+        }
+        let floors = Floors {
+            min_suite: self.min_suite,
+            min_admission_rate: self.min_admission,
+            construct_threshold: self.construct_threshold,
+            null_ratio: self.null_ratio,
+            alpha: self.alpha,
+            max_error_rate: self.max_error_rate,
+        };
+        floors.check()?;
+        Ok(RunConfig {
+            target: parse_target(&self.target)?,
+            runner,
+            judge,
+            generator,
+            n_tasks: self.tasks,
+            reps: self.reps,
+            extension_size: self.extension_size,
+            max_extensions: self.max_extensions,
+            credential: self.credential.into(),
+            seed: self.seed,
+            floors,
+            screen: !self.no_screen,
+            overgen_factor: self.overgen,
+            out_dir: self.out.clone(),
+            key: self.key.clone(),
+            timeout: Duration::from_secs(self.timeout.max(1)),
+            prices: self.prices.clone(),
+            max_turns: self.max_turns.max(1),
+            max_tokens: self.max_tokens,
+            max_model_calls: self.max_model_calls,
+            label: self.label.clone(),
+        })
+    }
+}
+
+/// Progress bars on stderr, one per phase (hidden when stderr is not a terminal).
+pub struct Bars {
+    bar: Mutex<Option<ProgressBar>>,
+    hidden: bool,
+}
+
+impl Bars {
+    pub fn new(hidden: bool) -> Self {
+        Bars {
+            bar: Mutex::new(None),
+            hidden,
+        }
+    }
+}
+
+impl Progress for Bars {
+    fn phase(&self, name: &str, total: u64) {
+        let bar = if self.hidden {
+            ProgressBar::hidden()
+        } else {
+            ProgressBar::new(total)
+        };
+        bar.set_style(
+            ProgressStyle::with_template("{prefix:>12} [{bar:30}] {pos}/{len} {msg}")
+                .unwrap_or_else(|_| ProgressStyle::default_bar())
+                .progress_chars("=> "),
+        );
+        bar.set_prefix(name.to_owned());
+        let mut slot = self.bar.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(old) = slot.take() {
+            old.finish();
+        }
+        *slot = Some(bar);
+    }
+
+    fn advance(&self) {
+        if let Some(bar) = self.bar.lock().unwrap_or_else(|p| p.into_inner()).as_ref() {
+            bar.inc(1);
+        }
+    }
+
+    fn finish_phase(&self, summary: &str) {
+        if let Some(bar) = self.bar.lock().unwrap_or_else(|p| p.into_inner()).take() {
+            bar.finish_with_message(summary.to_owned());
+        }
+    }
+}
+
+/// The runtime and signal handling shared by `fitness run` and `fitness demo`.
+pub fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
+    Ok(tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()?)
+}
+
+/// Cancel on Ctrl-C or SIGTERM.
+pub fn cancel_on_signals() -> Cancel {
+    let (tx, cancel) = Cancel::new();
+    tokio::spawn(async move {
+        #[cfg(unix)]
+        {
+            use tokio::signal::unix::{SignalKind, signal};
+            let term = signal(SignalKind::terminate());
+            let int = signal(SignalKind::interrupt());
+            if let (Ok(mut term), Ok(mut int)) = (term, int) {
+                tokio::select! {
+                    _ = term.recv() => {}
+                    _ = int.recv() => {}
+                }
+                let _ = tx.send(true);
+                return;
+            }
+        }
+        if tokio::signal::ctrl_c().await.is_ok() {
+            let _ = tx.send(true);
+        }
+    });
+    cancel
+}
+
+pub fn run(args: RunArgs) -> anyhow::Result<()> {
+    let cfg = args.config()?;
+    let rt = runtime()?;
+    let bars = Bars::new(args.json);
+    let output = rt.block_on(async {
+        let cancel = cancel_on_signals();
+        pipeline::execute(&cfg, cancel, &bars).await
+    });
+    rt.shutdown_timeout(Duration::from_secs(2));
+    let output = output?;
+    print_summary(&output, args.json)?;
+    match &output.interrupted {
+        Some(pipeline::Interruption::Cancelled) => std::process::exit(130),
+        Some(_) => std::process::exit(1),
+        None => Ok(()),
+    }
+}
+
+pub fn print_summary(output: &RunOutput, json: bool) -> anyhow::Result<()> {
+    let r = &output.record;
+    if json {
+        let summary = serde_json::json!({
+            "run": r.run.id,
+            "dir": output.dir,
+            "outcome": r.outcome.code(),
+            "refused_at": r.gates.refused_at,
+            "score": r.score.as_ref().map(|s| &s.first_try),
+            "suite_hash": r.run.suite_hash,
+            "cost": r.cost,
+            "signed": r.signature.is_some(),
+        });
+        println!("{}", serde_json::to_string_pretty(&summary)?);
+        return Ok(());
+    }
+    println!("run      {}", r.run.id);
+    println!("record   {}", output.dir.join("record.json").display());
+    match (&r.score, r.outcome) {
+        (Some(s), Outcome::Scored) => println!(
+            "outcome  SCORED: first try {:.1}% (95% CI {:.1}% to {:.1}%), {} of {} tasks",
+            s.first_try.rate * 100.0,
+            s.first_try.low * 100.0,
+            s.first_try.high * 100.0,
+            s.first_try.k,
+            s.first_try.n
+        ),
+        (_, o) => {
+            let gate = r.gates.refused_at.as_deref().unwrap_or("none");
+            let reason = r
+                .gates
+                .refused_at
+                .as_deref()
+                .and_then(|g| r.gates.record(g))
+                .map_or("", |g| g.reason.as_str());
+            println!("outcome  {} (gate {gate}{}{reason})", o.code(), if reason.is_empty() { "" } else { ": " });
+        }
+    }
+    if let Some(i) = &output.interrupted {
+        println!("stopped  {}", i.reason());
+    }
+    println!(
+        "signed   {}",
+        if r.signature.is_some() { "yes" } else { "no (pass --key or set FITNESS_SIGNING_KEY)" }
+    );
+    Ok(())
+}
