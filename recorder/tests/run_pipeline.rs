@@ -1,0 +1,384 @@
+//! `fitness run` end to end against the bundled demo servers with the sim
+//! runners: every outcome family, the order the tapes prove, signing, an
+//! interrupted run, and a real server.
+
+mod common;
+
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use common::{FITNESS, require_tool, run_bounded, s, text};
+use serde_json::Value;
+
+struct Run {
+    record: Value,
+    dir: PathBuf,
+    _out: tempfile::TempDir,
+}
+
+impl Run {
+    fn outcome(&self) -> &str {
+        self.record["outcome"].as_str().unwrap_or_default()
+    }
+    fn refused_at(&self) -> &str {
+        self.record["gates"]["refused_at"].as_str().unwrap_or("")
+    }
+    fn gate(&self, id: &str) -> &Value {
+        self.record["gates"]["records"]
+            .as_array()
+            .and_then(|g| g.iter().find(|r| r["id"] == id))
+            .unwrap_or_else(|| panic!("no {id} gate in {}", self.record["gates"]))
+    }
+    fn lines(&self, tape: &str) -> Vec<Value> {
+        let text = std::fs::read_to_string(self.dir.join(tape)).expect("tape is readable");
+        text.lines()
+            .map(|l| serde_json::from_str(l).expect("every tape line is JSON"))
+            .collect()
+    }
+}
+
+fn fitness_run(server: &[&str], runner: &str, extra: &[&str], limit: Duration) -> Run {
+    let out = tempfile::tempdir().expect("tempdir");
+    let mut args = vec![
+        "run",
+        "--runner",
+        runner,
+        "--out",
+        s(out.path()),
+        "--seed",
+        "7",
+        "--json",
+    ];
+    args.extend_from_slice(extra);
+    args.push("--");
+    args.extend_from_slice(server);
+    let output = run_bounded(&args, limit);
+    let summary: Value = serde_json::from_slice(&output.stdout)
+        .unwrap_or_else(|e| panic!("no JSON summary ({e}): {}", text(&output)));
+    let dir = PathBuf::from(summary["dir"].as_str().expect("summary names the run dir"));
+    let record: Value = serde_json::from_slice(
+        &std::fs::read(dir.join("record.json")).expect("record.json is written"),
+    )
+    .expect("the record is JSON");
+    Run {
+        record,
+        dir,
+        _out: out,
+    }
+}
+
+fn demo(server: &str, runner: &str, extra: &[&str]) -> Run {
+    fitness_run(
+        &[FITNESS, "demo-server", server],
+        runner,
+        extra,
+        Duration::from_secs(240),
+    )
+}
+
+#[test]
+fn a_good_server_is_scored_with_its_interval_and_every_gate_on_record() {
+    let run = demo("good", "sim/diligent", &[]);
+    assert_eq!(run.outcome(), "SCORED", "{:#}", run.record["gates"]);
+    let order: Vec<&str> = run.record["gates"]["order"]
+        .as_array()
+        .expect("gate order")
+        .iter()
+        .filter_map(Value::as_str)
+        .collect();
+    assert_eq!(
+        order,
+        ["structural", "answer_leak", "plan_power", "null_baseline", "construct", "drive"]
+    );
+    let first = &run.record["score"]["first_try"];
+    let n = first["n"].as_u64().expect("n");
+    assert!(n >= 12, "the registered 12 tasks are driven: {first}");
+    assert!(first["low"].as_f64() <= first["rate"].as_f64());
+    assert!(first["rate"].as_f64() <= first["high"].as_f64());
+    assert_eq!(run.gate("null_baseline")["detail"]["decision"], "PROCEED");
+    assert_eq!(run.record["run"]["generator"], "schema-walk/1");
+    assert_eq!(run.record["run"]["runner_model"], "sim/diligent");
+    assert!(run.record["cost"]["kind"].is_string());
+}
+
+#[test]
+fn a_thin_server_is_refused_for_insufficient_surface_with_no_score_field() {
+    let run = demo("thin", "sim/diligent", &[]);
+    assert_eq!(run.outcome(), "INSUFFICIENT_SURFACE");
+    assert_eq!(run.refused_at(), "structural");
+    assert_eq!(run.gate("structural")["reason"], "suite_below_minimum");
+    assert!(run.record.get("score").is_none(), "a refusal has no score field");
+    let tasks = run.record["suite"]["tasks"].as_u64().unwrap_or(0);
+    assert!(tasks < 8, "thin has under 8 tasks: {}", run.record["suite"]);
+}
+
+#[test]
+fn a_suite_the_null_screen_empties_is_degenerate() {
+    let run = demo("trivia", "sim/diligent", &[]);
+    assert_eq!(run.outcome(), "DEGENERATE");
+    assert_eq!(run.refused_at(), "structural");
+    assert_eq!(
+        run.gate("structural")["reason"],
+        "all_candidates_null_answerable"
+    );
+    let screened = &run.record["suite"]["null_screened"];
+    assert!(screened["dropped"].as_u64() > Some(0), "{screened}");
+    assert!(run.record.get("score").is_none());
+}
+
+#[test]
+fn answers_that_ignore_their_arguments_are_killed_by_the_null_baseline() {
+    let run = demo("constant", "sim/diligent", &[]);
+    assert_eq!(run.outcome(), "DEGENERATE");
+    assert_eq!(run.refused_at(), "null_baseline");
+    let gate = run.gate("null_baseline");
+    assert_eq!(gate["reason"], "noise_exceeds_signal");
+    assert_eq!(gate["detail"]["decision"], "KILL");
+    let random = gate["detail"]["rates"]
+        .as_array()
+        .and_then(|r| r.iter().find(|r| r["label"] == "random-valid-args"))
+        .expect("the random arm is recorded");
+    assert!(random["rate"].as_f64() >= Some(0.5), "{random}");
+    // Decided before any paid call: no construct gate ran.
+    assert!(
+        run.record["gates"]["order"]
+            .as_array()
+            .is_some_and(|o| !o.iter().any(|g| g == "construct"))
+    );
+}
+
+#[test]
+fn a_server_that_stops_answering_fails_the_construct_gate_and_the_tape_says_so() {
+    let run = demo("broken", "sim/diligent", &["--timeout", "1"]);
+    assert_eq!(run.outcome(), "GATE_FAILED", "{:#}", run.record["gates"]);
+    assert_eq!(run.refused_at(), "construct");
+    let gate = run.gate("construct");
+    let verdict = &gate["verdict"];
+    assert!(verdict["k"].as_u64() < verdict["n"].as_u64(), "{verdict}");
+    assert_eq!(verdict["threshold"], 0.9);
+    let reading = &gate["detail"]["tape_reading"];
+    assert!(
+        reading["no_response"].as_u64() > Some(0),
+        "the tape shows requests with no response: {reading}"
+    );
+}
+
+#[test]
+fn an_unresolved_construct_gate_with_no_registered_batch_is_extend_exhausted() {
+    let run = demo("canary", "sim/diligent", &["--max-extensions", "0"]);
+    assert_eq!(run.outcome(), "EXTEND_EXHAUSTED", "{:#}", run.record["gates"]);
+    assert_eq!(run.refused_at(), "construct");
+    assert_eq!(
+        run.gate("construct")["reason"],
+        "unresolved_no_batches_registered"
+    );
+}
+
+#[test]
+fn a_failing_model_api_compromises_the_measurement() {
+    let run = demo("good", "sim/unstable", &[]);
+    assert_eq!(run.outcome(), "COMPROMISED", "{:#}", run.record["gates"]);
+    let gate = run.gate(run.refused_at());
+    let errors = gate["detail"]["errors"].as_u64().unwrap_or(0);
+    assert!(errors > 0, "{gate}");
+    // Every failed attempt is on the agent tape.
+    let llm_errors = run
+        .lines("agent.jsonl")
+        .iter()
+        .filter(|l| l["kind"] == "llm.error")
+        .count();
+    assert!(llm_errors as u64 >= errors, "{llm_errors} llm.error events for {errors} errors");
+}
+
+#[test]
+fn a_spend_cap_reached_mid_run_leaves_a_void_record() {
+    let out = tempfile::tempdir().expect("tempdir");
+    let output = run_bounded(
+        &[
+            "run", "--runner", "sim/diligent", "--out", s(out.path()), "--seed", "7",
+            "--max-model-calls", "40", "--json", "--", FITNESS, "demo-server", "good",
+        ],
+        Duration::from_secs(240),
+    );
+    assert_eq!(output.status.code(), Some(1), "{}", text(&output));
+    let summary: Value = serde_json::from_slice(&output.stdout).expect("summary");
+    assert_eq!(summary["outcome"], "VOID");
+    let dir = PathBuf::from(summary["dir"].as_str().expect("dir"));
+    let record: Value =
+        serde_json::from_slice(&std::fs::read(dir.join("record.json")).expect("record")).expect("json");
+    assert!(record.get("score").is_none());
+    assert!(
+        record["notes"]["own"].to_string().contains("spend cap"),
+        "{}",
+        record["notes"]
+    );
+}
+
+#[test]
+fn the_tapes_prove_the_order_and_carry_every_trials_corr_id_and_the_record_verifies() {
+    let keydir = tempfile::tempdir().expect("tempdir");
+    let key = keydir.path().join("publisher.key");
+    let out = run_bounded(&["keygen", "--out", s(&key)], Duration::from_secs(30));
+    assert!(out.status.success(), "{}", text(&out));
+    let run = demo("good", "sim/diligent", &["--key", s(&key)]);
+    assert_eq!(run.outcome(), "SCORED");
+
+    let agent = run.lines("agent.jsonl");
+    let prereg = agent
+        .iter()
+        .position(|l| l["kind"] == "fitness.preregistration")
+        .expect("the pre-registration is on the agent tape");
+    let first_turn = agent
+        .iter()
+        .position(|l| l["type"] == "turn")
+        .expect("model turns are on the agent tape");
+    assert!(prereg < first_turn, "registered before the first model call");
+    assert!(
+        agent[prereg]["t"].as_str() <= agent[first_turn]["t"].as_str(),
+        "and the timestamps say so"
+    );
+    assert_eq!(
+        agent[prereg]["raw"]["hash"], run.record["preregistration"]["hash"],
+        "the taped registration is the recorded one"
+    );
+    for turn in agent.iter().filter(|l| l["type"] == "turn") {
+        assert!(turn["corr_id"].is_string(), "every turn carries its trial: {turn}");
+    }
+    // Every tools/call on the wire belongs to a trial or a probe.
+    let mcp = run.lines("mcp.jsonl");
+    let calls: Vec<&Value> = mcp
+        .iter()
+        .filter(|l| l["dir"] == "in" && l["raw"]["method"] == "tools/call")
+        .collect();
+    assert!(!calls.is_empty());
+    for call in &calls {
+        assert!(call["corr_id"].is_string(), "untagged tools/call: {call}");
+    }
+    for suffix in ["::construct", "::null-random"] {
+        assert!(
+            calls
+                .iter()
+                .any(|c| c["corr_id"].as_str().is_some_and(|id| id.ends_with(suffix))),
+            "no {suffix} frames on the wire"
+        );
+    }
+    assert!(
+        calls
+            .iter()
+            .any(|c| c["corr_id"].as_str().is_some_and(|id| !id.contains("::"))),
+        "no drive frames on the wire"
+    );
+    let verify = run_bounded(
+        &["verify", s(&run.dir.join("record.json"))],
+        Duration::from_secs(30),
+    );
+    assert!(verify.status.success(), "{}", text(&verify));
+    assert!(run.record["signature"].is_object());
+}
+
+#[test]
+fn an_interrupted_run_leaves_a_void_record_and_readable_tapes() {
+    let out = tempfile::tempdir().expect("tempdir");
+    // A slow tool in every drive trial keeps the run busy long enough.
+    let mut child = Command::new(FITNESS)
+        .args([
+            "run", "--runner", "sim/diligent", "--out", s(out.path()), "--seed", "7", "--json",
+            "--", FITNESS, "demo-server", "good",
+        ])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("fitness starts");
+    // Wait until the drive has started (a trial without `::` in its corr_id).
+    let started = Instant::now();
+    let agent_tape = loop {
+        assert!(started.elapsed() < Duration::from_secs(180), "the drive never started");
+        std::thread::sleep(Duration::from_millis(100));
+        let found = std::fs::read_dir(out.path()).ok().and_then(|d| {
+            d.filter_map(Result::ok)
+                .map(|e| e.path().join("agent.jsonl"))
+                .find(|p| p.is_file())
+        });
+        if let Some(tape) = found
+            && std::fs::read_to_string(&tape).is_ok_and(|t| {
+                t.lines().any(|l| {
+                    l.contains("\"type\":\"turn\"")
+                        && serde_json::from_str::<Value>(l).is_ok_and(|v| {
+                            v["corr_id"].as_str().is_some_and(|c| !c.contains("::"))
+                        })
+                })
+            })
+        {
+            break tape;
+        }
+    };
+    let pid = child.id().to_string();
+    let kill = Command::new("kill").args(["-INT", &pid]).status().expect("kill runs");
+    assert!(kill.success());
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("wait") {
+            break status;
+        }
+        assert!(started.elapsed() < Duration::from_secs(240), "no exit after SIGINT");
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    assert_eq!(status.code(), Some(130));
+    let mut summary = String::new();
+    let _ = BufReader::new(child.stdout.take().expect("stdout")).read_line(&mut summary);
+    let dir = agent_tape.parent().expect("run dir").to_owned();
+    let record: Value = serde_json::from_slice(&std::fs::read(dir.join("record.json")).expect("record"))
+        .expect("json");
+    assert_eq!(record["outcome"], "VOID");
+    assert!(record.get("score").is_none());
+    for tape in ["mcp.jsonl", "agent.jsonl"] {
+        let stats = common::tape_stats(&dir.join(tape));
+        assert!(stats.is_object());
+        let last = std::fs::read_to_string(dir.join(tape))
+            .expect("tape")
+            .lines()
+            .last()
+            .map(|l| serde_json::from_str::<Value>(l).expect("json"))
+            .expect("a last line");
+        assert_eq!(last["type"], "end", "{tape} is closed");
+        assert_eq!(last["reason"], "interrupted");
+    }
+}
+
+#[test]
+fn a_full_run_against_server_everything_completes_with_a_verified_record() {
+    let server = require_tool("mcp-server-everything");
+    let keydir = tempfile::tempdir().expect("tempdir");
+    let key = keydir.path().join("publisher.key");
+    let out = run_bounded(&["keygen", "--out", s(&key)], Duration::from_secs(30));
+    assert!(out.status.success(), "{}", text(&out));
+    let run = fitness_run(
+        &[s(&server)],
+        "sim/diligent",
+        &["--key", s(&key), "--timeout", "10"],
+        Duration::from_secs(420),
+    );
+    let outcome = run.outcome();
+    assert!(
+        ["SCORED", "GATE_FAILED", "EXTEND_EXHAUSTED", "DEGENERATE", "INSUFFICIENT_SURFACE"]
+            .contains(&outcome),
+        "{outcome}: {:#}",
+        run.record["gates"]
+    );
+    assert!(run.record["suite"]["candidates"].as_u64() > Some(0));
+    let verify = run_bounded(
+        &["verify", s(&run.dir.join("record.json"))],
+        Duration::from_secs(30),
+    );
+    assert!(verify.status.success(), "{}", text(&verify));
+    let stats = common::tape_stats(&run.dir.join("mcp.jsonl"));
+    let pending: u64 = stats["tools"]
+        .as_array()
+        .expect("tools is a list")
+        .iter()
+        .map(|t| t["pending"].as_u64().unwrap_or(0))
+        .sum();
+    assert_eq!(pending, 0, "every request was answered: {stats}");
+    let _: &Path = &run.dir;
+}
