@@ -321,7 +321,8 @@ impl<W> TapWriter<W> {
             let text = String::from_utf8_lossy(&self.line);
             let line = text.trim_end_matches('\r');
             if !line.trim().is_empty() {
-                self.tap.frame(Direction::In, line, self.corr_id.get().as_deref());
+                self.tap
+                    .frame(Direction::In, line, self.corr_id.get().as_deref());
             }
             self.line.clear();
         }
