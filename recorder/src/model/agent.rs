@@ -40,6 +40,10 @@ use crate::mcp::clock;
 use crate::mcp::connect::Session;
 use crate::mcp::tap::Tap;
 
+/// The meta `kind` of an agent tape: mcp-tape calls the agent plane `llm`,
+/// and `fitness tape stats` sorts planes by it.
+pub const AGENT_TAPE_KIND: &str = "llm";
+
 /// What every trial's system text starts with.
 pub const PREAMBLE: &str = "You are completing a task with the tools of an MCP server. \
 Call tools when they help. When you know the answer, reply with the answer alone and call no tool.";

@@ -59,6 +59,34 @@ impl CostLedger {
         }
     }
 
+    /// Record a trial's model calls at once: `usage` summed over the calls
+    /// that reported it, plus the counts of calls without usage and of
+    /// calls that threw (e.g. from a `TrialOutcome`).
+    pub fn add_calls(
+        &mut self,
+        role: Role,
+        model: &ModelId,
+        usage: &Usage,
+        calls: u64,
+        calls_without_usage: u64,
+        calls_that_threw: u64,
+    ) {
+        let mut one = CostLedger::new();
+        one.lines.insert(
+            (role, model.to_string()),
+            (
+                model.clone(),
+                Spend {
+                    usage: *usage,
+                    calls,
+                    calls_without_usage,
+                    calls_that_threw,
+                },
+            ),
+        );
+        self.absorb(&one);
+    }
+
     /// Merge another ledger (e.g. one per trial) into this one.
     pub fn absorb(&mut self, other: &CostLedger) {
         for ((role, _), (model, spend)) in &other.lines {
