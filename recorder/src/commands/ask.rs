@@ -18,7 +18,9 @@ use crate::commands::probe::parse_target;
 use crate::mcp::clock;
 use crate::mcp::connect::Session;
 use crate::mcp::tap::Tap;
-use crate::model::agent::{AGENT_TAPE_KIND, Budget, ToolMode, TrialEnd, TrialOutcome, TrialSpec, run_trial};
+use crate::model::agent::{
+    AGENT_TAPE_KIND, Budget, ToolMode, TrialEnd, TrialOutcome, TrialSpec, run_trial,
+};
 use crate::model::cost::{CostLedger, Role};
 use crate::model::price::PriceTable;
 use crate::model::{ClientOptions, ModelId, client_for};
@@ -27,10 +29,12 @@ use crate::model::{ClientOptions, ModelId, client_for};
 pub const ASK_CORR_ID: &str = "ask";
 
 #[derive(Debug, Args)]
-#[command(after_help = "Examples:\n  fitness ask http://127.0.0.1:3001/mcp --runner anthropic/claude-sonnet-4-5 \"What is 2+3? Use `add`.\"\n  \
+#[command(
+    after_help = "Examples:\n  fitness ask http://127.0.0.1:3001/mcp --runner anthropic/claude-sonnet-4-5 \"What is 2+3? Use `add`.\"\n  \
 fitness ask --runner sim/diligent 'Call `echo` with {\"message\": \"hi\"}' -- npx mcp-server-everything\n\n\
 Keys come from ANTHROPIC_API_KEY / OPENAI_API_KEY (base URLs from ANTHROPIC_BASE_URL / OPENAI_BASE_URL);\n\
-an HTTP server's bearer token from FITNESS_MCP_BEARER_TOKEN. Credentials are never taped.")]
+an HTTP server's bearer token from FITNESS_MCP_BEARER_TOKEN. Credentials are never taped."
+)]
 pub struct AskArgs {
     /// `URL PROMPT` for an HTTP server, or `PROMPT` with `-- CMD ARGS...` for stdio.
     #[arg(value_name = "TARGET PROMPT", num_args = 1..=2, required = true)]

@@ -143,10 +143,12 @@ fn message(m: &Message) -> Option<Value> {
     Some(json!({"role": role, "content": blocks}))
 }
 
+/// A reply read from a provider's body: blocks, why it stopped, usage (when
+/// reported) and the model the provider named.
+pub type ParsedReply = (Vec<ContentBlock>, StopReason, Option<Usage>, Option<String>);
+
 /// Read a Messages API response body.
-pub fn parse_response(
-    body: &Value,
-) -> Result<(Vec<ContentBlock>, StopReason, Option<Usage>, Option<String>), String> {
+pub fn parse_response(body: &Value) -> Result<ParsedReply, String> {
     let content = body
         .get("content")
         .and_then(Value::as_array)

@@ -21,7 +21,7 @@ use futures::future::BoxFuture;
 use serde_json::{Map, Value, json};
 
 use super::ClientOptions;
-use super::anthropic::{malformed, object_schema};
+use super::anthropic::{ParsedReply, malformed, object_schema};
 use super::http::{self, post_json};
 use super::types::{
     ChatRequest, ChatResponse, ContentBlock, LlmError, Message, ModelClient, ModelId, Role,
@@ -197,9 +197,7 @@ pub fn normalise_usage(u: &Value) -> Option<Usage> {
 }
 
 /// Read a Chat Completions response body.
-pub fn parse_response(
-    body: &Value,
-) -> Result<(Vec<ContentBlock>, StopReason, Option<Usage>, Option<String>), String> {
+pub fn parse_response(body: &Value) -> Result<ParsedReply, String> {
     let choice = body
         .get("choices")
         .and_then(Value::as_array)
