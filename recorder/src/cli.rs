@@ -42,6 +42,10 @@ pub enum Command {
     /// Connect to an MCP server, tape the wire and run the protocol probes:
     /// `fitness probe URL` or `fitness probe -- CMD ARGS...`.
     Probe(crate::commands::probe::ProbeArgs),
+    /// Run one agent task against a server with a runner, tape both planes,
+    /// print the answer, the calls and the cost:
+    /// `fitness ask URL --runner M PROMPT` or `fitness ask --runner M PROMPT -- CMD ARGS...`.
+    Ask(crate::commands::ask::AskArgs),
     /// Run an in-tree fixture server (tests and the demo).
     #[command(hide = true)]
     FixtureServer(crate::mcp::fixtures::FixtureArgs),

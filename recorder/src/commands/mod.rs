@@ -1,5 +1,6 @@
 //! One module per subcommand family.
 
+pub mod ask;
 pub mod demo;
 pub mod import;
 pub mod keygen;

@@ -88,18 +88,28 @@ pub fn run(args: ProbeArgs) -> anyhow::Result<()> {
 }
 
 fn target(args: &ProbeArgs) -> anyhow::Result<Target> {
-    match (&args.url, args.command.split_first()) {
+    parse_target(args.url.as_ref(), &args.headers, &args.env, &args.command)
+}
+
+/// A server target from the command line: an http(s) URL with `--header`s,
+/// or a stdio command line with `--env`s (shared by `probe` and `ask`).
+pub fn parse_target(
+    url: Option<&String>,
+    headers: &[String],
+    env: &[String],
+    command: &[String],
+) -> anyhow::Result<Target> {
+    match (url, command.split_first()) {
         (Some(url), None) => {
             anyhow::ensure!(
                 url.starts_with("http://") || url.starts_with("https://"),
                 "TARGET must be an http(s) URL, or `-- CMD ARGS...` for a stdio server"
             );
             anyhow::ensure!(
-                args.env.is_empty(),
+                env.is_empty(),
                 "--env is for stdio servers; use --header for HTTP"
             );
-            let headers = args
-                .headers
+            let headers = headers
                 .iter()
                 .map(|h| {
                     h.split_once(':')
@@ -115,11 +125,10 @@ fn target(args: &ProbeArgs) -> anyhow::Result<Target> {
         }
         (None, Some((program, rest))) => {
             anyhow::ensure!(
-                args.headers.is_empty(),
+                headers.is_empty(),
                 "--header is for HTTP servers; use --env for stdio"
             );
-            let env = args
-                .env
+            let env = env
                 .iter()
                 .map(|e| {
                     e.split_once('=')
@@ -134,7 +143,7 @@ fn target(args: &ProbeArgs) -> anyhow::Result<Target> {
             }))
         }
         (Some(_), Some(_)) => anyhow::bail!("give either a URL or `-- CMD ARGS...`, not both"),
-        (None, None) => anyhow::bail!("nothing to probe: give an http(s) URL or `-- CMD ARGS...`"),
+        (None, None) => anyhow::bail!("no server: give an http(s) URL or `-- CMD ARGS...`"),
     }
 }
 

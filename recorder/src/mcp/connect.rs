@@ -19,7 +19,7 @@ use serde_json::json;
 
 use super::stdio::{StdioChild, StdioTarget};
 use super::tap::Tap;
-use super::tapped::TappedTransport;
+use super::tapped::{SharedCorrId, TappedTransport};
 
 /// Environment variable holding a bearer token for HTTP servers.
 pub const BEARER_ENV: &str = "FITNESS_MCP_BEARER_TOKEN";
@@ -119,6 +119,7 @@ pub struct Session {
     pub service: RunningService<RoleClient, FitnessClient>,
     child: Option<StdioChild>,
     timeout: Duration,
+    corr_id: SharedCorrId,
 }
 
 /// What the handshake established.
@@ -177,9 +178,10 @@ impl Session {
         lifecycle: ClientLifecycleMode,
     ) -> anyhow::Result<Session> {
         let client = FitnessClient::new(tap.clone(), timeout);
+        let corr_id = SharedCorrId::new(corr_id.as_deref());
         match target {
             Target::Stdio(s) => {
-                let (pipe, mut child) = StdioChild::spawn(s, tap, corr_id)?;
+                let (pipe, mut child) = StdioChild::spawn_shared(s, tap, corr_id.clone())?;
                 let served =
                     tokio::time::timeout(timeout, client.serve_with_lifecycle(pipe, lifecycle))
                         .await;
@@ -188,6 +190,7 @@ impl Session {
                         service,
                         child: Some(child),
                         timeout,
+                        corr_id,
                     }),
                     Ok(Err(e)) => {
                         let stderr = child.stderr_tail();
@@ -225,7 +228,7 @@ impl Session {
                     config = config.auth_header(token.clone());
                 }
                 let transport = StreamableHttpClientTransport::from_config(config);
-                let tapped = TappedTransport::new(transport, tap, corr_id);
+                let tapped = TappedTransport::new(transport, tap, corr_id.clone());
                 let service =
                     tokio::time::timeout(timeout, client.serve_with_lifecycle(tapped, lifecycle))
                         .await
@@ -240,6 +243,7 @@ impl Session {
                     service,
                     child: None,
                     timeout,
+                    corr_id,
                 })
             }
         }
@@ -280,6 +284,22 @@ impl Session {
                 anyhow::anyhow!("tools/call {name} got no answer within {:?}", self.timeout)
             })?
             .map_err(|e| anyhow::anyhow!("tools/call {name} failed: {e}"))
+    }
+
+    /// The corr_id written on this session's wire lines from now on (the
+    /// agent loop sets a trial's id at its start and clears it at its end).
+    pub fn set_corr_id(&self, corr_id: Option<&str>) {
+        self.corr_id.set(corr_id);
+    }
+
+    /// The corr_id wire lines carry now.
+    pub fn corr_id(&self) -> Option<std::sync::Arc<str>> {
+        self.corr_id.get()
+    }
+
+    /// The timeout that bounds every request.
+    pub fn timeout(&self) -> Duration {
+        self.timeout
     }
 
     /// How many times a list_changed notification led to a re-list.

@@ -23,6 +23,7 @@ use tokio::process::{Child, ChildStdin, ChildStdout, Command};
 use tokio::task::JoinHandle;
 
 use super::tap::Tap;
+use super::tapped::SharedCorrId;
 
 /// The longest line we accept from a child; longer lines are dropped.
 const MAX_LINE: usize = 16 * 1024 * 1024;
@@ -91,6 +92,16 @@ impl StdioChild {
         target: &StdioTarget,
         tap: Tap,
         corr_id: Option<String>,
+    ) -> anyhow::Result<(TappedPipes, StdioChild)> {
+        Self::spawn_shared(target, tap, SharedCorrId::new(corr_id.as_deref()))
+    }
+
+    /// As [`StdioChild::spawn`], with a corr_id the caller can change while
+    /// the child runs.
+    pub fn spawn_shared(
+        target: &StdioTarget,
+        tap: Tap,
+        corr_id: SharedCorrId,
     ) -> anyhow::Result<(TappedPipes, StdioChild)> {
         let mut child = target.command().spawn().map_err(|e| {
             anyhow::anyhow!("failed to start `{}`: {e}", target.command_line().join(" "))
@@ -163,7 +174,7 @@ impl Drop for StdioChild {
 pub struct TapReader<R> {
     inner: R,
     tap: Tap,
-    corr_id: Option<String>,
+    corr_id: SharedCorrId,
     /// Bytes of the line being read.
     line: Vec<u8>,
     /// Set while skipping the rest of an oversized line.
@@ -175,7 +186,7 @@ pub struct TapReader<R> {
 }
 
 impl<R> TapReader<R> {
-    fn new(inner: R, tap: Tap, corr_id: Option<String>) -> Self {
+    fn new(inner: R, tap: Tap, corr_id: SharedCorrId) -> Self {
         TapReader {
             inner,
             tap,
@@ -196,14 +207,14 @@ impl<R> TapReader<R> {
             match serde_json::from_str::<&RawValue>(line) {
                 Ok(raw) => {
                     self.tap
-                        .frame_raw(Direction::Out, raw, self.corr_id.as_deref());
+                        .frame_raw(Direction::Out, raw, self.corr_id.get().as_deref());
                     self.ready.extend_from_slice(line.as_bytes());
                     self.ready.push(b'\n');
                 }
                 // Garbage stays on the tape as an event and goes no further.
                 Err(_) => self
                     .tap
-                    .frame(Direction::Out, line, self.corr_id.as_deref()),
+                    .frame(Direction::Out, line, self.corr_id.get().as_deref()),
             }
         }
         self.line = bytes;
@@ -225,7 +236,7 @@ impl<R> TapReader<R> {
                     self.tap.event(
                         "fitness.oversized_line",
                         json!({"limit": MAX_LINE}),
-                        self.corr_id.as_deref(),
+                        self.corr_id.get().as_deref(),
                     );
                 } else {
                     self.line.extend_from_slice(part);
@@ -275,7 +286,7 @@ impl<R: AsyncRead + Unpin> AsyncRead for TapReader<R> {
                 this.tap.event(
                     "fitness.stdio_closed",
                     json!({"stream": "stdout"}),
-                    this.corr_id.as_deref(),
+                    this.corr_id.get().as_deref(),
                 );
             } else {
                 this.take_chunk(&chunk[..n]);
@@ -288,12 +299,12 @@ impl<R: AsyncRead + Unpin> AsyncRead for TapReader<R> {
 pub struct TapWriter<W> {
     inner: W,
     tap: Tap,
-    corr_id: Option<String>,
+    corr_id: SharedCorrId,
     line: Vec<u8>,
 }
 
 impl<W> TapWriter<W> {
-    fn new(inner: W, tap: Tap, corr_id: Option<String>) -> Self {
+    fn new(inner: W, tap: Tap, corr_id: SharedCorrId) -> Self {
         TapWriter {
             inner,
             tap,
@@ -310,7 +321,8 @@ impl<W> TapWriter<W> {
             let text = String::from_utf8_lossy(&self.line);
             let line = text.trim_end_matches('\r');
             if !line.trim().is_empty() {
-                self.tap.frame(Direction::In, line, self.corr_id.as_deref());
+                self.tap
+                    .frame(Direction::In, line, self.corr_id.get().as_deref());
             }
             self.line.clear();
         }
@@ -360,7 +372,7 @@ mod tests {
     async fn reader_passes_json_lines_byte_exact_and_tapes_garbage_as_events() {
         let (_dir, path, tap) = tape();
         let input: &[u8] = b"{\"b\":1,  \"a\":2}\r\nnot json {\n\n\xff\xfe\n{\"id\":1}";
-        let mut reader = TapReader::new(input, tap, Some("c".into()));
+        let mut reader = TapReader::new(input, tap, SharedCorrId::new(Some("c")));
         let mut out = String::new();
         reader.read_to_string(&mut out).await.expect("read");
         assert_eq!(out, "{\"b\":1,  \"a\":2}\n{\"id\":1}\n");
@@ -377,7 +389,7 @@ mod tests {
     async fn writer_tapes_each_line_once_however_it_is_split() {
         let (_dir, path, tap) = tape();
         let mut sink = Vec::new();
-        let mut writer = TapWriter::new(&mut sink, tap, None);
+        let mut writer = TapWriter::new(&mut sink, tap, SharedCorrId::default());
         for piece in [&b"{\"id\":1,"[..], b"\"m\":\"x\"}\n{\"id\"", b":2}\n"] {
             writer.write_all(piece).await.expect("write");
         }

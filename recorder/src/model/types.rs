@@ -166,6 +166,34 @@ pub struct ChatResponse {
     pub ttft_ms: Option<u64>,
     /// Attempts made (1 = no retry).
     pub attempts: u32,
+    /// Every HTTP attempt, failed ones first, the successful one last (empty
+    /// for sim). The agent loop tapes each as `llm.request`, and each failed
+    /// one also as `llm.error`.
+    pub log: Vec<Attempt>,
+}
+
+/// One HTTP attempt of a model call, as the tape records it: never a key,
+/// never a body.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Attempt {
+    /// 1-based.
+    pub attempt: u32,
+    /// The URL requested (no query string carries secrets here).
+    pub endpoint: String,
+    /// The HTTP status, when one came back.
+    pub status: Option<u16>,
+    pub duration_ms: u64,
+    /// Why the attempt failed; `None` for the attempt that succeeded.
+    pub failure: Option<AttemptFailure>,
+}
+
+/// A failed attempt: its class, a short message, and how long we waited
+/// before the next attempt (`None` when there was none).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct AttemptFailure {
+    pub class: LlmErrorClass,
+    pub message: String,
+    pub backoff_ms: Option<u64>,
 }
 
 /// How a model call failed, classified so the compromise rule can count it.
@@ -194,6 +222,22 @@ pub struct LlmError {
     pub status: Option<u16>,
     pub message: String,
     pub attempts: u32,
+    /// Every attempt made, each with its failure (see [`Attempt`]).
+    pub log: Vec<Attempt>,
+}
+
+impl LlmError {
+    /// An error raised before any HTTP attempt (a missing key, a request we
+    /// could not build).
+    pub fn local(class: LlmErrorClass, message: impl Into<String>) -> LlmError {
+        LlmError {
+            class,
+            status: None,
+            message: message.into(),
+            attempts: 0,
+            log: Vec::new(),
+        }
+    }
 }
 
 /// A runner or judge. Implementations record nothing themselves; the caller

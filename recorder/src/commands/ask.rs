@@ -1,0 +1,260 @@
+//! `fitness ask TARGET --runner PROVIDER/MODEL PROMPT`: one agent task
+//! against a server, both tapes written (`mcp.jsonl`, `agent.jsonl`), the
+//! answer, the calls and the cost printed. The tool a maintainer reaches for
+//! when a run looks wrong.
+//!
+//! Exit codes: 0 when the trial ran to an answer or a budget; 1 when the
+//! server could not be reached or the model failed (the tapes still say why).
+
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use anyhow::Context;
+use clap::Args;
+use fitness_shared::record::Cost;
+
+use crate::commands::probe::parse_target;
+use crate::mcp::clock;
+use crate::mcp::connect::Session;
+use crate::mcp::tap::Tap;
+use crate::model::agent::{
+    AGENT_TAPE_KIND, Budget, ToolMode, TrialEnd, TrialOutcome, TrialSpec, run_trial,
+};
+use crate::model::cost::{CostLedger, Role};
+use crate::model::price::PriceTable;
+use crate::model::{ClientOptions, ModelId, client_for};
+
+/// The corr_id of the one trial `ask` runs.
+pub const ASK_CORR_ID: &str = "ask";
+
+#[derive(Debug, Args)]
+#[command(
+    after_help = "Examples:\n  fitness ask http://127.0.0.1:3001/mcp --runner anthropic/claude-sonnet-4-5 \"What is 2+3? Use `add`.\"\n  \
+fitness ask --runner sim/diligent 'Call `echo` with {\"message\": \"hi\"}' -- npx mcp-server-everything\n\n\
+Keys come from ANTHROPIC_API_KEY / OPENAI_API_KEY (base URLs from ANTHROPIC_BASE_URL / OPENAI_BASE_URL);\n\
+an HTTP server's bearer token from FITNESS_MCP_BEARER_TOKEN. Credentials are never taped."
+)]
+pub struct AskArgs {
+    /// `URL PROMPT` for an HTTP server, or `PROMPT` with `-- CMD ARGS...` for stdio.
+    #[arg(value_name = "TARGET PROMPT", num_args = 1..=2, required = true)]
+    pub positionals: Vec<String>,
+    /// The runner: anthropic/<model>, openai/<model> or sim/<profile>.
+    #[arg(long, value_name = "PROVIDER/MODEL")]
+    pub runner: String,
+    /// Write the tapes here (default: a new directory under ./fitness-ask/).
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
+    /// An HTTP header to send (auth goes here); repeatable.
+    #[arg(long = "header", value_name = "K:V")]
+    pub headers: Vec<String>,
+    /// An environment variable for the stdio child; repeatable.
+    #[arg(long = "env", value_name = "K=V")]
+    pub env: Vec<String>,
+    /// A price file merged over the bundled table.
+    #[arg(long, value_name = "FILE")]
+    pub prices: Option<PathBuf>,
+    /// Seconds to wait for any one MCP request or model attempt.
+    #[arg(long, default_value_t = 120)]
+    pub timeout: u64,
+    /// Seed for sim runners (and `seed` for OpenAI-compatible servers).
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
+    /// Model turns before the trial stops.
+    #[arg(long, default_value_t = Budget::default().max_turns)]
+    pub max_turns: u32,
+    /// The stdio server's command line.
+    #[arg(last = true, value_name = "CMD")]
+    pub command: Vec<String>,
+}
+
+pub fn run(args: AskArgs) -> anyhow::Result<()> {
+    let (url, prompt) = match args.positionals.as_slice() {
+        [prompt] => (None, prompt.clone()),
+        [url, prompt] => (Some(url.clone()), prompt.clone()),
+        _ => anyhow::bail!("give `URL PROMPT`, or `PROMPT -- CMD ARGS...`"),
+    };
+    anyhow::ensure!(!prompt.trim().is_empty(), "the prompt is empty");
+    let target = parse_target(url.as_ref(), &args.headers, &args.env, &args.command)?;
+    let runner: ModelId = args.runner.parse()?;
+    let prices = match &args.prices {
+        Some(p) => PriceTable::load(p)?,
+        None => PriceTable::bundled(),
+    };
+    let timeout = Duration::from_secs(args.timeout.max(1));
+    let opts = ClientOptions {
+        seed: args.seed,
+        timeout,
+        ..ClientOptions::default()
+    };
+    let model = client_for(&runner, &opts)?;
+    let dir = match args.out {
+        Some(d) => d,
+        None => default_dir(),
+    };
+    std::fs::create_dir_all(&dir).with_context(|| format!("failed to create {}", dir.display()))?;
+    let mcp_tap = Tap::create(&dir.join("mcp.jsonl"), "fitness ask", target.describe())?;
+    let agent_tap = Tap::create_kind(
+        &dir.join("agent.jsonl"),
+        "fitness ask",
+        target.describe(),
+        AGENT_TAPE_KIND,
+    )?;
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()?;
+    let budget = Budget {
+        max_turns: args.max_turns.max(1),
+        ..Budget::default()
+    };
+    let result = runtime.block_on(async {
+        let session = Session::connect(&target, mcp_tap.clone(), None, timeout)
+            .await
+            .context("the server could not be reached")?;
+        let tools = match session.list_tools().await {
+            Ok(t) => t,
+            Err(e) => {
+                session.close().await;
+                return Err(e);
+            }
+        };
+        let instructions = session
+            .service
+            .peer_info()
+            .and_then(|i| i.instructions.clone());
+        let spec = TrialSpec {
+            corr_id: ASK_CORR_ID,
+            prompt: &prompt,
+            instructions: instructions.as_deref(),
+            tools: &tools,
+            mode: ToolMode::Live,
+            reference: None,
+            budget,
+        };
+        let outcome = run_trial(model.as_ref(), Some(&session), &spec, &agent_tap).await;
+        session.close().await;
+        Ok(outcome)
+    });
+    runtime.shutdown_timeout(Duration::from_secs(2));
+    let outcome = match result {
+        Ok(o) => o,
+        Err(e) => {
+            mcp_tap.end("unreachable");
+            agent_tap.end("unreachable");
+            return Err(e);
+        }
+    };
+    let reason = match outcome.end {
+        TrialEnd::Answered => "answered",
+        TrialEnd::TurnBudget => "turn budget",
+        TrialEnd::TokenBudget => "token budget",
+        TrialEnd::ModelFailed => "model failed",
+    };
+    mcp_tap.end(reason);
+    agent_tap.end(reason);
+    let mut ledger = CostLedger::new();
+    ledger_from(&mut ledger, &runner, &outcome);
+    let cost = ledger.cost(&prices);
+    print!("{}", summary(&outcome, &cost, &prices, &dir));
+    if outcome.end == TrialEnd::ModelFailed {
+        let why = outcome
+            .model_errors
+            .last()
+            .map(|e| e.to_string())
+            .unwrap_or_default();
+        anyhow::bail!("the model failed: {why}");
+    }
+    Ok(())
+}
+
+/// Charge a trial's model calls to the runner.
+pub fn ledger_from(ledger: &mut CostLedger, runner: &ModelId, outcome: &TrialOutcome) {
+    ledger.add_calls(
+        Role::Runner,
+        runner,
+        &outcome.usage,
+        u64::from(outcome.model_calls),
+        u64::from(outcome.calls_without_usage),
+        outcome.model_errors.len() as u64,
+    );
+}
+
+fn default_dir() -> PathBuf {
+    let stamp: String = clock::now()
+        .chars()
+        .filter(|c| c.is_ascii_alphanumeric() || *c == 'T')
+        .collect();
+    Path::new("fitness-ask").join(stamp)
+}
+
+fn summary(outcome: &TrialOutcome, cost: &Cost, prices: &PriceTable, dir: &Path) -> String {
+    let mut s = String::new();
+    match &outcome.final_answer {
+        Some(a) => {
+            let _ = writeln!(s, "answer: {a}");
+        }
+        None => {
+            let _ = writeln!(s, "answer: (none; the trial ended: {:?})", outcome.end);
+        }
+    }
+    let _ = writeln!(
+        s,
+        "model: {} ({} call(s), {} turn(s))",
+        outcome.model_reported.as_deref().unwrap_or("(no response)"),
+        outcome.model_calls,
+        outcome.turns
+    );
+    let _ = writeln!(s, "tool calls: {}", outcome.calls.len());
+    for c in &outcome.calls {
+        let status = match (c.ok, c.failure) {
+            (true, _) => "ok".to_owned(),
+            (false, Some(f)) => serde_json::to_value(f)
+                .ok()
+                .and_then(|v| v.as_str().map(str::to_owned))
+                .unwrap_or_else(|| "failed".to_owned()),
+            (false, None) => "failed".to_owned(),
+        };
+        let _ = writeln!(
+            s,
+            "  {} {} {} ms{} {}",
+            c.tool,
+            status,
+            c.latency_ms,
+            if c.destructive { " destructive" } else { "" },
+            c.arguments
+        );
+    }
+    let u = &outcome.usage;
+    let _ = writeln!(
+        s,
+        "tokens: {} in, {} out, {} cache read, {} cache write",
+        u.input_tokens, u.output_tokens, u.cache_read_input_tokens, u.cache_creation_input_tokens
+    );
+    match cost {
+        Cost::Total { usd, .. } => {
+            let _ = writeln!(s, "cost: ${usd:.6} (list prices as of {})", prices.as_of);
+        }
+        Cost::Floor { usd, reasons, .. } => {
+            let _ = writeln!(
+                s,
+                "cost: at least ${usd:.6} (list prices as of {}): {}",
+                prices.as_of,
+                reasons.join("; ")
+            );
+        }
+        Cost::None { why } => {
+            let _ = writeln!(s, "cost: none ({why})");
+        }
+    }
+    for e in &outcome.model_errors {
+        let _ = writeln!(s, "model error: {e}");
+    }
+    let _ = writeln!(
+        s,
+        "tapes: {} {}",
+        dir.join("mcp.jsonl").display(),
+        dir.join("agent.jsonl").display()
+    );
+    s
+}

@@ -1,0 +1,266 @@
+//! `anthropic/<model>`: the Messages API with tool use.
+//!
+//! `POST {ANTHROPIC_BASE_URL}/v1/messages` (default
+//! `https://api.anthropic.com`), key from `ANTHROPIC_API_KEY` in `x-api-key`.
+//! Usage is already normalised by Anthropic: `input_tokens` excludes cache
+//! reads and writes, thinking is part of `output_tokens`.
+//!
+//! Thinking blocks are not sent back in later requests (replaying them needs
+//! the provider's signature, which the neutral conversation does not keep).
+
+use futures::future::BoxFuture;
+use serde_json::{Map, Value, json};
+
+use super::ClientOptions;
+use super::http::{self, post_json};
+use super::types::{
+    ChatRequest, ChatResponse, ContentBlock, LlmError, LlmErrorClass, Message, ModelClient,
+    ModelId, Role, StopReason, Usage,
+};
+
+pub const KEY_ENV: &str = "ANTHROPIC_API_KEY";
+pub const BASE_ENV: &str = "ANTHROPIC_BASE_URL";
+pub const DEFAULT_BASE: &str = "https://api.anthropic.com";
+pub const API_VERSION: &str = "2023-06-01";
+
+pub struct AnthropicClient {
+    id: ModelId,
+    key: String,
+    url: String,
+    http: reqwest::Client,
+    opts: ClientOptions,
+}
+
+impl AnthropicClient {
+    /// Read the key and base URL from the environment.
+    pub fn from_env(id: &ModelId, opts: &ClientOptions) -> anyhow::Result<AnthropicClient> {
+        let key = http::env(KEY_ENV).ok_or_else(|| {
+            anyhow::anyhow!("{id} needs an API key: set {KEY_ENV} (keys are never read from files)")
+        })?;
+        let base = http::env(BASE_ENV).unwrap_or_else(|| DEFAULT_BASE.to_owned());
+        Self::new(id, key, &base, opts)
+    }
+
+    pub fn new(
+        id: &ModelId,
+        key: String,
+        base: &str,
+        opts: &ClientOptions,
+    ) -> anyhow::Result<AnthropicClient> {
+        let http = http::client().map_err(|e| anyhow::anyhow!("{e}"))?;
+        Ok(AnthropicClient {
+            id: id.clone(),
+            key,
+            url: format!("{}/v1/messages", base.trim_end_matches('/')),
+            http,
+            opts: opts.clone(),
+        })
+    }
+
+    pub fn body(&self, request: &ChatRequest) -> Value {
+        let mut body = Map::new();
+        body.insert("model".into(), json!(self.id.model));
+        body.insert("max_tokens".into(), json!(request.max_tokens));
+        if let Some(system) = request.system.as_deref().filter(|s| !s.is_empty()) {
+            body.insert("system".into(), json!(system));
+        }
+        body.insert(
+            "messages".into(),
+            Value::Array(request.messages.iter().filter_map(message).collect()),
+        );
+        if !request.tools.is_empty() {
+            let tools: Vec<Value> = request
+                .tools
+                .iter()
+                .map(|t| {
+                    let mut tool = Map::new();
+                    tool.insert("name".into(), json!(t.name));
+                    if let Some(d) = &t.description {
+                        tool.insert("description".into(), json!(d));
+                    }
+                    tool.insert("input_schema".into(), object_schema(&t.input_schema));
+                    Value::Object(tool)
+                })
+                .collect();
+            body.insert("tools".into(), Value::Array(tools));
+        }
+        if let Some(t) = request.temperature {
+            body.insert("temperature".into(), json!(t));
+        }
+        Value::Object(body)
+    }
+}
+
+/// A tool schema as the API requires it: an object schema.
+pub(super) fn object_schema(schema: &Value) -> Value {
+    match schema {
+        Value::Object(map) if map.get("type").and_then(Value::as_str) == Some("object") => {
+            schema.clone()
+        }
+        Value::Object(map) if !map.contains_key("type") => {
+            let mut m = map.clone();
+            m.insert("type".into(), json!("object"));
+            Value::Object(m)
+        }
+        _ => json!({"type": "object", "properties": {}}),
+    }
+}
+
+fn message(m: &Message) -> Option<Value> {
+    let blocks: Vec<Value> = m
+        .content
+        .iter()
+        .filter_map(|b| match b {
+            ContentBlock::Text { text } => Some(json!({"type": "text", "text": text})),
+            ContentBlock::Thinking { .. } => None,
+            ContentBlock::ToolUse { id, name, input } => {
+                let input = if input.is_object() {
+                    input.clone()
+                } else {
+                    json!({})
+                };
+                Some(json!({"type": "tool_use", "id": id, "name": name, "input": input}))
+            }
+            ContentBlock::ToolResult {
+                tool_use_id,
+                content,
+                is_error,
+            } => Some(json!({
+                "type": "tool_result",
+                "tool_use_id": tool_use_id,
+                "content": content,
+                "is_error": is_error,
+            })),
+        })
+        .collect();
+    if blocks.is_empty() {
+        return None;
+    }
+    let role = match m.role {
+        Role::User => "user",
+        Role::Assistant => "assistant",
+    };
+    Some(json!({"role": role, "content": blocks}))
+}
+
+/// A reply read from a provider's body: blocks, why it stopped, usage (when
+/// reported) and the model the provider named.
+pub type ParsedReply = (Vec<ContentBlock>, StopReason, Option<Usage>, Option<String>);
+
+/// Read a Messages API response body.
+pub fn parse_response(body: &Value) -> Result<ParsedReply, String> {
+    let content = body
+        .get("content")
+        .and_then(Value::as_array)
+        .ok_or("the response has no `content` list")?;
+    let mut blocks = Vec::new();
+    for b in content {
+        match b.get("type").and_then(Value::as_str) {
+            Some("text") => blocks.push(ContentBlock::Text {
+                text: b
+                    .get("text")
+                    .and_then(Value::as_str)
+                    .unwrap_or_default()
+                    .to_owned(),
+            }),
+            Some("thinking") => blocks.push(ContentBlock::Thinking {
+                text: b
+                    .get("thinking")
+                    .and_then(Value::as_str)
+                    .unwrap_or_default()
+                    .to_owned(),
+            }),
+            Some("tool_use") => {
+                let id = b.get("id").and_then(Value::as_str);
+                let name = b.get("name").and_then(Value::as_str);
+                let (Some(id), Some(name)) = (id, name) else {
+                    return Err("a tool_use block lacks its id or name".to_owned());
+                };
+                blocks.push(ContentBlock::ToolUse {
+                    id: id.to_owned(),
+                    name: name.to_owned(),
+                    input: b.get("input").cloned().unwrap_or_else(|| json!({})),
+                });
+            }
+            // redacted_thinking and future block types carry nothing the loop uses.
+            _ => {}
+        }
+    }
+    let stop = match body.get("stop_reason").and_then(Value::as_str) {
+        Some("end_turn" | "stop_sequence") => StopReason::EndTurn,
+        Some("tool_use") => StopReason::ToolUse,
+        Some("max_tokens") => StopReason::MaxTokens,
+        _ => StopReason::Other,
+    };
+    let usage = body.get("usage").filter(|u| u.is_object()).map(|u| {
+        let n = |k: &str| u.get(k).and_then(Value::as_u64).unwrap_or(0);
+        Usage {
+            input_tokens: n("input_tokens"),
+            output_tokens: n("output_tokens"),
+            cache_read_input_tokens: n("cache_read_input_tokens"),
+            cache_creation_input_tokens: n("cache_creation_input_tokens"),
+            thinking_tokens: None,
+        }
+    });
+    let model = body.get("model").and_then(Value::as_str).map(str::to_owned);
+    Ok((blocks, stop, usage, model))
+}
+
+impl ModelClient for AnthropicClient {
+    fn id(&self) -> &ModelId {
+        &self.id
+    }
+
+    fn complete<'a>(
+        &'a self,
+        request: &'a ChatRequest,
+    ) -> BoxFuture<'a, Result<ChatResponse, LlmError>> {
+        Box::pin(async move {
+            let body = self.body(request);
+            let headers = [
+                ("x-api-key", self.key.clone()),
+                ("anthropic-version", API_VERSION.to_owned()),
+            ];
+            let ex = post_json(
+                &self.http,
+                &self.url,
+                &headers,
+                &body,
+                self.opts.timeout,
+                self.opts.max_retries,
+            )
+            .await?;
+            match parse_response(&ex.body) {
+                Ok((content, stop, usage, model)) => Ok(ChatResponse {
+                    content,
+                    stop,
+                    usage,
+                    model: model.unwrap_or_else(|| self.id.model.clone()),
+                    duration_ms: ex.duration_ms,
+                    ttft_ms: None,
+                    attempts: u32::try_from(ex.log.len()).unwrap_or(u32::MAX),
+                    log: ex.log,
+                }),
+                Err(why) => Err(malformed(ex.status, why, ex.log)),
+            }
+        })
+    }
+}
+
+/// A 2xx whose body is JSON but not the provider's shape.
+pub(super) fn malformed(status: u16, why: String, mut log: Vec<super::types::Attempt>) -> LlmError {
+    if let Some(last) = log.last_mut() {
+        last.failure = Some(super::types::AttemptFailure {
+            class: LlmErrorClass::Malformed,
+            message: why.clone(),
+            backoff_ms: None,
+        });
+    }
+    LlmError {
+        class: LlmErrorClass::Malformed,
+        status: Some(status),
+        message: why,
+        attempts: u32::try_from(log.len()).unwrap_or(u32::MAX),
+        log,
+    }
+}

@@ -1,0 +1,329 @@
+//! The HTTP exchange both provider clients share: one POST of a JSON body,
+//! bounded retries with exponential backoff on 429 / 5xx / timeouts /
+//! connection failures (honouring `Retry-After`, capped), and a log of every
+//! attempt for the tape. Keys travel only in the headers the caller builds;
+//! nothing here logs a header or a body.
+
+use std::time::{Duration, Instant};
+
+use reqwest::StatusCode;
+use serde_json::Value;
+
+use super::types::{Attempt, AttemptFailure, LlmError, LlmErrorClass};
+
+/// First backoff; doubled per retry.
+const BACKOFF_BASE: Duration = Duration::from_millis(250);
+/// No single wait is longer than this, whatever `Retry-After` says.
+pub const BACKOFF_CAP: Duration = Duration::from_secs(20);
+/// How much of an error body goes into a message.
+const ERROR_SNIPPET: usize = 300;
+
+/// A successful exchange: the parsed body and every attempt.
+pub struct Exchange {
+    pub body: Value,
+    pub status: u16,
+    pub log: Vec<Attempt>,
+    pub duration_ms: u64,
+}
+
+/// POST `body` to `url` with `headers`, retrying up to `max_retries` times.
+pub async fn post_json(
+    client: &reqwest::Client,
+    url: &str,
+    headers: &[(&str, String)],
+    body: &Value,
+    timeout: Duration,
+    max_retries: u32,
+) -> Result<Exchange, LlmError> {
+    let started = Instant::now();
+    let mut log: Vec<Attempt> = Vec::new();
+    let payload = serde_json::to_vec(body).map_err(|e| {
+        LlmError::local(
+            LlmErrorClass::BadRequest,
+            format!("request not serialisable: {e}"),
+        )
+    })?;
+    let mut attempt = 0u32;
+    loop {
+        attempt += 1;
+        let t0 = Instant::now();
+        let mut req = client
+            .post(url)
+            .timeout(timeout)
+            .header("content-type", "application/json")
+            .body(payload.clone());
+        for (k, v) in headers {
+            req = req.header(*k, v);
+        }
+        let result = req.send().await;
+        let (class, status, message, retry_after) = match result {
+            Ok(resp) => {
+                let status = resp.status();
+                let retry_after = retry_after(resp.headers());
+                let text = match tokio::time::timeout(timeout, resp.text()).await {
+                    Ok(Ok(text)) => text,
+                    Ok(Err(e)) => {
+                        let class = if e.is_timeout() {
+                            LlmErrorClass::Timeout
+                        } else {
+                            LlmErrorClass::Transport
+                        };
+                        let f = (
+                            class,
+                            Some(status.as_u16()),
+                            format!("reading the body: {e}"),
+                            None,
+                        );
+                        if let Some(err) = step(&mut log, attempt, url, t0, f, max_retries).await {
+                            return Err(err);
+                        }
+                        continue;
+                    }
+                    Err(_) => {
+                        let f = (
+                            LlmErrorClass::Timeout,
+                            Some(status.as_u16()),
+                            format!("the body did not arrive within {timeout:?}"),
+                            None,
+                        );
+                        if let Some(err) = step(&mut log, attempt, url, t0, f, max_retries).await {
+                            return Err(err);
+                        }
+                        continue;
+                    }
+                };
+                if status.is_success() {
+                    match serde_json::from_str::<Value>(&text) {
+                        Ok(body) => {
+                            log.push(Attempt {
+                                attempt,
+                                endpoint: url.to_owned(),
+                                status: Some(status.as_u16()),
+                                duration_ms: ms(t0.elapsed()),
+                                failure: None,
+                            });
+                            return Ok(Exchange {
+                                body,
+                                status: status.as_u16(),
+                                log,
+                                duration_ms: ms(started.elapsed()),
+                            });
+                        }
+                        // A malformed success body is not retried: the
+                        // server answered, and answering again is unlikely
+                        // to change what it says.
+                        Err(e) => {
+                            let message =
+                                format!("the response is not JSON ({e}): {}", snippet(&text));
+                            return Err(fail(
+                                &mut log,
+                                attempt,
+                                url,
+                                t0,
+                                (
+                                    LlmErrorClass::Malformed,
+                                    Some(status.as_u16()),
+                                    message,
+                                    None,
+                                ),
+                                None,
+                            ));
+                        }
+                    }
+                }
+                let class = classify_status(status);
+                (
+                    class,
+                    Some(status.as_u16()),
+                    format!("HTTP {}: {}", status.as_u16(), snippet(&text)),
+                    retry_after,
+                )
+            }
+            Err(e) => {
+                let class = if e.is_timeout() {
+                    LlmErrorClass::Timeout
+                } else {
+                    LlmErrorClass::Transport
+                };
+                (class, None, transport_message(&e, timeout), None)
+            }
+        };
+        let f = (class, status, message, retry_after);
+        if let Some(err) = step(&mut log, attempt, url, t0, f, max_retries).await {
+            return Err(err);
+        }
+    }
+}
+
+type Failed = (LlmErrorClass, Option<u16>, String, Option<Duration>);
+
+/// Record a failed attempt; wait and return `None` when another attempt is
+/// due, else the final error.
+async fn step(
+    log: &mut Vec<Attempt>,
+    attempt: u32,
+    url: &str,
+    t0: Instant,
+    failed: Failed,
+    max_retries: u32,
+) -> Option<LlmError> {
+    let retryable = matches!(
+        failed.0,
+        LlmErrorClass::RateLimited
+            | LlmErrorClass::Server
+            | LlmErrorClass::Timeout
+            | LlmErrorClass::Transport
+    );
+    if retryable && attempt <= max_retries {
+        let wait = backoff(attempt, failed.3);
+        let _ = fail(log, attempt, url, t0, failed, Some(wait));
+        tokio::time::sleep(wait).await;
+        None
+    } else {
+        Some(fail(log, attempt, url, t0, failed, None))
+    }
+}
+
+fn fail(
+    log: &mut Vec<Attempt>,
+    attempt: u32,
+    url: &str,
+    t0: Instant,
+    (class, status, message, _): Failed,
+    wait: Option<Duration>,
+) -> LlmError {
+    log.push(Attempt {
+        attempt,
+        endpoint: url.to_owned(),
+        status,
+        duration_ms: ms(t0.elapsed()),
+        failure: Some(AttemptFailure {
+            class,
+            message: message.clone(),
+            backoff_ms: wait.map(ms),
+        }),
+    });
+    LlmError {
+        class,
+        status,
+        message,
+        attempts: attempt,
+        log: log.clone(),
+    }
+}
+
+/// The wait before attempt `attempt + 1`: `Retry-After` when the server gave
+/// one, else 250 ms doubled per retry; never more than [`BACKOFF_CAP`].
+pub fn backoff(attempt: u32, retry_after: Option<Duration>) -> Duration {
+    let exp = BACKOFF_BASE.saturating_mul(1u32 << attempt.saturating_sub(1).min(16));
+    retry_after.unwrap_or(exp).min(BACKOFF_CAP)
+}
+
+pub fn classify_status(status: StatusCode) -> LlmErrorClass {
+    match status.as_u16() {
+        429 => LlmErrorClass::RateLimited,
+        401 | 403 => LlmErrorClass::Auth,
+        408 => LlmErrorClass::Timeout,
+        // Anthropic's "overloaded" is 529; every 5xx is the server's.
+        500..=599 => LlmErrorClass::Server,
+        _ => LlmErrorClass::BadRequest,
+    }
+}
+
+/// `Retry-After` in seconds (fractions allowed) or `retry-after-ms`.
+fn retry_after(headers: &reqwest::header::HeaderMap) -> Option<Duration> {
+    if let Some(ms) = headers
+        .get("retry-after-ms")
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.trim().parse::<f64>().ok())
+        .filter(|v| v.is_finite() && *v >= 0.0)
+    {
+        return Some(Duration::from_secs_f64(ms / 1000.0));
+    }
+    headers
+        .get(reqwest::header::RETRY_AFTER)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.trim().parse::<f64>().ok())
+        .filter(|v| v.is_finite() && *v >= 0.0)
+        .map(|s| Duration::from_secs_f64(s.min(BACKOFF_CAP.as_secs_f64())))
+}
+
+fn transport_message(e: &reqwest::Error, timeout: Duration) -> String {
+    if e.is_timeout() {
+        format!("no answer within {timeout:?}")
+    } else if e.is_connect() {
+        format!("could not connect: {e}")
+    } else {
+        format!("transport error: {e}")
+    }
+}
+
+fn snippet(text: &str) -> String {
+    let t: String = text.chars().take(ERROR_SNIPPET).collect();
+    if t.len() < text.len() {
+        format!("{t}…")
+    } else {
+        t
+    }
+}
+
+pub fn ms(d: Duration) -> u64 {
+    u64::try_from(d.as_millis()).unwrap_or(u64::MAX)
+}
+
+/// A reqwest client for model calls (the per-request timeout is set on each
+/// request).
+pub fn client() -> Result<reqwest::Client, LlmError> {
+    reqwest::Client::builder()
+        .connect_timeout(Duration::from_secs(10))
+        .build()
+        .map_err(|e| {
+            LlmError::local(
+                LlmErrorClass::Transport,
+                format!("HTTP client unavailable: {e}"),
+            )
+        })
+}
+
+/// Read an environment variable, empty as absent.
+pub fn env(name: &str) -> Option<String> {
+    std::env::var(name).ok().filter(|v| !v.trim().is_empty())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn backoff_doubles_honours_retry_after_and_is_capped() {
+        assert_eq!(backoff(1, None), Duration::from_millis(250));
+        assert_eq!(backoff(2, None), Duration::from_millis(500));
+        assert_eq!(backoff(3, None), Duration::from_millis(1000));
+        assert_eq!(
+            backoff(1, Some(Duration::from_secs(2))),
+            Duration::from_secs(2)
+        );
+        assert_eq!(backoff(1, Some(Duration::from_secs(3600))), BACKOFF_CAP);
+        assert_eq!(backoff(40, None), BACKOFF_CAP);
+    }
+
+    #[test]
+    fn statuses_are_classified() {
+        assert_eq!(
+            classify_status(StatusCode::TOO_MANY_REQUESTS),
+            LlmErrorClass::RateLimited
+        );
+        assert_eq!(
+            classify_status(StatusCode::from_u16(529).expect("status")),
+            LlmErrorClass::Server
+        );
+        assert_eq!(
+            classify_status(StatusCode::UNAUTHORIZED),
+            LlmErrorClass::Auth
+        );
+        assert_eq!(
+            classify_status(StatusCode::BAD_REQUEST),
+            LlmErrorClass::BadRequest
+        );
+    }
+}

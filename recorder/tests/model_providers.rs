@@ -1,0 +1,458 @@
+//! The Anthropic and OpenAI-compatible clients against a fake API on
+//! 127.0.0.1 that checks what it receives (path, auth, tool schema shape,
+//! message order) and answers from a script: tool calls, a 429 then success,
+//! 500s until the retries run out, a malformed body, a timeout.
+
+mod model_fake;
+
+use std::time::Duration;
+
+use fitness_recorder::mcp::tap::Tap;
+use fitness_recorder::model::ClientOptions;
+use fitness_recorder::model::agent::{Budget, ToolMode, TrialEnd, TrialSpec, run_trial};
+use fitness_recorder::model::anthropic::AnthropicClient;
+use fitness_recorder::model::openai::OpenAiClient;
+use fitness_recorder::model::types::{
+    ChatRequest, ContentBlock, LlmErrorClass, Message, ModelClient, ModelId, Role, StopReason,
+    ToolSpec, Usage,
+};
+use model_fake::{FakeApi, Reply};
+use serde_json::{Value, json};
+
+fn id(s: &str) -> ModelId {
+    s.parse().expect("model id")
+}
+
+fn opts(timeout_ms: u64, max_retries: u32) -> ClientOptions {
+    ClientOptions {
+        seed: 7,
+        timeout: Duration::from_millis(timeout_ms),
+        max_retries,
+    }
+}
+
+fn add_tool() -> ToolSpec {
+    ToolSpec {
+        name: "add".into(),
+        description: Some("Add two integers.".into()),
+        input_schema: json!({"type": "object", "required": ["a", "b"],
+            "properties": {"a": {"type": "integer"}, "b": {"type": "integer"}}}),
+    }
+}
+
+/// A conversation that has already made one tool call.
+fn request_after_a_call() -> ChatRequest {
+    ChatRequest {
+        system: Some("Be exact.".into()),
+        messages: vec![
+            Message {
+                role: Role::User,
+                content: vec![ContentBlock::Text {
+                    text: "What is 2+3?".into(),
+                }],
+            },
+            Message {
+                role: Role::Assistant,
+                content: vec![ContentBlock::ToolUse {
+                    id: "call_1".into(),
+                    name: "add".into(),
+                    input: json!({"a": 2, "b": 3}),
+                }],
+            },
+            Message {
+                role: Role::User,
+                content: vec![ContentBlock::ToolResult {
+                    tool_use_id: "call_1".into(),
+                    content: "5".into(),
+                    is_error: false,
+                }],
+            },
+        ],
+        tools: vec![add_tool()],
+        max_tokens: 256,
+        temperature: None,
+        corr_id: Some("t1".into()),
+    }
+}
+
+fn anthropic(fake: &FakeApi, o: &ClientOptions) -> AnthropicClient {
+    AnthropicClient::new(
+        &id("anthropic/claude-sonnet-4-5"),
+        "sk-ant-test".into(),
+        &fake.base,
+        o,
+    )
+    .expect("client")
+}
+
+fn openai(fake: &FakeApi, o: &ClientOptions) -> OpenAiClient {
+    OpenAiClient::new(
+        &id("openai/gpt-4o"),
+        Some("sk-oa-test".into()),
+        &format!("{}/v1", fake.base),
+        o,
+    )
+    .expect("client")
+}
+
+fn anthropic_text(text: &str) -> Reply {
+    Reply::json(json!({
+        "id": "msg_1", "type": "message", "role": "assistant", "model": "claude-sonnet-4-5-20250929",
+        "content": [{"type": "text", "text": text}], "stop_reason": "end_turn",
+        "usage": {"input_tokens": 100, "output_tokens": 7, "cache_read_input_tokens": 40,
+                  "cache_creation_input_tokens": 10}
+    }))
+}
+
+fn openai_text(text: &str) -> Reply {
+    Reply::json(json!({
+        "id": "chatcmpl-1", "object": "chat.completion", "model": "gpt-4o-2024-08-06",
+        "choices": [{"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}],
+        "usage": {"prompt_tokens": 150, "completion_tokens": 9,
+                  "prompt_tokens_details": {"cached_tokens": 50},
+                  "completion_tokens_details": {"reasoning_tokens": 4}}
+    }))
+}
+
+#[tokio::test]
+async fn anthropic_sends_the_messages_api_shape_and_reads_usage() {
+    let fake = FakeApi::start(vec![
+        Reply::json(json!({
+            "model": "claude-sonnet-4-5-20250929",
+            "content": [{"type": "thinking", "thinking": "add them", "signature": "s"},
+                        {"type": "text", "text": "Let me add."},
+                        {"type": "tool_use", "id": "toolu_9", "name": "add", "input": {"a": 1, "b": 2}}],
+            "stop_reason": "tool_use",
+            "usage": {"input_tokens": 12, "output_tokens": 30}
+        })),
+        anthropic_text("5"),
+    ])
+    .await;
+    let client = anthropic(&fake, &opts(5_000, 0));
+    let first = client
+        .complete(&request_after_a_call())
+        .await
+        .expect("first");
+    assert_eq!(first.stop, StopReason::ToolUse);
+    assert_eq!(
+        first.content[2],
+        ContentBlock::ToolUse {
+            id: "toolu_9".into(),
+            name: "add".into(),
+            input: json!({"a": 1, "b": 2})
+        }
+    );
+    assert!(matches!(&first.content[0], ContentBlock::Thinking { text } if text == "add them"));
+    let second = client
+        .complete(&request_after_a_call())
+        .await
+        .expect("second");
+    assert_eq!(second.model, "claude-sonnet-4-5-20250929");
+    // Anthropic's input_tokens already excludes the cache: kept as is.
+    assert_eq!(
+        second.usage,
+        Some(Usage {
+            input_tokens: 100,
+            output_tokens: 7,
+            cache_read_input_tokens: 40,
+            cache_creation_input_tokens: 10,
+            thinking_tokens: None
+        })
+    );
+    assert_eq!(second.attempts, 1);
+
+    let seen = fake.seen();
+    assert_eq!(seen.len(), 2);
+    let req = &seen[0];
+    assert_eq!(req.path, "/v1/messages");
+    assert_eq!(req.header("x-api-key"), Some("sk-ant-test"));
+    assert_eq!(req.header("anthropic-version"), Some("2023-06-01"));
+    assert_eq!(req.header("authorization"), None);
+    let b = &req.body;
+    assert_eq!(b["model"], "claude-sonnet-4-5");
+    assert_eq!(b["system"], "Be exact.");
+    assert_eq!(b["max_tokens"], 256);
+    assert_eq!(b["tools"][0]["name"], "add");
+    assert_eq!(b["tools"][0]["input_schema"]["type"], "object");
+    assert_eq!(b["tools"][0]["input_schema"]["required"], json!(["a", "b"]));
+    let roles: Vec<&str> = b["messages"]
+        .as_array()
+        .expect("messages")
+        .iter()
+        .map(|m| m["role"].as_str().expect("role"))
+        .collect();
+    assert_eq!(roles, ["user", "assistant", "user"]);
+    assert_eq!(b["messages"][1]["content"][0]["type"], "tool_use");
+    assert_eq!(b["messages"][1]["content"][0]["id"], "call_1");
+    assert_eq!(b["messages"][2]["content"][0]["type"], "tool_result");
+    assert_eq!(b["messages"][2]["content"][0]["tool_use_id"], "call_1");
+    assert_eq!(b["messages"][2]["content"][0]["content"], "5");
+}
+
+#[tokio::test]
+async fn openai_sends_chat_completions_shape_and_normalises_usage() {
+    let fake = FakeApi::start(vec![openai_text("5")]).await;
+    let client = openai(&fake, &opts(5_000, 0));
+    let r = client.complete(&request_after_a_call()).await.expect("ok");
+    assert_eq!(r.model, "gpt-4o-2024-08-06");
+    assert_eq!(r.content, vec![ContentBlock::Text { text: "5".into() }]);
+    // prompt_tokens includes the cached 50; reasoning stays in output.
+    assert_eq!(
+        r.usage,
+        Some(Usage {
+            input_tokens: 100,
+            output_tokens: 9,
+            cache_read_input_tokens: 50,
+            cache_creation_input_tokens: 0,
+            thinking_tokens: Some(4)
+        })
+    );
+    let seen = fake.seen();
+    let req = &seen[0];
+    assert_eq!(req.path, "/v1/chat/completions");
+    assert_eq!(req.header("authorization"), Some("Bearer sk-oa-test"));
+    let b = &req.body;
+    assert_eq!(b["model"], "gpt-4o");
+    assert_eq!(b["seed"], 7);
+    assert_eq!(b["max_tokens"], 256, "a compatible server gets max_tokens");
+    assert_eq!(b["tools"][0]["type"], "function");
+    assert_eq!(b["tools"][0]["function"]["name"], "add");
+    assert_eq!(b["tools"][0]["function"]["parameters"]["type"], "object");
+    let msgs = b["messages"].as_array().expect("messages");
+    let roles: Vec<&str> = msgs
+        .iter()
+        .map(|m| m["role"].as_str().expect("role"))
+        .collect();
+    assert_eq!(roles, ["system", "user", "assistant", "tool"]);
+    assert_eq!(msgs[0]["content"], "Be exact.");
+    assert_eq!(msgs[2]["content"], Value::Null);
+    assert_eq!(msgs[2]["tool_calls"][0]["id"], "call_1");
+    assert_eq!(msgs[2]["tool_calls"][0]["function"]["name"], "add");
+    let args: Value = serde_json::from_str(
+        msgs[2]["tool_calls"][0]["function"]["arguments"]
+            .as_str()
+            .expect("arguments are a JSON string"),
+    )
+    .expect("valid JSON");
+    assert_eq!(args, json!({"a": 2, "b": 3}));
+    assert_eq!(msgs[3]["tool_call_id"], "call_1");
+    assert_eq!(msgs[3]["content"], "5");
+}
+
+#[tokio::test]
+async fn openai_tolerates_local_servers_without_usage_or_ids() {
+    let fake = FakeApi::start(vec![Reply::json(json!({
+        "choices": [{"message": {"content": null, "tool_calls": [
+            {"type": "function", "function": {"name": "add", "arguments": "{\"a\": 1, \"b\": 2}"}},
+            {"type": "function", "function": {"name": "add", "arguments": "{a: 1"}}
+        ]}, "finish_reason": "tool_calls"}]
+    }))])
+    .await;
+    // No key: a local server needs none.
+    let client = OpenAiClient::new(&id("openai/llama3.1:8b"), None, &fake.base, &opts(5_000, 0))
+        .expect("client");
+    let r = client.complete(&request_after_a_call()).await.expect("ok");
+    assert_eq!(r.usage, None);
+    assert_eq!(r.model, "llama3.1:8b");
+    assert_eq!(r.stop, StopReason::ToolUse);
+    assert!(
+        matches!(&r.content[0], ContentBlock::ToolUse { id, input, .. } if id == "call_0" && input == &json!({"a": 1, "b": 2}))
+    );
+    assert!(
+        matches!(&r.content[1], ContentBlock::ToolUse { input: Value::String(s), .. } if s == "{a: 1")
+    );
+    assert_eq!(fake.seen()[0].header("authorization"), None);
+    assert_eq!(fake.seen()[0].path, "/chat/completions");
+}
+
+async fn rate_limited_then_ok(client: &dyn ModelClient, fake: &FakeApi) {
+    let r = client
+        .complete(&request_after_a_call())
+        .await
+        .expect("retried");
+    assert_eq!(r.attempts, 2);
+    assert_eq!(r.log.len(), 2);
+    assert_eq!(r.log[0].status, Some(429));
+    let f = r.log[0].failure.as_ref().expect("first attempt failed");
+    assert_eq!(f.class, LlmErrorClass::RateLimited);
+    assert_eq!(f.backoff_ms, Some(0), "Retry-After: 0 is honoured");
+    assert_eq!(r.log[1].status, Some(200));
+    assert!(r.log[1].failure.is_none());
+    assert_eq!(fake.seen().len(), 2);
+}
+
+#[tokio::test]
+async fn a_429_then_success_is_retried_for_both_providers() {
+    let fake = FakeApi::start(vec![
+        Reply::status(429, "{\"error\":\"slow down\"}").header("retry-after", "0"),
+        anthropic_text("ok"),
+    ])
+    .await;
+    rate_limited_then_ok(&anthropic(&fake, &opts(5_000, 3)), &fake).await;
+    let fake = FakeApi::start(vec![
+        Reply::status(429, "slow down").header("retry-after", "0"),
+        openai_text("ok"),
+    ])
+    .await;
+    rate_limited_then_ok(&openai(&fake, &opts(5_000, 3)), &fake).await;
+}
+
+#[tokio::test]
+async fn retries_are_taped_as_requests_and_errors_without_keys() {
+    let fake = FakeApi::start(vec![
+        Reply::status(429, "slow down").header("retry-after", "0"),
+        openai_text("Paris"),
+    ])
+    .await;
+    let client = openai(&fake, &opts(5_000, 3));
+    let dir = tempfile::tempdir().expect("dir");
+    let path = dir.path().join("agent.jsonl");
+    let tap = Tap::create_kind(&path, "t", vec![], "llm").expect("tape");
+    let spec = TrialSpec {
+        corr_id: "null-1",
+        prompt: "What is the capital of France?",
+        instructions: None,
+        tools: &[],
+        mode: ToolMode::None,
+        reference: None,
+        budget: Budget::default(),
+    };
+    let out = run_trial(&client, None, &spec, &tap).await;
+    tap.end("done");
+    assert_eq!(out.end, TrialEnd::Answered);
+    assert_eq!(out.final_answer.as_deref(), Some("Paris"));
+    assert!(
+        fake.seen()[1].body.get("tools").is_none(),
+        "no tools offered"
+    );
+    let text = std::fs::read_to_string(&path).expect("tape");
+    let lines: Vec<Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("json line"))
+        .collect();
+    let kinds: Vec<&str> = lines.iter().filter_map(|l| l["kind"].as_str()).collect();
+    assert_eq!(kinds, ["llm", "llm.request", "llm.error", "llm.request"]);
+    let err = lines
+        .iter()
+        .find(|l| l["kind"] == "llm.error")
+        .expect("error event");
+    assert_eq!(err["raw"]["status"], 429);
+    assert_eq!(err["raw"]["class"], "rate_limited");
+    assert_eq!(err["corr_id"], "null-1");
+    assert!(
+        !text.contains("sk-oa-test"),
+        "the key never reaches the tape"
+    );
+    for l in lines.iter().skip(1).filter(|l| l["type"] != "end") {
+        assert_eq!(l["corr_id"], "null-1", "{l}");
+    }
+}
+
+#[tokio::test]
+async fn server_errors_exhaust_the_bounded_retries() {
+    for provider in ["anthropic", "openai"] {
+        let fake = FakeApi::start(vec![
+            Reply::status(500, "boom"),
+            Reply::status(502, "bad gateway"),
+            Reply::status(503, "unavailable"),
+            anthropic_text("never reached"),
+        ])
+        .await;
+        let o = opts(5_000, 2);
+        let err = match provider {
+            "anthropic" => anthropic(&fake, &o).complete(&request_after_a_call()).await,
+            _ => openai(&fake, &o).complete(&request_after_a_call()).await,
+        }
+        .expect_err("500s exhaust the retries");
+        assert_eq!(err.class, LlmErrorClass::Server, "{provider}");
+        assert_eq!(err.status, Some(503));
+        assert_eq!(err.attempts, 3);
+        assert_eq!(err.log.len(), 3);
+        assert!(err.log.iter().all(|a| a.failure.is_some()));
+        assert_eq!(
+            err.log[0].failure.as_ref().and_then(|f| f.backoff_ms),
+            Some(250)
+        );
+        assert_eq!(
+            err.log[1].failure.as_ref().and_then(|f| f.backoff_ms),
+            Some(500)
+        );
+        assert_eq!(err.log[2].failure.as_ref().and_then(|f| f.backoff_ms), None);
+        assert_eq!(fake.seen().len(), 3);
+        assert_eq!(fake.left(), 1);
+    }
+}
+
+#[tokio::test]
+async fn a_malformed_body_is_classified_and_not_retried() {
+    for (provider, body) in [
+        ("anthropic", "this is not json"),
+        ("openai", "{\"choices\": [{\"message\": {\"tool_calls\"}"),
+        ("anthropic", "{\"id\": \"x\"}"),
+        ("openai", "{\"choices\": []}"),
+    ] {
+        let fake = FakeApi::start(vec![Reply::status(200, body), openai_text("x")]).await;
+        let o = opts(5_000, 3);
+        let err = match provider {
+            "anthropic" => anthropic(&fake, &o).complete(&request_after_a_call()).await,
+            _ => openai(&fake, &o).complete(&request_after_a_call()).await,
+        }
+        .expect_err("malformed");
+        assert_eq!(err.class, LlmErrorClass::Malformed, "{provider} {body}");
+        assert_eq!(err.attempts, 1);
+        assert_eq!(fake.seen().len(), 1);
+    }
+}
+
+#[tokio::test]
+async fn a_timeout_is_retried_then_classified() {
+    let fake = FakeApi::start(vec![
+        anthropic_text("late").delayed(Duration::from_secs(3)),
+        anthropic_text("late").delayed(Duration::from_secs(3)),
+    ])
+    .await;
+    let started = std::time::Instant::now();
+    let err = anthropic(&fake, &opts(300, 1))
+        .complete(&request_after_a_call())
+        .await
+        .expect_err("times out");
+    assert_eq!(err.class, LlmErrorClass::Timeout);
+    assert_eq!(err.attempts, 2);
+    assert!(
+        started.elapsed() < Duration::from_secs(3),
+        "{:?}",
+        started.elapsed()
+    );
+    let fake = FakeApi::start(vec![
+        openai_text("late").delayed(Duration::from_secs(3)),
+        openai_text("in time"),
+    ])
+    .await;
+    let r = openai(&fake, &opts(300, 1))
+        .complete(&request_after_a_call())
+        .await
+        .expect("second attempt in time");
+    assert_eq!(r.attempts, 2);
+    assert_eq!(
+        r.log[0].failure.as_ref().map(|f| f.class),
+        Some(LlmErrorClass::Timeout)
+    );
+}
+
+#[tokio::test]
+async fn auth_and_bad_requests_are_not_retried() {
+    let fake = FakeApi::start(vec![Reply::status(401, "bad key"), openai_text("x")]).await;
+    let err = openai(&fake, &opts(5_000, 3))
+        .complete(&request_after_a_call())
+        .await
+        .expect_err("401");
+    assert_eq!(err.class, LlmErrorClass::Auth);
+    assert_eq!(err.attempts, 1);
+    let fake = FakeApi::start(vec![Reply::status(400, "bad"), openai_text("x")]).await;
+    let err = anthropic(&fake, &opts(5_000, 3))
+        .complete(&request_after_a_call())
+        .await
+        .expect_err("400");
+    assert_eq!(err.class, LlmErrorClass::BadRequest);
+    assert_eq!(fake.seen().len(), 1);
+}
