@@ -29,7 +29,8 @@ use crate::mcp::connect::Session;
 use crate::mcp::report::{self, Report};
 use crate::mcp::tap::Tap;
 use crate::model::agent::{Budget, TrialOutcome};
-use crate::model::cost::CostLedger;
+use crate::model::cost::{CostLedger, Role as Spender};
+use crate::model::price::PriceTable;
 use crate::model::types::{ModelClient, ModelId, ProviderKind};
 use crate::model::{ClientOptions, client_for};
 use crate::suite::task::Task;
@@ -130,6 +131,7 @@ struct Run<'a> {
     extensions: Vec<ExtensionBatch>,
     own_notes: Vec<String>,
     cost: CostLedger,
+    prices: PriceTable,
     prereg: rec::PreRegistration,
     report: Option<Report>,
     instructions: Option<String>,
@@ -160,6 +162,10 @@ pub async fn execute(
         "the over-generation factor must be between 1 and 20"
     );
     let prereg = record::preregistration(cfg)?;
+    let prices = match &cfg.prices {
+        Some(path) => PriceTable::load(path)?,
+        None => PriceTable::bundled(),
+    };
     let started_at = crate::mcp::clock::now();
     let slug = record::slug_for(cfg);
     let id = record::run_id(&slug, &started_at, cfg.seed);
@@ -184,6 +190,7 @@ pub async fn execute(
         extensions: Vec::new(),
         own_notes: Vec::new(),
         cost: CostLedger::default(),
+        prices,
         prereg,
         report: None,
         instructions: None,
@@ -406,15 +413,22 @@ impl Run<'_> {
     fn add_spend(&mut self, generation: &GenerationReport) {
         for phase in &generation.spend {
             let role = if phase.phase == "screen" {
-                "runner"
+                Spender::Runner
             } else {
-                "judge"
+                Spender::Judge
             };
             let Ok(model) = phase.model.parse::<ModelId>() else {
                 continue;
             };
-            self.cost.add_phase(role, &model, phase);
-            self.model_calls += phase.calls;
+            self.cost.add_calls(
+                role,
+                &model,
+                &phase.usage,
+                phase.calls,
+                phase.calls_without_usage,
+                phase.calls_that_threw,
+            );
+            self.model_calls += phase.calls + phase.calls_that_threw;
         }
     }
 
@@ -625,8 +639,16 @@ impl Run<'_> {
                 anyhow::bail!("interrupted");
             }
         };
-        self.model_calls += u64::from(outcome.model_calls);
-        self.cost.add_trial(role, model.id(), &outcome);
+        let threw = outcome.model_errors.len() as u64;
+        self.model_calls += u64::from(outcome.model_calls) + threw;
+        self.cost.add_calls(
+            Spender::Runner,
+            model.id(),
+            &outcome.usage,
+            u64::from(outcome.model_calls),
+            u64::from(outcome.calls_without_usage),
+            threw,
+        );
         if role == "runner"
             && let Some(m) = &outcome.model_reported
         {
@@ -810,7 +832,7 @@ impl Run<'_> {
         for task in tasks {
             for _ in 0..self.cfg.reps {
                 let outcome = self
-                    .trial(reference, "runner", session, trials, task, TrialKind::Construct)
+                    .trial(reference, "reference", session, trials, task, TrialKind::Construct)
                     .await?;
                 if trials::errored(&outcome) {
                     counts.errors += 1;
@@ -1048,8 +1070,7 @@ impl Run<'_> {
             .runner_reported
             .clone()
             .unwrap_or_else(|| self.cfg.runner.to_string());
-        let prices = self.cost.prices().clone();
-        let score = record::score(&runner_model, tools, &results, &prices);
+        let score = record::score(&runner_model, tools, &results, &self.prices);
         self.progress.finish_phase(&format!(
             "first try {} of {}",
             score.first_try.k, score.first_try.n

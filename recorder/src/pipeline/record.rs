@@ -287,7 +287,16 @@ fn trial_cost(model: &str, outcome: &TrialOutcome, prices: &PriceTable) -> Optio
         return None;
     }
     let id = model.parse().ok()?;
-    prices.price_for(&id).map(|p| p.cost(&outcome.usage))
+    let u = &outcome.usage;
+    let tokens = fitness_shared::cost::Tokens {
+        input: u.input_tokens,
+        output: u.output_tokens,
+        cache_read: u.cache_read_input_tokens,
+        cache_write: u.cache_creation_input_tokens,
+    };
+    prices
+        .price_for(&id)
+        .map(|p| fitness_shared::cost::usd(&tokens, &p.rates()))
 }
 
 fn failure_of(outcome: &TrialOutcome) -> String {
@@ -471,7 +480,7 @@ pub fn finish(run: Run<'_>, outcome: Outcome) -> anyhow::Result<RunOutput> {
     };
     let generator = cfg.generator.to_string();
     let standing = publish_standing(&cfg.out_dir, &standing_notes(&generator))?;
-    let cost = run.cost.cost();
+    let cost = run.cost.cost(&run.prices);
     let mut score_notes = Vec::new();
     if let Some(s) = &run.score {
         score_notes.push(format!(
