@@ -36,6 +36,9 @@ pub enum Command {
     /// Connect to an MCP server, tape the wire and run the protocol probes:
     /// `fitness probe URL` or `fitness probe -- CMD ARGS...`.
     Probe(crate::commands::probe::ProbeArgs),
+    /// Generate a task suite against a server, print its ledger and write it:
+    /// `fitness suite TARGET --generator schema-walk/1 --out FILE`.
+    Suite(crate::commands::suite::SuiteArgs),
     /// Run an in-tree fixture server (tests and the demo).
     #[command(hide = true)]
     FixtureServer(crate::mcp::fixtures::FixtureArgs),

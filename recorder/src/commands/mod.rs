@@ -4,5 +4,6 @@ pub mod import;
 pub mod keygen;
 pub mod probe;
 pub mod sign;
+pub mod suite;
 pub mod tape;
 pub mod verify;

@@ -88,18 +88,28 @@ pub fn run(args: ProbeArgs) -> anyhow::Result<()> {
 }
 
 fn target(args: &ProbeArgs) -> anyhow::Result<Target> {
-    match (&args.url, args.command.split_first()) {
+    parse_target(args.url.as_deref(), &args.headers, &args.env, &args.command)
+}
+
+/// TARGET parsing shared by the commands that connect to a server: an
+/// http(s) URL with `--header K:V`, or `-- CMD ARGS...` with `--env K=V`.
+pub(crate) fn parse_target(
+    url: Option<&str>,
+    headers: &[String],
+    env: &[String],
+    command: &[String],
+) -> anyhow::Result<Target> {
+    match (url, command.split_first()) {
         (Some(url), None) => {
             anyhow::ensure!(
                 url.starts_with("http://") || url.starts_with("https://"),
                 "TARGET must be an http(s) URL, or `-- CMD ARGS...` for a stdio server"
             );
             anyhow::ensure!(
-                args.env.is_empty(),
+                env.is_empty(),
                 "--env is for stdio servers; use --header for HTTP"
             );
-            let headers = args
-                .headers
+            let headers = headers
                 .iter()
                 .map(|h| {
                     h.split_once(':')
@@ -108,18 +118,17 @@ fn target(args: &ProbeArgs) -> anyhow::Result<Target> {
                 })
                 .collect::<anyhow::Result<_>>()?;
             Ok(Target::Http(HttpTarget {
-                url: url.clone(),
+                url: url.to_owned(),
                 headers,
                 bearer: std::env::var(BEARER_ENV).ok().filter(|t| !t.is_empty()),
             }))
         }
         (None, Some((program, rest))) => {
             anyhow::ensure!(
-                args.headers.is_empty(),
+                headers.is_empty(),
                 "--header is for HTTP servers; use --env for stdio"
             );
-            let env = args
-                .env
+            let env = env
                 .iter()
                 .map(|e| {
                     e.split_once('=')

@@ -8,8 +8,8 @@
 //! | `unknown-tool` | an expected or solution tool the server does not list |
 //! | `check-invalid` | a predicate that cannot be evaluated (bad regex, bad path…) |
 //! | `check-too-permissive` | see [`Predicate::is_too_permissive`] |
-//! | `check-matches-prompt` | the predicate accepts the prompt text itself |
 //! | `answer-leak` | the answer key in the prompt, in the solution's bound arguments, or in the server instructions or a tool description |
+//! | `check-matches-prompt` | the predicate accepts the prompt text itself (though the answer key is not in it) |
 //! | `unchained-handle` | a `{{handle:NAME}}` with no earlier producing call, or a binding pointing forward or out of range |
 //! | `destructive-excluded` | a destructive task under a credential that is not the owner's |
 //! | `duplicate` | the same normalised prompt as an admitted task or an earlier batch, or the same (solution, answer) |
@@ -55,8 +55,8 @@ pub const RULES: &[&str] = &[
     "unknown-tool",
     "check-invalid",
     "check-too-permissive",
-    "check-matches-prompt",
     "answer-leak",
+    "check-matches-prompt",
     "unchained-handle",
     "destructive-excluded",
     "duplicate",
@@ -162,13 +162,13 @@ pub fn check(task: &Task, ctx: &AdmissionContext) -> Result<(), (&'static str, S
             ),
         ));
     }
+    leak(task, ctx)?;
     if task.check.check(&task.prompt) {
         return Err((
             "check-matches-prompt",
             format!("{} accepts the prompt itself", describe(&task.check)),
         ));
     }
-    leak(task, ctx)?;
     chained(task)?;
     if is_destructive(task, ctx) && ctx.credential != CredentialContext::OwnerKey {
         let tools: Vec<&str> = task

@@ -224,90 +224,201 @@ fn secrets() -> Vec<String> {
         .collect()
 }
 
+/// Words too common to show that the server was asked: never answer keys.
 const STOPWORDS: &[&str] = &[
-    "this",
-    "that",
-    "with",
-    "from",
-    "have",
-    "were",
-    "been",
-    "will",
-    "would",
-    "there",
-    "their",
-    "what",
-    "when",
-    "which",
-    "your",
     "about",
-    "into",
-    "than",
-    "then",
-    "them",
-    "they",
-    "these",
-    "those",
-    "some",
-    "such",
-    "only",
+    "above",
+    "access",
+    "after",
+    "again",
+    "against",
     "also",
-    "other",
+    "although",
+    "always",
+    "among",
+    "another",
+    "any",
+    "anything",
+    "array",
+    "available",
+    "back",
+    "based",
+    "because",
+    "been",
+    "before",
+    "being",
+    "below",
+    "between",
+    "both",
+    "call",
+    "called",
+    "cannot",
+    "content",
+    "could",
+    "count",
+    "created",
+    "current",
+    "data",
+    "default",
+    "demo",
+    "does",
+    "done",
+    "down",
+    "during",
+    "each",
+    "either",
+    "else",
+    "empty",
+    "error",
+    "every",
+    "example",
+    "false",
+    "field",
+    "file",
+    "first",
+    "following",
+    "found",
+    "from",
+    "given",
+    "good",
+    "have",
+    "having",
+    "hello",
+    "here",
+    "here's",
+    "http",
+    "https",
+    "image",
+    "information",
+    "into",
+    "item",
+    "items",
+    "json",
+    "just",
+    "last",
+    "less",
+    "like",
+    "link",
+    "links",
+    "list",
+    "made",
+    "make",
+    "many",
+    "message",
     "more",
     "most",
-    "very",
-    "just",
-    "each",
-    "here",
+    "much",
+    "must",
+    "name",
+    "need",
+    "never",
+    "next",
+    "none",
+    "null",
+    "number",
+    "object",
+    "only",
+    "other",
+    "over",
+    "page",
+    "please",
+    "provided",
+    "ready",
+    "really",
+    "request",
+    "requested",
+    "resource",
+    "resources",
+    "response",
     "result",
     "results",
-    "returned",
     "return",
+    "returned",
+    "returning",
     "returns",
-    "value",
-    "values",
-    "true",
-    "false",
-    "null",
-    "none",
-    "undefined",
-    "type",
-    "text",
-    "name",
-    "content",
-    "data",
-    "error",
-    "message",
+    "same",
+    "second",
+    "see",
+    "server",
+    "should",
+    "show",
+    "since",
+    "some",
+    "something",
+    "still",
+    "string",
     "success",
     "successful",
     "successfully",
+    "such",
+    "sure",
+    "take",
+    "text",
+    "than",
+    "that",
+    "their",
+    "them",
+    "then",
+    "there",
+    "these",
+    "they",
+    "thing",
+    "this",
+    "those",
+    "through",
+    "time",
     "tool",
     "tools",
-    "call",
-    "called",
-    "following",
-    "item",
-    "items",
-    "list",
     "total",
-    "count",
-    "number",
-    "string",
-    "object",
-    "array",
-    "https",
-    "http",
-    "json",
-    "response",
-    "request",
-    "example",
-    "item",
+    "true",
+    "type",
+    "under",
+    "undefined",
+    "until",
+    "used",
+    "using",
+    "value",
+    "values",
+    "very",
+    "want",
+    "well",
+    "were",
+    "what",
+    "when",
+    "where",
+    "which",
+    "while",
+    "will",
+    "with",
+    "within",
+    "without",
+    "would",
+    "your",
+    "yours",
 ];
 
-/// The answer a response yields: (key, predicate).
+/// Clock readings and dates: they change between generation and the drive.
+static VOLATILE: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+    regex::Regex::new(
+        r"(?i)\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?|\b\d{1,2}:\d{2}(?::\d{2})?(?:\s*[AP]M)?\b",
+    )
+    .expect("the clock pattern compiles")
+});
+
+/// The answer a response yields: (key, predicate). Clock readings and dates
+/// are ignored. Words are scored: +4 when inside a JSON string value of the
+/// response, +2 for 8+ characters (+1 for 6+), +1 when letters and digits
+/// mix; the best wins, the first on a tie. A number (the last one) is
+/// preferred to a word scoring below 2.
 pub fn salient(text: &str, prompt: &str, forbidden: &str) -> Option<(String, Predicate)> {
     let allowed = |tok: &str| !contains_token(prompt, tok) && !contains_token(forbidden, tok);
-    for raw in text.split(|c: char| !(c.is_alphanumeric() || "-_.@/:".contains(c))) {
+    let stable = VOLATILE.replace_all(text, " ");
+    let mut leaves = Vec::new();
+    if let Some(v) = first_json_value(text) {
+        string_leaves(&v, &mut leaves);
+    }
+    let mut best: Option<(i32, String)> = None;
+    for raw in stable.split(|c: char| !(c.is_alphanumeric() || "-_.@/:'".contains(c))) {
         let tok = raw.trim_matches(|c: char| !c.is_alphanumeric());
         let n = tok.chars().count();
         if !(4..=40).contains(&n) || !tok.chars().any(char::is_alphabetic) {
@@ -326,16 +437,39 @@ pub fn salient(text: &str, prompt: &str, forbidden: &str) -> Option<(String, Pre
         if secret_looking || !allowed(tok) {
             continue;
         }
-        return Some((
-            tok.to_owned(),
+        let mut score = 0;
+        if leaves.iter().any(|l| l.contains(tok)) {
+            score += 4;
+        }
+        score += if n >= 8 {
+            2
+        } else if n >= 6 {
+            1
+        } else {
+            0
+        };
+        if tok.chars().any(|c| c.is_ascii_digit()) {
+            score += 1;
+        }
+        if best.as_ref().is_none_or(|(b, _)| score > *b) {
+            best = Some((score, tok.to_owned()));
+        }
+    }
+    let word = |tok: String| {
+        Some((
+            tok.clone(),
             Predicate::Substring {
-                value: tok.to_owned(),
+                value: tok,
                 case_insensitive: true,
             },
-        ));
+        ))
+    };
+    if let Some((score, tok)) = &best
+        && *score >= 2
+    {
+        return word(tok.clone());
     }
-    let numbers = numbers_in(text);
-    for v in numbers.into_iter().rev() {
+    for v in numbers_in(&stable).into_iter().rev() {
         if v == 0.0 || v == 1.0 {
             continue;
         }
@@ -360,7 +494,16 @@ pub fn salient(text: &str, prompt: &str, forbidden: &str) -> Option<(String, Pre
             },
         ));
     }
-    None
+    best.and_then(|(_, tok)| word(tok))
+}
+
+fn string_leaves(v: &Value, out: &mut Vec<String>) {
+    match v {
+        Value::String(s) => out.push(s.clone()),
+        Value::Array(a) => a.iter().for_each(|x| string_leaves(x, out)),
+        Value::Object(o) => o.values().for_each(|x| string_leaves(x, out)),
+        _ => {}
+    }
 }
 
 /// Arguments for `schema` with harvested strings in its free string slots.
