@@ -341,6 +341,8 @@ fn task(id: &str, prompt: &str, answer: &str) -> Task {
     t
 }
 
+type Mutation = Box<dyn Fn(&mut Task)>;
+
 #[test]
 fn the_hash_is_stable_and_moves_with_every_task_field() {
     let config = json!({"generator": "schema-walk/1", "n_tasks": 2});
@@ -373,7 +375,7 @@ fn the_hash_is_stable_and_moves_with_every_task_field() {
         "a seed above 2^53 hashes"
     );
 
-    let mutations: Vec<Box<dyn Fn(&mut Task)>> = vec![
+    let mutations: Vec<Mutation> = vec![
         Box::new(|t| t.id.push('x')),
         Box::new(|t| t.prompt.push('?')),
         Box::new(|t| t.expected_tools.push("get-item".into())),

@@ -158,10 +158,12 @@ pub fn result_text(result: &Value) -> String {
         if let Some(t) = block.get("text").and_then(Value::as_str) {
             parts.push(t.to_owned());
         }
-        if let Some(r) = block.get("resource") {
-            if let Some(t) = r.get("text").and_then(Value::as_str) {
-                parts.push(t.to_owned());
-            }
+        if let Some(t) = block
+            .get("resource")
+            .and_then(|r| r.get("text"))
+            .and_then(Value::as_str)
+        {
+            parts.push(t.to_owned());
         }
         if block.get("type").and_then(Value::as_str) == Some("resource_link") {
             for key in ["name", "uri", "description"] {
