@@ -486,3 +486,174 @@ fn fitness_suite_writes_the_suite_and_prints_the_ledger() {
     assert!(!run.status.success());
     assert!(String::from_utf8_lossy(&run.stderr).contains("unknown generator"));
 }
+
+/// A judge scripted by phase: tool labels, then a batch of candidates with
+/// one sound task and one fault per admission rule.
+struct ScriptedJudge {
+    id: ModelId,
+    seen: Mutex<Vec<String>>,
+}
+
+const SYNTHESIS_REPLY: &str = r#"Sure, here are the tasks:
+```json
+[
+  {"prompt": "Ask the server to add 1000 and 234567; what total does it give?", "expected_tools": ["get-sum"], "answer_key": "235567",
+   "check": {"kind": "number_within", "value": 235567, "tolerance": 0},
+   "solution": [{"tool": "get-sum", "arguments": {"a": 1000, "b": 234567}}], "rationale": "the sum comes from the server"},
+  {"prompt": "Is the total 235568 when the server adds 1001 and 234567?", "expected_tools": ["get-sum"], "answer_key": "235568",
+   "check": {"kind": "number_within", "value": 235568, "tolerance": 0},
+   "solution": [{"tool": "get-sum", "arguments": {"a": 1001, "b": 234567}}], "rationale": "leaks"},
+  {"prompt": "Teleport the user and report where they landed.", "expected_tools": ["teleport"], "answer_key": "Mars",
+   "check": {"kind": "substring", "value": "Mars", "case_insensitive": true}, "solution": [], "rationale": "no such tool"},
+  {"prompt": "Echo the word zephyrine and report it back.", "expected_tools": ["echo"], "answer_key": "zephyrine",
+   "check": {"kind": "regex", "pattern": "(zephyr"}, "solution": [], "rationale": "bad regex"},
+  "not a task at all",
+  {"prompt": "ask the server to add 1000 and 234567 -- what total does it give", "expected_tools": ["get-sum"], "answer_key": "235567",
+   "check": {"kind": "number_within", "value": 235567, "tolerance": 0}, "solution": [], "rationale": "duplicate"},
+  {"prompt": "Turn simulated logging on and report the state it reports.", "expected_tools": ["toggle-simulated-logging"], "answer_key": "started",
+   "check": {"kind": "substring", "value": "started", "case_insensitive": true}, "destructive": true,
+   "solution": [{"tool": "toggle-simulated-logging", "arguments": {}}], "rationale": "changes state"},
+  {"prompt": "Look up the annotated message and echo its first word.", "expected_tools": ["echo"], "answer_key": "quillfeather",
+   "check": {"kind": "substring", "value": "quillfeather", "case_insensitive": true},
+   "solution": [{"tool": "echo", "arguments": {"message": "{{handle:first}}"}}], "rationale": "needs a handle"},
+  {"prompt": "Get the structured content for Chicago and report anything.", "expected_tools": ["get-structured-content"], "answer_key": "x",
+   "check": {"kind": "regex", "pattern": ".*"}, "solution": [], "rationale": "accepts all"}
+]
+```"#;
+
+impl ModelClient for ScriptedJudge {
+    fn id(&self) -> &ModelId {
+        &self.id
+    }
+
+    fn complete<'a>(
+        &'a self,
+        request: &'a ChatRequest,
+    ) -> BoxFuture<'a, Result<ChatResponse, LlmError>> {
+        Box::pin(async move {
+            let system = request.system.clone().unwrap_or_default();
+            self.seen.lock().expect("lock").push(system.clone());
+            assert!(request.tools.is_empty(), "the judge is offered no tools");
+            let (text, usage) = if system.contains("You label MCP tools") {
+                (
+                    r#"{"get-sum": {"destructive": false, "why": "adds two numbers"},
+                        "toggle-simulated-logging": {"destructive": true, "why": "changes server state"}}"#
+                        .to_owned(),
+                    None,
+                )
+            } else {
+                (
+                    SYNTHESIS_REPLY.to_owned(),
+                    Some(Usage {
+                        input_tokens: 3000,
+                        output_tokens: 900,
+                        ..Usage::default()
+                    }),
+                )
+            };
+            Ok(ChatResponse {
+                content: vec![ContentBlock::Text { text }],
+                stop: StopReason::EndTurn,
+                usage,
+                model: "judge-1".into(),
+                duration_ms: 2,
+                ttft_ms: None,
+                attempts: 1,
+            })
+        })
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn judge_synth_candidates_meet_every_rule_through_generate() {
+    let bin = require_tool("mcp-server-everything");
+    let session = connect(s(&bin), &["stdio"], vec![]).await;
+    let tools = session.list_tools().await.expect("tools/list");
+    let instructions = session
+        .service
+        .peer_info()
+        .and_then(|i| i.instructions.clone());
+    let judge = ScriptedJudge {
+        id: "anthropic/judge-fake".parse().expect("model id"),
+        seen: Mutex::default(),
+    };
+    let mut opts = GenerateOptions::new(GeneratorId::JudgeSynth1, 1, 5);
+    opts.overgen_factor = 9.0;
+    let dir = tempfile::tempdir().expect("temp dir");
+    let tape_path = dir.path().join("agent.jsonl");
+    let tape = Tap::create_kind(&tape_path, "test", vec![], "agent").expect("tape");
+    let report = generate(
+        &session,
+        &tools,
+        instructions.as_deref(),
+        &opts,
+        Some(&judge),
+        None,
+        &tape,
+    )
+    .await
+    .expect("generation runs");
+    session.close().await;
+    tape.end("done");
+
+    let rules: BTreeMap<String, u64> = report
+        .ledger
+        .rejected_by_rule
+        .iter()
+        .map(|r| (r.rule.clone(), r.count))
+        .collect();
+    let expected: BTreeMap<String, u64> = [
+        ("answer-leak", 1),
+        ("unknown-tool", 1),
+        ("check-invalid", 1),
+        ("malformed", 1),
+        ("duplicate", 1),
+        ("destructive-excluded", 1),
+        ("unchained-handle", 1),
+        ("check-too-permissive", 1),
+    ]
+    .into_iter()
+    .map(|(k, v)| (k.to_owned(), v))
+    .collect();
+    assert_eq!(rules, expected, "{:#?}", report.rejections);
+    assert_eq!(report.ledger.candidates, Some(9));
+    assert_eq!(report.ledger.admitted, Some(1));
+    assert_eq!(report.suite.tasks.len(), 1);
+    assert_eq!(report.suite.tasks[0].answer_key, "235567");
+    assert_eq!(report.suite.generator, "judge-synth/1");
+    assert_eq!(report.suite.config["judge"], "anthropic/judge-fake");
+    assert_eq!(report.leaks_at_generation.len(), 1);
+
+    // Spend by phase: the labels came without usage, the synthesis with.
+    let phase = |p: &str| {
+        report
+            .spend
+            .iter()
+            .find(|s| s.phase == p)
+            .unwrap_or_else(|| panic!("{p} spend"))
+    };
+    assert_eq!(phase("destructiveness").calls, 1);
+    assert_eq!(phase("destructiveness").calls_without_usage, 1);
+    assert_eq!(phase("synthesis").calls, 1);
+    assert_eq!(phase("synthesis").usage.input_tokens, 3000);
+    assert_eq!(phase("synthesis").model, "anthropic/judge-fake");
+
+    // The judge's label is the inferred one; it disagrees with the
+    // declaration, and the evidence says so.
+    let toggle = report
+        .destructiveness
+        .iter()
+        .find(|d| d.tool == "toggle-simulated-logging")
+        .expect("labelled");
+    assert_eq!(toggle.declared, Some(false));
+    assert!(toggle.inferred && toggle.disagreement);
+    assert!(
+        toggle.evidence.contains("judge: changes server state"),
+        "{}",
+        toggle.evidence
+    );
+    assert_eq!(judge.seen.lock().expect("lock").len(), 2);
+    let taped = std::fs::read_to_string(&tape_path).expect("tape");
+    assert!(taped.contains("suite::destructiveness"));
+    assert!(taped.contains("suite::synthesis"));
+}

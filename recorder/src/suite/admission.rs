@@ -180,13 +180,16 @@ pub fn check(task: &Task, ctx: &AdmissionContext) -> Result<(), (&'static str, S
         return Err((
             "destructive-excluded",
             format!(
-                "destructive ({}) and the credential is {:?}, not owner-key",
+                "destructive ({}) and the credential is {}, not owner-key",
                 if tools.is_empty() {
                     "marked so".to_owned()
                 } else {
                     tools.join(", ")
                 },
-                ctx.credential
+                serde_json::to_value(ctx.credential)
+                    .ok()
+                    .and_then(|v| v.as_str().map(str::to_owned))
+                    .unwrap_or_default()
             ),
         ));
     }

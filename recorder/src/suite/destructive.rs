@@ -28,6 +28,7 @@ use rmcp::model::Tool;
 use serde_json::{Value, json};
 
 use super::{PhaseSpend, ToolDestructiveness};
+use crate::mcp::tap::Tap;
 use crate::model::types::{ChatRequest, ContentBlock, Message, ModelClient, Role};
 
 /// Name or description words that mean the tool changes state.
@@ -262,6 +263,7 @@ pub fn infer(tool: &Tool) -> (bool, String) {
 pub async fn assess(
     tools: &[Tool],
     judge: Option<&dyn ModelClient>,
+    tape: &Tap,
 ) -> (Vec<ToolDestructiveness>, Option<PhaseSpend>) {
     let mut judged: std::collections::BTreeMap<String, (bool, String)> = Default::default();
     let mut spend = None;
@@ -296,7 +298,7 @@ pub async fn assess(
             temperature: Some(0.0),
             corr_id: Some("suite::destructiveness".into()),
         };
-        match judge.complete(&request).await {
+        match super::taped_call(judge, &request, tape, "destructiveness").await {
             Ok(resp) => {
                 phase.count(resp.usage.as_ref());
                 let text = super::response_text(&resp.content);
@@ -406,7 +408,7 @@ mod tests {
     async fn disagreement_is_flagged_with_evidence() {
         let mut t = tool("trigger-long-running-operation", "Demonstrates progress");
         t.annotations = Some(rmcp::model::ToolAnnotations::new().read_only(true));
-        let (labels, spend) = assess(&[t], None).await;
+        let (labels, spend) = assess(&[t], None, &Tap::disabled()).await;
         assert!(spend.is_none());
         let l = &labels[0];
         assert_eq!(l.declared, Some(false));

@@ -13,6 +13,7 @@ use serde_json::{Value, json};
 use super::admission::Candidate;
 use super::task::{Predicate, Task};
 use super::{GenerateOptions, PhaseSpend, response_text};
+use crate::mcp::tap::Tap;
 use crate::model::types::{ChatRequest, ContentBlock, Message, ModelClient, PlannedCall, Role};
 
 const SYSTEM: &str = "You write evaluation tasks for an MCP server. Each task must be impossible \
@@ -35,6 +36,7 @@ pub async fn synthesize(
     instructions: Option<&str>,
     want: usize,
     opts: &GenerateOptions,
+    tape: &Tap,
 ) -> (Vec<Candidate>, PhaseSpend) {
     let mut phase = PhaseSpend::new("synthesis", &judge.id().to_string());
     let listing: Vec<Value> = tools
@@ -64,7 +66,7 @@ pub async fn synthesize(
         temperature: Some(0.7),
         corr_id: Some(format!("suite::synthesis::{}", opts.seed)),
     };
-    let text = match judge.complete(&request).await {
+    let text = match super::taped_call(judge, &request, tape, "synthesis").await {
         Ok(resp) => {
             phase.count(resp.usage.as_ref());
             response_text(&resp.content)

@@ -24,7 +24,7 @@ use fitness_shared::tape::{Block, KnownBlock, Line, Timing, Turn};
 use rand::SeedableRng;
 use rand::rngs::ChaCha8Rng;
 use rand::seq::SliceRandom;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 
 pub use admission::{Candidate, Rejection};
@@ -106,7 +106,7 @@ impl GenerateOptions {
 }
 
 /// The suite that will be driven, and its hash.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Suite {
     pub generator: String,
     pub config: Value,
@@ -142,7 +142,7 @@ pub struct GenerationReport {
 }
 
 /// Model spend of one phase.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct PhaseSpend {
     /// `synthesis`, `screen` or `destructiveness`.
     pub phase: String,
@@ -190,7 +190,7 @@ impl PhaseSpend {
 }
 
 /// One tool's destructiveness, declared and inferred side by side.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ToolDestructiveness {
     pub tool: String,
     pub declared: Option<bool>,
@@ -257,7 +257,7 @@ pub async fn generate(
     let want = (opts.n_tasks as f64 * opts.overgen_factor).ceil() as usize;
     let mut spend = Vec::new();
 
-    let (labels, destructive_spend) = destructive::assess(tools, judge).await;
+    let (labels, destructive_spend) = destructive::assess(tools, judge, agent_tape).await;
     spend.extend(destructive_spend);
     let destructive_tools: BTreeSet<String> = labels
         .iter()
@@ -305,7 +305,7 @@ pub async fn generate(
                 anyhow::bail!("judge-synth/1 needs a judge model");
             };
             let (candidates, phase) =
-                judge_synth::synthesize(judge, tools, instructions, want, opts).await;
+                judge_synth::synthesize(judge, tools, instructions, want, opts, agent_tape).await;
             spend.push(phase);
             candidates
         }
@@ -480,13 +480,12 @@ const SCREEN_SYSTEM: &str = "You have no tools and no access to any server, file
 Answer the user's request as best you can from what you already know, in one short reply.";
 
 /// Ask the runner the task with no tools; `Ok((answered, usage))`, or
-/// `Err(())` when the call failed (written to the tape as `llm.error`).
+/// `Err(())` when the call failed.
 async fn screen_one(
     runner: &dyn ModelClient,
     task: &Task,
     tape: &Tap,
 ) -> Result<(bool, Option<Usage>), ()> {
-    let corr = format!("{}::screen", task.id);
     let request = ChatRequest {
         system: Some(SCREEN_SYSTEM.into()),
         messages: vec![Message {
@@ -498,13 +497,34 @@ async fn screen_one(
         tools: vec![],
         max_tokens: 1024,
         temperature: Some(0.0),
-        corr_id: Some(corr.clone()),
+        corr_id: Some(format!("{}::screen", task.id)),
     };
+    match taped_call(runner, &request, tape, "screen").await {
+        Ok(resp) => Ok((task.check.check(&response_text(&resp.content)), resp.usage)),
+        Err(_) => Err(()),
+    }
+}
+
+/// One model call of generation, on the agent tape: the user turn, then the
+/// assistant turn, or an `llm.error` event (with the phase) when it failed.
+/// The corr_id is the request's.
+pub async fn taped_call(
+    client: &dyn ModelClient,
+    request: &ChatRequest,
+    tape: &Tap,
+    phase: &str,
+) -> Result<ChatResponse, crate::model::types::LlmError> {
+    let corr = request.corr_id.clone().unwrap_or_default();
+    let user_text = request
+        .messages
+        .last()
+        .map(|m| response_text(&m.content))
+        .unwrap_or_default();
     tape.line(&Line::Turn(Turn {
         t: clock::now(),
         role: "user".into(),
         blocks: vec![Block::Known(KnownBlock::Text {
-            text: task.prompt.clone(),
+            text: user_text,
             extra: Map::new(),
         })],
         model: None,
@@ -514,27 +534,22 @@ async fn screen_one(
         corr_id: Some(corr.clone()),
         extra: Map::new(),
     }));
-    match runner.complete(&request).await {
-        Ok(resp) => {
-            tape.line(&Line::Turn(assistant_turn(&resp, &corr)));
-            let answered = task.check.check(&response_text(&resp.content));
-            Ok((answered, resp.usage))
-        }
-        Err(e) => {
-            tape.event(
-                "llm.error",
-                json!({
-                    "class": e.class,
-                    "status": e.status,
-                    "message": e.message,
-                    "attempts": e.attempts,
-                    "phase": "screen",
-                }),
-                Some(&corr),
-            );
-            Err(())
-        }
+    let result = client.complete(request).await;
+    match &result {
+        Ok(resp) => tape.line(&Line::Turn(assistant_turn(resp, &corr))),
+        Err(e) => tape.event(
+            "llm.error",
+            json!({
+                "class": e.class,
+                "status": e.status,
+                "message": e.message,
+                "attempts": e.attempts,
+                "phase": phase,
+            }),
+            Some(&corr),
+        ),
     }
+    result
 }
 
 /// An assistant turn line for a model response.
