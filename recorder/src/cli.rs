@@ -46,6 +46,9 @@ pub enum Command {
     /// print the answer, the calls and the cost:
     /// `fitness ask URL --runner M PROMPT` or `fitness ask --runner M PROMPT -- CMD ARGS...`.
     Ask(crate::commands::ask::AskArgs),
+    /// Generate a task suite against a server, print its ledger and write it:
+    /// `fitness suite TARGET --generator schema-walk/1 --out FILE`.
+    Suite(crate::commands::suite::SuiteArgs),
     /// Run an in-tree fixture server (tests and the demo).
     #[command(hide = true)]
     FixtureServer(crate::mcp::fixtures::FixtureArgs),

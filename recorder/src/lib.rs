@@ -30,6 +30,7 @@ pub fn run(cli: cli::Cli) -> anyhow::Result<()> {
         cli::Command::Verify(args) => commands::verify::run(args),
         cli::Command::Probe(args) => commands::probe::run(args),
         cli::Command::Ask(args) => commands::ask::run(args),
+        cli::Command::Suite(args) => commands::suite::run(args),
         cli::Command::FixtureServer(args) => mcp::fixtures::run(args),
     }
 }

@@ -75,7 +75,7 @@ pub fn run(args: AskArgs) -> anyhow::Result<()> {
         _ => anyhow::bail!("give `URL PROMPT`, or `PROMPT -- CMD ARGS...`"),
     };
     anyhow::ensure!(!prompt.trim().is_empty(), "the prompt is empty");
-    let target = parse_target(url.as_ref(), &args.headers, &args.env, &args.command)?;
+    let target = parse_target(url.as_deref(), &args.headers, &args.env, &args.command)?;
     let runner: ModelId = args.runner.parse()?;
     let prices = match &args.prices {
         Some(p) => PriceTable::load(p)?,

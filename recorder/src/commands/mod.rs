@@ -6,6 +6,7 @@ pub mod import;
 pub mod keygen;
 pub mod probe;
 pub mod sign;
+pub mod suite;
 pub mod tape;
 pub mod target;
 pub mod verify;

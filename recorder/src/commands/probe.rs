@@ -88,13 +88,13 @@ pub fn run(args: ProbeArgs) -> anyhow::Result<()> {
 }
 
 fn target(args: &ProbeArgs) -> anyhow::Result<Target> {
-    parse_target(args.url.as_ref(), &args.headers, &args.env, &args.command)
+    parse_target(args.url.as_deref(), &args.headers, &args.env, &args.command)
 }
 
-/// A server target from the command line: an http(s) URL with `--header`s,
-/// or a stdio command line with `--env`s (shared by `probe` and `ask`).
+/// TARGET parsing shared by the commands that connect to a server: an
+/// http(s) URL with `--header K:V`, or `-- CMD ARGS...` with `--env K=V`.
 pub fn parse_target(
-    url: Option<&String>,
+    url: Option<&str>,
     headers: &[String],
     env: &[String],
     command: &[String],
@@ -118,7 +118,7 @@ pub fn parse_target(
                 })
                 .collect::<anyhow::Result<_>>()?;
             Ok(Target::Http(HttpTarget {
-                url: url.clone(),
+                url: url.to_owned(),
                 headers,
                 bearer: std::env::var(BEARER_ENV).ok().filter(|t| !t.is_empty()),
             }))

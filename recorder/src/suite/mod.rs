@@ -1,3 +1,611 @@
-//! Task suites: generators, admission, the null screen, the suite hash.
+//! Task suites (R-GEN): versioned generators, admission, the generation-time
+//! null screen, deterministic trimming and the suite hash.
+//!
+//! The fates of candidates are counted apart: rejected by a named rule
+//! (`admission`), deleted by the null screen, trimmed as surplus. `admitted`
+//! in the ledger counts every candidate that passed the rules, so the
+//! admission rate (admitted / candidates) counts neither the null-screened
+//! nor the trimmed surplus as failures.
 
+pub mod admission;
+pub mod destructive;
+pub mod judge_synth;
+pub mod predicate;
+pub mod schema_args;
+pub mod schema_walk;
 pub mod task;
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt;
+use std::str::FromStr;
+
+use fitness_shared::record::{CredentialContext, NullScreenCount, RuleRejection, SuiteLedger};
+use fitness_shared::tape::{Block, KnownBlock, Line, Timing, Turn};
+use rand::SeedableRng;
+use rand::rngs::ChaCha8Rng;
+use rand::seq::SliceRandom;
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value, json};
+
+pub use admission::{Candidate, Rejection};
+use task::Task;
+
+use crate::mcp::clock;
+use crate::mcp::connect::Session;
+use crate::mcp::tap::Tap;
+use crate::model::types::{
+    ChatRequest, ChatResponse, ContentBlock, Message, ModelClient, Role, Usage,
+};
+
+/// A generator and its version: the chip on every row.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum GeneratorId {
+    SchemaWalk1,
+    JudgeSynth1,
+}
+
+impl GeneratorId {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            GeneratorId::SchemaWalk1 => "schema-walk/1",
+            GeneratorId::JudgeSynth1 => "judge-synth/1",
+        }
+    }
+}
+
+impl FromStr for GeneratorId {
+    type Err = anyhow::Error;
+
+    fn from_str(s: &str) -> anyhow::Result<Self> {
+        match s {
+            "schema-walk/1" => Ok(GeneratorId::SchemaWalk1),
+            "judge-synth/1" => Ok(GeneratorId::JudgeSynth1),
+            other => anyhow::bail!(
+                "unknown generator {other:?}: use schema-walk/1 (offline, zero spend) or judge-synth/1"
+            ),
+        }
+    }
+}
+
+impl fmt::Display for GeneratorId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// What to generate.
+#[derive(Debug, Clone)]
+pub struct GenerateOptions {
+    pub generator: GeneratorId,
+    pub n_tasks: usize,
+    /// Candidates asked for = ceil(n_tasks × factor); registered. Default 2.0.
+    pub overgen_factor: f64,
+    pub seed: u64,
+    pub credential: CredentialContext,
+    /// Run the generation-time null screen (needs a screen runner).
+    pub screen: bool,
+    /// `t` for the suite, `x1-` for extension batch 1.
+    pub id_prefix: String,
+    /// Prompts of earlier tasks: a repeat is a `duplicate`.
+    pub exclude_prompts: Vec<String>,
+}
+
+impl GenerateOptions {
+    pub fn new(generator: GeneratorId, n_tasks: usize, seed: u64) -> Self {
+        GenerateOptions {
+            generator,
+            n_tasks,
+            overgen_factor: 2.0,
+            seed,
+            credential: CredentialContext::Anonymous,
+            screen: false,
+            id_prefix: "t".into(),
+            exclude_prompts: Vec::new(),
+        }
+    }
+}
+
+/// The suite that will be driven, and its hash.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Suite {
+    pub generator: String,
+    pub config: Value,
+    pub seed: u64,
+    pub tasks: Vec<Task>,
+    pub hash: String,
+}
+
+/// Everything generation produced and counted.
+#[derive(Debug, Clone, Serialize)]
+pub struct GenerationReport {
+    pub suite: Suite,
+    pub ledger: SuiteLedger,
+    pub rejections: Vec<Rejection>,
+    /// Candidate ids the null screen deleted.
+    pub screened_out: Vec<String>,
+    /// Screen calls that failed (their candidates were kept).
+    pub screen_errors: u64,
+    pub spend: Vec<PhaseSpend>,
+    pub destructiveness: Vec<ToolDestructiveness>,
+    /// Answer-leak rejections, as found at generation time.
+    pub leaks_at_generation: Vec<Value>,
+    /// The screen deleted every admitted candidate (`DEGENERATE`,
+    /// `all_candidates_null_answerable`).
+    pub degenerate: bool,
+    /// schema-walk only: the real response each task's answer came from,
+    /// by task id.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub observed: BTreeMap<String, String>,
+    /// schema-walk only: what the walk called and skipped.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub walk: Option<schema_walk::WalkStats>,
+}
+
+/// Model spend of one phase.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PhaseSpend {
+    /// `synthesis`, `screen` or `destructiveness`.
+    pub phase: String,
+    pub model: String,
+    pub calls: u64,
+    pub calls_without_usage: u64,
+    pub calls_that_threw: u64,
+    pub usage: Usage,
+}
+
+impl PhaseSpend {
+    pub fn new(phase: &str, model: &str) -> Self {
+        PhaseSpend {
+            phase: phase.into(),
+            model: model.into(),
+            calls: 0,
+            calls_without_usage: 0,
+            calls_that_threw: 0,
+            usage: Usage::default(),
+        }
+    }
+
+    /// One call that returned.
+    pub fn count(&mut self, usage: Option<&Usage>) {
+        self.calls += 1;
+        match usage {
+            Some(u) => {
+                self.usage.input_tokens += u.input_tokens;
+                self.usage.output_tokens += u.output_tokens;
+                self.usage.cache_read_input_tokens += u.cache_read_input_tokens;
+                self.usage.cache_creation_input_tokens += u.cache_creation_input_tokens;
+                if let Some(t) = u.thinking_tokens {
+                    self.usage.thinking_tokens = Some(self.usage.thinking_tokens.unwrap_or(0) + t);
+                }
+            }
+            None => self.calls_without_usage += 1,
+        }
+    }
+
+    /// One call that threw (its usage is unknown).
+    pub fn threw(&mut self) {
+        self.calls += 1;
+        self.calls_that_threw += 1;
+    }
+}
+
+/// One tool's destructiveness, declared and inferred side by side.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ToolDestructiveness {
+    pub tool: String,
+    pub declared: Option<bool>,
+    pub inferred: bool,
+    pub disagreement: bool,
+    pub evidence: String,
+}
+
+/// The text blocks of a model message, joined by newlines.
+pub fn response_text(blocks: &[ContentBlock]) -> String {
+    blocks
+        .iter()
+        .filter_map(|b| match b {
+            ContentBlock::Text { text } => Some(text.as_str()),
+            _ => None,
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// sha256 (bare lowercase hex, as the records' `suite_hash`) of the RFC 8785
+/// canonical JSON of `{"generator_config", "seed", "tasks"}`. The seed is
+/// written as a decimal string: a u64 above 2^53 has no exact JSON number.
+pub fn suite_hash(generator_config: &Value, seed: u64, tasks: &[Task]) -> String {
+    let doc = json!({
+        "generator_config": generator_config,
+        "seed": seed.to_string(),
+        "tasks": tasks,
+    });
+    match fitness_shared::integrity::canonical_json(&doc) {
+        Ok(bytes) => fitness_shared::integrity::sha256_hex(&bytes),
+        // Only an integer beyond 2^53 inside a task can get here; hash the
+        // plain serialisation rather than refuse (still deterministic).
+        Err(_) => fitness_shared::integrity::sha256_hex(doc.to_string().as_bytes()),
+    }
+}
+
+/// Generate, admit, screen, trim and hash a suite.
+pub async fn generate(
+    session: &Session,
+    tools: &[rmcp::model::Tool],
+    instructions: Option<&str>,
+    opts: &GenerateOptions,
+    judge: Option<&dyn ModelClient>,
+    screen_runner: Option<&dyn ModelClient>,
+    agent_tape: &Tap,
+) -> anyhow::Result<GenerationReport> {
+    anyhow::ensure!(opts.n_tasks > 0, "a suite needs at least one task");
+    anyhow::ensure!(
+        opts.overgen_factor.is_finite() && opts.overgen_factor >= 1.0,
+        "the over-generation factor must be >= 1 (got {})",
+        opts.overgen_factor
+    );
+    let screen_runner = match (opts.screen, screen_runner) {
+        (true, None) => {
+            anyhow::bail!("the null screen was asked for but no runner model was given")
+        }
+        (true, Some(r)) => Some(r),
+        (false, _) => None,
+    };
+    if opts.generator == GeneratorId::JudgeSynth1 && judge.is_none() {
+        anyhow::bail!("judge-synth/1 needs a judge model");
+    }
+    let want = (opts.n_tasks as f64 * opts.overgen_factor).ceil() as usize;
+    let mut spend = Vec::new();
+
+    let (labels, destructive_spend) = destructive::assess(tools, judge, agent_tape).await;
+    spend.extend(destructive_spend);
+    let destructive_tools: BTreeSet<String> = labels
+        .iter()
+        .filter(|l| destructive::is_destructive(l))
+        .map(|l| l.tool.clone())
+        .collect();
+
+    let mut config = Map::new();
+    config.insert("generator".into(), json!(opts.generator.as_str()));
+    config.insert("n_tasks".into(), json!(opts.n_tasks));
+    config.insert("overgen_factor".into(), json!(opts.overgen_factor));
+    config.insert("candidates_asked".into(), json!(want));
+    config.insert("credential".into(), json!(opts.credential));
+    config.insert("id_prefix".into(), json!(opts.id_prefix));
+    config.insert("null_screen".into(), json!(screen_runner.is_some()));
+    if let Some(r) = screen_runner {
+        config.insert("screen_runner".into(), json!(r.id().to_string()));
+    }
+    if let Some(j) = judge {
+        config.insert("judge".into(), json!(j.id().to_string()));
+    }
+
+    let mut observed_by_candidate = BTreeMap::new();
+    let mut walk_stats = None;
+    let candidates = match opts.generator {
+        GeneratorId::SchemaWalk1 => {
+            let walk_config = schema_walk::WalkConfig::default();
+            config.insert("walk".into(), walk_config.to_json());
+            let outcome = schema_walk::walk(
+                session,
+                tools,
+                &labels,
+                instructions,
+                opts,
+                want,
+                &walk_config,
+            )
+            .await;
+            observed_by_candidate = outcome.observed;
+            walk_stats = Some(outcome.stats);
+            outcome.candidates
+        }
+        GeneratorId::JudgeSynth1 => {
+            let Some(judge) = judge else {
+                anyhow::bail!("judge-synth/1 needs a judge model");
+            };
+            let (candidates, phase) =
+                judge_synth::synthesize(judge, tools, instructions, want, opts, agent_tape).await;
+            spend.push(phase);
+            candidates
+        }
+    };
+    let n_candidates = candidates.len() as u64;
+    let candidate_ids: Vec<String> = candidates.iter().map(|c| c.id.clone()).collect();
+
+    let ctx = admission::AdmissionContext {
+        tools,
+        instructions,
+        credential: opts.credential,
+        destructive_tools: &destructive_tools,
+        exclude_prompts: &opts.exclude_prompts,
+    };
+    let (admitted_tasks, rejections) = admission::admit(candidates, &ctx);
+    let n_admitted = admitted_tasks.len() as u64;
+
+    // The null screen, over every admitted candidate.
+    let mut screened_out = Vec::new();
+    let mut screen_errors = 0;
+    let mut null_screened = None;
+    let survivors = match screen_runner {
+        Some(runner) => {
+            let outcome = null_screen(admitted_tasks, runner, agent_tape).await;
+            screened_out = outcome.screened_out;
+            screen_errors = outcome.errors;
+            null_screened = Some(NullScreenCount {
+                screened: n_admitted,
+                dropped: screened_out.len() as u64,
+            });
+            spend.push(outcome.spend);
+            outcome.kept
+        }
+        None => admitted_tasks,
+    };
+    let degenerate = screen_runner.is_some() && n_admitted > 0 && survivors.is_empty();
+
+    // Deterministic trimming by seed; the kept tasks keep candidate order.
+    let trimmed = survivors.len().saturating_sub(opts.n_tasks);
+    let kept = trim(survivors, opts.n_tasks, opts.seed);
+    let mut observed = BTreeMap::new();
+    let tasks: Vec<Task> = kept
+        .into_iter()
+        .enumerate()
+        .map(|(i, mut t)| {
+            let id = format!("{}{}", opts.id_prefix, i + 1);
+            if let Some(o) = observed_by_candidate.get(&t.id) {
+                observed.insert(id.clone(), o.clone());
+            }
+            t.id = id;
+            t
+        })
+        .collect();
+
+    let config = Value::Object(config);
+    let hash = suite_hash(&config, opts.seed, &tasks);
+    let mut by_rule: BTreeMap<&str, u64> = BTreeMap::new();
+    for r in &rejections {
+        *by_rule.entry(r.rule).or_default() += 1;
+    }
+    let rejected_by_rule = admission::RULES
+        .iter()
+        .filter_map(|rule| {
+            by_rule.get(rule).map(|count| RuleRejection {
+                rule: (*rule).to_owned(),
+                count: *count,
+            })
+        })
+        .collect();
+    let ledger = SuiteLedger {
+        candidates: Some(n_candidates),
+        admitted: Some(n_admitted),
+        tasks: Some(tasks.len() as u64),
+        rejected_by_rule,
+        trimmed_surplus: Some(trimmed as u64),
+        null_screened,
+        limitation: None,
+    };
+    let leaks_at_generation = rejections
+        .iter()
+        .filter(|r| r.rule == "answer-leak")
+        .map(|r| json!({"candidate": r.candidate, "detail": r.detail}))
+        .collect();
+    debug_assert!(
+        rejections
+            .iter()
+            .all(|r| candidate_ids.contains(&r.candidate))
+    );
+    Ok(GenerationReport {
+        suite: Suite {
+            generator: opts.generator.as_str().to_owned(),
+            config,
+            seed: opts.seed,
+            tasks,
+            hash,
+        },
+        ledger,
+        rejections,
+        screened_out,
+        screen_errors,
+        spend,
+        destructiveness: labels,
+        leaks_at_generation,
+        degenerate,
+        observed,
+        walk: walk_stats,
+    })
+}
+
+/// Keep `n` of `tasks`, chosen by a seeded shuffle, in their original order.
+pub fn trim(tasks: Vec<Task>, n: usize, seed: u64) -> Vec<Task> {
+    if tasks.len() <= n {
+        return tasks;
+    }
+    let mut order: Vec<usize> = (0..tasks.len()).collect();
+    let mut rng = ChaCha8Rng::seed_from_u64(seed ^ 0x7472_696d); // "trim"
+    order.shuffle(&mut rng);
+    let keep: BTreeSet<usize> = order.into_iter().take(n).collect();
+    tasks
+        .into_iter()
+        .enumerate()
+        .filter(|(i, _)| keep.contains(i))
+        .map(|(_, t)| t)
+        .collect()
+}
+
+/// What the null screen did.
+#[derive(Debug, Clone)]
+pub struct ScreenOutcome {
+    /// Candidates the runner could not answer without tools, or whose screen
+    /// call failed.
+    pub kept: Vec<Task>,
+    /// Ids of the candidates the runner answered with no tools (deleted).
+    pub screened_out: Vec<String>,
+    /// Screen calls that failed (their candidates are kept).
+    pub errors: u64,
+    pub spend: PhaseSpend,
+}
+
+/// The generation-time null screen: the runner answers each task with no
+/// tools, graded by the task's own predicate; answered tasks are deleted.
+/// Every exchange is written to `tape` (`<id>::screen`), failures as
+/// `llm.error` events.
+pub async fn null_screen(tasks: Vec<Task>, runner: &dyn ModelClient, tape: &Tap) -> ScreenOutcome {
+    let mut out = ScreenOutcome {
+        kept: Vec::new(),
+        screened_out: Vec::new(),
+        errors: 0,
+        spend: PhaseSpend::new("screen", &runner.id().to_string()),
+    };
+    for task in tasks {
+        match screen_one(runner, &task, tape).await {
+            Ok((answered, usage)) => {
+                out.spend.count(usage.as_ref());
+                if answered {
+                    out.screened_out.push(task.id.clone());
+                } else {
+                    out.kept.push(task);
+                }
+            }
+            Err(()) => {
+                out.spend.threw();
+                out.errors += 1;
+                out.kept.push(task);
+            }
+        }
+    }
+    out
+}
+
+const SCREEN_SYSTEM: &str = "You have no tools and no access to any server, file or network. \
+Answer the user's request as best you can from what you already know, in one short reply.";
+
+/// Ask the runner the task with no tools; `Ok((answered, usage))`, or
+/// `Err(())` when the call failed.
+async fn screen_one(
+    runner: &dyn ModelClient,
+    task: &Task,
+    tape: &Tap,
+) -> Result<(bool, Option<Usage>), ()> {
+    let request = ChatRequest {
+        system: Some(SCREEN_SYSTEM.into()),
+        messages: vec![Message {
+            role: Role::User,
+            content: vec![ContentBlock::Text {
+                text: task.prompt.clone(),
+            }],
+        }],
+        tools: vec![],
+        max_tokens: 1024,
+        temperature: Some(0.0),
+        corr_id: Some(format!("{}::screen", task.id)),
+    };
+    match taped_call(runner, &request, tape, "screen").await {
+        Ok(resp) => Ok((task.check.check(&response_text(&resp.content)), resp.usage)),
+        Err(_) => Err(()),
+    }
+}
+
+/// One model call of generation, on the agent tape: the user turn, then the
+/// assistant turn, or an `llm.error` event (with the phase) when it failed.
+/// The corr_id is the request's.
+pub async fn taped_call(
+    client: &dyn ModelClient,
+    request: &ChatRequest,
+    tape: &Tap,
+    phase: &str,
+) -> Result<ChatResponse, crate::model::types::LlmError> {
+    let corr = request.corr_id.clone().unwrap_or_default();
+    let user_text = request
+        .messages
+        .last()
+        .map(|m| response_text(&m.content))
+        .unwrap_or_default();
+    tape.line(&Line::Turn(Turn {
+        t: clock::now(),
+        role: "user".into(),
+        blocks: vec![Block::Known(KnownBlock::Text {
+            text: user_text,
+            extra: Map::new(),
+        })],
+        model: None,
+        usage: None,
+        timing: None,
+        echoed: false,
+        corr_id: Some(corr.clone()),
+        extra: Map::new(),
+    }));
+    let result = client.complete(request).await;
+    match &result {
+        Ok(resp) => tape.line(&Line::Turn(assistant_turn(resp, &corr))),
+        Err(e) => tape.event(
+            "llm.error",
+            json!({
+                "class": e.class,
+                "status": e.status,
+                "message": e.message,
+                "attempts": e.attempts,
+                "phase": phase,
+            }),
+            Some(&corr),
+        ),
+    }
+    result
+}
+
+/// An assistant turn line for a model response.
+pub fn assistant_turn(resp: &ChatResponse, corr: &str) -> Turn {
+    let blocks = resp
+        .content
+        .iter()
+        .map(|b| {
+            Block::Known(match b {
+                ContentBlock::Text { text } => KnownBlock::Text {
+                    text: text.clone(),
+                    extra: Map::new(),
+                },
+                ContentBlock::Thinking { text } => KnownBlock::Thinking {
+                    thinking: text.clone(),
+                    extra: Map::new(),
+                },
+                ContentBlock::ToolUse { id, name, input } => KnownBlock::ToolUse {
+                    id: id.clone(),
+                    name: name.clone(),
+                    input: input.clone(),
+                    extra: Map::new(),
+                },
+                ContentBlock::ToolResult {
+                    tool_use_id,
+                    content,
+                    is_error,
+                } => KnownBlock::ToolResult {
+                    tool_use_id: tool_use_id.clone(),
+                    content: Value::String(content.clone()),
+                    is_error: *is_error,
+                    extra: Map::new(),
+                },
+            })
+        })
+        .collect();
+    Turn {
+        t: clock::now(),
+        role: "assistant".into(),
+        blocks,
+        model: Some(resp.model.clone()),
+        usage: resp.usage.map(|u| fitness_shared::tape::Usage {
+            input_tokens: Some(u.input_tokens),
+            output_tokens: Some(u.output_tokens),
+            cache_read_input_tokens: Some(u.cache_read_input_tokens),
+            cache_creation_input_tokens: Some(u.cache_creation_input_tokens),
+            thinking_tokens: u.thinking_tokens,
+            extra: Map::new(),
+        }),
+        timing: Some(Timing {
+            ttft_ms: resp.ttft_ms,
+            duration_ms: Some(resp.duration_ms),
+            extra: Map::new(),
+        }),
+        echoed: false,
+        corr_id: Some(corr.to_owned()),
+        extra: Map::new(),
+    }
+}

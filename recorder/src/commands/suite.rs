@@ -1,0 +1,251 @@
+//! `fitness suite TARGET --generator G --out FILE`: generate a task suite
+//! against a live server, print its ledger and write it.
+//!
+//! Exit codes: 0 when a suite was written; 1 when the server could not be
+//! reached, generation failed, or the null screen emptied the suite
+//! (`DEGENERATE`, reason `all_candidates_null_answerable`; the file is still
+//! written so the ledger can be read).
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use anyhow::Context;
+use clap::Args;
+use fitness_shared::record::CredentialContext;
+
+use crate::mcp::connect::Session;
+use crate::mcp::tap::Tap;
+use crate::suite::{GenerateOptions, GenerationReport, GeneratorId};
+
+#[derive(Debug, Args)]
+#[command(
+    after_help = "Examples:\n  fitness suite --generator schema-walk/1 --tasks 8 --out suite.json -- npx mcp-server-everything\n  \
+fitness suite http://127.0.0.1:3001/mcp --generator schema-walk/1 --seed 7 --out suite.json --json\n\n\
+schema-walk/1 needs no model. judge-synth/1 needs --judge PROVIDER/MODEL; --runner PROVIDER/MODEL \
+adds the generation-time null screen."
+)]
+pub struct SuiteArgs {
+    /// An http(s) URL; for a stdio server give `-- CMD ARGS...` instead.
+    pub url: Option<String>,
+    /// The generator: schema-walk/1 (offline, zero spend) or judge-synth/1.
+    #[arg(long)]
+    pub generator: String,
+    /// Tasks in the driven suite.
+    #[arg(long, default_value_t = 20)]
+    pub tasks: usize,
+    /// Candidates asked for per task kept (registered).
+    #[arg(long, default_value_t = 2.0)]
+    pub overgen: f64,
+    /// The seed for arguments and trimming.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// The credential context: anonymous, free-key or owner-key (only
+    /// owner-key admits destructive tasks).
+    #[arg(long, default_value = "anonymous", value_parser = parse_credential)]
+    pub credential: CredentialContext,
+    /// Task id prefix (`t`; `x1-` for extension batch 1).
+    #[arg(long, default_value = "t")]
+    pub id_prefix: String,
+    /// The judge model (PROVIDER/MODEL) for judge-synth/1 and the
+    /// destructiveness labels.
+    #[arg(long, value_name = "P/M")]
+    pub judge: Option<String>,
+    /// The runner model (PROVIDER/MODEL): runs the null screen.
+    #[arg(long, value_name = "P/M")]
+    pub runner: Option<String>,
+    /// Where to write the suite (JSON: suite, ledger, rejections, spend…).
+    #[arg(long, value_name = "FILE")]
+    pub out: PathBuf,
+    /// Print the ledger as JSON.
+    #[arg(long)]
+    pub json: bool,
+    /// Write the wire tape (DIR/mcp.jsonl) and the screen's agent tape
+    /// (DIR/agent.jsonl).
+    #[arg(long, value_name = "DIR")]
+    pub tape: Option<PathBuf>,
+    /// An HTTP header to send (auth goes here); repeatable.
+    #[arg(long = "header", value_name = "K:V")]
+    pub headers: Vec<String>,
+    /// An environment variable for the stdio child; repeatable.
+    #[arg(long = "env", value_name = "K=V")]
+    pub env: Vec<String>,
+    /// Seconds to wait for the handshake and any one request.
+    #[arg(long, default_value_t = 20)]
+    pub timeout: u64,
+    /// The stdio server's command line.
+    #[arg(last = true, value_name = "CMD")]
+    pub command: Vec<String>,
+}
+
+fn parse_credential(s: &str) -> Result<CredentialContext, String> {
+    match s {
+        "anonymous" => Ok(CredentialContext::Anonymous),
+        "free-key" => Ok(CredentialContext::FreeKey),
+        "owner-key" => Ok(CredentialContext::OwnerKey),
+        other => Err(format!(
+            "{other:?} is not a credential context: use anonymous, free-key or owner-key"
+        )),
+    }
+}
+
+pub fn run(args: SuiteArgs) -> anyhow::Result<()> {
+    let generator: GeneratorId = args.generator.parse()?;
+    let target =
+        super::probe::parse_target(args.url.as_deref(), &args.headers, &args.env, &args.command)?;
+    if let Some(m) = args.judge.iter().chain(&args.runner).next() {
+        m.parse::<crate::model::types::ModelId>()?;
+    }
+    if generator == GeneratorId::JudgeSynth1 || args.judge.is_some() || args.runner.is_some() {
+        anyhow::bail!(
+            "judge-synth/1 and the null screen need model clients (issue 6), which this build does not have yet; \
+             use --generator schema-walk/1 without --judge/--runner"
+        );
+    }
+    let (wire, agent) = match &args.tape {
+        Some(dir) => {
+            std::fs::create_dir_all(dir)
+                .with_context(|| format!("failed to create {}", dir.display()))?;
+            (
+                Tap::create(&dir.join("mcp.jsonl"), "fitness suite", target.describe())?,
+                Tap::create_kind(
+                    &dir.join("agent.jsonl"),
+                    "fitness suite",
+                    target.describe(),
+                    "agent",
+                )?,
+            )
+        }
+        None => (Tap::disabled(), Tap::disabled()),
+    };
+    let opts = GenerateOptions {
+        generator,
+        n_tasks: args.tasks,
+        overgen_factor: args.overgen,
+        seed: args.seed,
+        credential: args.credential,
+        screen: args.runner.is_some(),
+        id_prefix: args.id_prefix.clone(),
+        exclude_prompts: Vec::new(),
+    };
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()?;
+    let timeout = Duration::from_secs(args.timeout.max(1));
+    let outcome = runtime.block_on(async {
+        let session = Session::connect(&target, wire.clone(), None, timeout)
+            .await
+            .context("the server could not be reached")?;
+        let result = async {
+            let tools = session.list_tools().await?;
+            let instructions = session
+                .service
+                .peer_info()
+                .and_then(|i| i.instructions.clone());
+            crate::suite::generate(
+                &session,
+                &tools,
+                instructions.as_deref(),
+                &opts,
+                None,
+                None,
+                &agent,
+            )
+            .await
+        }
+        .await;
+        session.close().await;
+        result
+    });
+    runtime.shutdown_timeout(Duration::from_secs(2));
+    wire.end("suite");
+    agent.end("suite");
+    let report = outcome?;
+    let body = serde_json::to_vec_pretty(&report)?;
+    std::fs::write(&args.out, body)
+        .with_context(|| format!("failed to write {}", args.out.display()))?;
+    if args.json {
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&serde_json::json!({
+                "generator": report.suite.generator,
+                "seed": report.suite.seed,
+                "suite_hash": report.suite.hash,
+                "ledger": report.ledger,
+                "screen_errors": report.screen_errors,
+                "degenerate": report.degenerate,
+                "out": args.out,
+            }))?
+        );
+    } else {
+        print!("{}", ledger_text(&report));
+        println!("wrote {}", args.out.display());
+    }
+    if report.degenerate {
+        anyhow::bail!(
+            "DEGENERATE all_candidates_null_answerable: the null screen answered every admitted candidate without tools"
+        );
+    }
+    Ok(())
+}
+
+/// The ledger as a reader takes it in.
+pub fn ledger_text(r: &GenerationReport) -> String {
+    let l = &r.ledger;
+    let n = |v: Option<u64>| v.map_or("-".to_owned(), |v| v.to_string());
+    let mut out = format!(
+        "generator {}  seed {}  suite {}\n",
+        r.suite.generator, r.suite.seed, r.suite.hash
+    );
+    let rate = match (l.admitted, l.candidates) {
+        (Some(a), Some(c)) if c > 0 => format!(" ({:.1}%)", 100.0 * a as f64 / c as f64),
+        _ => String::new(),
+    };
+    out.push_str(&format!(
+        "candidates {}  admitted {}{rate}  tasks {}  trimmed surplus {}  null-screened {}  screen errors {}\n",
+        n(l.candidates),
+        n(l.admitted),
+        n(l.tasks),
+        n(l.trimmed_surplus),
+        l.null_screened
+            .as_ref()
+            .map_or("not run".to_owned(), |s| format!("{} of {}", s.dropped, s.screened)),
+        r.screen_errors,
+    ));
+    if l.rejected_by_rule.is_empty() {
+        out.push_str("rejected: none\n");
+    } else {
+        let parts: Vec<String> = l
+            .rejected_by_rule
+            .iter()
+            .map(|r| format!("{} {}", r.rule, r.count))
+            .collect();
+        out.push_str(&format!("rejected: {}\n", parts.join(", ")));
+    }
+    for s in &r.spend {
+        out.push_str(&format!(
+            "spend {}: {} call(s) to {} ({} without usage, {} threw), {} in / {} out tokens\n",
+            s.phase,
+            s.calls,
+            s.model,
+            s.calls_without_usage,
+            s.calls_that_threw,
+            s.usage.input_tokens,
+            s.usage.output_tokens
+        ));
+    }
+    let disagreements: Vec<_> = r
+        .destructiveness
+        .iter()
+        .filter(|d| d.disagreement)
+        .collect();
+    out.push_str(&format!(
+        "destructiveness: {} tool(s), {} disagreement(s)\n",
+        r.destructiveness.len(),
+        disagreements.len()
+    ));
+    for d in disagreements {
+        out.push_str(&format!("  {}: {}\n", d.tool, d.evidence));
+    }
+    out
+}

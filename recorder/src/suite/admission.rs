@@ -1,0 +1,380 @@
+//! Admission: every candidate is admitted or rejected by exactly one named
+//! rule, checked in this order (the first that fails is recorded):
+//!
+//! | rule | rejects |
+//! |---|---|
+//! | `malformed` | a candidate that did not parse as a task |
+//! | `no-expected-tools` | no expected tools |
+//! | `unknown-tool` | an expected or solution tool the server does not list |
+//! | `check-invalid` | a predicate that cannot be evaluated (bad regex, bad path…) |
+//! | `check-too-permissive` | see [`Predicate::is_too_permissive`] |
+//! | `answer-leak` | the answer key in the prompt, in the solution's bound arguments, or in the server instructions or a tool description |
+//! | `check-matches-prompt` | the predicate accepts the prompt text itself (though the answer key is not in it) |
+//! | `unchained-handle` | a `{{handle:NAME}}` with no earlier producing call, or a binding pointing forward or out of range |
+//! | `destructive-excluded` | a destructive task under a credential that is not the owner's |
+//! | `duplicate` | the same normalised prompt as an admitted task or an earlier batch, or the same (solution, answer) |
+//!
+//! `destructive-excluded`: a task is destructive when it says so or when its
+//! solution calls a tool labelled destructive. Such a task is admitted only
+//! under `owner-key`: with no credential or a free key, a destructive call
+//! would act on shared or someone else's data, which nobody authorised.
+//!
+//! The answer-leak test is case-insensitive and matches the answer as a whole
+//! token (not inside a longer word or number), so the answer `12` does not
+//! leak through `120`.
+
+use std::collections::{BTreeSet, HashSet};
+
+use fitness_shared::record::CredentialContext;
+use rmcp::model::Tool;
+use serde::Serialize;
+use serde_json::Value;
+
+use super::task::{Predicate, Task};
+
+/// A candidate task before admission.
+#[derive(Debug, Clone)]
+pub struct Candidate {
+    pub id: String,
+    /// The parsed task, or why it did not parse (`malformed`).
+    pub parsed: Result<Task, String>,
+}
+
+/// One rejected candidate and the rule that rejected it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Rejection {
+    pub candidate: String,
+    pub rule: &'static str,
+    pub detail: String,
+}
+
+/// The rule names, in the order they are checked.
+pub const RULES: &[&str] = &[
+    "malformed",
+    "no-expected-tools",
+    "unknown-tool",
+    "check-invalid",
+    "check-too-permissive",
+    "answer-leak",
+    "check-matches-prompt",
+    "unchained-handle",
+    "destructive-excluded",
+    "duplicate",
+];
+
+/// What admission judges candidates against.
+pub struct AdmissionContext<'a> {
+    pub tools: &'a [Tool],
+    pub instructions: Option<&'a str>,
+    pub credential: CredentialContext,
+    /// Names of tools labelled destructive (declared, else inferred).
+    pub destructive_tools: &'a BTreeSet<String>,
+    /// Prompts of earlier batches: a repeat is a `duplicate`.
+    pub exclude_prompts: &'a [String],
+}
+
+/// Admit or reject each candidate; admitted tasks keep the candidate order.
+pub fn admit(candidates: Vec<Candidate>, ctx: &AdmissionContext) -> (Vec<Task>, Vec<Rejection>) {
+    let mut seen_prompts: HashSet<String> =
+        ctx.exclude_prompts.iter().map(|p| normalise(p)).collect();
+    let mut seen_solutions: HashSet<String> = HashSet::new();
+    let mut admitted = Vec::new();
+    let mut rejections = Vec::new();
+    for c in candidates {
+        let reject = |rule: &'static str, detail: String| Rejection {
+            candidate: c.id.clone(),
+            rule,
+            detail,
+        };
+        let task = match c.parsed {
+            Ok(ref t) => t,
+            Err(ref why) => {
+                rejections.push(reject("malformed", why.clone()));
+                continue;
+            }
+        };
+        if let Err((rule, detail)) = check(task, ctx) {
+            rejections.push(reject(rule, detail));
+            continue;
+        }
+        let prompt_key = normalise(&task.prompt);
+        let solution_key = format!(
+            "{}\u{0}{}",
+            serde_json::to_string(&task.solution).unwrap_or_default(),
+            normalise(&task.answer_key)
+        );
+        if seen_prompts.contains(&prompt_key) {
+            rejections.push(reject(
+                "duplicate",
+                "the same prompt as an admitted or earlier task".into(),
+            ));
+            continue;
+        }
+        if !task.solution.is_empty() && seen_solutions.contains(&solution_key) {
+            rejections.push(reject(
+                "duplicate",
+                "the same solution and answer as an admitted task".into(),
+            ));
+            continue;
+        }
+        seen_prompts.insert(prompt_key);
+        seen_solutions.insert(solution_key);
+        let mut task = task.clone();
+        task.id = c.id.clone();
+        task.destructive = is_destructive(&task, ctx);
+        admitted.push(task);
+    }
+    (admitted, rejections)
+}
+
+fn is_destructive(task: &Task, ctx: &AdmissionContext) -> bool {
+    task.destructive
+        || task
+            .solution
+            .iter()
+            .any(|c| ctx.destructive_tools.contains(&c.tool))
+}
+
+/// Every rule but `malformed` and `duplicate` (which need the batch).
+pub fn check(task: &Task, ctx: &AdmissionContext) -> Result<(), (&'static str, String)> {
+    if task.expected_tools.is_empty() {
+        return Err(("no-expected-tools", "expected_tools is empty".into()));
+    }
+    let known: BTreeSet<String> = ctx.tools.iter().map(|t| t.name.to_string()).collect();
+    for name in task
+        .expected_tools
+        .iter()
+        .chain(task.solution.iter().map(|c| &c.tool))
+    {
+        if !known.contains(name) {
+            return Err(("unknown-tool", format!("the server lists no tool `{name}`")));
+        }
+    }
+    task.check
+        .validate()
+        .map_err(|e| ("check-invalid", e.clone()))?;
+    if task.check.is_too_permissive() {
+        return Err((
+            "check-too-permissive",
+            format!(
+                "{} accepts answers that carry no knowledge",
+                describe(&task.check)
+            ),
+        ));
+    }
+    leak(task, ctx)?;
+    if task.check.check(&task.prompt) {
+        return Err((
+            "check-matches-prompt",
+            format!("{} accepts the prompt itself", describe(&task.check)),
+        ));
+    }
+    chained(task)?;
+    if is_destructive(task, ctx) && ctx.credential != CredentialContext::OwnerKey {
+        let tools: Vec<&str> = task
+            .solution
+            .iter()
+            .filter(|c| ctx.destructive_tools.contains(&c.tool))
+            .map(|c| c.tool.as_str())
+            .collect();
+        return Err((
+            "destructive-excluded",
+            format!(
+                "destructive ({}) and the credential is {}, not owner-key",
+                if tools.is_empty() {
+                    "marked so".to_owned()
+                } else {
+                    tools.join(", ")
+                },
+                serde_json::to_value(ctx.credential)
+                    .ok()
+                    .and_then(|v| v.as_str().map(str::to_owned))
+                    .unwrap_or_default()
+            ),
+        ));
+    }
+    Ok(())
+}
+
+fn describe(p: &Predicate) -> String {
+    serde_json::to_string(p).unwrap_or_else(|_| "the check".into())
+}
+
+fn leak(task: &Task, ctx: &AdmissionContext) -> Result<(), (&'static str, String)> {
+    let answer = task.answer_key.trim();
+    if answer.is_empty() {
+        return Ok(());
+    }
+    if contains_token(&task.prompt, answer) {
+        return Err(("answer-leak", "the answer key is in the prompt".into()));
+    }
+    for (i, call) in task.solution.iter().enumerate() {
+        let args = Value::Object(call.arguments.clone());
+        if strings_of(&args).any(|s| contains_token(&s, answer)) {
+            return Err((
+                "answer-leak",
+                format!(
+                    "the answer key is in the bound arguments of solution call {i} (`{}`)",
+                    call.tool
+                ),
+            ));
+        }
+    }
+    if let Some(instructions) = ctx.instructions
+        && contains_token(instructions, answer)
+    {
+        return Err((
+            "answer-leak",
+            "the answer key is in the server instructions".into(),
+        ));
+    }
+    for t in ctx.tools {
+        if let Some(d) = &t.description
+            && contains_token(d, answer)
+        {
+            return Err((
+                "answer-leak",
+                format!("the answer key is in the description of `{}`", t.name),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Every string and number in a JSON value, as text (keys too).
+fn strings_of(v: &Value) -> Box<dyn Iterator<Item = String> + '_> {
+    match v {
+        Value::String(s) => Box::new(std::iter::once(s.clone())),
+        Value::Number(n) => Box::new(std::iter::once(n.to_string())),
+        Value::Bool(b) => Box::new(std::iter::once(b.to_string())),
+        Value::Null => Box::new(std::iter::empty()),
+        Value::Array(a) => Box::new(a.iter().flat_map(strings_of)),
+        Value::Object(o) => Box::new(
+            o.iter()
+                .flat_map(|(k, v)| std::iter::once(k.clone()).chain(strings_of(v))),
+        ),
+    }
+}
+
+/// Case-insensitive: does `needle` occur in `hay` not flanked by a letter or
+/// digit on either side?
+pub fn contains_token(hay: &str, needle: &str) -> bool {
+    let hay = hay.to_lowercase();
+    let needle = needle.to_lowercase();
+    if needle.is_empty() {
+        return false;
+    }
+    let mut from = 0;
+    while let Some(pos) = hay[from..].find(&needle) {
+        let start = from + pos;
+        let end = start + needle.len();
+        let before = hay[..start].chars().next_back();
+        let after = hay[end..].chars().next();
+        let edge_ok = |c: Option<char>, inner: Option<char>| match (c, inner) {
+            (Some(c), Some(i)) => !(c.is_alphanumeric() && i.is_alphanumeric()),
+            _ => true,
+        };
+        if edge_ok(before, needle.chars().next()) && edge_ok(after, needle.chars().next_back()) {
+            return true;
+        }
+        from = start + hay[start..].chars().next().map_or(1, char::len_utf8);
+    }
+    false
+}
+
+/// `{{handle:NAME}}` placeholders in a value.
+pub fn placeholders(v: &Value) -> Vec<String> {
+    let mut out = Vec::new();
+    for s in strings_of(v) {
+        let mut rest = s.as_str();
+        while let Some(i) = rest.find("{{handle:") {
+            let after = &rest[i + "{{handle:".len()..];
+            match after.find("}}") {
+                Some(j) => {
+                    out.push(after[..j].trim().to_owned());
+                    rest = &after[j + 2..];
+                }
+                None => break,
+            }
+        }
+    }
+    out
+}
+
+fn chained(task: &Task) -> Result<(), (&'static str, String)> {
+    let n = task.solution.len();
+    for b in &task.handles {
+        if b.produced_by >= n || b.consumed_by >= n {
+            return Err((
+                "unchained-handle",
+                format!(
+                    "handle `{}` binds calls {} → {} but the solution has {n} call(s)",
+                    b.name, b.produced_by, b.consumed_by
+                ),
+            ));
+        }
+        if b.produced_by >= b.consumed_by {
+            return Err((
+                "unchained-handle",
+                format!(
+                    "handle `{}` is consumed by call {} but produced by call {} (not earlier)",
+                    b.name, b.consumed_by, b.produced_by
+                ),
+            ));
+        }
+    }
+    for (i, call) in task.solution.iter().enumerate() {
+        for name in placeholders(&Value::Object(call.arguments.clone())) {
+            let bound = task
+                .handles
+                .iter()
+                .any(|b| b.name == name && b.consumed_by == i && b.produced_by < i);
+            if !bound {
+                return Err((
+                    "unchained-handle",
+                    format!(
+                        "call {i} (`{}`) uses {{{{handle:{name}}}}} but no earlier call produces it",
+                        call.tool
+                    ),
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Lowercase, punctuation dropped, whitespace collapsed.
+pub fn normalise(s: &str) -> String {
+    s.chars()
+        .map(|c| {
+            if c.is_alphanumeric() {
+                c.to_lowercase().next().unwrap_or(c)
+            } else {
+                ' '
+            }
+        })
+        .collect::<String>()
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tokens_match_whole() {
+        assert!(contains_token("the sum is 12.", "12"));
+        assert!(!contains_token("the sum is 120", "12"));
+        assert!(contains_token("Echo: Tavimor!", "tavimor"));
+        assert!(!contains_token("xtavimor", "tavimor"));
+        assert!(contains_token("a {{x}} b", "{{x}}"));
+    }
+
+    #[test]
+    fn placeholders_are_found_in_nested_arguments() {
+        let v = serde_json::json!({"a": ["{{handle:id}}", {"b": "x {{handle: other }} y"}]});
+        assert_eq!(placeholders(&v), vec!["id".to_owned(), "other".to_owned()]);
+    }
+}
