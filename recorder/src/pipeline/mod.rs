@@ -364,9 +364,10 @@ impl Run<'_> {
             return Ok(Flow::Stop { outcome, gate });
         }
 
+        let instructions = self.instructions.clone();
         let trials = Trials {
             tools,
-            instructions: self.instructions.as_deref(),
+            instructions: instructions.as_deref(),
             budget: Budget {
                 max_turns: cfg.max_turns,
                 max_tokens: cfg.max_tokens,
@@ -731,6 +732,7 @@ impl Run<'_> {
     /// schema-valid arguments; its result text is the answer.
     async fn random_arm(&mut self, session: &Session, tools: &[Tool], task: &Task, arm: u64) -> bool {
         use rand::SeedableRng as _;
+        use rand::rngs::ChaCha8Rng;
         let corr = TrialKind::NullRandom.corr_id(&task.id);
         let Some(tool) = task
             .expected_tools
@@ -740,7 +742,7 @@ impl Run<'_> {
             return false;
         };
         let seed = self.cfg.seed ^ record::stable_hash(&corr) ^ arm;
-        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
+        let mut rng = ChaCha8Rng::seed_from_u64(seed);
         let schema = serde_json::Value::Object((*tool.input_schema).clone());
         let args = crate::suite::schema_args::valid_arguments(&schema, &mut rng);
         session.set_corr_id(Some(&corr));

@@ -7,7 +7,7 @@ use std::path::Path;
 use anyhow::Context as _;
 use fitness_shared::integrity;
 use fitness_shared::record::{
-    self as rec, Cost, Gates, Notes, Outcome, RunIdentity, RunRecord, ServerIdentity,
+    self as rec, Gates, Notes, Outcome, RunIdentity, RunRecord, ServerIdentity,
     ServerTarget, StandingNotesRef, StandingNotesSet, TapePlane, TapeRef, TaskResult, ToolScore,
 };
 use fitness_shared::stats::{BOARD_CONFIDENCE, wilson};
