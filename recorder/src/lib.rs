@@ -2,6 +2,7 @@
 
 pub mod cli;
 pub mod commands;
+pub mod demo;
 pub mod mcp;
 pub mod model;
 pub mod publish;
@@ -26,5 +27,6 @@ pub fn run(cli: cli::Cli) -> anyhow::Result<()> {
         cli::Command::Verify(args) => commands::verify::run(args),
         cli::Command::Probe(args) => commands::probe::run(args),
         cli::Command::FixtureServer(args) => mcp::fixtures::run(args),
+        cli::Command::DemoServer(args) => demo::run(args),
     }
 }
