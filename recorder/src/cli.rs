@@ -52,4 +52,7 @@ pub enum Command {
     /// Run an in-tree fixture server (tests and the demo).
     #[command(hide = true)]
     FixtureServer(crate::mcp::fixtures::FixtureArgs),
+    /// Run a bundled demo server on stdio (`fitness demo` starts them).
+    #[command(hide = true)]
+    DemoServer(crate::demo::DemoServerArgs),
 }

@@ -2,6 +2,7 @@
 
 pub mod cli;
 pub mod commands;
+pub mod demo;
 pub mod mcp;
 pub mod model;
 pub mod pipeline;
@@ -32,5 +33,6 @@ pub fn run(cli: cli::Cli) -> anyhow::Result<()> {
         cli::Command::Ask(args) => commands::ask::run(args),
         cli::Command::Suite(args) => commands::suite::run(args),
         cli::Command::FixtureServer(args) => mcp::fixtures::run(args),
+        cli::Command::DemoServer(args) => demo::run(args),
     }
 }

@@ -11,9 +11,9 @@ use clap::Args;
 use serde_json::{Map, Value};
 
 use crate::mcp::connect::{BEARER_ENV, HttpTarget, Target};
-use crate::mcp::report;
 use crate::mcp::stdio::StdioTarget;
 use crate::mcp::tap::Tap;
+use crate::mcp::{raw, report};
 
 #[derive(Debug, Args)]
 #[command(
@@ -39,6 +39,10 @@ pub struct ProbeArgs {
     /// Call a tool after listing, with JSON object arguments; repeatable.
     #[arg(long = "call", value_name = "TOOL[=JSON]")]
     pub calls: Vec<String>,
+    /// Trust the CA certificates in this PEM file for an https server, beside
+    /// the system roots (or set FITNESS_CA_CERT).
+    #[arg(long, value_name = "FILE")]
+    pub ca_cert: Option<PathBuf>,
     /// Seconds to wait for any one request.
     #[arg(long, default_value_t = 20)]
     pub timeout: u64,
@@ -49,6 +53,13 @@ pub struct ProbeArgs {
 
 pub fn run(args: ProbeArgs) -> anyhow::Result<()> {
     let target = target(&args)?;
+    if let Some(file) = &args.ca_cert {
+        anyhow::ensure!(
+            matches!(target, Target::Http(_)),
+            "--ca-cert is for https servers"
+        );
+        raw::trust_ca_file(file)?;
+    }
     let calls = args
         .calls
         .iter()
@@ -68,6 +79,11 @@ pub fn run(args: ProbeArgs) -> anyhow::Result<()> {
         .build()?;
     let timeout = Duration::from_secs(args.timeout.max(1));
     let outcome = runtime.block_on(report::probe(&target, tap.clone(), timeout, &calls));
+    // rmcp's connect errors drop the cause; ask reqwest for it.
+    let cause = match (&outcome, &target) {
+        (Err(_), Target::Http(h)) => runtime.block_on(raw::connection_error(&h.url, timeout)),
+        _ => None,
+    };
     // Children and HTTP tasks must not outlive the command.
     runtime.shutdown_timeout(Duration::from_secs(2));
     match outcome {
@@ -82,7 +98,16 @@ pub fn run(args: ProbeArgs) -> anyhow::Result<()> {
         }
         Err(e) => {
             tap.end("unreachable");
-            Err(e.context("the server could not be reached; no probes ran"))
+            let headline = match cause {
+                Some(cause) if cause.to_lowercase().contains("certificate") => format!(
+                    "the server could not be reached: TLS: {cause} (for a server whose CA is \
+                     not a system root, pass --ca-cert FILE or set {}); no probes ran",
+                    raw::CA_CERT_ENV
+                ),
+                Some(cause) => format!("the server could not be reached: {cause}; no probes ran"),
+                None => "the server could not be reached; no probes ran".to_owned(),
+            };
+            Err(e.context(headline))
         }
     }
 }

@@ -227,7 +227,10 @@ impl Session {
                 if let Some(token) = &h.bearer {
                     config = config.auth_header(token.clone());
                 }
-                let transport = StreamableHttpClientTransport::from_config(config);
+                let transport = StreamableHttpClientTransport::with_client(
+                    super::raw::mcp_http_client()?,
+                    config,
+                );
                 let tapped = TappedTransport::new(transport, tap, corr_id.clone());
                 let service =
                     tokio::time::timeout(timeout, client.serve_with_lifecycle(tapped, lifecycle))

@@ -4,7 +4,11 @@
 //! exchanges also get a `fitness.http` event with the status and the headers
 //! that matter (never the credentials).
 
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
 use std::time::Duration;
+
+use anyhow::Context;
 
 use fitness_shared::tape::Direction;
 use serde_json::{Value, json};
@@ -200,6 +204,110 @@ const RECORDED_RESPONSE_HEADERS: &[&str] = &[
     "allow",
 ];
 
+/// Environment variable naming a PEM file of extra CA certificates to trust
+/// for https servers (beside the system roots); `--ca-cert FILE` does the same.
+pub const CA_CERT_ENV: &str = "FITNESS_CA_CERT";
+
+/// Extra CA files trusted for this process (`--ca-cert`), beside the system
+/// roots and [`CA_CERT_ENV`]. Every HTTP client the recorder builds reads it.
+static EXTRA_CA_FILES: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
+
+/// Trust the CA certificates in the PEM file at `path` for every https
+/// connection this process makes from now on. Fails when the file cannot be
+/// read or holds no certificate.
+pub fn trust_ca_file(path: &Path) -> anyhow::Result<()> {
+    read_ca_file(path)?;
+    EXTRA_CA_FILES
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .push(path.to_owned());
+    Ok(())
+}
+
+fn read_ca_file(path: &Path) -> anyhow::Result<Vec<reqwest::Certificate>> {
+    let pem = std::fs::read(path)
+        .with_context(|| format!("failed to read the CA certificate file {}", path.display()))?;
+    let certs = reqwest::Certificate::from_pem_bundle(&pem)
+        .map_err(|e| anyhow::anyhow!("{} is not a PEM certificate bundle: {e}", path.display()))?;
+    anyhow::ensure!(
+        !certs.is_empty(),
+        "{} holds no PEM certificate",
+        path.display()
+    );
+    Ok(certs)
+}
+
+/// A reqwest builder that speaks TLS (rustls) and trusts the system roots
+/// plus the extra CA files (`--ca-cert`, `$FITNESS_CA_CERT`).
+pub fn http_client_builder() -> anyhow::Result<reqwest::ClientBuilder> {
+    let mut files = EXTRA_CA_FILES
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .clone();
+    if let Some(env) = std::env::var_os(CA_CERT_ENV).filter(|v| !v.is_empty()) {
+        files.push(PathBuf::from(env));
+    }
+    let mut extra = Vec::new();
+    for file in &files {
+        extra.extend(read_ca_file(file)?);
+    }
+    Ok(reqwest::Client::builder().tls_certs_merge(extra))
+}
+
+/// The client rmcp's streamable HTTP transport uses: rmcp's own defaults (no
+/// idle pooling; only same-origin 307/308 redirects) with our TLS trust.
+pub fn mcp_http_client() -> anyhow::Result<reqwest::Client> {
+    http_client_builder()?
+        .pool_max_idle_per_host(0)
+        .redirect(reqwest::redirect::Policy::custom(|attempt| {
+            let keeps_body = matches!(
+                attempt.status(),
+                reqwest::StatusCode::TEMPORARY_REDIRECT | reqwest::StatusCode::PERMANENT_REDIRECT
+            );
+            let same_origin = attempt
+                .previous()
+                .first()
+                .is_some_and(|first| first.origin() == attempt.url().origin());
+            if !keeps_body || !same_origin {
+                attempt.stop()
+            } else if attempt.previous().len() > 10 {
+                attempt.error("exceeded 10 redirects")
+            } else {
+                attempt.follow()
+            }
+        }))
+        .build()
+        .map_err(|e| anyhow::anyhow!("failed to build the HTTP client: {e}"))
+}
+
+/// Why a plain request to `url` fails at the connection level (DNS, TCP,
+/// TLS), with reqwest's whole error chain, e.g. `invalid peer certificate:
+/// UnknownIssuer`; `None` when a response (any status) comes back. rmcp's
+/// errors drop that chain, so a failed connect is explained with this.
+pub async fn connection_error(url: &str, timeout: Duration) -> Option<String> {
+    let client = match http_client_builder().and_then(|b| {
+        b.timeout(timeout)
+            .build()
+            .map_err(|e| anyhow::anyhow!("failed to build the HTTP client: {e}"))
+    }) {
+        Ok(client) => client,
+        Err(e) => return Some(format!("{e:#}")),
+    };
+    match client.get(url).send().await {
+        Ok(_) => None,
+        Err(e) => {
+            let mut chain = e.to_string();
+            let mut source = std::error::Error::source(&e);
+            while let Some(cause) = source {
+                chain.push_str(": ");
+                chain.push_str(&cause.to_string());
+                source = cause.source();
+            }
+            Some(chain)
+        }
+    }
+}
+
 /// Plain HTTP to an MCP endpoint.
 pub struct RawHttp {
     client: reqwest::Client,
@@ -210,7 +318,7 @@ pub struct RawHttp {
 
 impl RawHttp {
     pub fn new(target: &HttpTarget, tap: Tap, timeout: Duration) -> anyhow::Result<RawHttp> {
-        let client = reqwest::Client::builder()
+        let client = http_client_builder()?
             .timeout(timeout)
             .build()
             .map_err(|e| anyhow::anyhow!("failed to build the HTTP client: {e}"))?;

@@ -127,6 +127,7 @@ pub async fn probe(
         negotiated_version: facts.negotiated_version.clone(),
         timeout: timeout.min(Duration::from_secs(10)),
         tools: tools.clone(),
+        capabilities: facts.capabilities.clone(),
     };
     let probe_results = probes::run_all(&ctx).await;
     Ok(Report {

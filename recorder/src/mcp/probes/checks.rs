@@ -276,11 +276,48 @@ async fn deprecation_surface(ctx: &ProbeContext) -> ProbeResult {
             checked.push("no HTTP+SSE endpoint".into());
         }
     }
-    if !findings.is_empty() {
+    let (removed, notes) = removed_vocabulary(ctx.era, &ctx.capabilities);
+    findings.extend(removed);
+    checked.extend(notes);
+    let mut evidence = vec![corr_id(ID)];
+    evidence.push(corr_id("connect"));
+    let result = if !findings.is_empty() {
         ProbeResult::fail(ID, findings.join("; "))
     } else {
         ProbeResult::pass(ID, checked.join("; "))
+    };
+    result.with_evidence(evidence)
+}
+
+/// Vocabulary the negotiated revision removed, as the server's declared
+/// capabilities show it (findings), and vocabulary that is only deprecated
+/// (notes, not findings). Batching and HTTP+SSE are checked on the wire.
+///
+/// - 2026-07-28 made `resources/subscribe` / `resources/unsubscribe`
+///   legacy-only (`subscriptions/listen` replaces them), so a modern session
+///   advertising `resources.subscribe` offers removed vocabulary.
+/// - SEP-2577 deprecates logging, sampling and roots without removing them.
+/// - A legacy session's removed vocabulary up to 2025-11-25 is batching and
+///   the HTTP+SSE transport, both probed directly.
+pub fn removed_vocabulary(era: Era, capabilities: &Value) -> (Vec<String>, Vec<String>) {
+    let mut findings = Vec::new();
+    let mut notes = Vec::new();
+    let subscribe = capabilities
+        .pointer("/resources/subscribe")
+        .and_then(Value::as_bool)
+        == Some(true);
+    match era {
+        Era::Modern if subscribe => findings.push(
+            "advertises resources.subscribe, removed in 2026-07-28 (subscriptions/listen replaces it)"
+                .to_owned(),
+        ),
+        Era::Modern => notes.push("no removed 2026-07-28 vocabulary declared".to_owned()),
+        Era::Legacy => {}
     }
+    if era == Era::Modern && capabilities.get("logging").is_some() {
+        notes.push("declares logging (deprecated by SEP-2577, not removed)".to_owned());
+    }
+    (findings, notes)
 }
 
 /// The legacy HTTP+SSE endpoint sits beside the MCP endpoint at `/sse`.
@@ -345,7 +382,28 @@ async fn unknown_method(ctx: &ProbeContext) -> ProbeResult {
 
 #[cfg(test)]
 mod tests {
-    use super::sse_url;
+    use super::{Era, removed_vocabulary, sse_url};
+    use serde_json::json;
+
+    #[test]
+    fn removed_vocabulary_depends_on_the_negotiated_era() {
+        let subscribe = json!({"tools": {}, "resources": {"subscribe": true}});
+        let (findings, _) = removed_vocabulary(Era::Modern, &subscribe);
+        assert_eq!(findings.len(), 1);
+        assert!(findings[0].contains("resources.subscribe"));
+        // The same capability is current vocabulary up to 2025-11-25.
+        let (findings, notes) = removed_vocabulary(Era::Legacy, &subscribe);
+        assert!(findings.is_empty() && notes.is_empty());
+        let (findings, notes) =
+            removed_vocabulary(Era::Modern, &json!({"tools": {}, "logging": {}}));
+        assert!(findings.is_empty());
+        assert!(notes.iter().any(|n| n.contains("SEP-2577")), "{notes:?}");
+        let (findings, _) = removed_vocabulary(
+            Era::Modern,
+            &json!({"resources": {"subscribe": false, "listChanged": true}}),
+        );
+        assert!(findings.is_empty());
+    }
 
     #[test]
     fn sse_endpoint_sits_beside_the_mcp_endpoint() {

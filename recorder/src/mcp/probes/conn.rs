@@ -20,6 +20,8 @@ pub struct ProbeContext {
     pub timeout: Duration,
     /// Names of the server's tools, from the main session.
     pub tools: Vec<String>,
+    /// The capabilities the server declared in the handshake.
+    pub capabilities: Value,
 }
 
 impl ProbeContext {
