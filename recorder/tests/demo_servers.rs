@@ -177,6 +177,33 @@ async fn broken_answers_its_first_n_calls_then_never() {
 }
 
 #[tokio::test]
+async fn brokens_cut_off_spans_processes_sharing_a_count_file() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let file = dir.path().join("calls");
+    let file = file.to_str().expect("utf-8");
+    let extra = ["--answer-first", "2", "--count-file", file];
+    let short = Duration::from_secs(3);
+    let a = connect("broken", &extra, short).await;
+    let b = connect("broken", &extra, short).await;
+    let args = json!({"n": 5, "query": "nth_prime"});
+    assert_eq!(
+        text(&call(&a, "prime_info", args.clone()).await),
+        "The requested prime is 11."
+    );
+    assert_eq!(
+        text(&call(&b, "prime_info", args.clone()).await),
+        "The requested prime is 11."
+    );
+    let third = args.as_object().cloned().expect("object");
+    assert!(
+        a.call_tool("prime_info", third).await.is_err(),
+        "the third call overall hangs"
+    );
+    a.close().await;
+    b.close().await;
+}
+
+#[tokio::test]
 async fn trivia_answers_are_the_shared_fact_table() {
     let s = connect("trivia", &[], T).await;
     let tools = s.list_tools().await.expect("tools/list");

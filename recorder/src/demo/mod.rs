@@ -19,10 +19,14 @@ pub mod facts;
 mod good;
 mod small;
 
-use std::sync::Arc;
+use std::fs::{File, OpenOptions};
+use std::io::Write;
+use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use anyhow::Context;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
     JsonObject, ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool,
@@ -97,22 +101,30 @@ pub struct DemoServerArgs {
     /// answer another.
     #[arg(long, value_name = "N", default_value_t = DEFAULT_ANSWER_FIRST)]
     pub answer_first: u64,
+    /// `broken` only: count calls in this file (one byte appended per call),
+    /// so the cut-off spans every process started with the same file (a run
+    /// that starts a fresh server per phase or per trial).
+    #[arg(long, value_name = "FILE")]
+    pub count_file: Option<PathBuf>,
 }
 
 /// Run a demo server on stdin/stdout until stdin closes.
 pub fn run(args: DemoServerArgs) -> anyhow::Result<()> {
     anyhow::ensure!(
-        args.name == DemoName::Broken || args.answer_first == DEFAULT_ANSWER_FIRST,
-        "--answer-first applies to the broken demo server only"
+        args.name == DemoName::Broken
+            || (args.answer_first == DEFAULT_ANSWER_FIRST && args.count_file.is_none()),
+        "--answer-first and --count-file apply to the broken demo server only"
     );
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
         .build()?;
     runtime.block_on(async move {
-        let service = DemoServer::new(args.name, args.answer_first)
-            .serve(rmcp::transport::stdio())
-            .await?;
+        let mut server = DemoServer::new(args.name, args.answer_first);
+        if let Some(file) = args.count_file {
+            server = server.with_count_file(file)?;
+        }
+        let service = server.serve(rmcp::transport::stdio()).await?;
         service.waiting().await?;
         Ok(())
     })
@@ -153,6 +165,7 @@ pub struct DemoServer {
     tools: Arc<Vec<Tool>>,
     answer_first: u64,
     counters: Arc<Counters>,
+    count_file: Option<Arc<Mutex<File>>>,
 }
 
 impl DemoServer {
@@ -162,11 +175,38 @@ impl DemoServer {
             tools: Arc::new(tools(name)),
             answer_first,
             counters: Arc::default(),
+            count_file: None,
         }
     }
 
+    /// Count calls in `path` (shared by every process given the same file)
+    /// rather than in this process alone.
+    pub fn with_count_file(mut self, path: PathBuf) -> anyhow::Result<Self> {
+        let file = OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(&path)
+            .with_context(|| format!("failed to open the count file {}", path.display()))?;
+        self.count_file = Some(Arc::new(Mutex::new(file)));
+        Ok(self)
+    }
+
+    /// The 1-based number of this call: in the count file when there is one
+    /// (append one byte, then read the length: appends are atomic, so two
+    /// processes never both see a number below the cut-off for one slot).
+    fn next_call(&self) -> Result<u64, ErrorData> {
+        let Some(file) = &self.count_file else {
+            return Ok(self.counters.calls.fetch_add(1, Ordering::SeqCst) + 1);
+        };
+        let mut file = file.lock().unwrap_or_else(|p| p.into_inner());
+        file.write_all(b".")
+            .and_then(|()| file.metadata())
+            .map(|m| m.len())
+            .map_err(|e| ErrorData::internal_error(format!("the count file failed: {e}"), None))
+    }
+
     fn reply(&self, tool: &str, args: &JsonObject) -> Result<Reply, ErrorData> {
-        let call = self.counters.calls.fetch_add(1, Ordering::SeqCst) + 1;
+        let call = self.next_call()?;
         let now = |r: Result<CallToolResult, ErrorData>| r.map(Reply::Now);
         match self.name {
             DemoName::Good => now(good::call(tool, args)),
@@ -439,5 +479,31 @@ mod tests {
             server.reply("prime_info", &args),
             Ok(Reply::Never)
         ));
+    }
+
+    #[test]
+    fn a_count_file_spans_server_instances() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let file = dir.path().join("calls");
+        let args = json!({"n": 10, "query": "nth_prime"})
+            .as_object()
+            .cloned()
+            .unwrap_or_default();
+        let first = DemoServer::new(DemoName::Broken, 3)
+            .with_count_file(file.clone())
+            .expect("count file");
+        let second = DemoServer::new(DemoName::Broken, 3)
+            .with_count_file(file.clone())
+            .expect("count file");
+        let answered = |s: &DemoServer| matches!(s.reply("prime_info", &args), Ok(Reply::Now(_)));
+        assert!(answered(&first));
+        assert!(answered(&second));
+        assert!(answered(&first));
+        assert!(
+            !answered(&second),
+            "the fourth call overall is not answered"
+        );
+        assert!(!answered(&first));
+        assert_eq!(std::fs::metadata(&file).expect("the file").len(), 5);
     }
 }
