@@ -94,6 +94,24 @@ pub async fn post_json(
                 };
                 if status.is_success() {
                     match serde_json::from_str::<Value>(&text) {
+                        // OpenRouter and some proxies report upstream failures
+                        // as a 200 whose body is only an `error` object.
+                        Ok(body) if let Some((code, message)) = body_error(&body) => {
+                            let code = StatusCode::from_u16(code)
+                                .unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+                            let f = (
+                                classify_status(code),
+                                Some(code.as_u16()),
+                                format!("error in a {} body: {message}", status.as_u16()),
+                                None,
+                            );
+                            if let Some(err) =
+                                step(&mut log, attempt, url, t0, f, max_retries).await
+                            {
+                                return Err(err);
+                            }
+                            continue;
+                        }
                         Ok(body) => {
                             log.push(Attempt {
                                 attempt,
@@ -228,6 +246,30 @@ pub fn classify_status(status: StatusCode) -> LlmErrorClass {
         500..=599 => LlmErrorClass::Server,
         _ => LlmErrorClass::BadRequest,
     }
+}
+
+/// An `{"error": …}` body with no reply in it: its code (an HTTP status,
+/// 500 when it names none) and message.
+fn body_error(body: &Value) -> Option<(u16, String)> {
+    let obj = body.as_object()?;
+    if obj.contains_key("choices") || obj.contains_key("content") {
+        return None;
+    }
+    let err = obj.get("error").filter(|e| !e.is_null())?;
+    let code = err
+        .get("code")
+        .and_then(|c| {
+            c.as_u64()
+                .or_else(|| c.as_str().and_then(|s| s.parse().ok()))
+        })
+        .and_then(|c| u16::try_from(c).ok())
+        .filter(|c| (400..=599).contains(c))
+        .unwrap_or(500);
+    let message = err
+        .get("message")
+        .and_then(Value::as_str)
+        .map_or_else(|| snippet(&err.to_string()), snippet);
+    Some((code, message))
 }
 
 /// `Retry-After` in seconds (fractions allowed) or `retry-after-ms`.
