@@ -527,3 +527,43 @@ async fn a_model_that_keeps_failing_ends_the_trial_with_every_attempt_taped() {
     assert_eq!(text.matches("\"kind\":\"llm.request\"").count(), 2);
     assert!(!text.contains("sk-ant-test"));
 }
+
+#[tokio::test]
+async fn mcp_tool_names_the_apis_reject_are_mapped_and_restored() {
+    let mut request = request_after_a_call();
+    request.tools.push(ToolSpec {
+        name: "files.read".into(),
+        description: None,
+        input_schema: json!({"type": "object"}),
+    });
+    let fake = FakeApi::start(vec![
+        Reply::json(json!({"content": [{"type": "tool_use", "id": "t1", "name": "files_read",
+            "input": {}}], "stop_reason": "tool_use", "usage": {"input_tokens": 1, "output_tokens": 1}})),
+        Reply::json(json!({"choices": [{"message": {"content": null, "tool_calls": [
+            {"id": "c1", "type": "function", "function": {"name": "files_read", "arguments": "{}"}}]},
+            "finish_reason": "tool_calls"}]})),
+    ])
+    .await;
+    let a = anthropic(&fake, &opts(5_000, 0))
+        .complete(&request)
+        .await
+        .expect("anthropic");
+    let o = openai(&fake, &opts(5_000, 0))
+        .complete(&request)
+        .await
+        .expect("openai");
+    for r in [&a, &o] {
+        assert!(
+            matches!(&r.content[0], ContentBlock::ToolUse { name, .. } if name == "files.read"),
+            "{:?}",
+            r.content
+        );
+    }
+    let seen = fake.seen();
+    assert_eq!(seen[0].body["tools"][1]["name"], "files_read");
+    assert_eq!(seen[1].body["tools"][1]["function"]["name"], "files_read");
+    assert_eq!(
+        seen[0].body["tools"][0]["name"], "add",
+        "valid names are unchanged"
+    );
+}
