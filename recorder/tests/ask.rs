@@ -7,7 +7,7 @@ mod common;
 use std::process::Command;
 use std::time::Duration;
 
-use common::{FITNESS, run_bounded, tape_stats, text};
+use common::{FITNESS, http_fixture, run_bounded, tape_stats, text};
 use serde_json::Value;
 
 #[test]
@@ -104,4 +104,43 @@ fn a_missing_key_names_the_variable_and_unknown_profiles_list_the_real_ones() {
         .expect("runs");
     assert!(!out.status.success());
     assert!(text(&out).contains("sim/diligent"), "{}", text(&out));
+}
+
+#[test]
+fn ask_over_streamable_http_tags_the_trial_frames() {
+    let server = http_fixture("correct");
+    let dir = tempfile::tempdir().expect("dir");
+    let out_dir = dir.path().join("ask");
+    let out = run_bounded(
+        &[
+            "ask",
+            &server.url,
+            "--runner",
+            "sim/careless",
+            "--seed",
+            "1",
+            "--out",
+            out_dir.to_str().expect("utf-8"),
+            "Please `reverse` {\"text\": \"abc\"}",
+        ],
+        Duration::from_secs(60),
+    );
+    let printed = text(&out);
+    assert!(out.status.success(), "{printed}");
+    assert!(printed.contains("answer: cba"), "{printed}");
+    let wire = std::fs::read_to_string(out_dir.join("mcp.jsonl")).expect("tape");
+    let mut calls = 0;
+    for line in wire.lines() {
+        let v: Value = serde_json::from_str(line).expect("json");
+        if v["raw"]["method"] == "tools/call" {
+            calls += 1;
+            assert_eq!(v["corr_id"], "ask", "{line}");
+        }
+        if v["raw"]["method"] == "tools/list" {
+            assert!(v.get("corr_id").is_none(), "{line}");
+        }
+    }
+    assert!(calls >= 1);
+    let stats = tape_stats(&out_dir.join("agent.jsonl"));
+    assert_eq!(stats["tools"][0]["calls"], calls);
 }

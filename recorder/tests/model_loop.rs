@@ -34,6 +34,10 @@ struct Rig {
 
 impl Rig {
     async fn start(program: &str, args: &[&str]) -> Rig {
+        Rig::start_with(program, args, Duration::from_secs(30)).await
+    }
+
+    async fn start_with(program: &str, args: &[&str], timeout: Duration) -> Rig {
         let dir = tempfile::tempdir().expect("dir");
         let mcp = Tap::create(&dir.path().join("mcp.jsonl"), "test", vec![]).expect("mcp tape");
         let agent = Tap::create_kind(
@@ -48,7 +52,7 @@ impl Rig {
             args: args.iter().map(|s| (*s).to_owned()).collect(),
             env: vec![],
         });
-        let session = Session::connect(&target, mcp.clone(), None, Duration::from_secs(30))
+        let session = Session::connect(&target, mcp.clone(), None, timeout)
             .await
             .expect("connects");
         let tools = session.list_tools().await.expect("tools");
@@ -556,4 +560,39 @@ async fn the_fake_openai_server_drives_the_fixture_and_tapes_agree() {
             .expect("tape")
             .contains("sk-test")
     );
+}
+
+#[tokio::test]
+async fn hanging_and_crashing_servers_are_protocol_errors_and_the_trial_still_ends() {
+    for (fixture, corr) in [("hang", "h1"), ("crash", "x1")] {
+        let rig = Rig::start_with(
+            FITNESS,
+            &["fixture-server", fixture],
+            Duration::from_secs(2),
+        )
+        .await;
+        let started = std::time::Instant::now();
+        let o = rig
+            .trial(
+                &sim("diligent", 0),
+                corr,
+                "Use `add` with {\"a\": 1, \"b\": 2}.",
+                ToolMode::Live,
+                None,
+            )
+            .await;
+        assert!(started.elapsed() < Duration::from_secs(20), "{fixture}");
+        assert_eq!(o.end, TrialEnd::Answered, "{fixture}");
+        assert!(!o.calls.is_empty(), "{fixture}");
+        assert!(
+            o.calls
+                .iter()
+                .all(|c| !c.ok && c.failure == Some(CallFailure::ProtocolError)),
+            "{fixture}: {:?}",
+            o.calls
+        );
+        let (_dir, _mcp, agent) = rig.finish().await;
+        let text = std::fs::read_to_string(&agent).expect("tape");
+        assert!(text.contains("\"is_error\":true"), "{fixture}");
+    }
 }

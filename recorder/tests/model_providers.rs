@@ -321,6 +321,9 @@ async fn retries_are_taped_as_requests_and_errors_without_keys() {
     tap.end("done");
     assert_eq!(out.end, TrialEnd::Answered);
     assert_eq!(out.final_answer.as_deref(), Some("Paris"));
+    assert_eq!(out.attempt_failures.len(), 1);
+    assert_eq!(out.attempt_failures[0].class, LlmErrorClass::RateLimited);
+    assert!(out.model_errors.is_empty());
     assert!(
         fake.seen()[1].body.get("tools").is_none(),
         "no tools offered"
@@ -455,4 +458,112 @@ async fn auth_and_bad_requests_are_not_retried() {
         .expect_err("400");
     assert_eq!(err.class, LlmErrorClass::BadRequest);
     assert_eq!(fake.seen().len(), 1);
+}
+
+#[tokio::test]
+async fn an_error_object_in_a_200_body_is_classified_and_retried() {
+    // OpenRouter reports upstream failures this way.
+    let fake = FakeApi::start(vec![
+        Reply::json(json!({"error": {"code": 429, "message": "Provider rate limited"}})),
+        Reply::json(json!({"error": {"message": "upstream died"}})),
+        openai_text("fine"),
+    ])
+    .await;
+    let r = openai(&fake, &opts(5_000, 3))
+        .complete(&request_after_a_call())
+        .await
+        .expect("third attempt");
+    let classes: Vec<_> = r
+        .log
+        .iter()
+        .map(|a| a.failure.as_ref().map(|f| f.class))
+        .collect();
+    assert_eq!(
+        classes,
+        [
+            Some(LlmErrorClass::RateLimited),
+            Some(LlmErrorClass::Server),
+            None
+        ]
+    );
+    assert_eq!(
+        r.content,
+        vec![ContentBlock::Text {
+            text: "fine".into()
+        }]
+    );
+}
+
+#[tokio::test]
+async fn a_model_that_keeps_failing_ends_the_trial_with_every_attempt_taped() {
+    let fake = FakeApi::start(vec![
+        Reply::status(529, "overloaded"),
+        Reply::status(529, "overloaded"),
+    ])
+    .await;
+    let client = anthropic(&fake, &opts(5_000, 1));
+    let dir = tempfile::tempdir().expect("dir");
+    let path = dir.path().join("agent.jsonl");
+    let tap = Tap::create_kind(&path, "t", vec![], "llm").expect("tape");
+    let spec = TrialSpec {
+        corr_id: "f1",
+        prompt: "What is 1 + 1?",
+        instructions: None,
+        tools: &[],
+        mode: ToolMode::None,
+        reference: None,
+        budget: Budget::default(),
+    };
+    let out = run_trial(&client, None, &spec, &tap).await;
+    tap.end("done");
+    assert_eq!(out.end, TrialEnd::ModelFailed);
+    assert_eq!(out.final_answer, None);
+    assert_eq!(out.model_calls, 0);
+    assert_eq!(out.model_errors.len(), 1);
+    assert_eq!(out.model_errors[0].class, LlmErrorClass::Server);
+    assert_eq!(out.attempt_failures.len(), 2);
+    let text = std::fs::read_to_string(&path).expect("tape");
+    assert_eq!(text.matches("\"kind\":\"llm.error\"").count(), 2);
+    assert_eq!(text.matches("\"kind\":\"llm.request\"").count(), 2);
+    assert!(!text.contains("sk-ant-test"));
+}
+
+#[tokio::test]
+async fn mcp_tool_names_the_apis_reject_are_mapped_and_restored() {
+    let mut request = request_after_a_call();
+    request.tools.push(ToolSpec {
+        name: "files.read".into(),
+        description: None,
+        input_schema: json!({"type": "object"}),
+    });
+    let fake = FakeApi::start(vec![
+        Reply::json(json!({"content": [{"type": "tool_use", "id": "t1", "name": "files_read",
+            "input": {}}], "stop_reason": "tool_use", "usage": {"input_tokens": 1, "output_tokens": 1}})),
+        Reply::json(json!({"choices": [{"message": {"content": null, "tool_calls": [
+            {"id": "c1", "type": "function", "function": {"name": "files_read", "arguments": "{}"}}]},
+            "finish_reason": "tool_calls"}]})),
+    ])
+    .await;
+    let a = anthropic(&fake, &opts(5_000, 0))
+        .complete(&request)
+        .await
+        .expect("anthropic");
+    let o = openai(&fake, &opts(5_000, 0))
+        .complete(&request)
+        .await
+        .expect("openai");
+    for r in [&a, &o] {
+        assert!(
+            matches!(&r.content[0], ContentBlock::ToolUse { name, .. } if name == "files.read"),
+            "{:?}",
+            r.content
+        );
+    }
+    let seen = fake.seen();
+    assert_eq!(seen[0].body["tools"][1]["name"], "files_read");
+    assert_eq!(seen[1].body["tools"][1]["function"]["name"], "files_read");
+    assert_eq!(
+        seen[0].body["tools"][0]["name"], "add",
+        "valid names are unchanged"
+    );
 }

@@ -291,6 +291,8 @@ impl Session {
 
     /// The corr_id written on this session's wire lines from now on (the
     /// agent loop sets a trial's id at its start and clears it at its end).
+    /// One cell per session: trials that share a session must run one at a
+    /// time, or their frames carry whichever id was set last.
     pub fn set_corr_id(&self, corr_id: Option<&str>) {
         self.corr_id.set(corr_id);
     }

@@ -33,8 +33,8 @@ use serde_json::{Map, Value, json};
 use super::http::ms;
 use super::sim::REFERENCE_FENCE;
 use super::types::{
-    Attempt, ChatRequest, ContentBlock, LlmError, Message, ModelClient, ReferenceHint, Role,
-    ToolSpec, Usage,
+    Attempt, AttemptFailure, ChatRequest, ContentBlock, LlmError, Message, ModelClient,
+    ReferenceHint, Role, ToolSpec, Usage,
 };
 use crate::mcp::clock;
 use crate::mcp::connect::Session;
@@ -128,6 +128,9 @@ pub struct TrialOutcome {
     pub calls_without_usage: u32,
     /// Model calls that failed after their retries (at most one: the trial ends).
     pub model_errors: Vec<LlmError>,
+    /// Every failed HTTP attempt, retried or final, in order (each is also an
+    /// `llm.error` event on the tape).
+    pub attempt_failures: Vec<AttemptFailure>,
     /// The model id the provider reported last.
     pub model_reported: Option<String>,
     /// Assistant turns.
@@ -231,6 +234,7 @@ async fn drive(
         model_calls: 0,
         calls_without_usage: 0,
         model_errors: Vec::new(),
+        attempt_failures: Vec::new(),
         model_reported: None,
         turns: 0,
     };
@@ -260,6 +264,8 @@ async fn drive(
             &model.id().to_string(),
             spec.corr_id,
         );
+        out.attempt_failures
+            .extend(log.iter().filter_map(|a| a.failure.clone()));
         let response = match response {
             Ok(r) => r,
             Err(e) => {

@@ -216,7 +216,8 @@ impl ModelClient for AnthropicClient {
         request: &'a ChatRequest,
     ) -> BoxFuture<'a, Result<ChatResponse, LlmError>> {
         Box::pin(async move {
-            let body = self.body(request);
+            let names = http::ToolNames::new(request.tools.iter().map(|t| t.name.as_str()));
+            let body = self.body(&names.request(request));
             let headers = [
                 ("x-api-key", self.key.clone()),
                 ("anthropic-version", API_VERSION.to_owned()),
@@ -231,8 +232,11 @@ impl ModelClient for AnthropicClient {
             )
             .await?;
             match parse_response(&ex.body) {
-                Ok((content, stop, usage, model)) => Ok(ChatResponse {
-                    content,
+                Ok((mut content, stop, usage, model)) => Ok(ChatResponse {
+                    content: {
+                        names.restore(&mut content);
+                        content
+                    },
                     stop,
                     usage,
                     model: model.unwrap_or_else(|| self.id.model.clone()),

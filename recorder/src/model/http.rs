@@ -94,6 +94,24 @@ pub async fn post_json(
                 };
                 if status.is_success() {
                     match serde_json::from_str::<Value>(&text) {
+                        // OpenRouter and some proxies report upstream failures
+                        // as a 200 whose body is only an `error` object.
+                        Ok(body) if let Some((code, message)) = body_error(&body) => {
+                            let code = StatusCode::from_u16(code)
+                                .unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+                            let f = (
+                                classify_status(code),
+                                Some(code.as_u16()),
+                                format!("error in a {} body: {message}", status.as_u16()),
+                                None,
+                            );
+                            if let Some(err) =
+                                step(&mut log, attempt, url, t0, f, max_retries).await
+                            {
+                                return Err(err);
+                            }
+                            continue;
+                        }
                         Ok(body) => {
                             log.push(Attempt {
                                 attempt,
@@ -230,6 +248,30 @@ pub fn classify_status(status: StatusCode) -> LlmErrorClass {
     }
 }
 
+/// An `{"error": …}` body with no reply in it: its code (an HTTP status,
+/// 500 when it names none) and message.
+fn body_error(body: &Value) -> Option<(u16, String)> {
+    let obj = body.as_object()?;
+    if obj.contains_key("choices") || obj.contains_key("content") {
+        return None;
+    }
+    let err = obj.get("error").filter(|e| !e.is_null())?;
+    let code = err
+        .get("code")
+        .and_then(|c| {
+            c.as_u64()
+                .or_else(|| c.as_str().and_then(|s| s.parse().ok()))
+        })
+        .and_then(|c| u16::try_from(c).ok())
+        .filter(|c| (400..=599).contains(c))
+        .unwrap_or(500);
+    let message = err
+        .get("message")
+        .and_then(Value::as_str)
+        .map_or_else(|| snippet(&err.to_string()), snippet);
+    Some((code, message))
+}
+
 /// `Retry-After` in seconds (fractions allowed) or `retry-after-ms`.
 fn retry_after(headers: &reqwest::header::HeaderMap) -> Option<Duration> {
     if let Some(ms) = headers
@@ -325,5 +367,121 @@ mod tests {
             classify_status(StatusCode::BAD_REQUEST),
             LlmErrorClass::BadRequest
         );
+    }
+}
+
+/// Tool names as the provider APIs accept them (`^[a-zA-Z0-9_-]{1,64}$`),
+/// mapped both ways for one request: MCP allows names such as `files.read`
+/// or `db/query` that both APIs reject. A valid name is sent unchanged.
+pub struct ToolNames {
+    to_wire: std::collections::HashMap<String, String>,
+    from_wire: std::collections::HashMap<String, String>,
+}
+
+impl ToolNames {
+    pub fn new<'a>(names: impl IntoIterator<Item = &'a str>) -> ToolNames {
+        let mut to_wire = std::collections::HashMap::new();
+        let mut from_wire: std::collections::HashMap<String, String> =
+            std::collections::HashMap::new();
+        let mut names: Vec<&str> = names.into_iter().collect();
+        // Valid names first, so they keep their own spelling.
+        names.sort_by_key(|n| !is_wire_name(n));
+        for name in names {
+            if to_wire.contains_key(name) {
+                continue;
+            }
+            let base: String = name
+                .chars()
+                .map(|c| {
+                    if c.is_ascii_alphanumeric() || c == '_' || c == '-' {
+                        c
+                    } else {
+                        '_'
+                    }
+                })
+                .take(64)
+                .collect();
+            let base = if base.is_empty() {
+                "tool".to_owned()
+            } else {
+                base
+            };
+            let mut wire = base.clone();
+            let mut n = 2;
+            while from_wire.contains_key(&wire) {
+                let suffix = format!("_{n}");
+                let keep = 64 - suffix.len();
+                wire = format!("{}{suffix}", &base[..base.len().min(keep)]);
+                n += 1;
+            }
+            to_wire.insert(name.to_owned(), wire.clone());
+            from_wire.insert(wire, name.to_owned());
+        }
+        ToolNames { to_wire, from_wire }
+    }
+
+    pub fn to_wire(&self, name: &str) -> String {
+        self.to_wire
+            .get(name)
+            .cloned()
+            .unwrap_or_else(|| name.to_owned())
+    }
+
+    /// The request with tool names (offered and in the history) as sent.
+    pub fn request(&self, request: &super::types::ChatRequest) -> super::types::ChatRequest {
+        let mut r = request.clone();
+        for t in &mut r.tools {
+            t.name = self.to_wire(&t.name);
+        }
+        for m in &mut r.messages {
+            for b in &mut m.content {
+                if let super::types::ContentBlock::ToolUse { name, .. } = b {
+                    *name = self.to_wire(name);
+                }
+            }
+        }
+        r
+    }
+
+    /// A reply's tool names back as the server spells them.
+    pub fn restore(&self, content: &mut [super::types::ContentBlock]) {
+        for b in content {
+            if let super::types::ContentBlock::ToolUse { name, .. } = b {
+                *name = self.from_wire(name);
+            }
+        }
+    }
+
+    pub fn from_wire(&self, name: &str) -> String {
+        self.from_wire
+            .get(name)
+            .cloned()
+            .unwrap_or_else(|| name.to_owned())
+    }
+}
+
+fn is_wire_name(n: &str) -> bool {
+    !n.is_empty()
+        && n.len() <= 64
+        && n.chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+}
+
+#[cfg(test)]
+mod name_tests {
+    use super::ToolNames;
+
+    #[test]
+    fn invalid_names_are_mapped_both_ways_without_collisions() {
+        let names = ToolNames::new(["files.read", "files_read", "db/query", "ok-name"]);
+        assert_eq!(names.to_wire("files_read"), "files_read");
+        assert_eq!(names.to_wire("files.read"), "files_read_2");
+        assert_eq!(names.to_wire("db/query"), "db_query");
+        assert_eq!(names.to_wire("ok-name"), "ok-name");
+        for n in ["files.read", "files_read", "db/query", "ok-name"] {
+            assert_eq!(names.from_wire(&names.to_wire(n)), n);
+        }
+        let long = "x".repeat(70);
+        assert_eq!(ToolNames::new([long.as_str()]).to_wire(&long).len(), 64);
     }
 }

@@ -290,7 +290,8 @@ impl ModelClient for OpenAiClient {
         request: &'a ChatRequest,
     ) -> BoxFuture<'a, Result<ChatResponse, LlmError>> {
         Box::pin(async move {
-            let body = self.body(request);
+            let names = http::ToolNames::new(request.tools.iter().map(|t| t.name.as_str()));
+            let body = self.body(&names.request(request));
             let mut headers = Vec::new();
             if let Some(key) = &self.key {
                 headers.push(("authorization", format!("Bearer {key}")));
@@ -305,8 +306,11 @@ impl ModelClient for OpenAiClient {
             )
             .await?;
             match parse_response(&ex.body) {
-                Ok((content, stop, usage, model)) => Ok(ChatResponse {
-                    content,
+                Ok((mut content, stop, usage, model)) => Ok(ChatResponse {
+                    content: {
+                        names.restore(&mut content);
+                        content
+                    },
                     stop,
                     usage,
                     model: model.unwrap_or_else(|| self.id.model.clone()),
