@@ -15,6 +15,9 @@
 //!   arguments (so a search tool is asked for something that exists). At
 //!   most `samples_per_tool` new argument sets per tool per round, no
 //!   argument set twice, until enough candidates or a round adds none.
+//! * **Never called**: tools whose name has a word saying they return the
+//!   environment or credentials (`env`, `secret`, `token`, `password`, …): the
+//!   wire tape would carry what they return.
 //! * **Skipped (counted)**: calls that time out (the tool is then dropped),
 //!   error results, empty results (no text, or JSON with no non-empty leaf),
 //!   responses holding the value of a secret-looking environment variable,
@@ -201,6 +204,30 @@ fn has_leaf(v: &Value) -> bool {
         Value::Array(a) => a.iter().any(has_leaf),
         Value::Object(o) => o.values().any(has_leaf),
     }
+}
+
+/// Name words of tools that may hand back the server's environment or
+/// credentials: never called by the walk (the wire tape would carry them).
+const SECRET_WORDS: &[&str] = &[
+    "env",
+    "environ",
+    "environment",
+    "secret",
+    "secrets",
+    "credential",
+    "credentials",
+    "password",
+    "passwords",
+    "token",
+    "tokens",
+    "apikey",
+    "dotenv",
+];
+
+fn exposes_secrets(tool: &Tool) -> Option<&'static str> {
+    destructive::words(&tool.name)
+        .iter()
+        .find_map(|w| SECRET_WORDS.iter().copied().find(|s| s == w))
 }
 
 /// Values of this process's secret-looking environment variables.
@@ -580,6 +607,11 @@ pub async fn walk(
             stats
                 .not_called
                 .push(json!({"tool": t.name, "why": "openWorldHint: reaches beyond the server"}));
+        } else if let Some(w) = exposes_secrets(t) {
+            stats.not_called.push(json!({
+                "tool": t.name,
+                "why": format!("its name says `{w}`: it may return secrets, which must reach neither the tape nor the suite")
+            }));
         } else {
             callable.push(t);
         }
