@@ -237,8 +237,10 @@ async fn schema_walk_on_server_memory_admits_real_tasks() {
             "{t:?}"
         );
     }
-    // The destructive tools were never called.
+    // The destructive tools were never called; the writers were, and the
+    // walk says the tasks may rely on the state they made.
     let walk = report.walk.as_ref().expect("walk stats");
+    assert!(walk.state_writes > 0);
     assert!(!walk.callable_tools.iter().any(|t| t.starts_with("delete")));
     session.close().await;
 }
@@ -450,6 +452,7 @@ fn fitness_suite_writes_the_suite_and_prints_the_ledger() {
     );
     assert!(stdout.contains("tasks 8"), "{stdout}");
     assert!(stdout.contains("trimmed surplus"), "{stdout}");
+    assert!(stdout.contains("walk: "), "{stdout}");
     let written: Value =
         serde_json::from_slice(&std::fs::read(&out).expect("the suite file")).expect("JSON");
     assert_eq!(written["suite"]["generator"], "schema-walk/1");

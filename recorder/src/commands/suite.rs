@@ -234,6 +234,27 @@ pub fn ledger_text(r: &GenerationReport) -> String {
             s.usage.output_tokens
         ));
     }
+    if let Some(w) = &r.walk {
+        out.push_str(&format!(
+            "walk: {} call(s) over {} callable tool(s), {} not called; skipped {} error, {} empty, {} timed out, {} failed, {} sensitive, {} without an answer, {} unstable\n",
+            w.calls,
+            w.callable_tools.len(),
+            w.not_called.len(),
+            w.error_results,
+            w.empty_results,
+            w.timeouts,
+            w.call_failures,
+            w.sensitive_results,
+            w.no_salient_answer,
+            w.unstable
+        ));
+        if w.state_writes > 0 {
+            out.push_str(&format!(
+                "walk: {} call(s) to tools that may write: the tasks can rely on server state those calls created\n",
+                w.state_writes
+            ));
+        }
+    }
     let disagreements: Vec<_> = r
         .destructiveness
         .iter()
