@@ -164,22 +164,24 @@ pub fn run(args: SuiteArgs) -> anyhow::Result<()> {
     let body = serde_json::to_vec_pretty(&report)?;
     std::fs::write(&args.out, body)
         .with_context(|| format!("failed to write {}", args.out.display()))?;
-    if args.json {
-        println!(
-            "{}",
-            serde_json::to_string_pretty(&serde_json::json!({
-                "generator": report.suite.generator,
-                "seed": report.suite.seed,
-                "suite_hash": report.suite.hash,
-                "ledger": report.ledger,
-                "screen_errors": report.screen_errors,
-                "degenerate": report.degenerate,
-                "out": args.out,
-            }))?
-        );
+    let printed = if args.json {
+        serde_json::to_string_pretty(&serde_json::json!({
+            "generator": report.suite.generator,
+            "seed": report.suite.seed,
+            "suite_hash": report.suite.hash,
+            "ledger": report.ledger,
+            "screen_errors": report.screen_errors,
+            "degenerate": report.degenerate,
+            "out": args.out,
+        }))? + "\n"
     } else {
-        print!("{}", ledger_text(&report));
-        println!("wrote {}", args.out.display());
+        format!("{}wrote {}\n", ledger_text(&report), args.out.display())
+    };
+    // A closed pipe (`| head`) is not a failure: the suite is written.
+    if let Err(e) = std::io::Write::write_all(&mut std::io::stdout().lock(), printed.as_bytes())
+        && e.kind() != std::io::ErrorKind::BrokenPipe
+    {
+        return Err(e).context("failed to print the ledger");
     }
     if report.degenerate {
         anyhow::bail!(
