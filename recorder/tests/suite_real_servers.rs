@@ -237,19 +237,23 @@ async fn schema_walk_on_server_memory_admits_real_tasks() {
             "{t:?}"
         );
     }
-    // The destructive tools were never called.
+    // The destructive tools were never called; the writers were, and the
+    // walk says the tasks may rely on the state they made.
     let walk = report.walk.as_ref().expect("walk stats");
+    assert!(walk.state_writes > 0);
     assert!(!walk.callable_tools.iter().any(|t| t.starts_with("delete")));
     session.close().await;
 }
 
 /// A runner with no tools that can add (it reads the prompt's JSON), knows
-/// the answers it is given, and fails on one tool.
+/// the answers it is given, and (when `fail_once`) fails its first call on a
+/// task that is not a sum.
 struct NullRunner {
     id: ModelId,
     known: BTreeMap<String, String>,
-    fail_on: Option<&'static str>,
+    fail_once: bool,
     calls: Mutex<u64>,
+    failed: Mutex<Option<String>>,
 }
 
 impl ModelClient for NullRunner {
@@ -267,9 +271,11 @@ impl ModelClient for NullRunner {
             let ContentBlock::Text { text: prompt } = &request.messages[0].content[0] else {
                 panic!("the prompt is text");
             };
-            if let Some(tool) = self.fail_on
-                && prompt.contains(&format!("`{tool}`"))
-            {
+            let fail = self.fail_once && !prompt.contains("`get-sum`") && {
+                let mut failed = self.failed.lock().expect("lock");
+                failed.is_none() && failed.replace(prompt.clone()).is_none()
+            };
+            if fail {
                 return Err(LlmError {
                     class: LlmErrorClass::Server,
                     status: Some(503),
@@ -322,8 +328,9 @@ async fn the_screen_deletes_null_answerable_tasks_from_a_live_generation() {
     let runner = NullRunner {
         id: "sim/null-runner".parse().expect("model id"),
         known: BTreeMap::new(),
-        fail_on: Some("get-env"),
+        fail_once: true,
         calls: Mutex::new(0),
+        failed: Mutex::new(None),
     };
     let dir = tempfile::tempdir().expect("temp dir");
     let tape_path = dir.path().join("agent.jsonl");
@@ -351,6 +358,16 @@ async fn the_screen_deletes_null_answerable_tasks_from_a_live_generation() {
     );
     // The failed screen call kept its candidate and was counted.
     assert_eq!(report.screen_errors, 1);
+    let failed = runner
+        .failed
+        .lock()
+        .expect("lock")
+        .clone()
+        .expect("one call failed");
+    assert!(
+        !report.screened_out.is_empty() && !failed.contains("`get-sum`"),
+        "{failed}"
+    );
     assert!(!report.degenerate);
     let spend = report
         .spend
@@ -382,8 +399,9 @@ async fn the_screen_deletes_null_answerable_tasks_from_a_live_generation() {
             .iter()
             .map(|t| (t.prompt.clone(), t.answer_key.clone()))
             .collect(),
-        fail_on: None,
+        fail_once: false,
         calls: Mutex::new(0),
+        failed: Mutex::new(None),
     };
     exact.screen = true;
     let session = connect(s(&bin), &["stdio"], vec![]).await;
@@ -434,6 +452,7 @@ fn fitness_suite_writes_the_suite_and_prints_the_ledger() {
     );
     assert!(stdout.contains("tasks 8"), "{stdout}");
     assert!(stdout.contains("trimmed surplus"), "{stdout}");
+    assert!(stdout.contains("walk: "), "{stdout}");
     let written: Value =
         serde_json::from_slice(&std::fs::read(&out).expect("the suite file")).expect("JSON");
     assert_eq!(written["suite"]["generator"], "schema-walk/1");
@@ -656,4 +675,70 @@ async fn judge_synth_candidates_meet_every_rule_through_generate() {
     let taped = std::fs::read_to_string(&tape_path).expect("tape");
     assert!(taped.contains("suite::destructiveness"));
     assert!(taped.contains("suite::synthesis"));
+}
+
+#[test]
+fn environment_secrets_reach_neither_the_suite_nor_the_tapes() {
+    let bin = require_tool("mcp-server-everything");
+    let dir = tempfile::tempdir().expect("temp dir");
+    let out = dir.path().join("suite.json");
+    let tape = dir.path().join("tape");
+    let canary = "fitness-canary-5f3a9c1e7b2d";
+    // A credential handed to the server child (`--env`, where auth tokens
+    // go) and one in fitness's own environment; `get-env` would return the
+    // first.
+    let env_arg = format!("DEMO_API_KEY={canary}");
+    let mut child = std::process::Command::new(common::FITNESS)
+        .args([
+            "suite",
+            "--generator",
+            "schema-walk/1",
+            "--tasks",
+            "8",
+            "--out",
+            s(&out),
+            "--tape",
+            s(&tape),
+            "--env",
+            &env_arg,
+            "--",
+            s(&bin),
+            "stdio",
+        ])
+        .env("OTHER_API_TOKEN", canary)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("fitness starts");
+    let started = std::time::Instant::now();
+    while child.try_wait().expect("wait works").is_none() {
+        if started.elapsed() > Duration::from_secs(120) {
+            let _ = child.kill();
+            panic!("fitness suite did not finish within 120 s");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let run = child.wait_with_output().expect("output");
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    for file in [
+        out.clone(),
+        tape.join("mcp.jsonl"),
+        tape.join("agent.jsonl"),
+    ] {
+        let text = std::fs::read_to_string(&file).expect("written");
+        assert!(
+            !text.contains(canary),
+            "{} holds the secret",
+            file.display()
+        );
+    }
+    let written: Value =
+        serde_json::from_slice(&std::fs::read(&out).expect("suite")).expect("JSON");
+    let not_called = written["walk"]["not_called"].to_string();
+    assert!(not_called.contains("get-env"), "{not_called}");
+    assert_eq!(written["ledger"]["tasks"], 8);
 }

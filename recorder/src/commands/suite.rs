@@ -164,22 +164,24 @@ pub fn run(args: SuiteArgs) -> anyhow::Result<()> {
     let body = serde_json::to_vec_pretty(&report)?;
     std::fs::write(&args.out, body)
         .with_context(|| format!("failed to write {}", args.out.display()))?;
-    if args.json {
-        println!(
-            "{}",
-            serde_json::to_string_pretty(&serde_json::json!({
-                "generator": report.suite.generator,
-                "seed": report.suite.seed,
-                "suite_hash": report.suite.hash,
-                "ledger": report.ledger,
-                "screen_errors": report.screen_errors,
-                "degenerate": report.degenerate,
-                "out": args.out,
-            }))?
-        );
+    let printed = if args.json {
+        serde_json::to_string_pretty(&serde_json::json!({
+            "generator": report.suite.generator,
+            "seed": report.suite.seed,
+            "suite_hash": report.suite.hash,
+            "ledger": report.ledger,
+            "screen_errors": report.screen_errors,
+            "degenerate": report.degenerate,
+            "out": args.out,
+        }))? + "\n"
     } else {
-        print!("{}", ledger_text(&report));
-        println!("wrote {}", args.out.display());
+        format!("{}wrote {}\n", ledger_text(&report), args.out.display())
+    };
+    // A closed pipe (`| head`) is not a failure: the suite is written.
+    if let Err(e) = std::io::Write::write_all(&mut std::io::stdout().lock(), printed.as_bytes())
+        && e.kind() != std::io::ErrorKind::BrokenPipe
+    {
+        return Err(e).context("failed to print the ledger");
     }
     if report.degenerate {
         anyhow::bail!(
@@ -233,6 +235,27 @@ pub fn ledger_text(r: &GenerationReport) -> String {
             s.usage.input_tokens,
             s.usage.output_tokens
         ));
+    }
+    if let Some(w) = &r.walk {
+        out.push_str(&format!(
+            "walk: {} call(s) over {} callable tool(s), {} not called; skipped {} error, {} empty, {} timed out, {} failed, {} sensitive, {} without an answer, {} unstable\n",
+            w.calls,
+            w.callable_tools.len(),
+            w.not_called.len(),
+            w.error_results,
+            w.empty_results,
+            w.timeouts,
+            w.call_failures,
+            w.sensitive_results,
+            w.no_salient_answer,
+            w.unstable
+        ));
+        if w.state_writes > 0 {
+            out.push_str(&format!(
+                "walk: {} call(s) to tools that may write: the tasks can rely on server state those calls created\n",
+                w.state_writes
+            ));
+        }
     }
     let disagreements: Vec<_> = r
         .destructiveness

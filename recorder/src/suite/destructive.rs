@@ -184,7 +184,8 @@ pub fn open_world(tool: &Tool) -> bool {
         .unwrap_or(false)
 }
 
-fn words(s: &str) -> Vec<String> {
+/// A name or text split into lowercase words (on punctuation and camelCase).
+pub fn words(s: &str) -> Vec<String> {
     let mut out = Vec::new();
     let mut cur = String::new();
     let mut prev_lower = false;

@@ -15,6 +15,9 @@
 //!   arguments (so a search tool is asked for something that exists). At
 //!   most `samples_per_tool` new argument sets per tool per round, no
 //!   argument set twice, until enough candidates or a round adds none.
+//! * **Never called**: tools whose name has a word saying they return the
+//!   environment or credentials (`env`, `secret`, `token`, `password`, …): the
+//!   wire tape would carry what they return.
 //! * **Skipped (counted)**: calls that time out (the tool is then dropped),
 //!   error results, empty results (no text, or JSON with no non-empty leaf),
 //!   responses holding the value of a secret-looking environment variable,
@@ -98,6 +101,9 @@ pub struct WalkStats {
     pub no_salient_answer: u64,
     pub unstable: u64,
     pub rounds: u64,
+    /// Calls to tools not declared read-only (non-destructive writers): the
+    /// tasks may rely on state these calls created (server-memory's do).
+    pub state_writes: u64,
 }
 
 /// Candidates, the responses their answers came from, and the counts.
@@ -201,6 +207,37 @@ fn has_leaf(v: &Value) -> bool {
         Value::Array(a) => a.iter().any(has_leaf),
         Value::Object(o) => o.values().any(has_leaf),
     }
+}
+
+fn read_only(tool: &Tool) -> bool {
+    tool.annotations
+        .as_ref()
+        .and_then(|a| a.read_only_hint)
+        .unwrap_or(false)
+}
+
+/// Name words of tools that may hand back the server's environment or
+/// credentials: never called by the walk (the wire tape would carry them).
+const SECRET_WORDS: &[&str] = &[
+    "env",
+    "environ",
+    "environment",
+    "secret",
+    "secrets",
+    "credential",
+    "credentials",
+    "password",
+    "passwords",
+    "token",
+    "tokens",
+    "apikey",
+    "dotenv",
+];
+
+fn exposes_secrets(tool: &Tool) -> Option<&'static str> {
+    destructive::words(&tool.name)
+        .iter()
+        .find_map(|w| SECRET_WORDS.iter().copied().find(|s| s == w))
 }
 
 /// Values of this process's secret-looking environment variables.
@@ -555,6 +592,66 @@ fn harvest(text: &str, into: &mut Vec<String>) {
     }
 }
 
+/// The tools the walk may call, sorted by name; the others are recorded in
+/// `stats.not_called` with why.
+fn callable_tools<'t>(
+    tools: &'t [Tool],
+    labels: &[ToolDestructiveness],
+    stats: &mut WalkStats,
+) -> Vec<&'t Tool> {
+    let mut sorted: Vec<&Tool> = tools.iter().collect();
+    sorted.sort_by(|a, b| a.name.cmp(&b.name));
+    let mut callable = Vec::new();
+    for t in sorted {
+        let label = labels.iter().find(|l| l.tool == t.name.as_ref());
+        let why = if label.is_none_or(destructive::is_destructive) {
+            Some("destructive".to_owned())
+        } else if destructive::open_world(t) {
+            Some("openWorldHint: reaches beyond the server".to_owned())
+        } else {
+            exposes_secrets(t).map(|w| {
+                format!("its name says `{w}`: it may return secrets, which must reach neither the tape nor the suite")
+            })
+        };
+        match why {
+            Some(why) => stats.not_called.push(json!({"tool": t.name, "why": why})),
+            None => callable.push(t),
+        }
+    }
+    callable
+}
+
+/// A single-call candidate whose answer came from the real response.
+fn single_call(
+    id: String,
+    tool: &str,
+    prompt: String,
+    args: Map<String, Value>,
+    answer: String,
+    check: Predicate,
+) -> Candidate {
+    let task = Task {
+        id: id.clone(),
+        prompt,
+        expected_tools: vec![tool.to_owned()],
+        rationale: Some(format!(
+            "schema-walk/1: `{answer}` is in the real response of `{tool}` to these arguments (stable on replay)"
+        )),
+        answer_key: answer,
+        check,
+        destructive: false,
+        solution: vec![PlannedCall {
+            tool: tool.to_owned(),
+            arguments: args,
+        }],
+        handles: vec![],
+    };
+    Candidate {
+        id,
+        parsed: Ok(task),
+    }
+}
+
 /// Walk the server; `want` candidates at most.
 pub async fn walk(
     session: &Session,
@@ -567,23 +664,7 @@ pub async fn walk(
 ) -> WalkOutcome {
     let mut stats = WalkStats::default();
     let mut rng = ChaCha8Rng::seed_from_u64(opts.seed);
-    let mut sorted: Vec<&Tool> = tools.iter().collect();
-    sorted.sort_by(|a, b| a.name.cmp(&b.name));
-    let mut callable = Vec::new();
-    for t in sorted {
-        let label = labels.iter().find(|l| l.tool == t.name.as_ref());
-        if label.is_none_or(destructive::is_destructive) {
-            stats
-                .not_called
-                .push(json!({"tool": t.name, "why": "destructive"}));
-        } else if destructive::open_world(t) {
-            stats
-                .not_called
-                .push(json!({"tool": t.name, "why": "openWorldHint: reaches beyond the server"}));
-        } else {
-            callable.push(t);
-        }
-    }
+    let callable = callable_tools(tools, labels, &mut stats);
     stats.callable_tools = callable.iter().map(|t| t.name.to_string()).collect();
 
     let mut forbidden = instructions.unwrap_or("").to_owned();
@@ -631,6 +712,9 @@ pub async fn walk(
                 }
                 new_calls += 1;
                 stats.calls += 1;
+                if !read_only(tool) {
+                    stats.state_writes += 1;
+                }
                 let text = match call(session, &name, &args, config.call_timeout).await {
                     Called::Text(t) => t,
                     Called::Error => {
@@ -673,27 +757,8 @@ pub async fn walk(
                     }
                 }
                 let id = format!("{}c{}", opts.id_prefix, candidates.len() + 1);
-                let task = Task {
-                    id: id.clone(),
-                    prompt,
-                    expected_tools: vec![name.clone()],
-                    answer_key: answer.clone(),
-                    check,
-                    destructive: false,
-                    solution: vec![PlannedCall {
-                        tool: name.clone(),
-                        arguments: args,
-                    }],
-                    handles: vec![],
-                    rationale: Some(format!(
-                        "schema-walk/1: `{answer}` is in the real response of `{name}` to these arguments (stable on replay)"
-                    )),
-                };
                 observed.insert(id.clone(), text);
-                candidates.push(Candidate {
-                    id,
-                    parsed: Ok(task),
-                });
+                candidates.push(single_call(id, &name, prompt, args, answer, check));
             }
         }
         if new_calls == 0 || (round > 0 && candidates.len() == before && harvested.is_empty()) {
