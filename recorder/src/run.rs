@@ -302,7 +302,11 @@ pub fn print_summary(output: &RunOutput, json: bool) -> anyhow::Result<()> {
                 .as_deref()
                 .and_then(|g| r.gates.record(g))
                 .map_or("", |g| g.reason.as_str());
-            println!("outcome  {} (gate {gate}{}{reason})", o.code(), if reason.is_empty() { "" } else { ": " });
+            println!(
+                "outcome  {} (gate {gate}{}{reason})",
+                o.code(),
+                if reason.is_empty() { "" } else { ": " }
+            );
         }
     }
     if let Some(i) = &output.interrupted {
@@ -310,7 +314,11 @@ pub fn print_summary(output: &RunOutput, json: bool) -> anyhow::Result<()> {
     }
     println!(
         "signed   {}",
-        if r.signature.is_some() { "yes" } else { "no (pass --key or set FITNESS_SIGNING_KEY)" }
+        if r.signature.is_some() {
+            "yes"
+        } else {
+            "no (pass --key or set FITNESS_SIGNING_KEY)"
+        }
     );
     Ok(())
 }

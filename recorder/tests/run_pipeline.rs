@@ -90,7 +90,14 @@ fn a_good_server_is_scored_with_its_interval_and_every_gate_on_record() {
         .collect();
     assert_eq!(
         order,
-        ["structural", "answer_leak", "plan_power", "null_baseline", "construct", "drive"]
+        [
+            "structural",
+            "answer_leak",
+            "plan_power",
+            "null_baseline",
+            "construct",
+            "drive"
+        ]
     );
     let first = &run.record["score"]["first_try"];
     let n = first["n"].as_u64().expect("n");
@@ -109,7 +116,10 @@ fn a_thin_server_is_refused_for_insufficient_surface_with_no_score_field() {
     assert_eq!(run.outcome(), "INSUFFICIENT_SURFACE");
     assert_eq!(run.refused_at(), "structural");
     assert_eq!(run.gate("structural")["reason"], "suite_below_minimum");
-    assert!(run.record.get("score").is_none(), "a refusal has no score field");
+    assert!(
+        run.record.get("score").is_none(),
+        "a refusal has no score field"
+    );
     let tasks = run.record["suite"]["tasks"].as_u64().unwrap_or(0);
     assert!(tasks < 8, "thin has under 8 tasks: {}", run.record["suite"]);
 }
@@ -168,7 +178,12 @@ fn a_server_that_stops_answering_fails_the_construct_gate_and_the_tape_says_so()
 #[test]
 fn an_unresolved_construct_gate_with_no_registered_batch_is_extend_exhausted() {
     let run = demo("canary", "sim/diligent", &["--max-extensions", "0"]);
-    assert_eq!(run.outcome(), "EXTEND_EXHAUSTED", "{:#}", run.record["gates"]);
+    assert_eq!(
+        run.outcome(),
+        "EXTEND_EXHAUSTED",
+        "{:#}",
+        run.record["gates"]
+    );
     assert_eq!(run.refused_at(), "construct");
     assert_eq!(
         run.gate("construct")["reason"],
@@ -189,7 +204,10 @@ fn a_failing_model_api_compromises_the_measurement() {
         .iter()
         .filter(|l| l["kind"] == "llm.error")
         .count();
-    assert!(llm_errors as u64 >= errors, "{llm_errors} llm.error events for {errors} errors");
+    assert!(
+        llm_errors as u64 >= errors,
+        "{llm_errors} llm.error events for {errors} errors"
+    );
 }
 
 #[test]
@@ -197,8 +215,20 @@ fn a_spend_cap_reached_mid_run_leaves_a_void_record() {
     let out = tempfile::tempdir().expect("tempdir");
     let output = run_bounded(
         &[
-            "run", "--runner", "sim/diligent", "--out", s(out.path()), "--seed", "7",
-            "--max-model-calls", "40", "--json", "--", FITNESS, "demo-server", "good",
+            "run",
+            "--runner",
+            "sim/diligent",
+            "--out",
+            s(out.path()),
+            "--seed",
+            "7",
+            "--max-model-calls",
+            "40",
+            "--json",
+            "--",
+            FITNESS,
+            "demo-server",
+            "good",
         ],
         Duration::from_secs(240),
     );
@@ -207,7 +237,8 @@ fn a_spend_cap_reached_mid_run_leaves_a_void_record() {
     assert_eq!(summary["outcome"], "VOID");
     let dir = PathBuf::from(summary["dir"].as_str().expect("dir"));
     let record: Value =
-        serde_json::from_slice(&std::fs::read(dir.join("record.json")).expect("record")).expect("json");
+        serde_json::from_slice(&std::fs::read(dir.join("record.json")).expect("record"))
+            .expect("json");
     assert!(record.get("score").is_none());
     assert!(
         record["notes"]["own"].to_string().contains("spend cap"),
@@ -234,7 +265,10 @@ fn the_tapes_prove_the_order_and_carry_every_trials_corr_id_and_the_record_verif
         .iter()
         .position(|l| l["type"] == "turn")
         .expect("model turns are on the agent tape");
-    assert!(prereg < first_turn, "registered before the first model call");
+    assert!(
+        prereg < first_turn,
+        "registered before the first model call"
+    );
     assert!(
         agent[prereg]["t"].as_str() <= agent[first_turn]["t"].as_str(),
         "and the timestamps say so"
@@ -244,7 +278,10 @@ fn the_tapes_prove_the_order_and_carry_every_trials_corr_id_and_the_record_verif
         "the taped registration is the recorded one"
     );
     for turn in agent.iter().filter(|l| l["type"] == "turn") {
-        assert!(turn["corr_id"].is_string(), "every turn carries its trial: {turn}");
+        assert!(
+            turn["corr_id"].is_string(),
+            "every turn carries its trial: {turn}"
+        );
     }
     // Every tools/call on the wire belongs to a trial or a probe.
     let mcp = run.lines("mcp.jsonl");
@@ -281,11 +318,23 @@ fn the_tapes_prove_the_order_and_carry_every_trials_corr_id_and_the_record_verif
 #[test]
 fn an_interrupted_run_leaves_a_void_record_and_readable_tapes() {
     let out = tempfile::tempdir().expect("tempdir");
-    // A slow tool in every drive trial keeps the run busy long enough.
+    // A slow server keeps the drive busy long enough to interrupt it.
     let mut child = Command::new(FITNESS)
         .args([
-            "run", "--runner", "sim/diligent", "--out", s(out.path()), "--seed", "7", "--json",
-            "--", FITNESS, "demo-server", "good",
+            "run",
+            "--runner",
+            "sim/diligent",
+            "--out",
+            s(out.path()),
+            "--seed",
+            "7",
+            "--json",
+            "--",
+            FITNESS,
+            "demo-server",
+            "good",
+            "--delay-ms",
+            "150",
         ])
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
@@ -294,7 +343,10 @@ fn an_interrupted_run_leaves_a_void_record_and_readable_tapes() {
     // Wait until the drive has started (a trial without `::` in its corr_id).
     let started = Instant::now();
     let agent_tape = loop {
-        assert!(started.elapsed() < Duration::from_secs(180), "the drive never started");
+        assert!(
+            started.elapsed() < Duration::from_secs(180),
+            "the drive never started"
+        );
         std::thread::sleep(Duration::from_millis(100));
         let found = std::fs::read_dir(out.path()).ok().and_then(|d| {
             d.filter_map(Result::ok)
@@ -305,9 +357,8 @@ fn an_interrupted_run_leaves_a_void_record_and_readable_tapes() {
             && std::fs::read_to_string(&tape).is_ok_and(|t| {
                 t.lines().any(|l| {
                     l.contains("\"type\":\"turn\"")
-                        && serde_json::from_str::<Value>(l).is_ok_and(|v| {
-                            v["corr_id"].as_str().is_some_and(|c| !c.contains("::"))
-                        })
+                        && serde_json::from_str::<Value>(l)
+                            .is_ok_and(|v| v["corr_id"].as_str().is_some_and(|c| !c.contains("::")))
                 })
             })
         {
@@ -315,21 +366,28 @@ fn an_interrupted_run_leaves_a_void_record_and_readable_tapes() {
         }
     };
     let pid = child.id().to_string();
-    let kill = Command::new("kill").args(["-INT", &pid]).status().expect("kill runs");
+    let kill = Command::new("kill")
+        .args(["-INT", &pid])
+        .status()
+        .expect("kill runs");
     assert!(kill.success());
     let status = loop {
         if let Some(status) = child.try_wait().expect("wait") {
             break status;
         }
-        assert!(started.elapsed() < Duration::from_secs(240), "no exit after SIGINT");
+        assert!(
+            started.elapsed() < Duration::from_secs(240),
+            "no exit after SIGINT"
+        );
         std::thread::sleep(Duration::from_millis(50));
     };
     assert_eq!(status.code(), Some(130));
     let mut summary = String::new();
     let _ = BufReader::new(child.stdout.take().expect("stdout")).read_line(&mut summary);
     let dir = agent_tape.parent().expect("run dir").to_owned();
-    let record: Value = serde_json::from_slice(&std::fs::read(dir.join("record.json")).expect("record"))
-        .expect("json");
+    let record: Value =
+        serde_json::from_slice(&std::fs::read(dir.join("record.json")).expect("record"))
+            .expect("json");
     assert_eq!(record["outcome"], "VOID");
     assert!(record.get("score").is_none());
     for tape in ["mcp.jsonl", "agent.jsonl"] {
@@ -361,8 +419,14 @@ fn a_full_run_against_server_everything_completes_with_a_verified_record() {
     );
     let outcome = run.outcome();
     assert!(
-        ["SCORED", "GATE_FAILED", "EXTEND_EXHAUSTED", "DEGENERATE", "INSUFFICIENT_SURFACE"]
-            .contains(&outcome),
+        [
+            "SCORED",
+            "GATE_FAILED",
+            "EXTEND_EXHAUSTED",
+            "DEGENERATE",
+            "INSUFFICIENT_SURFACE"
+        ]
+        .contains(&outcome),
         "{outcome}: {:#}",
         run.record["gates"]
     );

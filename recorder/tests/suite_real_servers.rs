@@ -470,15 +470,13 @@ fn fitness_suite_writes_the_suite_and_prints_the_ledger() {
     let wire = std::fs::read_to_string(tape.join("mcp.jsonl")).expect("wire tape");
     assert!(wire.contains("tools/call"));
 
-    // No model client in this build: a clear refusal, nothing written.
+    // judge-synth/1 without a judge: a clear refusal, nothing written.
     let refused = dir.path().join("refused.json");
     let run = run_bounded(
         &[
             "suite",
             "--generator",
             "judge-synth/1",
-            "--judge",
-            "anthropic/claude-x",
             "--out",
             s(&refused),
             "--",
@@ -488,7 +486,7 @@ fn fitness_suite_writes_the_suite_and_prints_the_ledger() {
         Duration::from_secs(60),
     );
     assert!(!run.status.success());
-    assert!(String::from_utf8_lossy(&run.stderr).contains("need model clients"));
+    assert!(String::from_utf8_lossy(&run.stderr).contains("needs a --judge"));
     assert!(!refused.exists());
     let run = run_bounded(
         &[

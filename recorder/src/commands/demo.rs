@@ -55,6 +55,8 @@ pub struct Scenario {
     pub runner: &'static str,
     pub max_extensions: u64,
     pub max_model_calls: Option<u64>,
+    /// Seconds to wait for any one MCP request.
+    pub timeout_secs: u64,
     pub expect: Outcome,
     pub shows: &'static str,
 }
@@ -67,6 +69,7 @@ pub const SCENARIOS: &[Scenario] = &[
         runner: "sim/diligent",
         max_extensions: DEFAULT_MAX_EXTENSIONS,
         max_model_calls: None,
+        timeout_secs: 3,
         expect: Outcome::Scored,
         shows: "enough surface, every gate passes: a score with its interval",
     },
@@ -77,6 +80,7 @@ pub const SCENARIOS: &[Scenario] = &[
         runner: "sim/diligent",
         max_extensions: DEFAULT_MAX_EXTENSIONS,
         max_model_calls: None,
+        timeout_secs: 3,
         expect: Outcome::InsufficientSurface,
         shows: "two tools: too few tasks to measure",
     },
@@ -87,6 +91,7 @@ pub const SCENARIOS: &[Scenario] = &[
         runner: "sim/diligent",
         max_extensions: DEFAULT_MAX_EXTENSIONS,
         max_model_calls: None,
+        timeout_secs: 3,
         expect: Outcome::Degenerate,
         shows: "every task answerable without the server: the null screen empties the suite",
     },
@@ -97,6 +102,7 @@ pub const SCENARIOS: &[Scenario] = &[
         runner: "sim/diligent",
         max_extensions: DEFAULT_MAX_EXTENSIONS,
         max_model_calls: None,
+        timeout_secs: 3,
         expect: Outcome::Degenerate,
         shows: "answers that ignore the arguments: random arguments pass, the null baseline kills",
     },
@@ -107,6 +113,7 @@ pub const SCENARIOS: &[Scenario] = &[
         runner: "sim/diligent",
         max_extensions: DEFAULT_MAX_EXTENSIONS,
         max_model_calls: None,
+        timeout_secs: 1,
         expect: Outcome::GateFailed,
         shows: "stops answering calls: the reference agent cannot reach the answers",
     },
@@ -117,6 +124,7 @@ pub const SCENARIOS: &[Scenario] = &[
         runner: "sim/diligent",
         max_extensions: 0,
         max_model_calls: None,
+        timeout_secs: 3,
         expect: Outcome::ExtendExhausted,
         shows: "a flaky tool leaves the construct gate unresolved, and no extension was registered",
     },
@@ -127,6 +135,7 @@ pub const SCENARIOS: &[Scenario] = &[
         runner: "sim/unstable",
         max_extensions: DEFAULT_MAX_EXTENSIONS,
         max_model_calls: None,
+        timeout_secs: 3,
         expect: Outcome::Compromised,
         shows: "the model API fails too often: errors over 5% compromise the measurement",
     },
@@ -137,14 +146,20 @@ pub const SCENARIOS: &[Scenario] = &[
         runner: "sim/diligent",
         max_extensions: DEFAULT_MAX_EXTENSIONS,
         max_model_calls: Some(60),
+        timeout_secs: 3,
         expect: Outcome::Void,
         shows: "the spend cap runs out mid-run: VOID, nothing scored or refused",
     },
 ];
 
 /// The registration of one scenario.
-pub fn scenario_config(s: &Scenario, out: &std::path::Path, key: Option<PathBuf>) -> anyhow::Result<RunConfig> {
-    let exe = std::env::current_exe().context("cannot find the fitness binary to start the demo servers")?;
+pub fn scenario_config(
+    s: &Scenario,
+    out: &std::path::Path,
+    key: Option<PathBuf>,
+) -> anyhow::Result<RunConfig> {
+    let exe = std::env::current_exe()
+        .context("cannot find the fitness binary to start the demo servers")?;
     let mut args = vec!["demo-server".to_owned(), s.server.to_owned()];
     args.extend(s.server_args.iter().map(|a| (*a).to_owned()));
     Ok(RunConfig {
@@ -167,7 +182,7 @@ pub fn scenario_config(s: &Scenario, out: &std::path::Path, key: Option<PathBuf>
         overgen_factor: 2.0,
         out_dir: out.to_owned(),
         key,
-        timeout: Duration::from_secs(3),
+        timeout: Duration::from_secs(s.timeout_secs),
         prices: None,
         max_turns: 8,
         max_tokens: 200_000,
@@ -185,7 +200,11 @@ pub fn run(args: DemoArgs) -> anyhow::Result<()> {
         !scenarios.is_empty(),
         "no demo scenario is called {:?}; there are: {}",
         args.only,
-        SCENARIOS.iter().map(|s| s.name).collect::<Vec<_>>().join(", ")
+        SCENARIOS
+            .iter()
+            .map(|s| s.name)
+            .collect::<Vec<_>>()
+            .join(", ")
     );
     if args.out.exists() {
         std::fs::remove_dir_all(&args.out)
@@ -207,7 +226,11 @@ pub fn run(args: DemoArgs) -> anyhow::Result<()> {
             anyhow::bail!("the demo was interrupted");
         }
         let got = output.record.outcome;
-        let mark = if got == s.expect { "" } else { "  (expected another outcome: see the record)" };
+        let mark = if got == s.expect {
+            ""
+        } else {
+            "  (expected another outcome: see the record)"
+        };
         lines.push(format!(
             "{:<13} {:<21} {}{mark}",
             s.name,

@@ -92,15 +92,27 @@ pub fn run(args: SuiteArgs) -> anyhow::Result<()> {
     let generator: GeneratorId = args.generator.parse()?;
     let target =
         super::probe::parse_target(args.url.as_deref(), &args.headers, &args.env, &args.command)?;
-    if let Some(m) = args.judge.iter().chain(&args.runner).next() {
-        m.parse::<crate::model::types::ModelId>()?;
+    let parse = |m: &Option<String>| {
+        m.as_deref()
+            .map(str::parse::<crate::model::types::ModelId>)
+            .transpose()
+    };
+    let (judge_id, runner_id) = (parse(&args.judge)?, parse(&args.runner)?);
+    if generator == GeneratorId::JudgeSynth1 && judge_id.is_none() {
+        anyhow::bail!("--generator judge-synth/1 needs a --judge PROVIDER/MODEL");
     }
-    if generator == GeneratorId::JudgeSynth1 || args.judge.is_some() || args.runner.is_some() {
-        anyhow::bail!(
-            "judge-synth/1 and the null screen need model clients (issue 6), which this build does not have yet; \
-             use --generator schema-walk/1 without --judge/--runner"
-        );
-    }
+    let client_opts = crate::model::ClientOptions {
+        seed: args.seed,
+        ..crate::model::ClientOptions::default()
+    };
+    let judge = judge_id
+        .as_ref()
+        .map(|id| crate::model::client_for(id, &client_opts))
+        .transpose()?;
+    let runner = runner_id
+        .as_ref()
+        .map(|id| crate::model::client_for(id, &client_opts))
+        .transpose()?;
     let (wire, agent) = match &args.tape {
         Some(dir) => {
             std::fs::create_dir_all(dir)
@@ -111,7 +123,7 @@ pub fn run(args: SuiteArgs) -> anyhow::Result<()> {
                     &dir.join("agent.jsonl"),
                     "fitness suite",
                     target.describe(),
-                    "agent",
+                    crate::model::agent::AGENT_TAPE_KIND,
                 )?,
             )
         }
@@ -147,8 +159,8 @@ pub fn run(args: SuiteArgs) -> anyhow::Result<()> {
                 &tools,
                 instructions.as_deref(),
                 &opts,
-                None,
-                None,
+                judge.as_deref(),
+                runner.as_deref(),
                 &agent,
             )
             .await

@@ -24,5 +24,10 @@ pub struct TargetArgs {
 /// Read a target from its flags; a bearer token for HTTP comes from
 /// `FITNESS_MCP_BEARER_TOKEN`.
 pub fn parse_target(args: &TargetArgs) -> anyhow::Result<Target> {
-    crate::commands::probe::parse_target(args.url.as_deref(), &args.headers, &args.env, &args.command)
+    crate::commands::probe::parse_target(
+        args.url.as_deref(),
+        &args.headers,
+        &args.env,
+        &args.command,
+    )
 }

@@ -106,6 +106,10 @@ pub struct DemoServerArgs {
     /// that starts a fresh server per phase or per trial).
     #[arg(long, value_name = "FILE")]
     pub count_file: Option<PathBuf>,
+    /// Answer every `tools/call` this many milliseconds late (a slow
+    /// server; any demo).
+    #[arg(long, value_name = "MS", default_value_t = 0)]
+    pub delay_ms: u64,
 }
 
 /// Run a demo server on stdin/stdout until stdin closes.
@@ -124,6 +128,7 @@ pub fn run(args: DemoServerArgs) -> anyhow::Result<()> {
         if let Some(file) = args.count_file {
             server = server.with_count_file(file)?;
         }
+        server.delay = Duration::from_millis(args.delay_ms);
         let service = server.serve(rmcp::transport::stdio()).await?;
         service.waiting().await?;
         Ok(())
@@ -166,6 +171,8 @@ pub struct DemoServer {
     answer_first: u64,
     counters: Arc<Counters>,
     count_file: Option<Arc<Mutex<File>>>,
+    /// Added to every `tools/call` answer.
+    pub delay: Duration,
 }
 
 impl DemoServer {
@@ -176,6 +183,7 @@ impl DemoServer {
             answer_first,
             counters: Arc::default(),
             count_file: None,
+            delay: Duration::ZERO,
         }
     }
 
@@ -257,6 +265,9 @@ impl ServerHandler for DemoServer {
             ));
         }
         let args = request.arguments.unwrap_or_default();
+        if !self.delay.is_zero() {
+            tokio::time::sleep(self.delay).await;
+        }
         match self.reply(&request.name, &args)? {
             Reply::Now(result) => Ok(result.into()),
             Reply::After(delay, result) => {

@@ -45,23 +45,33 @@ answers with whatever came back. It can solve one-call tasks whose prompt names 
 the tool and spells out the arguments; it cannot chain calls, choose between \
 tools on meaning, or reason about a result. With no tools offered (the null \
 arms) it answers \"What is A op B?\" arithmetic (+ - * /) and a fixed table of a \
-dozen facts (capitals, a few constants), and otherwise \"I don't know\".
+small set of facts: the capital of any country in the demo fact table \
+(`demo::facts::CAPITALS`) when the prompt asks about a capital in any form, \
+the sum of exactly two numbers when it asks to add them, the boiling point of \
+water and the days in a leap year; otherwise it answers \"I don't know\".
 - sim/careless: sim/diligent, except that with probability 0.3 (seeded by the \
 seed and the trial's corr_id) its first call drops one argument, so first-try \
-success is lower than eventual success.";
+success is lower than eventual success.
+- sim/unstable: a failing provider API, for rehearsing the compromise rule. \
+It answers like sim/reference when handed a reference block and like \
+sim/diligent otherwise, but one call in four (seeded by the seed, the trial's \
+corr_id and the turn) fails as HTTP 503 after four attempts, so the trial ends \
+with a model error that the run counts against its error budget.";
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Profile {
     Reference,
     Diligent,
     Careless,
+    Unstable,
 }
 
 impl Profile {
-    pub const ALL: [(&'static str, Profile); 3] = [
+    pub const ALL: [(&'static str, Profile); 4] = [
         ("reference", Profile::Reference),
         ("diligent", Profile::Diligent),
         ("careless", Profile::Careless),
+        ("unstable", Profile::Unstable),
     ];
 }
 
@@ -79,7 +89,7 @@ impl SimClient {
             .map(|(_, p)| *p)
             .ok_or_else(|| {
                 anyhow::anyhow!(
-                    "unknown sim profile {:?}: use sim/reference, sim/diligent or sim/careless",
+                    "unknown sim profile {:?}: use sim/reference, sim/diligent, sim/careless or sim/unstable",
                     id.model
                 )
             })?;
@@ -95,7 +105,7 @@ impl SimClient {
     }
 
     fn respond(&self, request: &ChatRequest) -> Vec<ContentBlock> {
-        if self.profile == Profile::Reference
+        if matches!(self.profile, Profile::Reference | Profile::Unstable)
             && let Some(hint) = request.system.as_deref().and_then(parse_reference)
         {
             return reference_step(&hint, request);
@@ -117,6 +127,16 @@ impl ModelClient for SimClient {
     ) -> BoxFuture<'a, Result<ChatResponse, LlmError>> {
         Box::pin(async move {
             let started = std::time::Instant::now();
+            if self.profile == Profile::Unstable {
+                let turn = format!(
+                    "{}#{}",
+                    request.corr_id.as_deref().unwrap_or(""),
+                    request.messages.len()
+                );
+                if unit(self.seed, &turn) < 0.25 {
+                    return Err(simulated_outage(&self.id));
+                }
+            }
             let content = self.respond(request);
             let stop = if content
                 .iter()
@@ -142,6 +162,31 @@ impl ModelClient for SimClient {
                 log: Vec::new(),
             })
         })
+    }
+}
+
+/// sim/unstable's failure: four attempts, each a 503, as a provider outage
+/// looks after the bounded retries.
+fn simulated_outage(id: &ModelId) -> LlmError {
+    let log = (1..=4)
+        .map(|attempt| super::types::Attempt {
+            attempt,
+            endpoint: format!("sim://{}", id.model),
+            status: Some(503),
+            duration_ms: 0,
+            failure: Some(super::types::AttemptFailure {
+                class: super::types::LlmErrorClass::Server,
+                message: "simulated provider outage (sim/unstable)".to_owned(),
+                backoff_ms: (attempt < 4).then_some(0),
+            }),
+        })
+        .collect();
+    LlmError {
+        class: super::types::LlmErrorClass::Server,
+        status: Some(503),
+        message: "simulated provider outage (sim/unstable)".to_owned(),
+        attempts: 4,
+        log,
     }
 }
 
@@ -488,20 +533,55 @@ pub fn offline_answer(prompt: &str) -> String {
             return (*answer).to_owned();
         }
     }
+    if let Some(answer) = known_capital(&lower).or_else(|| known_sum(&lower)) {
+        return answer;
+    }
     "I don't know".to_owned()
 }
 
+/// What a model knows without any tool: the capital of a country in the
+/// fact table when the prompt asks about a capital in any form (a question,
+/// or a `capital_of` tool applied to `{"country":"France"}`).
+fn known_capital(lower: &str) -> Option<String> {
+    if !lower.contains("capital") {
+        return None;
+    }
+    crate::demo::facts::CAPITALS
+        .iter()
+        .find(|(country, _)| {
+            let c = country.to_lowercase();
+            lower.match_indices(&c).any(|(i, _)| {
+                !word_char(lower[..i].chars().next_back())
+                    && !word_char(lower[i + c.len()..].chars().next())
+            })
+        })
+        .map(|(_, capital)| (*capital).to_owned())
+}
+
+/// The sum of two numbers when the prompt asks to add them in any form
+/// ("add", "sum" or a `+`, with exactly two numbers).
+fn known_sum(lower: &str) -> Option<String> {
+    let asks = lower
+        .split(|c: char| !c.is_alphanumeric())
+        .any(|w| matches!(w, "add" | "sum" | "plus"));
+    if !(asks || lower.contains('+')) {
+        return None;
+    }
+    let numbers: Vec<i64> = lower
+        .split(|c: char| !(c.is_ascii_digit() || c == '-'))
+        .filter_map(|t| t.parse().ok())
+        .collect();
+    match numbers.as_slice() {
+        [a, b] => Some(a.checked_add(*b)?.to_string()),
+        _ => None,
+    }
+}
+
+fn word_char(c: Option<char>) -> bool {
+    c.is_some_and(|c| c.is_alphanumeric())
+}
+
 const FACTS: &[(&str, &str)] = &[
-    ("capital of france", "Paris"),
-    ("capital of germany", "Berlin"),
-    ("capital of italy", "Rome"),
-    ("capital of spain", "Madrid"),
-    ("capital of japan", "Tokyo"),
-    ("capital of canada", "Ottawa"),
-    ("capital of australia", "Canberra"),
-    ("capital of brazil", "Brasília"),
-    ("capital of egypt", "Cairo"),
-    ("capital of india", "New Delhi"),
     ("boiling point of water", "100 °C"),
     ("days in a leap year", "366"),
 ];

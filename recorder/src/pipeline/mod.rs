@@ -17,8 +17,8 @@ use fitness_shared::gates::{
     OutcomeCode, SuiteFates,
 };
 use fitness_shared::record::{
-    self as rec, CostTier, ExtensionBatch, GateDetail, GateRecord, GateVerdict, Outcome,
-    RunRecord, VerdictOutcome,
+    self as rec, CostTier, ExtensionBatch, GateDetail, GateRecord, GateVerdict, Outcome, RunRecord,
+    VerdictOutcome,
 };
 use rmcp::model::Tool;
 use serde_json::json;
@@ -175,7 +175,12 @@ pub async fn execute(
     let command: Vec<String> = std::env::args().collect();
     let label = format!("fitness run {id}");
     let mcp = Tap::create(&dir.join("mcp.jsonl"), &label, command.clone())?;
-    let agent = Tap::create_kind(&dir.join("agent.jsonl"), &label, command, "agent")?;
+    let agent = Tap::create_kind(
+        &dir.join("agent.jsonl"),
+        &label,
+        command,
+        crate::model::agent::AGENT_TAPE_KIND,
+    )?;
     let mut run = Run {
         cfg,
         id,
@@ -458,8 +463,7 @@ impl Run<'_> {
         // The registered size is the floor the suite must reach: a suite
         // smaller than registered cannot run the registered test.
         let min_suite = self.cfg.floors.min_suite.max(self.cfg.n_tasks);
-        let report =
-            gates::structural_with(&fates, min_suite, self.cfg.floors.min_admission_rate)?;
+        let report = gates::structural_with(&fates, min_suite, self.cfg.floors.min_admission_rate)?;
         let explain = format!(
             "{} candidates: {} rejected by rule, {} trimmed as surplus, {} deleted by the null screen, {} in the suite (registered {}, floor {}); admission rate {} against a floor of {}.",
             fates.candidates,
@@ -522,11 +526,12 @@ impl Run<'_> {
                 leaks.push(json!({"task": task.id, "where": "prompt"}));
                 continue;
             }
-            if task
-                .solution
-                .iter()
-                .any(|c| serde_json::Value::Object(c.arguments.clone()).to_string().to_lowercase().contains(&key))
-            {
+            if task.solution.iter().any(|c| {
+                serde_json::Value::Object(c.arguments.clone())
+                    .to_string()
+                    .to_lowercase()
+                    .contains(&key)
+            }) {
                 leaks.push(json!({"task": task.id, "where": "solution arguments"}));
                 continue;
             }
@@ -730,7 +735,13 @@ impl Run<'_> {
 
     /// The zero-token null: the expected tool called with random
     /// schema-valid arguments; its result text is the answer.
-    async fn random_arm(&mut self, session: &Session, tools: &[Tool], task: &Task, arm: u64) -> bool {
+    async fn random_arm(
+        &mut self,
+        session: &Session,
+        tools: &[Tool],
+        task: &Task,
+        arm: u64,
+    ) -> bool {
         use rand::SeedableRng as _;
         use rand::rngs::ChaCha8Rng;
         let corr = TrialKind::NullRandom.corr_id(&task.id);
@@ -834,7 +845,14 @@ impl Run<'_> {
         for task in tasks {
             for _ in 0..self.cfg.reps {
                 let outcome = self
-                    .trial(reference, "reference", session, trials, task, TrialKind::Construct)
+                    .trial(
+                        reference,
+                        "reference",
+                        session,
+                        trials,
+                        task,
+                        TrialKind::Construct,
+                    )
                     .await?;
                 if trials::errored(&outcome) {
                     counts.errors += 1;
@@ -859,8 +877,7 @@ impl Run<'_> {
         driven: &mut Vec<Task>,
     ) -> anyhow::Result<Flow> {
         let prereg = self.gate_prereg();
-        self.progress
-            .phase("construct", prereg.registered_trials());
+        self.progress.phase("construct", prereg.registered_trials());
         let first = self
             .construct_batch(session, reference, trials, &driven.clone())
             .await?;
@@ -868,7 +885,8 @@ impl Run<'_> {
         let mut batch_info: Vec<(Vec<String>, u64, Option<String>, rec::BatchDrops, u64)> =
             Vec::new();
         let resolution = loop {
-            let res = gates::resolve_extensions_with(&prereg, &ledger, self.cfg.floors.max_error_rate)?;
+            let res =
+                gates::resolve_extensions_with(&prereg, &ledger, self.cfg.floors.max_error_rate)?;
             match res.decision {
                 ExtensionDecision::ConsumeBatch { index } => {
                     self.progress.finish_phase(&format!(
@@ -907,8 +925,10 @@ impl Run<'_> {
                         drops,
                         seed,
                     ));
-                    self.progress
-                        .phase(&format!("extension {index}"), tasks.len() as u64 * self.cfg.reps);
+                    self.progress.phase(
+                        &format!("extension {index}"),
+                        tasks.len() as u64 * self.cfg.reps,
+                    );
                     let counts = self
                         .construct_batch(session, reference, trials, &tasks)
                         .await?;
@@ -918,9 +938,7 @@ impl Run<'_> {
                 _ => break res,
             }
         };
-        for (step, (ids, generated, hash, drops, seed)) in
-            resolution.steps.iter().zip(batch_info)
-        {
+        for (step, (ids, generated, hash, drops, seed)) in resolution.steps.iter().zip(batch_info) {
             self.extensions.push(ExtensionBatch {
                 index: step.index as u32,
                 gate: "construct".to_owned(),

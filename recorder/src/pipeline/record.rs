@@ -7,8 +7,8 @@ use std::path::Path;
 use anyhow::Context as _;
 use fitness_shared::integrity;
 use fitness_shared::record::{
-    self as rec, Gates, Notes, Outcome, RunIdentity, RunRecord, ServerIdentity,
-    ServerTarget, StandingNotesRef, StandingNotesSet, TapePlane, TapeRef, TaskResult, ToolScore,
+    self as rec, Gates, Notes, Outcome, RunIdentity, RunRecord, ServerIdentity, ServerTarget,
+    StandingNotesRef, StandingNotesSet, TapePlane, TapeRef, TaskResult, ToolScore,
 };
 use fitness_shared::stats::{BOARD_CONFIDENCE, wilson};
 use fitness_shared::tape::{StatsBuilder, add_tape, merge_planes};
@@ -126,7 +126,8 @@ pub fn preregistration(cfg: &RunConfig) -> anyhow::Result<rec::PreRegistration> 
         )),
     };
     let value = serde_json::to_value(&prereg)?;
-    let bytes = integrity::canonical_json(&value).context("failed to canonicalise the pre-registration")?;
+    let bytes =
+        integrity::canonical_json(&value).context("failed to canonicalise the pre-registration")?;
     prereg.hash = Some(format!("sha256:{}", integrity::sha256_hex(&bytes)));
     Ok(prereg)
 }
@@ -146,8 +147,13 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
     tmp.write_all(bytes)
         .and_then(|()| tmp.as_file().sync_all())
         .with_context(|| format!("failed to write {}", path.display()))?;
-    tmp.persist(path)
-        .map_err(|e| anyhow::anyhow!("failed to move the record into {}: {}", path.display(), e.error))?;
+    tmp.persist(path).map_err(|e| {
+        anyhow::anyhow!(
+            "failed to move the record into {}: {}",
+            path.display(),
+            e.error
+        )
+    })?;
     Ok(())
 }
 
@@ -173,8 +179,9 @@ pub fn batch_drops(batch: &GenerationReport) -> rec::BatchDrops {
     }
 }
 
-/// The score of the drive: first try is the first repetition of each
-/// task, eventual is any repetition.
+/// The score of the drive, over tasks: first try is the first repetition
+/// answered correctly without a failed call; eventual is any repetition
+/// answered correctly.
 pub fn score(
     runner_model: &str,
     tools: &[Tool],
@@ -191,8 +198,16 @@ pub fn score(
     let mut cost_known = true;
     let mut destructive_total = 0u64;
     for (task, reps) in results {
-        let solved: Vec<bool> = reps.iter().map(|o| super::trials::answered(task, o)).collect();
-        let first_ok = solved.first().copied().unwrap_or(false);
+        let solved: Vec<bool> = reps
+            .iter()
+            .map(|o| super::trials::answered(task, o))
+            .collect();
+        // First try: the first repetition answered correctly with no failed
+        // call on the way; eventual: any repetition answered correctly.
+        let first_ok = reps
+            .first()
+            .zip(solved.first())
+            .is_some_and(|(o, ok)| *ok && o.calls.iter().all(|c| c.ok));
         let any_ok = solved.iter().any(|s| *s);
         first += u64::from(first_ok);
         eventual += u64::from(any_ok);
@@ -343,8 +358,7 @@ fn publish_standing(out_dir: &Path, set: &StandingNotesSet) -> anyhow::Result<St
     let bytes = integrity::canonical_json(&value)?;
     let hex = integrity::sha256_hex(&bytes);
     let dir = out_dir.join("standing-notes");
-    std::fs::create_dir_all(&dir)
-        .with_context(|| format!("failed to create {}", dir.display()))?;
+    std::fs::create_dir_all(&dir).with_context(|| format!("failed to create {}", dir.display()))?;
     let path = dir.join(format!("{hex}.json"));
     if !path.exists() {
         write_atomic(&path, &bytes)?;
@@ -356,8 +370,8 @@ fn publish_standing(out_dir: &Path, set: &StandingNotesSet) -> anyhow::Result<St
 }
 
 fn tape_ref(dir: &Path, name: &str, plane: TapePlane) -> anyhow::Result<TapeRef> {
-    let bytes = std::fs::read(dir.join(name))
-        .with_context(|| format!("failed to read the tape {name}"))?;
+    let bytes =
+        std::fs::read(dir.join(name)).with_context(|| format!("failed to read the tape {name}"))?;
     Ok(TapeRef {
         plane,
         path: name.to_owned(),
@@ -403,7 +417,9 @@ pub fn finish(run: Run<'_>, outcome: Outcome) -> anyhow::Result<RunOutput> {
         own.push(i.note());
     }
     if let Some(reference) = &run.reference_model {
-        own.push(format!("The construct gate's reference agent: {reference}."));
+        own.push(format!(
+            "The construct gate's reference agent: {reference}."
+        ));
     }
     let event = json!({"outcome": outcome.code(), "refused_at": run.refused_at});
     run.mcp.event("fitness.outcome", event.clone(), None);
@@ -475,7 +491,9 @@ pub fn finish(run: Run<'_>, outcome: Outcome) -> anyhow::Result<RunOutput> {
             rejected_by_rule: Vec::new(),
             trimmed_surplus: None,
             null_screened: None,
-            limitation: Some("no suite was generated: the run stopped before generation".to_owned()),
+            limitation: Some(
+                "no suite was generated: the run stopped before generation".to_owned(),
+            ),
         },
     };
     let generator = cfg.generator.to_string();
@@ -494,7 +512,10 @@ pub fn finish(run: Run<'_>, outcome: Outcome) -> anyhow::Result<RunOutput> {
             s.eventual.n
         ));
     } else {
-        score_notes.push(format!("No score: the run's outcome is {}.", outcome.code()));
+        score_notes.push(format!(
+            "No score: the run's outcome is {}.",
+            outcome.code()
+        ));
     }
     let order = run.gates.iter().map(|g| g.id.clone()).collect();
     let mut tapes = vec![
@@ -577,7 +598,8 @@ pub fn finish(run: Run<'_>, outcome: Outcome) -> anyhow::Result<RunOutput> {
         }
         None => record,
     };
-    let bytes = integrity::record_file_bytes(&value).context("failed to canonicalise the record")?;
+    let bytes =
+        integrity::record_file_bytes(&value).context("failed to canonicalise the record")?;
     write_atomic(&run.dir.join("record.json"), &bytes)?;
     Ok(RunOutput {
         dir: run.dir,
