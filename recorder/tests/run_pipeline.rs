@@ -437,12 +437,20 @@ fn a_full_run_against_server_everything_completes_with_a_verified_record() {
     );
     assert!(verify.status.success(), "{}", text(&verify));
     let stats = common::tape_stats(&run.dir.join("mcp.jsonl"));
-    let pending: u64 = stats["tools"]
+    // Only the walk's call to the long-running operation (it outlives the
+    // 10 s timeout by design) may be left without a response.
+    let pending: Vec<&str> = stats["tools"]
         .as_array()
         .expect("tools is a list")
         .iter()
-        .map(|t| t["pending"].as_u64().unwrap_or(0))
-        .sum();
-    assert_eq!(pending, 0, "every request was answered: {stats}");
+        .filter(|t| t["pending"].as_u64() > Some(0))
+        .filter_map(|t| t["name"].as_str())
+        .collect();
+    assert!(
+        pending
+            .iter()
+            .all(|t| *t == "trigger-long-running-operation"),
+        "requests left without a response: {pending:?}"
+    );
     let _: &Path = &run.dir;
 }

@@ -485,6 +485,7 @@ impl ModelClient for Scripted {
                         status: Some(429),
                         message: "slow down".into(),
                         attempts: 3,
+                        log: Vec::new(),
                     });
                 }
             };
@@ -500,6 +501,7 @@ impl ModelClient for Scripted {
                 duration_ms: 5,
                 ttft_ms: None,
                 attempts: 1,
+                log: Vec::new(),
             })
         })
     }

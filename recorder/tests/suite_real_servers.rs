@@ -281,6 +281,7 @@ impl ModelClient for NullRunner {
                     status: Some(503),
                     message: "overloaded".into(),
                     attempts: 3,
+                    log: Vec::new(),
                 });
             }
             let answer = if let Some(a) = self.known.get(prompt) {
@@ -305,6 +306,7 @@ impl ModelClient for NullRunner {
                 duration_ms: 1,
                 ttft_ms: None,
                 attempts: 1,
+                log: Vec::new(),
             })
         })
     }
@@ -576,6 +578,7 @@ impl ModelClient for ScriptedJudge {
                 duration_ms: 2,
                 ttft_ms: None,
                 attempts: 1,
+                log: Vec::new(),
             })
         })
     }

@@ -337,6 +337,7 @@ impl Run<'_> {
             id_prefix: "t".to_owned(),
             exclude_prompts: Vec::new(),
         };
+        session.set_corr_id(Some("generate"));
         let generation = crate::suite::generate(
             session,
             tools,
@@ -346,8 +347,9 @@ impl Run<'_> {
             cfg.screen.then_some(runner.as_ref()),
             &self.agent,
         )
-        .await
-        .context("suite generation failed")?;
+        .await;
+        session.set_corr_id(None);
+        let generation = generation.context("suite generation failed")?;
         self.add_spend(&generation);
         self.suite_hash = generation.suite.hash.clone();
         self.progress.finish_phase(&format!(
@@ -882,8 +884,7 @@ impl Run<'_> {
             .construct_batch(session, reference, trials, &driven.clone())
             .await?;
         let mut ledger = vec![first];
-        let mut batch_info: Vec<(Vec<String>, u64, Option<String>, rec::BatchDrops, u64)> =
-            Vec::new();
+        let mut batch_info: Vec<BatchInfo> = Vec::new();
         let resolution = loop {
             let res =
                 gates::resolve_extensions_with(&prereg, &ledger, self.cfg.floors.max_error_rate)?;
@@ -904,6 +905,8 @@ impl Run<'_> {
                         id_prefix: format!("x{index}-"),
                         exclude_prompts: driven.iter().map(|t| t.prompt.clone()).collect(),
                     };
+                    let corr = format!("generate::x{index}");
+                    session.set_corr_id(Some(&corr));
                     let batch = crate::suite::generate(
                         session,
                         tools,
@@ -913,8 +916,10 @@ impl Run<'_> {
                         self.cfg.screen.then_some(runner),
                         &self.agent,
                     )
-                    .await
-                    .with_context(|| format!("generating extension batch {index} failed"))?;
+                    .await;
+                    session.set_corr_id(None);
+                    let batch = batch
+                        .with_context(|| format!("generating extension batch {index} failed"))?;
                     self.add_spend(&batch);
                     let drops = record::batch_drops(&batch);
                     let tasks = batch.suite.tasks.clone();
@@ -1112,6 +1117,10 @@ impl Run<'_> {
         Ok(self.record_null(&decision, &[0; 3]))
     }
 }
+
+/// What an extension batch's generation left for the ledger: task ids,
+/// candidates, batch suite hash, drops, seed.
+type BatchInfo = (Vec<String>, u64, Option<String>, rec::BatchDrops, u64);
 
 /// The construct gate's reference agent: the runner itself, handed the
 /// answer key; for the offline sim runners, `sim/reference` (or the same

@@ -179,6 +179,9 @@ pub fn batch_drops(batch: &GenerationReport) -> rec::BatchDrops {
     }
 }
 
+/// Per tool: calls, errors, failure classes, latencies.
+type ToolTally = (u64, u64, BTreeMap<String, u64>, Vec<u64>);
+
 /// The score of the drive, over tasks: first try is the first repetition
 /// answered correctly without a failed call; eventual is any repetition
 /// answered correctly.
@@ -192,8 +195,7 @@ pub fn score(
     let mut first = 0u64;
     let mut eventual = 0u64;
     let mut tasks = Vec::with_capacity(results.len());
-    let mut per_tool: BTreeMap<String, (u64, u64, BTreeMap<String, u64>, Vec<u64>)> =
-        BTreeMap::new();
+    let mut per_tool: BTreeMap<String, ToolTally> = BTreeMap::new();
     let (mut done_calls, mut done_tokens, mut done_cost, mut done) = (0u64, 0u64, 0f64, 0u64);
     let mut cost_known = true;
     let mut destructive_total = 0u64;

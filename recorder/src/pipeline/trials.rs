@@ -101,7 +101,7 @@ pub fn reached_through_server(task: &Task, outcome: &TrialOutcome) -> bool {
         && outcome
             .calls
             .iter()
-            .any(|c| c.ok && task.expected_tools.iter().any(|t| *t == c.tool))
+            .any(|c| c.ok && task.expected_tools.contains(&c.tool))
 }
 
 /// The text a tool result carries (text blocks, then structured content).

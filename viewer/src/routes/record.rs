@@ -230,7 +230,7 @@ fn DecidingGate(gate: GateRecord, record: RunRecord) -> impl IntoView {
             <p>{format!("The suite held {n_tasks} tasks against a minimum of {min_tasks}.{}", tool_count.map(|t| format!(" The server advertised {t} tools.")).unwrap_or_default())}</p>
         }
         .into_any(),
-        GateDetail::Construct { n, errors, compromised, published, pooled, extensions_consumed, .. } => {
+        GateDetail::Construct { n, errors, compromised, published, pooled, extensions_consumed, tape_reading, .. } => {
             let stats = construct_tape_counts(&record);
             view! {
                 <p>"A reference agent handed the answer key must still reach it through the server."</p>
@@ -239,6 +239,7 @@ fn DecidingGate(gate: GateRecord, record: RunRecord) -> impl IntoView {
                     {compromised.then(|| view! { <li>"The error rate crossed its limit, so the run was compromised: the measurement did not complete."</li> })}
                     {pooled.as_ref().filter(|_| *extensions_consumed > 0).map(|p| view! { <li>{format!("Pooled across {extensions_consumed} extensions: {} of {}.", p.k, p.n)}</li> })}
                     {published.as_ref().map(|p| view! { <li>{format!("Published verdict {} (raw {}); Wilson interval {} to {}; reason {}.", verdict_word(p.outcome), verdict_word(p.raw_outcome), pct(p.wilson_low), pct(p.wilson_high), p.reason)}</li> })}
+                    {tape_reading.as_ref().map(|t| view! { <li>{format!("Read from the tape: {} tools/call requests recorded for the reference trials, {} answered with an error, {} never answered.", t.calls_recorded, t.call_errors, t.no_response)}</li> })}
                 </ul>
                 {stats}
             }
@@ -254,6 +255,10 @@ fn DecidingGate(gate: GateRecord, record: RunRecord) -> impl IntoView {
         .into_any(),
         GateDetail::ProtocolHygiene { failed } => view! {
             <p>{format!("Failed probes: {}.", failed.join(", "))}</p>
+        }
+        .into_any(),
+        GateDetail::Drive { trials, errors, max_error_rate, compromised } => view! {
+            <p>{format!("The drive completed {trials} trials; the model API failed {errors} (limit {}).{}", pct(*max_error_rate), if *compromised { " Over the limit: the measurement is compromised." } else { "" })}</p>
         }
         .into_any(),
         GateDetail::Unrecognised => view! {
