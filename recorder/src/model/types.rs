@@ -43,7 +43,9 @@ impl std::str::FromStr for ModelId {
 
     fn from_str(s: &str) -> anyhow::Result<ModelId> {
         let (provider, model) = s.split_once('/').ok_or_else(|| {
-            anyhow::anyhow!("a model is written PROVIDER/MODEL (anthropic/…, openai/…, sim/…); got {s:?}")
+            anyhow::anyhow!(
+                "a model is written PROVIDER/MODEL (anthropic/…, openai/…, sim/…); got {s:?}"
+            )
         })?;
         let provider = match provider {
             "anthropic" => ProviderKind::Anthropic,

@@ -67,10 +67,20 @@ pub enum Predicate {
         case_insensitive: bool,
     },
     /// Compiled at admission; an invalid pattern is rejected (`check-invalid`).
-    Regex { pattern: String },
+    Regex {
+        pattern: String,
+    },
     /// The answer parsed as JSON (or the first JSON value in it) has `equals`
     /// at `path` (`$.a.b[0]`).
-    JsonPath { path: String, equals: Value },
-    NumberWithin { value: f64, tolerance: f64 },
-    AllOf { of: Vec<Predicate> },
+    JsonPath {
+        path: String,
+        equals: Value,
+    },
+    NumberWithin {
+        value: f64,
+        tolerance: f64,
+    },
+    AllOf {
+        of: Vec<Predicate>,
+    },
 }
