@@ -68,3 +68,16 @@ pub fn mount_embed(el: web_sys::HtmlElement, kind: &str, src: &str) -> Result<()
     handle.forget();
     Ok(())
 }
+
+/// Bytes of the wasm's linear memory (benchmarks read it).
+#[wasm_bindgen]
+pub fn wasm_memory_bytes() -> f64 {
+    wasm_bindgen::memory()
+        .dyn_into::<js_sys::WebAssembly::Memory>()
+        .map(|m| {
+            m.buffer()
+                .unchecked_into::<js_sys::ArrayBuffer>()
+                .byte_length() as f64
+        })
+        .unwrap_or(0.0)
+}
