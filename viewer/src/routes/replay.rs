@@ -443,14 +443,18 @@ pub fn ReplayPage(source: ReplaySource, links: ReplayLinks) -> impl IntoView {
         selected.set(Some(n));
         replace_query("event", Some(&n.to_string()));
     };
-    let pick_corr = move |c: Option<String>| {
-        replace_query("corr", c.as_deref());
-        corr.set(c);
+    // A filter change starts the list from its top.
+    let reset_scroll = move || {
         if let Some(el) = list_ref.get_untracked() {
             let el: &web_sys::Element = el.as_ref();
             el.set_scroll_top(0);
         }
         scroll_top.set(0.0);
+    };
+    let pick_corr = move |c: Option<String>| {
+        replace_query("corr", c.as_deref());
+        corr.set(c);
+        reset_scroll();
     };
 
     let rows = move || {
@@ -518,6 +522,7 @@ pub fn ReplayPage(source: ReplaySource, links: ReplayLinks) -> impl IntoView {
                         let v = event_target_value(&ev);
                         arm.set(Arm::parse(&v));
                         replace_query("arm", Arm::parse(&v).map(Arm::as_str));
+                        reset_scroll();
                     }>
                         <option value="" selected=arm.get().is_none()>"all arms"</option>
                         {arms}
@@ -528,6 +533,7 @@ pub fn ReplayPage(source: ReplaySource, links: ReplayLinks) -> impl IntoView {
                         let v = event_target_value(&ev);
                         kind.set(EntryKind::parse(&v));
                         replace_query("kind", EntryKind::parse(&v).map(EntryKind::as_str));
+                        reset_scroll();
                     }>
                         <option value="" selected=kind.get().is_none()>"all kinds"</option>
                         {kinds}
@@ -544,7 +550,10 @@ pub fn ReplayPage(source: ReplaySource, links: ReplayLinks) -> impl IntoView {
                 </label>
                 <label>
                     <input type="checkbox" id="filter-flagged" prop:checked=flagged_only
-                        on:change=move |ev| flagged_only.set(event_target_checked(&ev)) />
+                        on:change=move |ev| {
+                            flagged_only.set(event_target_checked(&ev));
+                            reset_scroll();
+                        } />
                     " only flagged (pending, errors, destructive)"
                 </label>
                 <p id="shown-count" data-shown=shown data-total=total>
@@ -668,7 +677,14 @@ fn row_view(
     view! {
         <div class=class role="listitem" data-n=n data-kind=e.kind.as_str() data-arm=e.arm.as_str()
             style=format!("top:{}px;height:{}px", pos as f64 * ROW_HEIGHT, ROW_HEIGHT)
-            on:click=move |_| select(n)>
+            tabindex="0"
+            on:click=move |_| select(n)
+            on:keydown=move |ev: leptos::ev::KeyboardEvent| {
+                if ev.key() == "Enter" || ev.key() == " " {
+                    ev.prevent_default();
+                    select(n);
+                }
+            }>
             <div class="tl-line1">
                 <span class="n">{format!("#{n}")}</span>
                 <time>{time_of_day(&e.t)}</time>
