@@ -84,6 +84,65 @@ pub async fn fetch_bytes(url: &str) -> Result<Vec<u8>, String> {
         .map_err(|e| format!("failed to read {url}: {e}"))
 }
 
+/// A response body read chunk by chunk as it arrives (fetch's ReadableStream).
+pub struct BodyReader {
+    url: String,
+    reader: Option<web_sys::ReadableStreamDefaultReader>,
+    /// The `Content-Length` the server announced, if any.
+    pub length: Option<u64>,
+}
+
+impl BodyReader {
+    /// Start fetching `url` (used as given).
+    pub async fn open(url: &str) -> Result<Self, String> {
+        use wasm_bindgen::JsCast;
+        let response = Request::get(url)
+            .send()
+            .await
+            .map_err(|e| format!("failed to fetch {url}: {e}"))?;
+        if !response.ok() {
+            return Err(format!("failed to fetch {url}: HTTP {}", response.status()));
+        }
+        let length = response
+            .headers()
+            .get("content-length")
+            .and_then(|v| v.parse().ok());
+        let reader = response.body().map(|body| {
+            body.get_reader()
+                .unchecked_into::<web_sys::ReadableStreamDefaultReader>()
+        });
+        Ok(Self {
+            url: url.to_owned(),
+            reader,
+            length,
+        })
+    }
+
+    /// Append the next chunk to `out`; `false` once the body has ended.
+    pub async fn next_chunk(&mut self, out: &mut Vec<u8>) -> Result<bool, String> {
+        let Some(reader) = &self.reader else {
+            return Ok(false);
+        };
+        let result = wasm_bindgen_futures::JsFuture::from(reader.read())
+            .await
+            .map_err(|e| format!("failed to read {}: {e:?}", self.url))?;
+        let done = js_sys::Reflect::get(&result, &"done".into())
+            .map(|v| v.is_truthy())
+            .unwrap_or(true);
+        if done {
+            self.reader = None;
+            return Ok(false);
+        }
+        let value = js_sys::Reflect::get(&result, &"value".into())
+            .map_err(|e| format!("failed to read {}: {e:?}", self.url))?;
+        let chunk = js_sys::Uint8Array::new(&value);
+        let start = out.len();
+        out.resize(start + chunk.length() as usize, 0);
+        chunk.copy_to(&mut out[start..]);
+        Ok(true)
+    }
+}
+
 async fn fetch_json<T: serde::de::DeserializeOwned>(path: &str) -> Result<T, String> {
     let path = &site_url(path);
     let response = Request::get(path)

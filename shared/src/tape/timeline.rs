@@ -429,6 +429,11 @@ impl TimelineBuilder {
         self.tapes.len() - 1
     }
 
+    /// How many tapes have been started.
+    pub fn tape_count(&self) -> usize {
+        self.tapes.len()
+    }
+
     /// Feed a whole tape (`bytes` is the file). Browsers feed lines in
     /// chunks through [`push_line`](Self::push_line) instead.
     pub fn push_tape(&mut self, tape: usize, bytes: &[u8]) {

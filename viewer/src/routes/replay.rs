@@ -25,10 +25,8 @@ use crate::api;
 pub const ROW_HEIGHT: f64 = 46.0;
 /// Rows rendered beyond the visible ones, above and below.
 const OVERSCAN: usize = 8;
-/// Lines parsed between two yields to the browser.
-const LINES_PER_SLICE: usize = 3000;
-/// Bytes hashed between two yields to the browser.
-const HASH_SLICE: usize = 4 << 20;
+/// Bytes read, hashed and parsed between two yields to the browser.
+const YIELD_BYTES: usize = 2 << 20;
 
 /// What to replay.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -142,18 +140,92 @@ fn url_name(url: &str) -> String {
         .to_owned()
 }
 
-/// sha256 and length of `bytes`, hashed in slices with yields between.
-async fn hash_in_slices(bytes: &[u8]) -> (String, u64) {
-    let mut stream = Sha256Stream::new();
-    for chunk in bytes.chunks(HASH_SLICE) {
-        stream.update(chunk);
-        next_tick().await;
+/// Fetch one tape as a stream: each chunk is hashed as it arrives and its
+/// complete lines go to the timeline builder, yielding to the browser every
+/// [`YIELD_BYTES`]. `plane` is known from a record; a tape opened by URL
+/// gets it from its meta line. Returns the tape, its sha256 and length.
+async fn stream_tape(
+    url: &str,
+    name: &str,
+    plane: Option<Plane>,
+    expected: Option<u64>,
+    builder: &mut TimelineBuilder,
+    status: RwSignal<String>,
+) -> Result<(Tape, String, u64), String> {
+    let mut reader = api::BodyReader::open(url).await?;
+    let capacity = expected.or(reader.length).unwrap_or(0).min(1 << 31) as usize;
+    let mut bytes: Vec<u8> = Vec::with_capacity(capacity);
+    let mut hasher = Sha256Stream::new();
+    let mut index = plane.map(|p| (builder.add_tape(p), p));
+    let mut parsed = 0usize;
+    let mut line = 0u32;
+    let mut since_yield = 0usize;
+    loop {
+        let start = bytes.len();
+        let more = reader.next_chunk(&mut bytes).await?;
+        hasher.update(&bytes[start..]);
+        since_yield += bytes.len() - start;
+        if index.is_none() {
+            if more && memchr_newline(&bytes).is_none() {
+                continue;
+            }
+            let p = sniff_plane(&bytes);
+            index = Some((builder.add_tape(p), p));
+        }
+        let Some((tape, _)) = index else { continue };
+        // Complete lines only, until the body ends.
+        let upto = if more {
+            match bytes[parsed..].iter().rposition(|&b| b == b'\n') {
+                Some(i) => parsed + i + 1,
+                None => parsed,
+            }
+        } else {
+            bytes.len()
+        };
+        for (_, s, e) in LineSplitter::new(&bytes[parsed..upto]) {
+            line += 1;
+            builder.push_line(tape, line, parsed + s, &bytes[parsed + s..parsed + e]);
+        }
+        parsed = upto;
+        if !more {
+            break;
+        }
+        if since_yield >= YIELD_BYTES {
+            since_yield = 0;
+            status.set(format!(
+                "Reading {name}: {:.1} MB{}.",
+                bytes.len() as f64 / 1e6,
+                expected
+                    .or(reader.length)
+                    .map(|t| format!(" of {:.1} MB", t as f64 / 1e6))
+                    .unwrap_or_default()
+            ));
+            next_tick().await;
+        }
     }
-    stream.finish()
+    let (sha, len) = hasher.finish();
+    let plane = index.map(|(_, p)| p).unwrap_or(Plane::Mcp);
+    Ok((
+        Tape {
+            name: name.to_owned(),
+            plane,
+            bytes,
+        },
+        sha,
+        len,
+    ))
 }
 
-/// Fetch a run's record and tapes and check them. Progress goes to `status`.
-async fn load_run(run: String, status: RwSignal<String>) -> Result<(Vec<Tape>, Integrity), String> {
+fn memchr_newline(bytes: &[u8]) -> Option<usize> {
+    bytes.iter().position(|&b| b == b'\n')
+}
+
+/// Fetch a run's record and stream its tapes into `builder`, checking them.
+async fn load_run(
+    run: String,
+    builder: &mut TimelineBuilder,
+    status: RwSignal<String>,
+) -> Result<(Vec<Tape>, Integrity), String> {
     let record_path = api::record_path(&run).ok_or_else(|| format!("not a run id: {run}"))?;
     status.set("Fetching the record.".to_owned());
     let record_bytes = api::fetch_bytes(&api::site_url(&record_path)).await?;
@@ -173,16 +245,37 @@ async fn load_run(run: String, status: RwSignal<String>) -> Result<(Vec<Tape>, I
             ));
             continue;
         };
+        let plane = match tape_ref.plane {
+            TapePlane::Mcp => Plane::Mcp,
+            TapePlane::Agent => Plane::Agent,
+        };
         status.set(format!("Fetching {name}."));
-        let bytes = match api::fetch_bytes(&api::site_url(&path)).await {
-            Ok(b) => b,
+        let url = api::site_url(&path);
+        let started = builder.tape_count();
+        let (tape, sha, len) = match stream_tape(
+            &url,
+            &name,
+            Some(plane),
+            Some(tape_ref.bytes),
+            builder,
+            status,
+        )
+        .await
+        {
+            Ok(x) => x,
             Err(e) => {
                 failures.push(e);
+                // Keep the tapes aligned with the builder's tape indices.
+                if builder.tape_count() > started {
+                    tapes.push(Tape {
+                        name,
+                        plane,
+                        bytes: Vec::new(),
+                    });
+                }
                 continue;
             }
         };
-        status.set(format!("Checking {name} ({} bytes).", bytes.len()));
-        let (sha, len) = hash_in_slices(&bytes).await;
         if sha != tape_ref.sha256 {
             failures.push(format!("{name} sha256 differs from the record"));
         }
@@ -192,11 +285,7 @@ async fn load_run(run: String, status: RwSignal<String>) -> Result<(Vec<Tape>, I
                 tape_ref.bytes
             ));
         }
-        let plane = match tape_ref.plane {
-            TapePlane::Mcp => Plane::Mcp,
-            TapePlane::Agent => Plane::Agent,
-        };
-        tapes.push(Tape { name, plane, bytes });
+        tapes.push(tape);
     }
     // The publisher key, when the site publishes one (board.json).
     let key = api::fetch_board().await.ok().and_then(|b| b.publisher_key);
@@ -235,6 +324,7 @@ async fn load_run(run: String, status: RwSignal<String>) -> Result<(Vec<Tape>, I
 
 async fn load_trace(
     urls: Vec<String>,
+    builder: &mut TimelineBuilder,
     status: RwSignal<String>,
 ) -> Result<(Vec<Tape>, Integrity), String> {
     let mut tapes = Vec::new();
@@ -245,13 +335,8 @@ async fn load_trace(
             api::site_url(&url)
         };
         status.set(format!("Fetching {url}."));
-        let bytes = api::fetch_bytes(&full).await?;
-        let plane = sniff_plane(&bytes);
-        tapes.push(Tape {
-            name: url_name(&url),
-            plane,
-            bytes,
-        });
+        let (tape, _, _) = stream_tape(&full, &url_name(&url), None, None, builder, status).await?;
+        tapes.push(tape);
     }
     Ok((
         tapes,
@@ -260,26 +345,6 @@ async fn load_trace(
                 .to_owned(),
         ),
     ))
-}
-
-/// Parse the tapes into a timeline in slices, yielding between them.
-async fn build_timeline(tapes: &[Tape], status: RwSignal<String>) -> Timeline {
-    let mut builder = TimelineBuilder::new();
-    for tape in tapes {
-        let index = builder.add_tape(tape.plane);
-        let mut n = 0usize;
-        for (line, start, end) in LineSplitter::new(&tape.bytes) {
-            builder.push_line(index, line, start, &tape.bytes[start..end]);
-            n += 1;
-            if n.is_multiple_of(LINES_PER_SLICE) {
-                status.set(format!("Reading {}: line {n}.", tape.name));
-                next_tick().await;
-            }
-        }
-    }
-    status.set("Ordering the timeline.".to_owned());
-    next_tick().await;
-    builder.finish()
 }
 
 fn time_of_day(t: &Option<String>) -> String {
@@ -358,9 +423,10 @@ pub fn ReplayPage(source: ReplaySource, links: ReplayLinks) -> impl IntoView {
     let src = source.clone();
     leptos::task::spawn_local(async move {
         next_tick().await;
+        let mut builder = TimelineBuilder::new();
         let fetched = match src {
-            ReplaySource::Run(id) => load_run(id, status).await,
-            ReplaySource::Trace(urls) => load_trace(urls, status).await,
+            ReplaySource::Run(id) => load_run(id, &mut builder, status).await,
+            ReplaySource::Trace(urls) => load_trace(urls, &mut builder, status).await,
         };
         let (tapes, verdict) = match fetched {
             Ok(x) => x,
@@ -370,7 +436,9 @@ pub fn ReplayPage(source: ReplaySource, links: ReplayLinks) -> impl IntoView {
             }
         };
         integrity.set(Some(verdict));
-        let timeline = build_timeline(&tapes, status).await;
+        status.set("Ordering the timeline.".to_owned());
+        next_tick().await;
+        let timeline = builder.finish();
         status.set(String::new());
         loaded.set(Some(Arc::new(Loaded { tapes, timeline })));
     });
