@@ -21,6 +21,9 @@ use fitness_shared::tape::{StatsBuilder, add_tape};
 const HF: &str = "huggingface-co-2026-08-20T17-23-48-886Z";
 const TAMPERED: &str = "mcp-vercel-com-2026-08-20T18-17-32-685Z";
 const SEED: [u8; 32] = [7; 32];
+/// A trial on the huggingface tapes that the test site names as a probe's
+/// evidence (the reference's probe frames carry no corr_id of their own).
+const EVIDENCE: &str = "trending-model-rank3::screen";
 
 fn traces() -> PathBuf {
     workspace_root().join("fixtures/anchor-board/traces")
@@ -52,6 +55,14 @@ fn write_site(site: &Path) -> anyhow::Result<()> {
         let id = record.run.id.clone();
         let dir = site.join("runs").join(&id);
         std::fs::create_dir_all(&dir)?;
+        if id == HF {
+            let probe = record
+                .probes
+                .findings
+                .first_mut()
+                .context("the huggingface record has no probes")?;
+            probe.evidence = vec![EVIDENCE.to_owned()];
+        }
         let from = traces().join(&id);
         if from.is_dir() {
             for (name, plane) in [
@@ -319,6 +330,42 @@ async fn deep_links_open_the_event_and_the_trial() -> anyhow::Result<()> {
             shown == trial_len as u64,
             "trial {trial}: {shown} shown, {trial_len} expected"
         );
+        Ok(())
+    })
+    .await
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_record_page_links_probe_evidence_into_the_replay() -> anyhow::Result<()> {
+    let timeline = timeline_of(HF)?;
+    let expected = timeline
+        .entries
+        .iter()
+        .filter(|e| e.corr_id.as_deref() == Some(EVIDENCE))
+        .count();
+    anyhow::ensure!(expected > 0, "no entries for {EVIDENCE}");
+    with_site(1400, |c, root| async move {
+        c.goto(&format!("{root}?run={HF}")).await?;
+        let link = wait_for(&c, ".probes-section a.evidence").await?;
+        anyhow::ensure!(link.text().await? == EVIDENCE);
+        anyhow::ensure!(
+            !c.find_all(Locator::Css("a.open-replay")).await?.is_empty(),
+            "the record page links its replay"
+        );
+        link.click().await?;
+        wait_for(&c, ".tl-row").await?;
+        let shown = attr_u64(&c, "#shown-count", "data-shown").await?;
+        anyhow::ensure!(
+            shown == expected as u64,
+            "{shown} shown, {expected} expected"
+        );
+        let selected = c
+            .find(Locator::Css("#filter-corr"))
+            .await?
+            .prop("value")
+            .await?
+            .unwrap_or_default();
+        anyhow::ensure!(selected == EVIDENCE, "trial filter {selected:?}");
         Ok(())
     })
     .await
