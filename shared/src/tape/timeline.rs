@@ -19,7 +19,9 @@ use serde_json::Value;
 use crate::tape::js;
 use crate::tape::line::LineKind;
 use crate::tape::stats::{Plane, RecordCounts};
-use crate::tape::view::{IsTrue, Num, Obj, ParamsView, ResultView, Seq, Str};
+use serde_json::value::RawValue;
+
+use crate::tape::view::{IsTrue, Num, Obj, ResultView, Seq, Str};
 
 /// The trial arm a line belongs to, read from its `corr_id`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -221,7 +223,7 @@ struct TRaw<'a> {
     #[serde(default, borrow)]
     method: Str<'a>,
     #[serde(default, borrow)]
-    params: Obj<ParamsView<'a>>,
+    params: Obj<TParams<'a>>,
     #[serde(default)]
     error: Option<Value>,
     #[serde(default, borrow)]
@@ -242,6 +244,15 @@ struct TRaw<'a> {
 }
 
 #[derive(Deserialize, Default)]
+struct TParams<'a> {
+    #[serde(default, borrow)]
+    name: Str<'a>,
+    /// Kept as text: shown as an excerpt, never parsed.
+    #[serde(default, borrow)]
+    arguments: Option<&'a RawValue>,
+}
+
+#[derive(Deserialize, Default)]
 struct TUsage {
     #[serde(default)]
     input_tokens: Num,
@@ -259,6 +270,8 @@ struct TBlock<'a> {
     name: Str<'a>,
     #[serde(default)]
     is_error: Option<Value>,
+    #[serde(default, borrow)]
+    content: Option<&'a RawValue>,
 }
 
 #[derive(Deserialize, Default)]
@@ -550,6 +563,7 @@ impl TimelineBuilder {
             let mut lines = vec![f.at];
             let mut latency_ms = None;
             let mut error = f.error;
+            let mut detail = f.detail;
             let pending = f.kind == EntryKind::Call && response.is_none();
             let summary = &mut tapes[f.at.tape];
             if f.tool_call {
@@ -566,6 +580,9 @@ impl TimelineBuilder {
                     _ => None,
                 };
                 error = error.or(r.error);
+                if r.detail.starts_with("result ") {
+                    detail = format!("{detail}; {}", r.detail);
+                }
             }
             let arm = Arm::of(f.corr_id.as_deref());
             if let Some(c) = &f.corr_id {
@@ -585,7 +602,7 @@ impl TimelineBuilder {
                 arm,
                 corr_id: f.corr_id,
                 title: f.title,
-                detail: f.detail,
+                detail,
                 latency_ms,
                 error,
                 pending,
@@ -705,7 +722,10 @@ fn describe_message(l: &TLine<'_>, fact: &mut Fact) {
             fact.kind = EntryKind::Call;
             fact.tool_call = dir == "in" && method == "tools/call";
             fact.key = key(dir);
-            fact.detail = arrow.to_owned();
+            fact.detail = match raw.params.0.as_ref().and_then(|p| p.arguments) {
+                Some(args) => format!("{arrow}; arguments {}", excerpt(args.get(), 100)),
+                None => arrow.to_owned(),
+            };
         } else {
             fact.kind = EntryKind::Notification;
             fact.detail = format!("{arrow} notification");
@@ -719,11 +739,24 @@ fn describe_message(l: &TLine<'_>, fact: &mut Fact) {
         None => "response with no id".to_owned(),
     };
     fact.detail = arrow.to_owned();
+    if let Some(content) = raw.result.0.as_ref().and_then(|r| r.content) {
+        fact.detail = format!("result {}", content_excerpt(content.get()));
+    }
     if let Some(err) = &raw.error {
         fact.error = Some(excerpt(&error_text(err), TITLE_CHARS));
     } else if raw.result.0.as_ref().is_some_and(|r| r.is_error.0) {
         fact.error = Some("tool result isError: true".to_owned());
     }
+}
+
+/// A short look at a `content` value, as its JSON text: a leading text
+/// block's wrapper is dropped so the words come first.
+fn content_excerpt(json: &str) -> String {
+    let text = json
+        .trim_start()
+        .strip_prefix(r#"[{"type":"text","text":""#)
+        .unwrap_or(json);
+    excerpt(text, 120)
 }
 
 fn describe_turn(l: &TLine<'_>, fact: &mut Fact) {
@@ -732,6 +765,7 @@ fn describe_turn(l: &TLine<'_>, fact: &mut Fact) {
     let mut text = None;
     let mut uses = Vec::new();
     let mut results = 0usize;
+    let mut first_result = None;
     let mut failed = 0usize;
     let mut other = 0usize;
     for block in l.blocks.0.iter().filter_map(|b| b.0.as_ref()) {
@@ -744,6 +778,9 @@ fn describe_turn(l: &TLine<'_>, fact: &mut Fact) {
             Some("tool_use") => uses.push(block.name.get().unwrap_or("(unnamed)").to_owned()),
             Some("tool_result") => {
                 results += 1;
+                if first_result.is_none() {
+                    first_result = block.content.map(|c| content_excerpt(c.get()));
+                }
                 if block.is_error.as_ref().is_some_and(js::truthy) {
                     failed += 1;
                 }
@@ -761,7 +798,10 @@ fn describe_turn(l: &TLine<'_>, fact: &mut Fact) {
     fact.title = match &text {
         Some(t) => format!("{head}: {t}"),
         None if !uses.is_empty() => format!("{head}: tool_use {}", uses.join(", ")),
-        None if results > 0 => format!("{head}: {results} tool_result"),
+        None if results > 0 => match &first_result {
+            Some(r) => format!("{head}: tool_result {r}"),
+            None => format!("{head}: {results} tool_result"),
+        },
         None => head,
     };
     let mut parts = Vec::new();
@@ -876,6 +916,7 @@ mod tests {
         assert_eq!(call.latency_ms, Some(250.0));
         assert_eq!(call.error.as_deref(), Some("tool result isError: true"));
         assert_eq!(call.lines.len(), 2);
+        assert_eq!(call.detail, "client to server; result []");
         assert_eq!(call.arm, Arm::Drive);
         let pending = &tl.entries[4];
         assert!(pending.pending);
