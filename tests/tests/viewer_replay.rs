@@ -454,7 +454,7 @@ async fn tape_html_renders_as_text_and_runs_nothing() -> anyhow::Result<()> {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_third_party_page_embeds_a_replay_a_board_and_an_iframe() -> anyhow::Result<()> {
+async fn a_third_party_page_embeds_a_replay_a_run_a_board_and_an_iframe() -> anyhow::Result<()> {
     let site = tempfile::tempdir()?;
     write_site(site.path())?;
     let server = StaticServer::start_cors(site.path()).await?;
@@ -464,6 +464,7 @@ async fn a_third_party_page_embeds_a_replay_a_board_and_an_iframe() -> anyhow::R
         r#"<!doctype html><html><head><meta charset="utf-8"><title>A third party</title></head>
 <body><h1>Someone else's page</h1>
 <section id="replay-slot"><script src="{root}embed.js" data-fitness="replay" data-src="{root}?run={HF}&amp;view=replay"></script></section>
+<section id="run-slot"><script src="{root}embed.js" data-fitness="run" data-src="{root}?run={HF}"></script></section>
 <section id="board-slot"><script src="{root}embed.js" data-fitness="board" data-src="{root}"></script></section>
 <iframe id="frame" src="{root}?run={TAMPERED}&amp;view=replay&amp;embed=1" width="1200" height="700"></iframe>
 </body></html>"#
@@ -483,6 +484,8 @@ async fn a_third_party_page_embeds_a_replay_a_board_and_an_iframe() -> anyhow::R
         );
         wait_for(c, "#replay-slot .tl-row").await?;
         wait_for(c, "#board-slot .fitness-embed article.row").await?;
+        let record = wait_for(c, "#run-slot .fitness-embed article.record").await?;
+        anyhow::ensure!(record.attr("data-run-id").await?.as_deref() == Some(HF));
         let rows = c
             .find_all(Locator::Css("#board-slot article.row"))
             .await?
