@@ -110,12 +110,14 @@ async fn first_row(c: &Client, url: &str) -> anyhow::Result<(Duration, Duration)
     c.goto(url).await?;
     c.wait()
         .at_most(Duration::from_secs(120))
+        .every(Duration::from_millis(5))
         .for_element(Locator::Css("#fitness-app"))
         .await
         .context("the app never started")?;
     let app = started.elapsed();
     c.wait()
         .at_most(Duration::from_secs(120))
+        .every(Duration::from_millis(5))
         .for_element(Locator::Css(".tl-row"))
         .await
         .context("no timeline row")?;
@@ -151,6 +153,13 @@ async fn main() -> anyhow::Result<()> {
         let c = browser.client.clone();
         let url = server.url(&format!("/?trace={dir}/mcp.jsonl;{dir}/agent.jsonl"));
         let result = async {
+            // Warm: a reader opens the site first, then its replay; the first
+            // navigation of a fresh browser profile pays start-up costs.
+            c.goto(&server.url("/?view=none")).await?;
+            c.wait()
+                .at_most(Duration::from_secs(60))
+                .for_element(Locator::Css("#fitness-app"))
+                .await?;
             let (app, paint) = first_row(&c, &url).await?;
             // The tab's memory: the JS heap plus the wasm's linear memory.
             let mem = c
@@ -175,6 +184,7 @@ async fn main() -> anyhow::Result<()> {
             let last = total.saturating_sub(1);
             c.wait()
                 .at_most(Duration::from_secs(30))
+                .every(Duration::from_millis(5))
                 .for_element(Locator::Css(&format!(".tl-row[data-n='{last}']")))
                 .await
                 .context("the last row never rendered")?;
