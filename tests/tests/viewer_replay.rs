@@ -503,6 +503,15 @@ async fn a_third_party_page_embeds_a_replay_a_run_a_board_and_an_iframe() -> any
             c.find_all(Locator::Css(".masthead")).await?.is_empty(),
             "an embedded view has no masthead"
         );
+        // The viewer's stylesheet styles the viewer only: the host page keeps
+        // the browser's default body margin.
+        let margin = c
+            .execute("return getComputedStyle(document.body).marginTop;", vec![])
+            .await?;
+        anyhow::ensure!(
+            margin == serde_json::json!("8px"),
+            "host body margin {margin}"
+        );
         screenshot(c, "embed-host.png").await?;
 
         c.find(Locator::Css("#frame")).await?.enter_frame().await?;
