@@ -23,6 +23,28 @@ impl StaticServer {
         Ok(Self { addr, task })
     }
 
+    /// Serve `dir` with `Access-Control-Allow-Origin: *` on every response,
+    /// as a site that lets other origins embed its viewer must.
+    pub async fn start_cors(dir: &Path) -> anyhow::Result<Self> {
+        let app = axum::Router::new()
+            .fallback_service(tower_http::services::ServeDir::new(dir))
+            .layer(axum::middleware::map_response(
+                |mut response: axum::response::Response| async move {
+                    response.headers_mut().insert(
+                        "access-control-allow-origin",
+                        axum::http::HeaderValue::from_static("*"),
+                    );
+                    response
+                },
+            ));
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
+        let addr = listener.local_addr()?;
+        let task = tokio::spawn(async move {
+            let _ = axum::serve(listener, app).await;
+        });
+        Ok(Self { addr, task })
+    }
+
     /// `http://127.0.0.1:PORT` + `path`.
     pub fn url(&self, path: &str) -> String {
         format!("http://{}{}", self.addr, path)

@@ -1,4 +1,4 @@
-//! The Fitness Report viewer: the board and the run record page.
+//! The Fitness Report viewer: the board, the run record page and the replay.
 //!
 //! Components shared by the pages live here; `api` is the only module that
 //! fetches; each page is a module under `routes`. Every number shown is a
@@ -11,11 +11,38 @@ use fitness_shared::board::{Row, RowCost, RowResult};
 use fitness_shared::record::Interval;
 use leptos::prelude::*;
 
-/// The page state read from the URL query (`?run=<id>`, `?tier=<tier>`).
+use std::cell::Cell;
+
+thread_local! {
+    static EMBEDDED: Cell<bool> = const { Cell::new(false) };
+}
+
+/// Whether the viewer is mounted inside another page (script-tag embedding):
+/// it then never rewrites the host page's URL.
+pub fn embedded() -> bool {
+    EMBEDDED.with(Cell::get)
+}
+
+/// Mark the viewer as mounted inside another page.
+pub fn set_embedded(on: bool) {
+    EMBEDDED.with(|e| e.set(on));
+}
+
+/// The page state read from the URL query (`?run=<id>`, `?tier=<tier>`,
+/// `&view=replay`, `?trace=URL1;URL2`, `&event=<n>`, `&corr=<id>`,
+/// `&arm=<arm>`, `&kind=<kind>`, `&embed=1`).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct UrlState {
     pub run: Option<String>,
     pub tier: Option<String>,
+    pub view: Option<String>,
+    pub trace: Vec<String>,
+    pub event: Option<usize>,
+    pub corr: Option<String>,
+    pub arm: Option<String>,
+    pub kind: Option<String>,
+    /// Iframe mode: no masthead or footer.
+    pub embed: bool,
 }
 
 impl UrlState {
@@ -35,19 +62,63 @@ impl UrlState {
         };
         state.run = params.get("run").filter(|s| !s.is_empty());
         state.tier = params.get("tier").filter(|s| !s.is_empty());
+        state.view = params.get("view").filter(|s| !s.is_empty());
+        state.trace = params
+            .get("trace")
+            .map(|t| {
+                t.split(';')
+                    .map(str::trim)
+                    .filter(|s| !s.is_empty())
+                    .map(str::to_owned)
+                    .collect()
+            })
+            .unwrap_or_default();
+        state.event = params.get("event").and_then(|e| e.parse().ok());
+        state.corr = params.get("corr").filter(|s| !s.is_empty());
+        state.arm = params.get("arm").filter(|s| !s.is_empty());
+        state.kind = params.get("kind").filter(|s| !s.is_empty());
+        state.embed = params.get("embed").is_some_and(|e| e == "1" || e == "true");
         state
+    }
+
+    fn replay_links(&self) -> routes::replay::ReplayLinks {
+        routes::replay::ReplayLinks {
+            event: self.event,
+            corr: self.corr.clone(),
+            arm: self.arm.clone(),
+            kind: self.kind.clone(),
+        }
     }
 }
 
-/// The application shell. Its root element carries `id="fitness-app"` and
-/// `data-ready="1"`, which only exist once the wasm has started and rendered.
-#[component]
-pub fn App() -> impl IntoView {
-    let state = UrlState::from_location();
-    let page = match state.run.clone() {
+/// The page the state asks for, without the masthead.
+pub fn page_for(state: &UrlState) -> AnyView {
+    use routes::replay::{ReplayPage, ReplaySource};
+    if !state.trace.is_empty() {
+        let source = ReplaySource::Trace(state.trace.clone());
+        return view! { <ReplayPage source=source links=state.replay_links() /> }.into_any();
+    }
+    match state.run.clone() {
+        Some(run) if state.view.as_deref() == Some("replay") => {
+            let source = ReplaySource::Run(run);
+            view! { <ReplayPage source=source links=state.replay_links() /> }.into_any()
+        }
         Some(run) => view! { <routes::record::RecordPage run=run /> }.into_any(),
         None => view! { <routes::board::BoardPage tier=state.tier.clone() /> }.into_any(),
-    };
+    }
+}
+
+/// The application for a given state: with the masthead and footer, or
+/// without them when embedded (`?embed=1`, or mounted by `embed.js`).
+#[component]
+pub fn AppWith(state: UrlState) -> impl IntoView {
+    let page = page_for(&state);
+    if state.embed {
+        return view! {
+            <div id="fitness-app" class="fitness-embed" data-ready="1">{page}</div>
+        }
+        .into_any();
+    }
     view! {
         <main id="fitness-app" data-ready="1">
             <header class="masthead">
@@ -62,6 +133,14 @@ pub fn App() -> impl IntoView {
             </footer>
         </main>
     }
+    .into_any()
+}
+
+/// The application shell. Its root element carries `id="fitness-app"` and
+/// `data-ready="1"`, which only exist once the wasm has started and rendered.
+#[component]
+pub fn App() -> impl IntoView {
+    view! { <AppWith state=UrlState::from_location() /> }
 }
 
 /// A stored fraction printed as a percentage with one decimal.
@@ -178,7 +257,7 @@ pub fn RowView(row: Row) -> impl IntoView {
         RowResult::Scored { .. } => "SCORED".to_owned(),
         RowResult::Refused { code, .. } => code.clone(),
     };
-    let record_href = format!("?run={}", row.id);
+    let record_href = api::site_url(&format!("?run={}", row.id));
     let generator = row
         .generator
         .clone()
@@ -199,7 +278,7 @@ pub fn RowView(row: Row) -> impl IntoView {
             .others
             .iter()
             .map(|o| {
-                let href = format!("?run={}", o.id);
+                let href = api::site_url(&format!("?run={}", o.id));
                 let text = format!("run {} ({})", o.index, o.outcome);
                 view! { <a class="other-attempt" href=href>{text}</a> }
             })
@@ -246,7 +325,10 @@ pub fn RowView(row: Row) -> impl IntoView {
                     fitness_shared::record::TapePlane::Agent => "agent tape",
                 };
                 let title = format!("sha256 {}, {} bytes", t.sha256, t.bytes);
-                view! { <a class="tape" href=t.path.clone() title=title>{plane}</a>" " }
+                let href = api::tape_path(&row.id, &t.path)
+                    .map(|p| api::site_url(&p))
+                    .unwrap_or_default();
+                view! { <a class="tape" href=href title=title>{plane}</a>" " }
             })
             .collect_view()
             .into_any()
@@ -279,6 +361,10 @@ pub fn RowView(row: Row) -> impl IntoView {
                 <p class="cost-line">{cost_view(&row.cost)}</p>
                 <p class="links">
                     <a class="open-record" href=record_href>"Open the record"</a>
+                    " "
+                    {(!row.tapes.is_empty()).then(|| view! {
+                        <a class="replay" href=api::site_url(&format!("?run={}&view=replay", row.id))>"Replay"</a>
+                    })}
                     " "
                     {tapes}
                 </p>

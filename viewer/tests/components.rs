@@ -214,3 +214,55 @@ fn standing_notes_paths_come_from_sha256_set_ids_only() {
     assert_eq!(standing_notes_path(hex), None);
     assert_eq!(standing_notes_path("sha256:../../x"), None);
 }
+
+#[wasm_bindgen_test]
+fn replay_links_parse_from_the_query() {
+    let s = fitness_viewer::UrlState::parse(
+        "?run=abc&view=replay&event=12&corr=probe%3A%3Abogus&arm=probes&kind=call&embed=1",
+    );
+    assert_eq!(s.run.as_deref(), Some("abc"));
+    assert_eq!(s.view.as_deref(), Some("replay"));
+    assert_eq!(s.event, Some(12));
+    assert_eq!(s.corr.as_deref(), Some("probe::bogus"));
+    assert_eq!(s.arm.as_deref(), Some("probes"));
+    assert_eq!(s.kind.as_deref(), Some("call"));
+    assert!(s.embed);
+    let t = fitness_viewer::UrlState::parse("?trace=https://a.example/m.jsonl;b/agent.jsonl");
+    assert_eq!(t.trace, vec!["https://a.example/m.jsonl", "b/agent.jsonl"]);
+}
+
+#[wasm_bindgen_test]
+fn probe_evidence_links_open_the_replay_on_their_trial() {
+    let href = fitness_viewer::routes::record::evidence_href("run-1", "probe::bogus version");
+    assert_eq!(
+        href,
+        "?run=run-1&view=replay&corr=probe%3A%3Abogus%20version"
+    );
+    // And the link reads back as the same trial.
+    let s = fitness_viewer::UrlState::parse(&href);
+    assert_eq!(s.corr.as_deref(), Some("probe::bogus version"));
+    assert_eq!(s.view.as_deref(), Some("replay"));
+}
+
+#[wasm_bindgen_test]
+fn tape_paths_stay_inside_their_run() {
+    use fitness_viewer::api::tape_path;
+    assert_eq!(
+        tape_path("r1", "mcp.jsonl").as_deref(),
+        Some("runs/r1/mcp.jsonl")
+    );
+    assert_eq!(
+        tape_path("r1", "tapes/agent.jsonl").as_deref(),
+        Some("runs/r1/tapes/agent.jsonl")
+    );
+    for bad in [
+        "../r2/mcp.jsonl",
+        "/etc/passwd",
+        "a//b",
+        "https://evil.example/x",
+        "",
+        "a\\b",
+    ] {
+        assert_eq!(tape_path("r1", bad), None, "{bad}");
+    }
+}

@@ -6,6 +6,7 @@
 //!   lines, never fails a file for one.
 //! - [`writer`]: [`TapeWriter`] over any `Write`; one flushed line per call,
 //!   wire frames written byte for byte.
+//! - [`timeline`]: the merged, paired, time-ordered view the replay page shows.
 //! - [`stats`]: [`StatsBuilder`] and [`merge_planes`], the figures the
 //!   anchor's `trace_stats` blocks hold.
 
@@ -13,6 +14,7 @@ pub mod js;
 pub mod line;
 pub mod reader;
 pub mod stats;
+pub mod timeline;
 mod view;
 pub mod writer;
 

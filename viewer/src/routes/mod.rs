@@ -2,3 +2,4 @@
 
 pub mod board;
 pub mod record;
+pub mod replay;

@@ -92,6 +92,13 @@ pub fn RecordView(record: RunRecord) -> impl IntoView {
     let ledger = gate_ledger(&record);
     let tasks = tasks_view(&record);
     let probes = probes_view(&record);
+    let replay_link = if record.tapes.is_empty() {
+        view! { <p class="no-tapes">"No tapes were published for this run, so there is no replay."</p> }.into_any()
+    } else {
+        let href = format!("?run={}&view=replay", record.run.id);
+        view! { <p><a class="open-replay" href=href>"Replay the recorded session"</a></p> }
+            .into_any()
+    };
     let cost = cost_view(&record.cost);
     let notes = notes_view(&record);
     let prereg = &record.preregistration;
@@ -132,6 +139,7 @@ pub fn RecordView(record: RunRecord) -> impl IntoView {
         <article class="record" data-run-id=record.run.id.clone() data-outcome=outcome>
             <h2>{record.server.slug.clone()}</h2>
             <p class="headline">{headline}</p>
+            {replay_link}
             {score_bar}
             {deciding_view}
             {suite_view}
@@ -429,8 +437,15 @@ fn gate_ledger(record: &RunRecord) -> impl IntoView + use<> {
     }
 }
 
+/// A link into this run's replay, filtered to one trial (`corr_id`).
+pub fn evidence_href(run_id: &str, corr_id: &str) -> String {
+    let corr: String = js_sys::encode_uri_component(corr_id).into();
+    format!("?run={run_id}&view=replay&corr={corr}")
+}
+
 fn probes_view(record: &RunRecord) -> impl IntoView + use<> {
     let (passed, failed, unknown) = record.probes.tally();
+    let run_id = record.run.id.clone();
     let rows = record
         .probes
         .findings
@@ -441,8 +456,19 @@ fn probes_view(record: &RunRecord) -> impl IntoView + use<> {
                 fitness_shared::record::ProbeStatus::Fail => ("fail: server fault".to_owned(), "server-fault"),
                 fitness_shared::record::ProbeStatus::Unknown { reason } => (format!("unknown: {reason}"), "unknown"),
             };
+            let evidence = if p.evidence.is_empty() {
+                view! { <span class="none">"none recorded"</span> }.into_any()
+            } else {
+                p.evidence
+                    .iter()
+                    .map(|c| {
+                        view! { <a class="evidence" href=evidence_href(&run_id, c)>{c.clone()}</a>" " }
+                    })
+                    .collect_view()
+                    .into_any()
+            };
             view! {
-                <tr class=class><th scope="row">{p.id.clone()}</th><td>{status}</td><td>{p.detail.clone()}</td></tr>
+                <tr class=class><th scope="row">{p.id.clone()}</th><td>{status}</td><td>{p.detail.clone()}</td><td>{evidence}</td></tr>
             }
         })
         .collect_view();
@@ -455,7 +481,7 @@ fn probes_view(record: &RunRecord) -> impl IntoView + use<> {
                 passed + failed
             )}</p>
             <div class="scroll"><table>
-                <thead><tr><th scope="col">"Probe"</th><th scope="col">"Status"</th><th scope="col">"Detail"</th></tr></thead>
+                <thead><tr><th scope="col">"Probe"</th><th scope="col">"Status"</th><th scope="col">"Detail"</th><th scope="col">"Evidence in the replay"</th></tr></thead>
                 <tbody>{rows}</tbody>
             </table></div>
         </section>

@@ -1,0 +1,1016 @@
+//! One merged, time-ordered timeline over a run's tapes, for the replay view.
+//!
+//! Pure and wasm-compatible: the caller hands over each tape's bytes line by
+//! line (so a browser can parse in chunks and yield between them), and
+//! [`TimelineBuilder::finish`] pairs JSON-RPC requests with their responses
+//! (by id, keyed per tape and `source`, as the stats pair them), classifies
+//! every line's trial arm from its `corr_id` (SPEC R-TAPE-5) and orders the
+//! entries by time. Lines are never copied: an entry names the byte ranges of
+//! the lines it came from, and the viewer slices the raw JSON from the tape.
+//!
+//! Line counts by kind follow [`LineKind::classify`] and the reader's skip
+//! rules, so they equal the `records` block of `fitness tape stats`.
+
+use std::collections::HashMap;
+
+use serde::Deserialize;
+use serde_json::Value;
+
+use crate::tape::js;
+use crate::tape::line::LineKind;
+use crate::tape::stats::{Plane, RecordCounts};
+use serde_json::value::RawValue;
+
+use crate::tape::view::{IsTrue, Num, Obj, ResultView, Seq, Str};
+
+/// The trial arm a line belongs to, read from its `corr_id`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Arm {
+    /// `<task>`: the agent driving the server.
+    Drive,
+    /// `<task>::construct`.
+    Construct,
+    /// `<task>::null-no-tools`.
+    NullNoTools,
+    /// `<task>::null-stubbed-empty`.
+    NullStubbedEmpty,
+    /// `<task>::null-random`.
+    NullRandom,
+    /// `<task>::screen`.
+    Screen,
+    /// `probe::<id>`.
+    Probes,
+    /// A `corr_id` with a suffix this viewer does not know.
+    Other,
+    /// No `corr_id`: session set-up, harness-wide events.
+    Untagged,
+}
+
+impl Arm {
+    pub const ALL: [Arm; 9] = [
+        Arm::Drive,
+        Arm::Construct,
+        Arm::NullNoTools,
+        Arm::NullStubbedEmpty,
+        Arm::NullRandom,
+        Arm::Screen,
+        Arm::Probes,
+        Arm::Other,
+        Arm::Untagged,
+    ];
+
+    /// The arm of a `corr_id` (SPEC R-TAPE-5).
+    pub fn of(corr_id: Option<&str>) -> Arm {
+        let Some(corr) = corr_id.filter(|c| !c.is_empty()) else {
+            return Arm::Untagged;
+        };
+        if corr.starts_with("probe::") {
+            return Arm::Probes;
+        }
+        match corr.rsplit_once("::") {
+            None => Arm::Drive,
+            Some((_, "construct")) => Arm::Construct,
+            Some((_, "null-no-tools")) => Arm::NullNoTools,
+            Some((_, "null-stubbed-empty")) => Arm::NullStubbedEmpty,
+            Some((_, "null-random")) => Arm::NullRandom,
+            Some((_, "screen")) => Arm::Screen,
+            Some(_) => Arm::Other,
+        }
+    }
+
+    /// The name used in filters and URLs.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Arm::Drive => "drive",
+            Arm::Construct => "construct",
+            Arm::NullNoTools => "null-no-tools",
+            Arm::NullStubbedEmpty => "null-stubbed-empty",
+            Arm::NullRandom => "null-random",
+            Arm::Screen => "screen",
+            Arm::Probes => "probes",
+            Arm::Other => "other",
+            Arm::Untagged => "untagged",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Arm> {
+        Arm::ALL.into_iter().find(|a| a.as_str() == s)
+    }
+}
+
+/// What one timeline entry shows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum EntryKind {
+    /// A JSON-RPC request, with its response when one was recorded.
+    Call,
+    /// A response whose request is not on the tape.
+    Response,
+    /// A message with no id (a notification).
+    Notification,
+    /// An agent turn.
+    Turn,
+    /// A harness event (`dir:"event"`, `command`, `telemetry`).
+    Event,
+    Meta,
+    End,
+    /// A line of a type this viewer does not know.
+    Other,
+}
+
+impl EntryKind {
+    pub const ALL: [EntryKind; 8] = [
+        EntryKind::Call,
+        EntryKind::Response,
+        EntryKind::Notification,
+        EntryKind::Turn,
+        EntryKind::Event,
+        EntryKind::Meta,
+        EntryKind::End,
+        EntryKind::Other,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            EntryKind::Call => "call",
+            EntryKind::Response => "response",
+            EntryKind::Notification => "notification",
+            EntryKind::Turn => "turn",
+            EntryKind::Event => "event",
+            EntryKind::Meta => "meta",
+            EntryKind::End => "end",
+            EntryKind::Other => "other",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<EntryKind> {
+        EntryKind::ALL.into_iter().find(|k| k.as_str() == s)
+    }
+}
+
+/// Where one tape line sits: which tape, its 1-based line number, and its
+/// byte range in that tape.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LineRef {
+    pub tape: usize,
+    pub line: u32,
+    pub start: usize,
+    pub end: usize,
+}
+
+/// One row of the merged timeline.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Entry {
+    /// Position in the merged timeline (0-based); deep links use it.
+    pub n: usize,
+    /// ISO time of the (first) line, when it has one.
+    pub t: Option<String>,
+    pub plane: Plane,
+    pub kind: EntryKind,
+    pub arm: Arm,
+    pub corr_id: Option<String>,
+    /// One line: method and tool, role and first text, event kind.
+    pub title: String,
+    /// A short second line: usage, blocks, event fields.
+    pub detail: String,
+    /// Response time minus request time.
+    pub latency_ms: Option<f64>,
+    /// JSON-RPC error, `isError`, a failed tool result, a protocol error.
+    pub error: Option<String>,
+    /// A request with no response on the tape.
+    pub pending: bool,
+    /// A destructive call event.
+    pub destructive: bool,
+    /// The tape lines behind this entry (a request and its response).
+    pub lines: Vec<LineRef>,
+}
+
+/// What one tape held.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct TapeSummary {
+    pub plane: Option<Plane>,
+    /// Lines by kind, as `fitness tape stats` counts them.
+    pub records: RecordCounts,
+    /// Lines skipped (blank lines are not counted; bad ones are).
+    pub skipped: u64,
+    /// `tools/call` requests, answered or not.
+    pub tool_calls: u64,
+    /// `tools/call` requests with no response.
+    pub tool_pending: u64,
+    /// Request/response pairs of any method.
+    pub pairs: u64,
+}
+
+/// The merged timeline of one or more tapes.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Timeline {
+    pub entries: Vec<Entry>,
+    pub tapes: Vec<TapeSummary>,
+    /// Every `corr_id` seen, first-seen order, with its arm and entry count.
+    pub trials: Vec<(String, Arm, usize)>,
+}
+
+impl Timeline {
+    /// Entries of one kind.
+    pub fn count_kind(&self, kind: EntryKind) -> usize {
+        self.entries.iter().filter(|e| e.kind == kind).count()
+    }
+}
+
+#[derive(Deserialize, Default)]
+struct TRaw<'a> {
+    #[serde(default)]
+    id: Option<Value>,
+    #[serde(default, borrow)]
+    method: Str<'a>,
+    #[serde(default, borrow)]
+    params: Obj<TParams<'a>>,
+    #[serde(default)]
+    error: Option<Value>,
+    #[serde(default, borrow)]
+    result: Obj<ResultView<'a>>,
+    // harness event fields shown in the title
+    #[serde(default, borrow)]
+    tool: Str<'a>,
+    #[serde(default, borrow)]
+    gate: Str<'a>,
+    #[serde(rename = "taskId", default, borrow)]
+    task_id: Str<'a>,
+    #[serde(default)]
+    ok: Option<Value>,
+    #[serde(default, borrow)]
+    reason: Str<'a>,
+    #[serde(default, borrow)]
+    detail: Str<'a>,
+}
+
+#[derive(Deserialize, Default)]
+struct TParams<'a> {
+    #[serde(default, borrow)]
+    name: Str<'a>,
+    /// Kept as text: shown as an excerpt, never parsed.
+    #[serde(default, borrow)]
+    arguments: Option<&'a RawValue>,
+}
+
+#[derive(Deserialize, Default)]
+struct TUsage {
+    #[serde(default)]
+    input_tokens: Num,
+    #[serde(default)]
+    output_tokens: Num,
+}
+
+#[derive(Deserialize, Default)]
+struct TBlock<'a> {
+    #[serde(rename = "type", default, borrow)]
+    ty: Str<'a>,
+    #[serde(default, borrow)]
+    text: Str<'a>,
+    #[serde(default, borrow)]
+    name: Str<'a>,
+    #[serde(default)]
+    is_error: Option<Value>,
+    #[serde(default, borrow)]
+    content: Option<&'a RawValue>,
+}
+
+#[derive(Deserialize, Default)]
+struct TLine<'a> {
+    #[serde(rename = "type", default, borrow)]
+    ty: Str<'a>,
+    #[serde(default, borrow)]
+    dir: Str<'a>,
+    #[serde(default, borrow)]
+    t: Str<'a>,
+    #[serde(default, borrow)]
+    kind: Str<'a>,
+    #[serde(default, borrow)]
+    source: Str<'a>,
+    #[serde(default, borrow)]
+    corr_id: Str<'a>,
+    #[serde(default, borrow)]
+    raw: Obj<TRaw<'a>>,
+    #[serde(default, borrow)]
+    role: Str<'a>,
+    #[serde(default, borrow)]
+    model: Str<'a>,
+    #[serde(default)]
+    echoed: IsTrue,
+    #[serde(default)]
+    usage: Obj<TUsage>,
+    #[serde(default, borrow)]
+    blocks: Seq<Obj<TBlock<'a>>>,
+    #[serde(rename = "startedAt", default, borrow)]
+    started_at: Str<'a>,
+    #[serde(default, borrow)]
+    label: Str<'a>,
+    #[serde(default, borrow)]
+    reason: Str<'a>,
+}
+
+impl<'a> TLine<'a> {
+    fn read(text: &'a [u8], spill: &'a mut Option<String>) -> Result<Self, serde_json::Error> {
+        match serde_json::from_slice::<TLine<'a>>(text) {
+            Ok(line) => Ok(line),
+            Err(first) => {
+                // As the stats reader does: duplicated keys (last wins) and
+                // bytes that are not UTF-8 go through a value first.
+                let text = String::from_utf8_lossy(text);
+                let Ok(value) = serde_json::from_str::<Value>(&text) else {
+                    return Err(first);
+                };
+                let text: &'a str = spill.insert(value.to_string());
+                serde_json::from_str::<TLine<'a>>(text)
+            }
+        }
+    }
+}
+
+/// A line as read, before pairing and ordering.
+struct Fact {
+    at: LineRef,
+    plane: Plane,
+    t: Option<String>,
+    t_ms: Option<f64>,
+    corr_id: Option<String>,
+    kind: EntryKind,
+    title: String,
+    detail: String,
+    error: Option<String>,
+    destructive: bool,
+    /// For requests and responses: the pairing key and whether it is a tools/call.
+    key: Option<String>,
+    tool_call: bool,
+}
+
+/// Builds a [`Timeline`] from tapes fed line by line.
+#[derive(Default)]
+pub struct TimelineBuilder {
+    facts: Vec<Fact>,
+    tapes: Vec<TapeSummary>,
+    /// Last time seen per tape: a line without `t` sorts after it.
+    last_ms: Vec<Option<f64>>,
+}
+
+const TITLE_CHARS: usize = 160;
+
+fn excerpt(s: &str, max: usize) -> String {
+    let one_line: String = s
+        .chars()
+        .map(|c| if c.is_control() { ' ' } else { c })
+        .take(max + 1)
+        .collect();
+    if one_line.chars().count() > max {
+        let mut cut: String = one_line.chars().take(max).collect();
+        cut.push('…');
+        cut
+    } else {
+        one_line
+    }
+}
+
+fn error_text(err: &Value) -> String {
+    let message = err
+        .get("message")
+        .and_then(Value::as_str)
+        .map(str::to_owned)
+        .unwrap_or_else(|| err.to_string());
+    match err.get("code").and_then(Value::as_i64) {
+        Some(code) => format!("JSON-RPC error {code}: {message}"),
+        None => format!("JSON-RPC error: {message}"),
+    }
+}
+
+/// Milliseconds since the Unix epoch of an ISO 8601 UTC time such as
+/// `2026-08-20T17:28:14.264Z` (offsets `+hh:mm` are applied); `None` when
+/// the text is not such a time.
+pub fn iso_millis(s: &str) -> Option<f64> {
+    let b = s.as_bytes();
+    if b.len() < 19 || b[4] != b'-' || b[7] != b'-' || !matches!(b[10], b'T' | b't' | b' ') {
+        return None;
+    }
+    let num = |r: std::ops::Range<usize>| -> Option<i64> { s.get(r)?.parse().ok() };
+    let (y, mo, d) = (num(0..4)?, num(5..7)?, num(8..10)?);
+    let (h, mi, sec) = (num(11..13)?, num(14..16)?, num(17..19)?);
+    if !(1..=12).contains(&mo) || !(1..=31).contains(&d) || h > 23 || mi > 59 || sec > 60 {
+        return None;
+    }
+    let mut rest = &s[19..];
+    let mut frac = 0.0;
+    if let Some(r) = rest.strip_prefix('.') {
+        let digits = r.bytes().take_while(u8::is_ascii_digit).count();
+        if digits == 0 {
+            return None;
+        }
+        frac = format!("0.{}", &r[..digits]).parse::<f64>().ok()?;
+        rest = &r[digits..];
+    }
+    let offset_min = match rest {
+        "Z" | "z" | "" => 0,
+        r if r.len() == 6 && (r.starts_with('+') || r.starts_with('-')) => {
+            let oh: i64 = r.get(1..3)?.parse().ok()?;
+            let om: i64 = r.get(4..6)?.parse().ok()?;
+            let sign = if r.starts_with('-') { -1 } else { 1 };
+            sign * (oh * 60 + om)
+        }
+        _ => return None,
+    };
+    // Days from civil (Howard Hinnant's algorithm).
+    let y = if mo <= 2 { y - 1 } else { y };
+    let era = if y >= 0 { y } else { y - 399 } / 400;
+    let yoe = y - era * 400;
+    let mp = (mo + 9) % 12;
+    let doy = (153 * mp + 2) / 5 + d - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    let days = era * 146_097 + doe - 719_468;
+    let secs = days * 86_400 + h * 3600 + mi * 60 + sec - offset_min * 60;
+    Some(secs as f64 * 1000.0 + (frac * 1000.0).round())
+}
+
+impl TimelineBuilder {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Start a tape of `plane`; returns its index for [`push_line`](Self::push_line).
+    pub fn add_tape(&mut self, plane: Plane) -> usize {
+        self.tapes.push(TapeSummary {
+            plane: Some(plane),
+            ..TapeSummary::default()
+        });
+        self.last_ms.push(None);
+        self.tapes.len() - 1
+    }
+
+    /// How many tapes have been started.
+    pub fn tape_count(&self) -> usize {
+        self.tapes.len()
+    }
+
+    /// Feed a whole tape (`bytes` is the file). Browsers feed lines in
+    /// chunks through [`push_line`](Self::push_line) instead.
+    pub fn push_tape(&mut self, tape: usize, bytes: &[u8]) {
+        for (line, start, end) in LineSplitter::new(bytes) {
+            self.push_line(tape, line, start, &bytes[start..end]);
+        }
+    }
+
+    /// Feed one line (without its newline) of tape `tape`: `line` is its
+    /// 1-based number, `start` its byte offset in the tape. Follows the tape
+    /// reader: a blank line is passed over, a line that is not a JSON object
+    /// is counted as skipped.
+    pub fn push_line(&mut self, tape: usize, line: u32, start: usize, bytes: &[u8]) {
+        let Some(summary) = self.tapes.get_mut(tape) else {
+            return;
+        };
+        let plane = summary.plane.unwrap_or(Plane::Mcp);
+        let mut body = bytes;
+        let mut offset = start;
+        if line == 1
+            && let Some(rest) = body.strip_prefix(b"\xEF\xBB\xBF")
+        {
+            body = rest;
+            offset += 3;
+        }
+        if body.iter().all(u8::is_ascii_whitespace) {
+            return;
+        }
+        if body.iter().find(|b| !b.is_ascii_whitespace()) != Some(&b'{') {
+            summary.skipped += 1;
+            return;
+        }
+        let mut spill = None;
+        let Ok(parsed) = TLine::read(body, &mut spill) else {
+            summary.skipped += 1;
+            return;
+        };
+        let at = LineRef {
+            tape,
+            line,
+            start: offset,
+            end: offset + body.len(),
+        };
+        let kind = LineKind::classify(parsed.ty.0.as_deref(), parsed.dir.0.as_deref());
+        summary.records.total += 1;
+        match kind {
+            LineKind::Meta => summary.records.meta += 1,
+            LineKind::Message => summary.records.message += 1,
+            LineKind::Event => summary.records.event += 1,
+            LineKind::Turn => summary.records.turn += 1,
+            LineKind::End => summary.records.end += 1,
+            LineKind::Other => summary.records.other += 1,
+        }
+        let t = parsed
+            .t
+            .get()
+            .or_else(|| parsed.started_at.get())
+            .map(str::to_owned);
+        let mut t_ms = t.as_deref().and_then(iso_millis);
+        match t_ms {
+            Some(ms) => self.last_ms[tape] = Some(ms),
+            None => t_ms = self.last_ms[tape],
+        }
+        let fact = describe(&parsed, kind, at, plane, t, t_ms);
+        self.facts.push(fact);
+    }
+
+    /// Pair, order and number the entries.
+    pub fn finish(self) -> Timeline {
+        let TimelineBuilder {
+            facts, mut tapes, ..
+        } = self;
+        // Pair: each response answers the earliest unanswered request with
+        // its key; a response with no such request stands alone.
+        let mut open: HashMap<&str, Vec<usize>> = HashMap::new();
+        for (i, f) in facts.iter().enumerate() {
+            if f.kind == EntryKind::Call
+                && let Some(k) = &f.key
+            {
+                open.entry(k.as_str()).or_default().push(i);
+            }
+        }
+        for list in open.values_mut() {
+            list.reverse(); // pop() takes the earliest
+        }
+        let mut answer: Vec<Option<usize>> = vec![None; facts.len()];
+        let mut answered_by: Vec<bool> = vec![false; facts.len()];
+        for (i, f) in facts.iter().enumerate() {
+            if f.kind != EntryKind::Response {
+                continue;
+            }
+            let Some(k) = &f.key else { continue };
+            if let Some(req) = open.get_mut(k.as_str()).and_then(Vec::pop) {
+                answer[req] = Some(i);
+                answered_by[i] = true;
+            }
+        }
+        let mut order: Vec<usize> = (0..facts.len()).filter(|&i| !answered_by[i]).collect();
+        order.sort_by(|&a, &b| {
+            let (fa, fb) = (&facts[a], &facts[b]);
+            let ta = fa.t_ms.unwrap_or(f64::NEG_INFINITY);
+            let tb = fb.t_ms.unwrap_or(f64::NEG_INFINITY);
+            ta.total_cmp(&tb)
+                .then(fa.at.tape.cmp(&fb.at.tape))
+                .then(fa.at.line.cmp(&fb.at.line))
+        });
+        let mut facts: Vec<Option<Fact>> = facts.into_iter().map(Some).collect();
+        let mut entries = Vec::with_capacity(order.len());
+        let mut trial_index: HashMap<String, usize> = HashMap::new();
+        let mut trials: Vec<(String, Arm, usize)> = Vec::new();
+        for i in order {
+            let Some(f) = facts[i].take() else { continue };
+            let response = answer[i].and_then(|r| facts[r].take());
+            let mut lines = vec![f.at];
+            let mut latency_ms = None;
+            let mut error = f.error;
+            let mut detail = f.detail;
+            let pending = f.kind == EntryKind::Call && response.is_none();
+            let summary = &mut tapes[f.at.tape];
+            if f.tool_call {
+                summary.tool_calls += 1;
+                if pending {
+                    summary.tool_pending += 1;
+                }
+            }
+            if let Some(r) = response {
+                summary.pairs += 1;
+                lines.push(r.at);
+                latency_ms = match (f.t_ms, r.t_ms) {
+                    (Some(a), Some(b)) => Some(b - a),
+                    _ => None,
+                };
+                error = error.or(r.error);
+                if r.detail.starts_with("result ") {
+                    detail = format!("{detail}; {}", r.detail);
+                }
+            }
+            let arm = Arm::of(f.corr_id.as_deref());
+            if let Some(c) = &f.corr_id {
+                match trial_index.get(c) {
+                    Some(&ti) => trials[ti].2 += 1,
+                    None => {
+                        trial_index.insert(c.clone(), trials.len());
+                        trials.push((c.clone(), arm, 1));
+                    }
+                }
+            }
+            entries.push(Entry {
+                n: entries.len(),
+                t: f.t,
+                plane: f.plane,
+                kind: f.kind,
+                arm,
+                corr_id: f.corr_id,
+                title: f.title,
+                detail,
+                latency_ms,
+                error,
+                pending,
+                destructive: f.destructive,
+                lines,
+            });
+        }
+        Timeline {
+            entries,
+            tapes,
+            trials,
+        }
+    }
+}
+
+fn describe(
+    l: &TLine<'_>,
+    kind: LineKind,
+    at: LineRef,
+    plane: Plane,
+    t: Option<String>,
+    t_ms: Option<f64>,
+) -> Fact {
+    let mut fact = Fact {
+        at,
+        plane,
+        t,
+        t_ms,
+        corr_id: l.corr_id.get().map(str::to_owned),
+        kind: EntryKind::Other,
+        title: String::new(),
+        detail: String::new(),
+        error: None,
+        destructive: false,
+        key: None,
+        tool_call: false,
+    };
+    match kind {
+        LineKind::Meta => {
+            fact.kind = EntryKind::Meta;
+            fact.title = format!("tape opened: {}", l.label.get().unwrap_or("(no label)"));
+        }
+        LineKind::End => {
+            fact.kind = EntryKind::End;
+            fact.title = format!("tape ended: {}", l.reason.get().unwrap_or("(no reason)"));
+        }
+        LineKind::Other => {
+            fact.title = format!(
+                "unknown line type {}",
+                l.ty.get().or(l.dir.get()).unwrap_or("(none)")
+            );
+        }
+        LineKind::Turn => describe_turn(l, &mut fact),
+        LineKind::Event => {
+            fact.kind = EntryKind::Event;
+            let ek = l.kind.get().unwrap_or("(no kind)");
+            let raw = l.raw.0.as_ref();
+            let mut parts = Vec::new();
+            if let Some(raw) = raw {
+                for (name, value) in [
+                    ("gate", raw.gate.get()),
+                    ("task", raw.task_id.get()),
+                    ("tool", raw.tool.get()),
+                    ("reason", raw.reason.get()),
+                ] {
+                    if let Some(v) = value {
+                        parts.push(format!("{name} {v}"));
+                    }
+                }
+                if let Some(ok) = raw.ok.as_ref().and_then(Value::as_bool) {
+                    parts.push(if ok { "ok".into() } else { "not ok".into() });
+                }
+            }
+            fact.title = excerpt(&format!("{ek} {}", parts.join(", ")), TITLE_CHARS);
+            fact.destructive = ek == "fitness.destructive_call";
+            if ek == "fitness.protocol_error" || ek == "llm.error" {
+                let detail = raw.and_then(|r| r.detail.get()).unwrap_or(ek);
+                fact.error = Some(excerpt(detail, TITLE_CHARS));
+            }
+        }
+        LineKind::Message => describe_message(l, &mut fact),
+    }
+    fact
+}
+
+fn describe_message(l: &TLine<'_>, fact: &mut Fact) {
+    let dir = l.dir.get().unwrap_or("in");
+    let arrow = if dir == "in" {
+        "client to server"
+    } else {
+        "server to client"
+    };
+    let Some(raw) = l.raw.0.as_ref() else {
+        fact.kind = EntryKind::Notification;
+        fact.title = format!("{arrow}: a message with no JSON-RPC object");
+        return;
+    };
+    let source = l.source.get().unwrap_or("mcp-tape");
+    let tape = fact.at.tape;
+    // A request and its response share the tape, the source, the id and the
+    // request's direction.
+    let key = |request_dir: &str| {
+        raw.id.as_ref().map(|id| {
+            format!(
+                "{tape}\u{0}{source}\u{0}{request_dir}\u{0}{}",
+                js::to_js_string(id)
+            )
+        })
+    };
+    if let Some(method) = raw.method.get() {
+        let tool = raw.params.0.as_ref().and_then(|p| p.name.get());
+        fact.title = match tool {
+            Some(tool) if method == "tools/call" => format!("{method} {tool}"),
+            _ => method.to_owned(),
+        };
+        if raw.id.is_some() {
+            fact.kind = EntryKind::Call;
+            fact.tool_call = dir == "in" && method == "tools/call";
+            fact.key = key(dir);
+            fact.detail = match raw.params.0.as_ref().and_then(|p| p.arguments) {
+                Some(args) => format!("{arrow}; arguments {}", excerpt(args.get(), 100)),
+                None => arrow.to_owned(),
+            };
+        } else {
+            fact.kind = EntryKind::Notification;
+            fact.detail = format!("{arrow} notification");
+        }
+        return;
+    }
+    fact.kind = EntryKind::Response;
+    fact.key = key(if dir == "in" { "out" } else { "in" });
+    fact.title = match raw.id.as_ref() {
+        Some(id) => format!("response to id {}", js::to_js_string(id)),
+        None => "response with no id".to_owned(),
+    };
+    fact.detail = arrow.to_owned();
+    if let Some(content) = raw.result.0.as_ref().and_then(|r| r.content) {
+        fact.detail = format!("result {}", content_excerpt(content.get()));
+    }
+    if let Some(err) = &raw.error {
+        fact.error = Some(excerpt(&error_text(err), TITLE_CHARS));
+    } else if raw.result.0.as_ref().is_some_and(|r| r.is_error.0) {
+        fact.error = Some("tool result isError: true".to_owned());
+    }
+}
+
+/// A short look at a `content` value, as its JSON text: a leading text
+/// block's wrapper is dropped so the words come first.
+fn content_excerpt(json: &str) -> String {
+    let text = json
+        .trim_start()
+        .strip_prefix(r#"[{"type":"text","text":""#)
+        .unwrap_or(json);
+    excerpt(text, 120)
+}
+
+fn describe_turn(l: &TLine<'_>, fact: &mut Fact) {
+    fact.kind = EntryKind::Turn;
+    let role = l.role.get().unwrap_or("(no role)");
+    let mut text = None;
+    let mut uses = Vec::new();
+    let mut results = 0usize;
+    let mut first_result = None;
+    let mut failed = 0usize;
+    let mut other = 0usize;
+    for block in l.blocks.0.iter().filter_map(|b| b.0.as_ref()) {
+        match block.ty.get() {
+            Some("text") => {
+                if text.is_none() {
+                    text = block.text.get().map(|t| excerpt(t, TITLE_CHARS));
+                }
+            }
+            Some("tool_use") => uses.push(block.name.get().unwrap_or("(unnamed)").to_owned()),
+            Some("tool_result") => {
+                results += 1;
+                if first_result.is_none() {
+                    first_result = block.content.map(|c| content_excerpt(c.get()));
+                }
+                if block.is_error.as_ref().is_some_and(js::truthy) {
+                    failed += 1;
+                }
+            }
+            _ => other += 1,
+        }
+    }
+    let mut head = role.to_owned();
+    if let Some(m) = l.model.get() {
+        head.push_str(&format!(" ({m})"));
+    }
+    if l.echoed.0 {
+        head.push_str(", echoed");
+    }
+    fact.title = match &text {
+        Some(t) => format!("{head}: {t}"),
+        None if !uses.is_empty() => format!("{head}: tool_use {}", uses.join(", ")),
+        None if results > 0 => match &first_result {
+            Some(r) => format!("{head}: tool_result {r}"),
+            None => format!("{head}: {results} tool_result"),
+        },
+        None => head,
+    };
+    let mut parts = Vec::new();
+    if !uses.is_empty() {
+        parts.push(format!("tool_use {}", uses.join(", ")));
+    }
+    if results > 0 {
+        parts.push(format!("tool_result {results}"));
+    }
+    if other > 0 {
+        parts.push(format!("{other} other blocks"));
+    }
+    if let Some(u) = l.usage.0.as_ref() {
+        let n = |x: Option<f64>| x.map(js::number_to_string).unwrap_or_else(|| "?".into());
+        parts.push(format!(
+            "usage in {} out {}",
+            n(u.input_tokens.0),
+            n(u.output_tokens.0)
+        ));
+    }
+    fact.detail = parts.join("; ");
+    if failed > 0 {
+        fact.error = Some(format!("{failed} tool_result with is_error"));
+    }
+}
+
+/// Lines of a tape: (1-based number, start, end) without the newline.
+pub struct LineSplitter<'a> {
+    bytes: &'a [u8],
+    pos: usize,
+    line: u32,
+}
+
+impl<'a> LineSplitter<'a> {
+    pub fn new(bytes: &'a [u8]) -> Self {
+        Self {
+            bytes,
+            pos: 0,
+            line: 0,
+        }
+    }
+
+    /// Byte offset of the next line.
+    pub fn position(&self) -> usize {
+        self.pos
+    }
+}
+
+impl Iterator for LineSplitter<'_> {
+    type Item = (u32, usize, usize);
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.pos >= self.bytes.len() {
+            return None;
+        }
+        let start = self.pos;
+        let end = match memchr::memchr(b'\n', &self.bytes[start..]) {
+            Some(i) => start + i,
+            None => self.bytes.len(),
+        };
+        self.pos = end + 1;
+        self.line += 1;
+        Some((self.line, start, end))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tape::StatsBuilder;
+
+    const MCP: &str = concat!(
+        r#"{"v":1,"type":"meta","startedAt":"2026-08-20T17:00:00.000Z","label":"x","kind":"mcp"}"#,
+        "\n",
+        r#"{"t":"2026-08-20T17:00:01.000Z","dir":"in","raw":{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"search"}},"corr_id":"t1"}"#,
+        "\n",
+        r#"{"t":"2026-08-20T17:00:01.250Z","dir":"out","raw":{"jsonrpc":"2.0","id":1,"result":{"isError":true,"content":[]}},"corr_id":"t1"}"#,
+        "\n",
+        r#"{"t":"2026-08-20T17:00:02.000Z","dir":"in","raw":{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"fetch"}},"corr_id":"t1::construct"}"#,
+        "\n\n",
+        "not json\n",
+        r#"{"t":"2026-08-20T17:00:03.000Z","dir":"event","kind":"fitness.destructive_call","raw":{"tool":"rm"},"corr_id":"probe::p1"}"#,
+        "\n",
+        r#"{"t":"2026-08-20T17:00:04.000Z","type":"end","reason":"done","durationMs":4000}"#,
+        "\n",
+    );
+    const AGENT: &str = concat!(
+        r#"{"v":1,"type":"meta","startedAt":"2026-08-20T17:00:00.000Z","label":"x","kind":"llm"}"#,
+        "\n",
+        r#"{"t":"2026-08-20T17:00:00.500Z","type":"turn","role":"assistant","model":"m","usage":{"input_tokens":5,"output_tokens":2},"blocks":[{"type":"text","text":"<b>hi</b>"},{"type":"tool_use","id":"u1","name":"search","input":{}}],"corr_id":"t1::null-random"}"#,
+        "\n",
+    );
+
+    fn build() -> Timeline {
+        let mut b = TimelineBuilder::new();
+        let m = b.add_tape(Plane::Mcp);
+        b.push_tape(m, MCP.as_bytes());
+        let a = b.add_tape(Plane::Agent);
+        b.push_tape(a, AGENT.as_bytes());
+        b.finish()
+    }
+
+    #[test]
+    fn pairs_orders_and_classifies() {
+        let tl = build();
+        let titles: Vec<&str> = tl.entries.iter().map(|e| e.title.as_str()).collect();
+        assert_eq!(tl.entries.len(), 7, "{titles:?}");
+        // Ordered by time across both tapes: the turn at .5 s sits between.
+        assert_eq!(tl.entries[2].kind, EntryKind::Turn);
+        assert_eq!(tl.entries[2].arm, Arm::NullRandom);
+        let call = &tl.entries[3];
+        assert_eq!(call.title, "tools/call search");
+        assert_eq!(call.latency_ms, Some(250.0));
+        assert_eq!(call.error.as_deref(), Some("tool result isError: true"));
+        assert_eq!(call.lines.len(), 2);
+        assert_eq!(call.detail, "client to server; result []");
+        assert_eq!(call.arm, Arm::Drive);
+        let pending = &tl.entries[4];
+        assert!(pending.pending);
+        assert_eq!(pending.arm, Arm::Construct);
+        assert!(tl.entries[5].destructive);
+        assert_eq!(tl.entries[5].arm, Arm::Probes);
+        assert_eq!(tl.tapes[0].tool_calls, 2);
+        assert_eq!(tl.tapes[0].tool_pending, 1);
+        assert_eq!(tl.tapes[0].skipped, 1);
+        assert_eq!(tl.trials.len(), 4);
+        // Raw ranges slice the exact line.
+        let r = call.lines[0];
+        assert!(MCP[r.start..r.end].starts_with(r#"{"t":"2026-08-20T17:00:01.000Z""#));
+        assert!(MCP[r.start..r.end].ends_with(r#""corr_id":"t1"}"#));
+    }
+
+    #[test]
+    fn line_counts_equal_the_stats_records() {
+        let tl = build();
+        for (i, tape) in [MCP, AGENT].iter().enumerate() {
+            let mut sb = StatsBuilder::new();
+            let report = crate::tape::add_tape(tape.as_bytes(), &mut sb).unwrap();
+            let stats = sb.finish(None);
+            assert_eq!(tl.tapes[i].records, stats.session.records);
+            assert_eq!(tl.tapes[i].skipped, report.count);
+        }
+    }
+
+    #[test]
+    fn iso_millis_reads_utc_and_offsets() {
+        assert_eq!(iso_millis("1970-01-01T00:00:00Z"), Some(0.0));
+        assert_eq!(iso_millis("1970-01-01T00:00:01.5Z"), Some(1500.0));
+        assert_eq!(iso_millis("1970-01-01T01:00:00+01:00"), Some(0.0));
+        assert_eq!(
+            iso_millis("2026-08-20T17:28:14.264Z"),
+            Some(1_787_246_894_264.0)
+        );
+        assert_eq!(iso_millis("yesterday"), None);
+    }
+
+    #[test]
+    fn arms_follow_the_corr_id_suffix() {
+        assert_eq!(Arm::of(None), Arm::Untagged);
+        assert_eq!(Arm::of(Some("task-1")), Arm::Drive);
+        assert_eq!(Arm::of(Some("a::b::null-no-tools")), Arm::NullNoTools);
+        assert_eq!(
+            Arm::of(Some("x::null-stubbed-empty")),
+            Arm::NullStubbedEmpty
+        );
+        assert_eq!(Arm::of(Some("x::screen")), Arm::Screen);
+        assert_eq!(Arm::of(Some("probe::bogus-version")), Arm::Probes);
+        assert_eq!(Arm::of(Some("x::weird")), Arm::Other);
+    }
+}
+
+#[cfg(test)]
+mod anchor {
+    use super::*;
+    use crate::tape::StatsBuilder;
+    use crate::tape::stats::Origin;
+
+    /// On every anchor tape, the timeline's line counts and its `tools/call`
+    /// figures are the stats' figures.
+    #[test]
+    fn anchor_tapes_agree_with_the_stats() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../fixtures/anchor-board/traces");
+        let mut checked = 0;
+        for dir in std::fs::read_dir(&root).unwrap() {
+            let dir = dir.unwrap().path();
+            for (name, plane) in [("mcp.jsonl", Plane::Mcp), ("agent.jsonl", Plane::Agent)] {
+                let bytes = std::fs::read(dir.join(name)).unwrap();
+                let mut b = TimelineBuilder::new();
+                let t = b.add_tape(plane);
+                b.push_tape(t, &bytes);
+                let tl = b.finish();
+                let mut sb = StatsBuilder::new();
+                crate::tape::add_tape(bytes.as_slice(), &mut sb).unwrap();
+                let stats = sb.finish(None);
+                let summary = &tl.tapes[0];
+                assert_eq!(summary.records, stats.session.records, "{dir:?} {name}");
+                let mcp_tools = stats.tools.iter().filter(|t| t.origin != Origin::Turn);
+                let (calls, pending) =
+                    mcp_tools.fold((0, 0), |(c, p), t| (c + t.calls, p + t.pending));
+                if plane == Plane::Mcp {
+                    assert_eq!(
+                        (summary.tool_calls, summary.tool_pending),
+                        (calls, pending),
+                        "{dir:?}"
+                    );
+                }
+                checked += 1;
+            }
+        }
+        assert_eq!(checked, 16);
+    }
+}

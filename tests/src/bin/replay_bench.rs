@@ -1,0 +1,208 @@
+//! Replay benchmark: time to the first timeline row in headless Chromium, and
+//! the renderer's resident memory, for the largest anchor tape pair and for a
+//! synthetic 50 MB pair; then the time to scroll the synthetic list to its end.
+//!
+//! Needs the viewer build (`trunk build --release`, or FITNESS_DIST).
+//! Run: `cargo run --release -p fitness-e2e --bin replay_bench`.
+
+use std::fmt::Write as _;
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use anyhow::Context;
+use fantoccini::{Client, Locator};
+use fitness_e2e::{browser::Browser, serve::StaticServer, viewer_dist, workspace_root};
+
+const HF: &str = "huggingface-co-2026-08-20T17-23-48-886Z";
+
+fn copy_dir(from: &Path, to: &Path) -> anyhow::Result<()> {
+    std::fs::create_dir_all(to)?;
+    for entry in std::fs::read_dir(from)? {
+        let entry = entry?;
+        let target = to.join(entry.file_name());
+        if entry.file_type()?.is_dir() {
+            copy_dir(&entry.path(), &target)?;
+        } else {
+            std::fs::copy(entry.path(), target)?;
+        }
+    }
+    Ok(())
+}
+
+fn iso(ms: u64) -> String {
+    let s = ms / 1000;
+    format!(
+        "2026-08-20T{:02}:{:02}:{:02}.{:03}Z",
+        (s / 3600) % 24,
+        (s / 60) % 60,
+        s % 60,
+        ms % 1000
+    )
+}
+
+/// A synthetic pair of about `target` bytes each: tools/call pairs with long
+/// results and harness events on the wire plane; turns on the agent plane.
+fn synthetic(target: usize) -> (String, String) {
+    let filler: String = "lorem ipsum dolor sit amet ".repeat(50);
+    let arms = [
+        "",
+        "::construct",
+        "::null-no-tools",
+        "::null-stubbed-empty",
+        "::null-random",
+        "::screen",
+    ];
+    let mut mcp = String::from(
+        r#"{"v":1,"type":"meta","startedAt":"2026-08-20T00:00:00.000Z","label":"synthetic","command":["bench"],"kind":"mcp"}"#,
+    );
+    mcp.push('\n');
+    let mut i = 0u64;
+    while mcp.len() < target {
+        let corr = format!("task-{}{}", i / 12, arms[(i / 2) as usize % arms.len()]);
+        let t = i * 40;
+        if i.is_multiple_of(10) {
+            let _ = writeln!(
+                mcp,
+                r#"{{"t":"{}","dir":"event","kind":"fitness.task_start","raw":{{"taskId":"task-{}"}},"corr_id":"{corr}"}}"#,
+                iso(t),
+                i / 12
+            );
+        }
+        let _ = writeln!(
+            mcp,
+            r#"{{"t":"{}","dir":"in","raw":{{"jsonrpc":"2.0","id":{i},"method":"tools/call","params":{{"name":"tool_{}","arguments":{{"q":"query {i}"}}}}}},"corr_id":"{corr}"}}"#,
+            iso(t),
+            i % 7
+        );
+        let _ = writeln!(
+            mcp,
+            r#"{{"t":"{}","dir":"out","raw":{{"jsonrpc":"2.0","id":{i},"result":{{"content":[{{"type":"text","text":"result {i}: {filler}"}}]}}}},"corr_id":"{corr}"}}"#,
+            iso(t + 25)
+        );
+        i += 1;
+    }
+    let mut agent = String::from(
+        r#"{"v":1,"type":"meta","startedAt":"2026-08-20T00:00:00.000Z","label":"synthetic","command":["bench"],"kind":"llm"}"#,
+    );
+    agent.push('\n');
+    let mut j = 0u64;
+    while agent.len() < target {
+        let corr = format!("task-{}{}", j / 12, arms[(j / 2) as usize % arms.len()]);
+        let _ = writeln!(
+            agent,
+            r#"{{"t":"{}","type":"turn","role":"assistant","model":"claude-sonnet-5","usage":{{"input_tokens":1000,"output_tokens":50}},"blocks":[{{"type":"text","text":"thinking about {j}: {filler}"}},{{"type":"tool_use","id":"u{j}","name":"tool_{}","input":{{}}}}],"corr_id":"{corr}"}}"#,
+            iso(j * 40 + 5),
+            j % 7
+        );
+        let _ = writeln!(
+            agent,
+            r#"{{"t":"{}","type":"turn","role":"user","blocks":[{{"type":"tool_result","tool_use_id":"u{j}","content":"{filler}"}}],"corr_id":"{corr}"}}"#,
+            iso(j * 40 + 30)
+        );
+        j += 1;
+    }
+    (mcp, agent)
+}
+
+/// (time to the app's root, time to the first timeline row).
+async fn first_row(c: &Client, url: &str) -> anyhow::Result<(Duration, Duration)> {
+    let started = Instant::now();
+    c.goto(url).await?;
+    c.wait()
+        .at_most(Duration::from_secs(120))
+        .every(Duration::from_millis(5))
+        .for_element(Locator::Css("#fitness-app"))
+        .await
+        .context("the app never started")?;
+    let app = started.elapsed();
+    c.wait()
+        .at_most(Duration::from_secs(120))
+        .every(Duration::from_millis(5))
+        .for_element(Locator::Css(".tl-row"))
+        .await
+        .context("no timeline row")?;
+    Ok((app, started.elapsed()))
+}
+
+#[tokio::main(flavor = "multi_thread", worker_threads = 2)]
+async fn main() -> anyhow::Result<()> {
+    let site = tempfile::tempdir()?;
+    copy_dir(&viewer_dist()?, site.path())?;
+    let traces = workspace_root()
+        .join("fixtures/anchor-board/traces")
+        .join(HF);
+    copy_dir(&traces, &site.path().join("hf"))?;
+    let (mcp, agent) = synthetic(25 << 20);
+    std::fs::create_dir_all(site.path().join("synthetic"))?;
+    std::fs::write(site.path().join("synthetic/mcp.jsonl"), &mcp)?;
+    std::fs::write(site.path().join("synthetic/agent.jsonl"), &agent)?;
+    let server = StaticServer::start(site.path()).await?;
+
+    for (name, dir, bytes) in [
+        ("largest anchor pair (huggingface)", "hf", {
+            std::fs::metadata(traces.join("mcp.jsonl"))?.len()
+                + std::fs::metadata(traces.join("agent.jsonl"))?.len()
+        }),
+        (
+            "synthetic pair",
+            "synthetic",
+            (mcp.len() + agent.len()) as u64,
+        ),
+    ] {
+        let browser = Browser::start(1400, 900).await?;
+        let c = browser.client.clone();
+        let url = server.url(&format!("/?trace={dir}/mcp.jsonl;{dir}/agent.jsonl"));
+        let result = async {
+            // Warm: a reader opens the site first, then its replay; the first
+            // navigation of a fresh browser profile pays start-up costs.
+            c.goto(&server.url("/?view=none")).await?;
+            c.wait()
+                .at_most(Duration::from_secs(60))
+                .for_element(Locator::Css("#fitness-app"))
+                .await?;
+            let (app, paint) = first_row(&c, &url).await?;
+            // The tab's memory: the JS heap plus the wasm's linear memory.
+            let mem = c
+                .execute(
+                    "return (performance.memory ? performance.memory.usedJSHeapSize : 0) + window.wasmBindings.wasm_memory_bytes();",
+                    vec![],
+                )
+                .await?
+                .as_f64()
+                .unwrap_or(0.0);
+            let total: u64 = c
+                .find(Locator::Css("#shown-count"))
+                .await?
+                .attr("data-total")
+                .await?
+                .unwrap_or_default()
+                .parse()
+                .unwrap_or(0);
+            let started = Instant::now();
+            c.execute("const l = document.querySelector('.vlist'); l.scrollTop = l.scrollHeight;", vec![])
+                .await?;
+            let last = total.saturating_sub(1);
+            c.wait()
+                .at_most(Duration::from_secs(30))
+                .every(Duration::from_millis(5))
+                .for_element(Locator::Css(&format!(".tl-row[data-n='{last}']")))
+                .await
+                .context("the last row never rendered")?;
+            let scroll = started.elapsed();
+            println!(
+                "{name}: {:.1} MB, {total} entries: app started after {} ms, first timeline row after {} ms; scroll to the end {} ms; tab memory (JS heap + wasm memory) {:.0} MB ({:.1}x the tapes)",
+                bytes as f64 / 1e6,
+                app.as_millis(),
+                paint.as_millis(),
+                scroll.as_millis(),
+                mem / 1e6,
+                mem / bytes as f64
+            );
+            anyhow::Ok(())
+        }
+        .await;
+        browser.close().await?;
+        result?;
+    }
+    Ok(())
+}

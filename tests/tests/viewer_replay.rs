@@ -1,0 +1,530 @@
+//! The replay in a real browser: a site is laid out as `fitness publish`
+//! lays it out (viewer build, signed records with their tapes, board.json
+//! naming the publisher key), served on 127.0.0.1, and opened in headless
+//! Chromium. What the page shows is compared with the shared crate's figures
+//! for the same tapes (`fitness tape stats` and the timeline builder).
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use anyhow::Context;
+use fantoccini::{Client, Locator};
+use fitness_e2e::{browser::Browser, serve::StaticServer, viewer_dist, workspace_root};
+use fitness_shared::board::build_board;
+use fitness_shared::integrity::{self, signing};
+use fitness_shared::record::import::import_runs;
+use fitness_shared::record::{RunRecord, TapePlane, TapeRef};
+use fitness_shared::tape::stats::{Origin, Plane, Stats};
+use fitness_shared::tape::timeline::{EntryKind, Timeline, TimelineBuilder};
+use fitness_shared::tape::{StatsBuilder, add_tape};
+
+const HF: &str = "huggingface-co-2026-08-20T17-23-48-886Z";
+const TAMPERED: &str = "mcp-vercel-com-2026-08-20T18-17-32-685Z";
+const SEED: [u8; 32] = [7; 32];
+/// A trial on the huggingface tapes that the test site names as a probe's
+/// evidence (the reference's probe frames carry no corr_id of their own).
+const EVIDENCE: &str = "trending-model-rank3::screen";
+
+fn traces() -> PathBuf {
+    workspace_root().join("fixtures/anchor-board/traces")
+}
+
+fn copy_dir(from: &Path, to: &Path) -> anyhow::Result<()> {
+    std::fs::create_dir_all(to)?;
+    for entry in std::fs::read_dir(from)? {
+        let entry = entry?;
+        let target = to.join(entry.file_name());
+        if entry.file_type()?.is_dir() {
+            copy_dir(&entry.path(), &target)?;
+        } else {
+            std::fs::copy(entry.path(), target)?;
+        }
+    }
+    Ok(())
+}
+
+/// The anchor site: 33 signed records, the 8 runs with tapes carrying them
+/// (hashed into `tapes[]`), one of those tapes changed by one byte after
+/// signing, and a hostile trace under `xss/`.
+fn write_site(site: &Path) -> anyhow::Result<()> {
+    copy_dir(&viewer_dist()?, site)?;
+    let runs = workspace_root().join("fixtures/anchor-board/runs.json");
+    let doc: serde_json::Value = serde_json::from_slice(&std::fs::read(&runs)?)?;
+    let mut records: Vec<RunRecord> = import_runs(&doc)?.records;
+    for record in &mut records {
+        let id = record.run.id.clone();
+        let dir = site.join("runs").join(&id);
+        std::fs::create_dir_all(&dir)?;
+        if id == HF {
+            let probe = record
+                .probes
+                .findings
+                .first_mut()
+                .context("the huggingface record has no probes")?;
+            probe.evidence = vec![EVIDENCE.to_owned()];
+        }
+        let from = traces().join(&id);
+        if from.is_dir() {
+            for (name, plane) in [
+                ("mcp.jsonl", TapePlane::Mcp),
+                ("agent.jsonl", TapePlane::Agent),
+            ] {
+                let bytes = std::fs::read(from.join(name))?;
+                std::fs::write(dir.join(name), &bytes)?;
+                record.tapes.push(TapeRef {
+                    plane,
+                    path: name.to_owned(),
+                    sha256: integrity::sha256_hex(&bytes),
+                    bytes: bytes.len() as u64,
+                });
+            }
+        }
+        let mut value = serde_json::to_value(&*record)?;
+        signing::sign_record(&mut value, &SEED)?;
+        std::fs::write(
+            dir.join("record.json"),
+            integrity::record_file_bytes(&value)?,
+        )?;
+    }
+    // One byte of one published tape changes after the record was signed.
+    let tampered = site.join("runs").join(TAMPERED).join("mcp.jsonl");
+    let mut bytes = std::fs::read(&tampered)?;
+    let at = bytes
+        .iter()
+        .position(|&b| b == b'V')
+        .context("no 'V' in the tape")?;
+    bytes[at] = b'W';
+    std::fs::write(&tampered, bytes)?;
+
+    let board = build_board(
+        &records,
+        "2026-11-30T00:00:00Z",
+        Some(signing::public_key_b64(&SEED)),
+    );
+    std::fs::create_dir_all(site.join("data"))?;
+    std::fs::write(site.join("data/board.json"), serde_json::to_vec(&board)?)?;
+
+    let xss = site.join("xss");
+    std::fs::create_dir_all(&xss)?;
+    std::fs::write(xss.join("mcp.jsonl"), XSS_MCP)?;
+    std::fs::write(xss.join("agent.jsonl"), XSS_AGENT)?;
+    Ok(())
+}
+
+const XSS_MCP: &str = concat!(
+    r#"{"v":1,"type":"meta","startedAt":"2026-08-20T17:00:00.000Z","label":"<b>label</b>","command":["x"],"kind":"mcp"}"#,
+    "\n",
+    r#"{"t":"2026-08-20T17:00:01.000Z","dir":"in","raw":{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"<img src=x onerror=\"window.__xss=1\">"}},"corr_id":"t1"}"#,
+    "\n",
+    r#"{"t":"2026-08-20T17:00:01.500Z","dir":"out","raw":{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"<script>window.__xss=2</script><img src=x onerror=\"window.__xss=3\">"}]}},"corr_id":"t1"}"#,
+    "\n",
+    r#"{"t":"2026-08-20T17:00:03.000Z","type":"end","reason":"done","durationMs":3000}"#,
+    "\n",
+);
+
+const XSS_AGENT: &str = concat!(
+    r#"{"v":1,"type":"meta","startedAt":"2026-08-20T17:00:00.000Z","label":"x","command":["x"],"kind":"llm"}"#,
+    "\n",
+    r#"{"t":"2026-08-20T17:00:02.000Z","type":"turn","role":"assistant","model":"m","blocks":[{"type":"text","text":"<img src=x onerror=\"window.__xss=4\"><script>window.__xss=5</script>"}],"corr_id":"t1"}"#,
+    "\n",
+);
+
+fn tape_bytes(run: &str, name: &str) -> anyhow::Result<Vec<u8>> {
+    let path = traces().join(run).join(name);
+    std::fs::read(&path).with_context(|| format!("reading {}", path.display()))
+}
+
+fn stats_of(bytes: &[u8]) -> anyhow::Result<Stats> {
+    let mut b = StatsBuilder::new();
+    add_tape(bytes, &mut b)?;
+    Ok(b.finish(None))
+}
+
+fn timeline_of(run: &str) -> anyhow::Result<Timeline> {
+    let mut b = TimelineBuilder::new();
+    for (name, plane) in [("mcp.jsonl", Plane::Mcp), ("agent.jsonl", Plane::Agent)] {
+        let t = b.add_tape(plane);
+        b.push_tape(t, &tape_bytes(run, name)?);
+    }
+    Ok(b.finish())
+}
+
+async fn wait_for(client: &Client, css: &str) -> anyhow::Result<fantoccini::elements::Element> {
+    client
+        .wait()
+        .at_most(Duration::from_secs(60))
+        .for_element(Locator::Css(css))
+        .await
+        .with_context(|| format!("{css} never appeared"))
+}
+
+async fn attr_u64(client: &Client, css: &str, attr: &str) -> anyhow::Result<u64> {
+    let el = client
+        .find(Locator::Css(css))
+        .await
+        .with_context(|| css.to_owned())?;
+    let v = el
+        .attr(attr)
+        .await?
+        .with_context(|| format!("{css} has no {attr}"))?;
+    v.parse().with_context(|| format!("{css} {attr}={v:?}"))
+}
+
+async fn screenshot(client: &Client, name: &str) -> anyhow::Result<()> {
+    let png = client.screenshot().await?;
+    std::fs::write(std::env::temp_dir().join(name), png)?;
+    Ok(())
+}
+
+async fn shown_after_kind(client: &Client, kind: &str) -> anyhow::Result<u64> {
+    client
+        .find(Locator::Css("#filter-kind"))
+        .await?
+        .select_by_value(kind)
+        .await?;
+    // The count re-renders synchronously on change; read it once settled.
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    attr_u64(client, "#shown-count", "data-shown").await
+}
+
+async fn with_site<F, Fut>(width: u32, f: F) -> anyhow::Result<()>
+where
+    F: FnOnce(Client, String) -> Fut,
+    Fut: std::future::Future<Output = anyhow::Result<()>>,
+{
+    let site = tempfile::tempdir()?;
+    write_site(site.path())?;
+    let server = StaticServer::start_cors(site.path()).await?;
+    let browser = Browser::start(width, 900).await?;
+    let outcome = f(browser.client.clone(), server.url("/")).await;
+    browser.close().await?;
+    outcome
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn anchor_replay_is_verified_and_counts_equal_the_stats() -> anyhow::Result<()> {
+    let mcp = stats_of(&tape_bytes(HF, "mcp.jsonl")?)?;
+    let agent = stats_of(&tape_bytes(HF, "agent.jsonl")?)?;
+    with_site(1400, |c, root| async move {
+        let started = Instant::now();
+        c.goto(&format!("{root}?run={HF}&view=replay")).await?;
+        wait_for(&c, "#shown-count").await?;
+        eprintln!("replay of {HF}: timeline after {:?}", started.elapsed());
+        wait_for(&c, ".tl-row").await?;
+        screenshot(&c, "replay-hf-1400.png").await?;
+
+        let badge = c.find(Locator::Css("#integrity")).await?;
+        let state = badge.attr("data-state").await?;
+        let text = badge.text().await?;
+        anyhow::ensure!(state.as_deref() == Some("verified"), "badge {state:?}: {text}");
+        anyhow::ensure!(text.contains("publisher key"), "{text}");
+
+        for (name, stats) in [("mcp.jsonl", &mcp), ("agent.jsonl", &agent)] {
+            let li = format!("li.tape-count[data-tape='{name}']");
+            let r = &stats.session.records;
+            for (attr, want) in [
+                ("data-message", r.message),
+                ("data-event", r.event),
+                ("data-turn", r.turn),
+                ("data-meta", r.meta),
+                ("data-end", r.end),
+                ("data-other", r.other),
+                ("data-skipped", stats.session.skipped_lines),
+            ] {
+                let got = attr_u64(&c, &li, attr).await?;
+                anyhow::ensure!(got == want, "{name} {attr}: page {got}, stats {want}");
+            }
+            let (calls, pending) = stats
+                .tools
+                .iter()
+                .filter(|t| t.origin != Origin::Turn)
+                .fold((0, 0), |(c, p), t| (c + t.calls, p + t.pending));
+            if name == "mcp.jsonl" {
+                anyhow::ensure!(
+                    attr_u64(&c, &li, "data-tool-calls").await? == calls
+                        && attr_u64(&c, &li, "data-tool-pending").await? == pending,
+                    "tools/call figures differ from the stats ({calls} calls, {pending} pending)"
+                );
+            }
+        }
+
+        // The rows per kind: every turn and every event line is one entry;
+        // wire lines are pairs, lone requests, lone responses, notifications.
+        let total = mcp.session.records.total + agent.session.records.total;
+        anyhow::ensure!(attr_u64(&c, "#shown-count", "data-total").await? <= total);
+        let turns = shown_after_kind(&c, "turn").await?;
+        anyhow::ensure!(
+            turns == mcp.session.records.turn + agent.session.records.turn,
+            "turn rows {turns}"
+        );
+        let events = shown_after_kind(&c, "event").await?;
+        anyhow::ensure!(
+            events == mcp.session.records.event + agent.session.records.event,
+            "event rows {events}"
+        );
+        let calls = shown_after_kind(&c, "call").await?;
+        let responses = shown_after_kind(&c, "response").await?;
+        let notes = shown_after_kind(&c, "notification").await?;
+        let pairs = attr_u64(&c, "li.tape-count[data-tape='mcp.jsonl']", "data-pairs").await?
+            + attr_u64(&c, "li.tape-count[data-tape='agent.jsonl']", "data-pairs").await?;
+        let messages = mcp.session.records.message + agent.session.records.message;
+        anyhow::ensure!(
+            calls + pairs + responses + notes == messages,
+            "wire rows: {calls} calls ({pairs} answered) + {responses} lone responses + {notes} notifications != {messages} messages"
+        );
+        // Virtualised: far fewer rows in the DOM than entries.
+        let _ = shown_after_kind(&c, "").await?;
+        let in_dom = c.find_all(Locator::Css(".tl-row")).await?.len();
+        anyhow::ensure!(in_dom > 5 && in_dom < 80, "{in_dom} rows in the DOM");
+        Ok(())
+    })
+    .await
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn deep_links_open_the_event_and_the_trial() -> anyhow::Result<()> {
+    let timeline = timeline_of(HF)?;
+    // An answered tools/call deep in the timeline, so the list must scroll.
+    let entry = timeline
+        .entries
+        .iter()
+        .skip(timeline.entries.len() / 2)
+        .find(|e| e.kind == EntryKind::Call && !e.pending)
+        .context("no answered call in the second half")?
+        .clone();
+    let (trial, _, trial_len) = timeline.trials[3].clone();
+    with_site(1400, |c, root| async move {
+        c.goto(&format!("{root}?run={HF}&view=replay&event={}", entry.n))
+            .await?;
+        let detail = wait_for(&c, &format!("#detail .detail-body[data-n='{}']", entry.n)).await?;
+        let text = detail.text().await?;
+        anyhow::ensure!(text.contains(&format!("Entry #{}", entry.n)), "{text}");
+        anyhow::ensure!(
+            text.contains(&entry.title),
+            "title {:?} not in {text}",
+            entry.title
+        );
+        anyhow::ensure!(text.contains("mcp.jsonl line"), "no raw lines in {text}");
+        let row = wait_for(&c, &format!(".tl-row.selected[data-n='{}']", entry.n)).await?;
+        // The selected row is inside the list's visible area.
+        let visible = c
+            .execute(
+                "const r = arguments[0].getBoundingClientRect(); \
+                 const l = document.querySelector('.vlist').getBoundingClientRect(); \
+                 return r.top >= l.top && r.bottom <= l.bottom;",
+                vec![serde_json::to_value(&row)?],
+            )
+            .await?;
+        anyhow::ensure!(
+            visible == serde_json::Value::Bool(true),
+            "selected row not in view"
+        );
+        screenshot(&c, "replay-hf-deeplink.png").await?;
+
+        let corr: String = url_encode(&trial);
+        c.goto(&format!("{root}?run={HF}&view=replay&corr={corr}"))
+            .await?;
+        wait_for(&c, ".tl-row").await?;
+        let shown = attr_u64(&c, "#shown-count", "data-shown").await?;
+        anyhow::ensure!(
+            shown == trial_len as u64,
+            "trial {trial}: {shown} shown, {trial_len} expected"
+        );
+        Ok(())
+    })
+    .await
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_record_page_links_probe_evidence_into_the_replay() -> anyhow::Result<()> {
+    let timeline = timeline_of(HF)?;
+    let expected = timeline
+        .entries
+        .iter()
+        .filter(|e| e.corr_id.as_deref() == Some(EVIDENCE))
+        .count();
+    anyhow::ensure!(expected > 0, "no entries for {EVIDENCE}");
+    with_site(1400, |c, root| async move {
+        c.goto(&format!("{root}?run={HF}")).await?;
+        let link = wait_for(&c, ".probes-section a.evidence").await?;
+        anyhow::ensure!(link.text().await? == EVIDENCE);
+        anyhow::ensure!(
+            !c.find_all(Locator::Css("a.open-replay")).await?.is_empty(),
+            "the record page links its replay"
+        );
+        link.click().await?;
+        wait_for(&c, ".tl-row").await?;
+        let shown = attr_u64(&c, "#shown-count", "data-shown").await?;
+        anyhow::ensure!(
+            shown == expected as u64,
+            "{shown} shown, {expected} expected"
+        );
+        let selected = c
+            .find(Locator::Css("#filter-corr"))
+            .await?
+            .prop("value")
+            .await?
+            .unwrap_or_default();
+        anyhow::ensure!(selected == EVIDENCE, "trial filter {selected:?}");
+        Ok(())
+    })
+    .await
+}
+
+fn url_encode(s: &str) -> String {
+    s.bytes()
+        .map(|b| match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' => (b as char).to_string(),
+            _ => format!("%{b:02X}"),
+        })
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_tape_with_one_byte_changed_is_unverified() -> anyhow::Result<()> {
+    // At a phone's width: the badge and the list still read.
+    with_site(390, |c, root| async move {
+        c.goto(&format!("{root}?run={TAMPERED}&view=replay"))
+            .await?;
+        let badge = wait_for(&c, "#integrity").await?;
+        let text = badge.text().await?;
+        anyhow::ensure!(
+            badge.attr("data-state").await?.as_deref() == Some("unverified"),
+            "{text}"
+        );
+        anyhow::ensure!(
+            text.contains("mcp.jsonl sha256 differs from the record"),
+            "{text}"
+        );
+        anyhow::ensure!(
+            !text.contains("agent.jsonl"),
+            "the agent tape is intact: {text}"
+        );
+        wait_for(&c, ".tl-row").await?;
+        screenshot(&c, "replay-tampered-390.png").await?;
+        Ok(())
+    })
+    .await
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn tape_html_renders_as_text_and_runs_nothing() -> anyhow::Result<()> {
+    with_site(1400, |c, root| async move {
+        c.goto(&format!("{root}?trace=xss/mcp.jsonl;xss/agent.jsonl"))
+            .await?;
+        wait_for(&c, ".tl-row").await?;
+        let badge = c.find(Locator::Css("#integrity")).await?;
+        anyhow::ensure!(badge.attr("data-state").await?.as_deref() == Some("unchecked"));
+        // Open every entry's detail pane: each shows its raw JSON.
+        let n = attr_u64(&c, "#shown-count", "data-total").await?;
+        let mut seen = String::new();
+        for i in 0..n {
+            c.find(Locator::Css(&format!(".tl-row[data-n='{i}']")))
+                .await?
+                .click()
+                .await?;
+            let d = wait_for(&c, &format!("#detail .detail-body[data-n='{i}']")).await?;
+            seen.push_str(&d.text().await?);
+            seen.push_str(&c.find(Locator::Css(".vlist")).await?.text().await?);
+        }
+        anyhow::ensure!(seen.contains("<script>window.__xss=2</script>"), "{seen}");
+        anyhow::ensure!(seen.contains("onerror"), "{seen}");
+        tokio::time::sleep(Duration::from_millis(500)).await;
+        let flag = c
+            .execute(
+                "return window.__xss === undefined ? null : window.__xss;",
+                vec![],
+            )
+            .await?;
+        anyhow::ensure!(flag.is_null(), "a payload ran: window.__xss = {flag}");
+        let injected = c
+            .execute(
+                "return document.querySelectorAll('#fitness-app img, #fitness-app script').length;",
+                vec![],
+            )
+            .await?;
+        anyhow::ensure!(
+            injected == serde_json::json!(0),
+            "{injected} elements injected"
+        );
+        screenshot(&c, "replay-xss.png").await?;
+        Ok(())
+    })
+    .await
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_third_party_page_embeds_a_replay_a_run_a_board_and_an_iframe() -> anyhow::Result<()> {
+    let site = tempfile::tempdir()?;
+    write_site(site.path())?;
+    let server = StaticServer::start_cors(site.path()).await?;
+    let host_dir = tempfile::tempdir()?;
+    let root = server.url("/");
+    let host_html = format!(
+        r#"<!doctype html><html><head><meta charset="utf-8"><title>A third party</title></head>
+<body><h1>Someone else's page</h1>
+<section id="replay-slot"><script src="{root}embed.js" data-fitness="replay" data-src="{root}?run={HF}&amp;view=replay"></script></section>
+<section id="run-slot"><script src="{root}embed.js" data-fitness="run" data-src="{root}?run={HF}"></script></section>
+<section id="board-slot"><script src="{root}embed.js" data-fitness="board" data-src="{root}"></script></section>
+<iframe id="frame" src="{root}?run={TAMPERED}&amp;view=replay&amp;embed=1" width="1200" height="700"></iframe>
+</body></html>"#
+    );
+    std::fs::write(host_dir.path().join("index.html"), host_html)?;
+    let host = StaticServer::start(host_dir.path()).await?;
+    anyhow::ensure!(host.addr.port() != server.addr.port());
+    let browser = Browser::start(1400, 1000).await?;
+    let outcome = async {
+        let c = &browser.client;
+        c.goto(&host.url("/")).await?;
+        let badge = wait_for(c, "#replay-slot .fitness-embed #integrity").await?;
+        anyhow::ensure!(
+            badge.attr("data-state").await?.as_deref() == Some("verified"),
+            "embedded replay: {}",
+            badge.text().await?
+        );
+        wait_for(c, "#replay-slot .tl-row").await?;
+        wait_for(c, "#board-slot .fitness-embed article.row").await?;
+        let record = wait_for(c, "#run-slot .fitness-embed article.record").await?;
+        anyhow::ensure!(record.attr("data-run-id").await?.as_deref() == Some(HF));
+        let rows = c
+            .find_all(Locator::Css("#board-slot article.row"))
+            .await?
+            .len();
+        anyhow::ensure!(rows == 33, "embedded board rows {rows}");
+        // Links in the embedded board lead to the publishing site.
+        let href = c
+            .find(Locator::Css("#board-slot article.row a.open-record"))
+            .await?
+            .attr("href")
+            .await?
+            .unwrap_or_default();
+        anyhow::ensure!(href.starts_with(&root), "record link {href}");
+        anyhow::ensure!(
+            c.find_all(Locator::Css(".masthead")).await?.is_empty(),
+            "an embedded view has no masthead"
+        );
+        // The viewer's stylesheet styles the viewer only: the host page keeps
+        // the browser's default body margin.
+        let margin = c
+            .execute("return getComputedStyle(document.body).marginTop;", vec![])
+            .await?;
+        anyhow::ensure!(
+            margin == serde_json::json!("8px"),
+            "host body margin {margin}"
+        );
+        screenshot(c, "embed-host.png").await?;
+
+        c.find(Locator::Css("#frame")).await?.enter_frame().await?;
+        let badge = wait_for(c, ".fitness-embed #integrity").await?;
+        anyhow::ensure!(badge.attr("data-state").await?.as_deref() == Some("unverified"));
+        anyhow::ensure!(c.find_all(Locator::Css(".masthead")).await?.is_empty());
+        c.enter_parent_frame().await?;
+        c.execute("document.getElementById('frame').scrollIntoView();", vec![])
+            .await?;
+        screenshot(c, "embed-iframe.png").await?;
+        Ok(())
+    }
+    .await;
+    browser.close().await?;
+    outcome
+}

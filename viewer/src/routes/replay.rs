@@ -1,0 +1,839 @@
+//! The replay (`?run=<id>&view=replay`, or `?trace=URL1;URL2` for any
+//! mcp-tape v1 tapes): both tapes fetched when the page opens, checked
+//! against the record (sha256 and byte count of each tape, the record's
+//! signature against the site's publisher key), merged into one timeline by
+//! [`fitness_shared::tape::timeline`], and shown as a virtualised list with a
+//! detail pane.
+//!
+//! Safety: tape content is only ever set as text (Leptos text nodes and
+//! attributes); nothing here writes HTML.
+
+use std::sync::Arc;
+
+use fitness_shared::integrity::{self, Sha256Stream};
+use fitness_shared::record::{RunRecord, TapePlane};
+use fitness_shared::tape::stats::Plane;
+use fitness_shared::tape::timeline::{
+    Arm, Entry, EntryKind, LineSplitter, Timeline, TimelineBuilder,
+};
+use leptos::prelude::*;
+use wasm_bindgen::JsCast;
+
+use crate::api;
+
+/// Height of one timeline row, in CSS pixels (the list is virtualised).
+pub const ROW_HEIGHT: f64 = 46.0;
+/// Rows rendered beyond the visible ones, above and below.
+const OVERSCAN: usize = 8;
+/// Bytes read, hashed and parsed between two yields to the browser.
+const YIELD_BYTES: usize = 2 << 20;
+
+/// What to replay.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ReplaySource {
+    /// A published run: its record names the tapes and their hashes.
+    Run(String),
+    /// Tapes by URL, with no record to check them against.
+    Trace(Vec<String>),
+}
+
+/// Deep-link and filter state read from the URL.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ReplayLinks {
+    pub event: Option<usize>,
+    pub corr: Option<String>,
+    pub arm: Option<String>,
+    pub kind: Option<String>,
+}
+
+/// The integrity verdict shown in the badge.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Integrity {
+    /// Tapes match the record and the record's signature verifies.
+    Verified(String),
+    /// Tapes match the record; the record carries no signature.
+    Unsigned(String),
+    /// Something failed; each string says what.
+    Unverified(Vec<String>),
+    /// Tapes opened by URL: nothing to check them against.
+    NotChecked(String),
+}
+
+impl Integrity {
+    fn class(&self) -> &'static str {
+        match self {
+            Integrity::Verified(_) => "badge verified",
+            Integrity::Unsigned(_) => "badge unsigned",
+            Integrity::Unverified(_) => "badge unverified",
+            Integrity::NotChecked(_) => "badge unchecked",
+        }
+    }
+    fn state(&self) -> &'static str {
+        match self {
+            Integrity::Verified(_) => "verified",
+            Integrity::Unsigned(_) => "unsigned",
+            Integrity::Unverified(_) => "unverified",
+            Integrity::NotChecked(_) => "unchecked",
+        }
+    }
+    fn text(&self) -> String {
+        match self {
+            Integrity::Verified(s) => format!("Verified. {s}"),
+            Integrity::Unsigned(s) => format!("Unsigned. {s}"),
+            Integrity::Unverified(why) => format!("Unverified: {}.", why.join("; ")),
+            Integrity::NotChecked(s) => format!("Not verified. {s}"),
+        }
+    }
+}
+
+/// One fetched tape.
+pub struct Tape {
+    pub name: String,
+    pub plane: Plane,
+    pub bytes: Vec<u8>,
+}
+
+/// Everything the page shows once loaded.
+pub struct Loaded {
+    pub tapes: Vec<Tape>,
+    pub timeline: Timeline,
+}
+
+/// Let the browser paint and handle input before the next slice of work.
+pub async fn next_tick() {
+    let promise = js_sys::Promise::new(&mut |resolve, _| {
+        if let Some(w) = web_sys::window() {
+            let _ = w.set_timeout_with_callback(&resolve);
+        }
+    });
+    let _ = wasm_bindgen_futures::JsFuture::from(promise).await;
+}
+
+fn plane_word(plane: Plane) -> &'static str {
+    match plane {
+        Plane::Mcp => "mcp",
+        Plane::Agent => "agent",
+    }
+}
+
+/// The tape's plane from its meta line (`kind: "llm"` is the agent plane).
+fn sniff_plane(bytes: &[u8]) -> Plane {
+    let first = LineSplitter::new(bytes)
+        .next()
+        .map(|(_, s, e)| &bytes[s..e])
+        .unwrap_or_default();
+    let kind = serde_json::from_slice::<serde_json::Value>(first)
+        .ok()
+        .and_then(|v| v.get("kind").and_then(|k| k.as_str()).map(str::to_owned));
+    if kind.as_deref() == Some("llm") {
+        Plane::Agent
+    } else {
+        Plane::Mcp
+    }
+}
+
+fn url_name(url: &str) -> String {
+    let path = url.split(['?', '#']).next().unwrap_or(url);
+    path.rsplit('/')
+        .find(|s| !s.is_empty())
+        .unwrap_or(path)
+        .to_owned()
+}
+
+/// Fetch one tape as a stream: each chunk is hashed as it arrives and its
+/// complete lines go to the timeline builder, yielding to the browser every
+/// [`YIELD_BYTES`]. `plane` is known from a record; a tape opened by URL
+/// gets it from its meta line. Returns the tape, its sha256 and length.
+async fn stream_tape(
+    url: &str,
+    name: &str,
+    plane: Option<Plane>,
+    expected: Option<u64>,
+    builder: &mut TimelineBuilder,
+    status: RwSignal<String>,
+) -> Result<(Tape, String, u64), String> {
+    let mut reader = api::BodyReader::open(url).await?;
+    let capacity = expected.or(reader.length).unwrap_or(0).min(1 << 31) as usize;
+    let mut bytes: Vec<u8> = Vec::with_capacity(capacity);
+    let mut hasher = Sha256Stream::new();
+    let mut index = plane.map(|p| (builder.add_tape(p), p));
+    let mut parsed = 0usize;
+    let mut line = 0u32;
+    let mut since_yield = 0usize;
+    loop {
+        let start = bytes.len();
+        let more = reader.next_chunk(&mut bytes).await?;
+        hasher.update(&bytes[start..]);
+        since_yield += bytes.len() - start;
+        if index.is_none() {
+            if more && memchr_newline(&bytes).is_none() {
+                continue;
+            }
+            let p = sniff_plane(&bytes);
+            index = Some((builder.add_tape(p), p));
+        }
+        let Some((tape, _)) = index else { continue };
+        // Complete lines only, until the body ends.
+        let upto = if more {
+            match bytes[parsed..].iter().rposition(|&b| b == b'\n') {
+                Some(i) => parsed + i + 1,
+                None => parsed,
+            }
+        } else {
+            bytes.len()
+        };
+        for (_, s, e) in LineSplitter::new(&bytes[parsed..upto]) {
+            line += 1;
+            builder.push_line(tape, line, parsed + s, &bytes[parsed + s..parsed + e]);
+        }
+        parsed = upto;
+        if !more {
+            break;
+        }
+        if since_yield >= YIELD_BYTES {
+            since_yield = 0;
+            status.set(format!(
+                "Reading {name}: {:.1} MB{}.",
+                bytes.len() as f64 / 1e6,
+                expected
+                    .or(reader.length)
+                    .map(|t| format!(" of {:.1} MB", t as f64 / 1e6))
+                    .unwrap_or_default()
+            ));
+            next_tick().await;
+        }
+    }
+    let (sha, len) = hasher.finish();
+    let plane = index.map(|(_, p)| p).unwrap_or(Plane::Mcp);
+    Ok((
+        Tape {
+            name: name.to_owned(),
+            plane,
+            bytes,
+        },
+        sha,
+        len,
+    ))
+}
+
+fn memchr_newline(bytes: &[u8]) -> Option<usize> {
+    bytes.iter().position(|&b| b == b'\n')
+}
+
+/// Fetch a run's record and stream its tapes into `builder`, checking them.
+async fn load_run(
+    run: String,
+    builder: &mut TimelineBuilder,
+    status: RwSignal<String>,
+) -> Result<(Vec<Tape>, Integrity), String> {
+    let record_path = api::record_path(&run).ok_or_else(|| format!("not a run id: {run}"))?;
+    status.set("Fetching the record.".to_owned());
+    let record_bytes = api::fetch_bytes(&api::site_url(&record_path)).await?;
+    let record: RunRecord = serde_json::from_slice(&record_bytes)
+        .map_err(|e| format!("the record at {record_path} is not a run record: {e}"))?;
+    let mut failures = Vec::new();
+    if record.tapes.is_empty() {
+        failures.push("the record names no tapes".to_owned());
+    }
+    let mut tapes = Vec::new();
+    for tape_ref in &record.tapes {
+        let name = url_name(&tape_ref.path);
+        let Some(path) = api::tape_path(&run, &tape_ref.path) else {
+            failures.push(format!(
+                "the record names a tape path {:?} outside its run",
+                tape_ref.path
+            ));
+            continue;
+        };
+        let plane = match tape_ref.plane {
+            TapePlane::Mcp => Plane::Mcp,
+            TapePlane::Agent => Plane::Agent,
+        };
+        status.set(format!("Fetching {name}."));
+        let url = api::site_url(&path);
+        let started = builder.tape_count();
+        let (tape, sha, len) = match stream_tape(
+            &url,
+            &name,
+            Some(plane),
+            Some(tape_ref.bytes),
+            builder,
+            status,
+        )
+        .await
+        {
+            Ok(x) => x,
+            Err(e) => {
+                failures.push(e);
+                // Keep the tapes aligned with the builder's tape indices.
+                if builder.tape_count() > started {
+                    tapes.push(Tape {
+                        name,
+                        plane,
+                        bytes: Vec::new(),
+                    });
+                }
+                continue;
+            }
+        };
+        if sha != tape_ref.sha256 {
+            failures.push(format!("{name} sha256 differs from the record"));
+        }
+        if len != tape_ref.bytes {
+            failures.push(format!(
+                "{name} is {len} bytes, the record says {}",
+                tape_ref.bytes
+            ));
+        }
+        tapes.push(tape);
+    }
+    // The publisher key, when the site publishes one (board.json).
+    let key = api::fetch_board().await.ok().and_then(|b| b.publisher_key);
+    let signed = record.signature.is_some();
+    let integrity = match (signed, key.as_deref()) {
+        (false, Some(_)) => {
+            failures
+                .push("the record is unsigned, but the site publishes a publisher key".to_owned());
+            Integrity::Unverified(failures)
+        }
+        (false, None) if failures.is_empty() => Integrity::Unsigned(format!(
+            "Each tape's sha256 matches the record; the record carries no signature and the site publishes no key, so nothing vouches for the record itself ({} tapes).",
+            tapes.len()
+        )),
+        (false, None) => Integrity::Unverified(failures),
+        (true, key) => match integrity::verify_record_bytes(&record_bytes, key) {
+            Ok((_, by)) if failures.is_empty() => Integrity::Verified(match key {
+                Some(_) => format!(
+                    "Each tape's sha256 matches the record, and the record's signature verifies against the site's publisher key {}.",
+                    by.fingerprint
+                ),
+                None => format!(
+                    "Each tape's sha256 matches the record, and the record's signature verifies, by key {} (the site publishes no key to compare it with).",
+                    by.fingerprint
+                ),
+            }),
+            Ok(_) => Integrity::Unverified(failures),
+            Err(e) => {
+                failures.push(format!("record signature: {e}"));
+                Integrity::Unverified(failures)
+            }
+        },
+    };
+    Ok((tapes, integrity))
+}
+
+async fn load_trace(
+    urls: Vec<String>,
+    builder: &mut TimelineBuilder,
+    status: RwSignal<String>,
+) -> Result<(Vec<Tape>, Integrity), String> {
+    let mut tapes = Vec::new();
+    for url in urls {
+        let full = if url.contains("://") || url.starts_with('/') {
+            url.clone()
+        } else {
+            api::site_url(&url)
+        };
+        status.set(format!("Fetching {url}."));
+        let (tape, _, _) = stream_tape(&full, &url_name(&url), None, None, builder, status).await?;
+        tapes.push(tape);
+    }
+    Ok((
+        tapes,
+        Integrity::NotChecked(
+            "These tapes were opened by URL, with no record to check their sha256 against."
+                .to_owned(),
+        ),
+    ))
+}
+
+fn time_of_day(t: &Option<String>) -> String {
+    t.as_deref()
+        .and_then(|t| t.get(11..23))
+        .unwrap_or("")
+        .to_owned()
+}
+
+fn is_flagged(e: &Entry) -> bool {
+    e.pending || e.error.is_some() || e.destructive
+}
+
+/// Replace the page's query (deep links) without reloading; not when embedded.
+fn replace_query(key: &str, value: Option<&str>) {
+    if crate::embedded() {
+        return;
+    }
+    let Some(window) = web_sys::window() else {
+        return;
+    };
+    let Ok(search) = window.location().search() else {
+        return;
+    };
+    let Ok(params) = web_sys::UrlSearchParams::new_with_str(&search) else {
+        return;
+    };
+    match value {
+        Some(v) => params.set(key, v),
+        None => params.delete(key),
+    }
+    let query: String = params.to_string().into();
+    if let Ok(history) = window.history() {
+        let _ = history.replace_state_with_url(
+            &wasm_bindgen::JsValue::NULL,
+            "",
+            Some(&format!("?{query}")),
+        );
+    }
+}
+
+#[component]
+pub fn ReplayPage(source: ReplaySource, links: ReplayLinks) -> impl IntoView {
+    let status = RwSignal::new("Opening the replay.".to_owned());
+    let error = RwSignal::new(None::<String>);
+    let integrity = RwSignal::new(None::<Integrity>);
+    let loaded = RwSignal::new(None::<Arc<Loaded>>);
+    let selected = RwSignal::new(links.event);
+    let corr = RwSignal::new(links.corr.clone());
+    let arm = RwSignal::new(links.arm.clone().and_then(|a| Arm::parse(&a)));
+    let kind = RwSignal::new(links.kind.clone().and_then(|k| EntryKind::parse(&k)));
+    let flagged_only = RwSignal::new(false);
+    let scroll_top = RwSignal::new(0.0f64);
+    let viewport = RwSignal::new(560.0f64);
+    let list_ref = NodeRef::<leptos::html::Div>::new();
+
+    let heading = match &source {
+        ReplaySource::Run(id) => format!("Replay of run {id}"),
+        ReplaySource::Trace(urls) => format!("Replay of {}", urls.join(", ")),
+    };
+    let back = match &source {
+        ReplaySource::Run(id) => view! {
+            <nav class="back">
+                <a href=api::site_url(&format!("?run={id}"))>"Back to the record"</a>
+                " · "
+                <a href=api::site_url("./")>"the board"</a>
+            </nav>
+        }
+        .into_any(),
+        ReplaySource::Trace(_) => {
+            view! { <nav class="back"><a href="./">"Back to the board"</a></nav> }.into_any()
+        }
+    };
+
+    // Fetch, check and parse, all after the first paint.
+    let src = source.clone();
+    leptos::task::spawn_local(async move {
+        next_tick().await;
+        let mut builder = TimelineBuilder::new();
+        let fetched = match src {
+            ReplaySource::Run(id) => load_run(id, &mut builder, status).await,
+            ReplaySource::Trace(urls) => load_trace(urls, &mut builder, status).await,
+        };
+        let (tapes, verdict) = match fetched {
+            Ok(x) => x,
+            Err(e) => {
+                error.set(Some(e));
+                return;
+            }
+        };
+        integrity.set(Some(verdict));
+        status.set("Ordering the timeline.".to_owned());
+        next_tick().await;
+        let timeline = builder.finish();
+        status.set(String::new());
+        loaded.set(Some(Arc::new(Loaded { tapes, timeline })));
+    });
+
+    // Entry indices that pass the filters.
+    let filtered = Memo::new(move |_| {
+        let Some(data) = loaded.get() else {
+            return Vec::new();
+        };
+        let corr = corr.get();
+        let arm = arm.get();
+        let kind = kind.get();
+        let flagged = flagged_only.get();
+        data.timeline
+            .entries
+            .iter()
+            .filter(|e| corr.is_none() || e.corr_id == corr)
+            .filter(|e| arm.is_none_or(|a| e.arm == a))
+            .filter(|e| kind.is_none_or(|k| e.kind == k))
+            .filter(|e| !flagged || is_flagged(e))
+            .map(|e| e.n)
+            .collect::<Vec<usize>>()
+    });
+
+    // Deep link: once loaded, scroll the selected event into the list.
+    Effect::new(move |_| {
+        let Some(data) = loaded.get() else { return };
+        let Some(n) = selected.get_untracked() else {
+            return;
+        };
+        if n >= data.timeline.entries.len() {
+            return;
+        }
+        let position = filtered.with_untracked(|f| f.iter().position(|&i| i == n));
+        let position = match position {
+            Some(p) => p,
+            None => {
+                // The filters hide it: show everything instead.
+                corr.set(None);
+                arm.set(None);
+                kind.set(None);
+                flagged_only.set(false);
+                n
+            }
+        };
+        leptos::task::spawn_local(async move {
+            next_tick().await;
+            if let Some(el) = list_ref.get_untracked() {
+                let el: &web_sys::Element = el.as_ref();
+                let top = (position as f64 * ROW_HEIGHT - 2.0 * ROW_HEIGHT).max(0.0);
+                el.set_scroll_top(top as i32);
+                scroll_top.set(top);
+                viewport.set(el.client_height() as f64);
+                el.scroll_into_view_with_bool(false);
+            }
+        });
+    });
+
+    let on_scroll = move |ev: leptos::ev::Event| {
+        if let Some(el) = ev
+            .target()
+            .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
+        {
+            scroll_top.set(el.scroll_top() as f64);
+            viewport.set(el.client_height() as f64);
+        }
+    };
+
+    let select = move |n: usize| {
+        selected.set(Some(n));
+        replace_query("event", Some(&n.to_string()));
+    };
+    // A filter change starts the list from its top.
+    let reset_scroll = move || {
+        if let Some(el) = list_ref.get_untracked() {
+            let el: &web_sys::Element = el.as_ref();
+            el.set_scroll_top(0);
+        }
+        scroll_top.set(0.0);
+    };
+    let pick_corr = move |c: Option<String>| {
+        replace_query("corr", c.as_deref());
+        corr.set(c);
+        reset_scroll();
+    };
+
+    let rows = move || {
+        let Some(data) = loaded.get() else {
+            return Vec::new();
+        };
+        let top = scroll_top.get();
+        let height = viewport.get().max(ROW_HEIGHT);
+        let first = ((top / ROW_HEIGHT).floor() as usize).saturating_sub(OVERSCAN);
+        let count = (height / ROW_HEIGHT).ceil() as usize + 2 * OVERSCAN;
+        let sel = selected.get();
+        filtered.with(|f| {
+            f.iter()
+                .enumerate()
+                .skip(first)
+                .take(count)
+                .map(|(pos, &n)| {
+                    let e = &data.timeline.entries[n];
+                    row_view(e, pos, sel == Some(n), select, pick_corr)
+                })
+                .collect::<Vec<_>>()
+        })
+    };
+
+    let detail = move || {
+        let data = loaded.get()?;
+        let n = selected.get()?;
+        let entry = data.timeline.entries.get(n)?;
+        Some(detail_view(entry, &data))
+    };
+
+    let controls = move || {
+        let data = loaded.get()?;
+        let total = data.timeline.entries.len();
+        let trials = data
+            .timeline
+            .trials
+            .iter()
+            .map(|(c, a, count)| {
+                let label = format!("{c} ({}, {count})", a.as_str());
+                let value = c.clone();
+                let is = corr.get().as_deref() == Some(c.as_str());
+                view! { <option value=value selected=is>{label}</option> }
+            })
+            .collect_view();
+        let arms = Arm::ALL
+            .into_iter()
+            .map(|a| {
+                let is = arm.get() == Some(a);
+                view! { <option value=a.as_str() selected=is>{a.as_str()}</option> }
+            })
+            .collect_view();
+        let kinds = EntryKind::ALL
+            .into_iter()
+            .map(|k| {
+                let is = kind.get() == Some(k);
+                view! { <option value=k.as_str() selected=is>{k.as_str()}</option> }
+            })
+            .collect_view();
+        let shown = filtered.with(Vec::len);
+        Some(view! {
+            <div class="filters" role="group" aria-label="Filter the timeline">
+                <label>"Arm "
+                    <select id="filter-arm" on:change=move |ev| {
+                        let v = event_target_value(&ev);
+                        arm.set(Arm::parse(&v));
+                        replace_query("arm", Arm::parse(&v).map(Arm::as_str));
+                        reset_scroll();
+                    }>
+                        <option value="" selected=arm.get().is_none()>"all arms"</option>
+                        {arms}
+                    </select>
+                </label>
+                <label>"Kind "
+                    <select id="filter-kind" on:change=move |ev| {
+                        let v = event_target_value(&ev);
+                        kind.set(EntryKind::parse(&v));
+                        replace_query("kind", EntryKind::parse(&v).map(EntryKind::as_str));
+                        reset_scroll();
+                    }>
+                        <option value="" selected=kind.get().is_none()>"all kinds"</option>
+                        {kinds}
+                    </select>
+                </label>
+                <label>"Trial "
+                    <select id="filter-corr" on:change=move |ev| {
+                        let v = event_target_value(&ev);
+                        pick_corr(Some(v).filter(|v| !v.is_empty()));
+                    }>
+                        <option value="" selected=corr.get().is_none()>"all trials"</option>
+                        {trials}
+                    </select>
+                </label>
+                <label>
+                    <input type="checkbox" id="filter-flagged" prop:checked=flagged_only
+                        on:change=move |ev| {
+                            flagged_only.set(event_target_checked(&ev));
+                            reset_scroll();
+                        } />
+                    " only flagged (pending, errors, destructive)"
+                </label>
+                <p id="shown-count" data-shown=shown data-total=total>
+                    {format!("Showing {shown} of {total} entries.")}
+                </p>
+            </div>
+        })
+    };
+
+    let counts = move || {
+        let data = loaded.get()?;
+        let items = data
+            .timeline
+            .tapes
+            .iter()
+            .zip(data.tapes.iter())
+            .map(|(s, t)| {
+                let r = &s.records;
+                let text = format!(
+                    "{} ({} plane, {} bytes): {} lines; {} meta, {} wire messages, {} events, {} turns, {} end, {} other; {} skipped. {} request/response pairs; tools/call {} calls, {} with no response.",
+                    t.name,
+                    plane_word(t.plane),
+                    t.bytes.len(),
+                    r.total,
+                    r.meta,
+                    r.message,
+                    r.event,
+                    r.turn,
+                    r.end,
+                    r.other,
+                    s.skipped,
+                    s.pairs,
+                    s.tool_calls,
+                    s.tool_pending
+                );
+                view! {
+                    <li class="tape-count" data-tape=t.name.clone() data-plane=plane_word(t.plane)
+                        data-message=r.message data-event=r.event data-turn=r.turn
+                        data-meta=r.meta data-end=r.end data-other=r.other
+                        data-pairs=s.pairs data-tool-calls=s.tool_calls
+                        data-tool-pending=s.tool_pending data-skipped=s.skipped>
+                        {text}
+                    </li>
+                }
+            })
+            .collect_view();
+        Some(view! { <ul class="tape-counts">{items}</ul> })
+    };
+
+    let badge = move || {
+        integrity.get().map(|i| {
+            view! {
+                <p id="integrity" class=i.class() data-state=i.state() role="status">{i.text()}</p>
+            }
+        })
+    };
+
+    let spacer_height = move || format!("height:{}px", filtered.with(Vec::len) as f64 * ROW_HEIGHT);
+
+    view! {
+        {back}
+        <section class="replay">
+            <h2>{heading}</h2>
+            {badge}
+            <p class="loading" id="replay-status">{move || status.get()}</p>
+            {move || error.get().map(|e| view! { <p class="error" id="replay-error">{e}</p> })}
+            {counts}
+            {controls}
+            <div class="replay-body">
+                <div class="vlist" node_ref=list_ref on:scroll=on_scroll
+                    role="list" aria-label="Timeline" tabindex="0">
+                    <div class="vlist-spacer" style=spacer_height>{rows}</div>
+                </div>
+                <aside class="detail" id="detail" aria-live="polite">
+                    {move || detail().unwrap_or_else(|| view! {
+                        <p class="hint">"Choose an entry to see its raw JSON."</p>
+                    }.into_any())}
+                </aside>
+            </div>
+        </section>
+    }
+}
+
+fn row_view(
+    e: &Entry,
+    pos: usize,
+    selected: bool,
+    select: impl Fn(usize) + Copy + 'static,
+    pick_corr: impl Fn(Option<String>) + Copy + 'static,
+) -> AnyView {
+    let n = e.n;
+    let mut class = format!("tl-row {} plane-{}", e.kind.as_str(), plane_word(e.plane));
+    if selected {
+        class.push_str(" selected");
+    }
+    if is_flagged(e) {
+        class.push_str(" flagged");
+    }
+    let mut flags = Vec::new();
+    if e.pending {
+        flags.push(("flag pending", "no response".to_owned()));
+    }
+    if let Some(err) = &e.error {
+        flags.push(("flag error", format!("error: {err}")));
+    }
+    if e.destructive {
+        flags.push(("flag destructive", "destructive call".to_owned()));
+    }
+    let flags = flags
+        .into_iter()
+        .map(|(c, t)| view! { <span class=c>{t}</span> })
+        .collect_view();
+    let latency = e.latency_ms.map(|l| format!("{l:.0} ms"));
+    let corr_chip = e.corr_id.clone().map(|c| {
+        let c2 = c.clone();
+        view! {
+            <button class="chip corr" title="Show only this trial"
+                on:click=move |ev| { ev.stop_propagation(); pick_corr(Some(c2.clone())); }>{c}</button>
+        }
+    });
+    view! {
+        <div class=class role="listitem" data-n=n data-kind=e.kind.as_str() data-arm=e.arm.as_str()
+            style=format!("top:{}px;height:{}px", pos as f64 * ROW_HEIGHT, ROW_HEIGHT)
+            tabindex="0"
+            on:click=move |_| select(n)
+            on:keydown=move |ev: leptos::ev::KeyboardEvent| {
+                if ev.key() == "Enter" || ev.key() == " " {
+                    ev.prevent_default();
+                    select(n);
+                }
+            }>
+            <div class="tl-line1">
+                <span class="n">{format!("#{n}")}</span>
+                <time>{time_of_day(&e.t)}</time>
+                <span class="chip kind">{e.kind.as_str()}</span>
+                <span class="title">{e.title.clone()}</span>
+            </div>
+            <div class="tl-line2">
+                <span class="chip arm">{e.arm.as_str()}</span>
+                {corr_chip}
+                <span class="latency">{latency}</span>
+                {flags}
+                <span class="sub">{e.detail.clone()}</span>
+            </div>
+        </div>
+    }
+    .into_any()
+}
+
+fn pretty(raw: &[u8]) -> String {
+    match serde_json::from_slice::<serde_json::Value>(raw) {
+        Ok(v) => serde_json::to_string_pretty(&v)
+            .unwrap_or_else(|_| String::from_utf8_lossy(raw).into_owned()),
+        Err(_) => String::from_utf8_lossy(raw).into_owned(),
+    }
+}
+
+fn detail_view(e: &Entry, data: &Loaded) -> AnyView {
+    let mut facts = vec![
+        ("Entry", format!("#{}", e.n)),
+        ("Time", e.t.clone().unwrap_or_else(|| "not recorded".into())),
+        ("Kind", e.kind.as_str().to_owned()),
+        ("Arm", e.arm.as_str().to_owned()),
+        (
+            "Trial",
+            e.corr_id.clone().unwrap_or_else(|| "no corr_id".into()),
+        ),
+        ("Plane", plane_word(e.plane).to_owned()),
+        ("Summary", e.title.clone()),
+    ];
+    if !e.detail.is_empty() {
+        facts.push(("Detail", e.detail.clone()));
+    }
+    if let Some(l) = e.latency_ms {
+        facts.push(("Latency", format!("{l:.0} ms")));
+    }
+    if e.pending {
+        facts.push(("Response", "none on the tape".into()));
+    }
+    if let Some(err) = &e.error {
+        facts.push(("Error", err.clone()));
+    }
+    if e.destructive {
+        facts.push(("Destructive", "a destructive call".into()));
+    }
+    let dl = facts
+        .into_iter()
+        .map(|(k, v)| view! { <dt>{k}</dt><dd>{v}</dd> })
+        .collect_view();
+    let raws = e
+        .lines
+        .iter()
+        .map(|l| {
+            let tape = data.tapes.get(l.tape);
+            let name = tape.map(|t| t.name.clone()).unwrap_or_default();
+            let text = tape
+                .and_then(|t| t.bytes.get(l.start..l.end))
+                .map(pretty)
+                .unwrap_or_default();
+            view! {
+                <h4>{format!("{name} line {}", l.line)}</h4>
+                <pre class="raw">{text}</pre>
+            }
+        })
+        .collect_view();
+    let link = format!("#event-{}", e.n);
+    view! {
+        <div class="detail-body" data-n=e.n id=link.trim_start_matches('#').to_owned()>
+            <h3>{format!("Entry #{}", e.n)}</h3>
+            <dl>{dl}</dl>
+            {raws}
+        </div>
+    }
+    .into_any()
+}
