@@ -100,6 +100,13 @@ impl HeaderRules {
                         ("Cache-Control", immutable),
                     ],
                 ),
+                // The viewer's own files, so `embed.js` can mount the app
+                // on a third party's page (it fetches these cross-origin).
+                rule("/", &[("Access-Control-Allow-Origin", "*")]),
+                rule("/index.html", &[("Access-Control-Allow-Origin", "*")]),
+                rule("/*.js", &[("Access-Control-Allow-Origin", "*")]),
+                rule("/*.wasm", &[("Access-Control-Allow-Origin", "*")]),
+                rule("/*.css", &[("Access-Control-Allow-Origin", "*")]),
                 rule(
                     "/badges/*",
                     &[
@@ -247,6 +254,26 @@ mod tests {
             Some("application/x-ndjson; charset=utf-8")
         );
         assert_eq!(get("Content-Security-Policy"), Some("default-src 'self'"));
+    }
+
+    #[test]
+    fn the_viewer_files_can_be_fetched_by_an_embedding_page() {
+        let rules = HeaderRules::for_site("default-src 'self'");
+        for path in [
+            "/",
+            "/index.html",
+            "/embed.js",
+            "/fitness-viewer-1a2b.js",
+            "/fitness-viewer-1a2b_bg.wasm",
+        ] {
+            let headers = rules.for_path(path);
+            assert!(
+                headers
+                    .iter()
+                    .any(|(k, v)| k == "Access-Control-Allow-Origin" && v == "*"),
+                "{path}: {headers:?}"
+            );
+        }
     }
 
     #[test]
