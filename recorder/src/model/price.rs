@@ -147,8 +147,10 @@ mod tests {
     fn bundled_table_parses_and_prices_sim_at_zero() {
         let t = PriceTable::parse(BUNDLED).expect("bundled table");
         assert_eq!(t.as_of, "2026-11-01");
-        for p in ["sim/reference", "sim/diligent", "sim/careless"] {
-            assert_eq!(t.price_for(&id(p)).map(|p| p.output), Some(0.0), "{p}");
+        // Every sim profile, so a new profile cannot go unpriced.
+        for (name, _) in crate::model::sim::Profile::ALL {
+            let p = format!("sim/{name}");
+            assert_eq!(t.price_for(&id(&p)).map(|p| p.output), Some(0.0), "{p}");
         }
         assert!(t.price_for(&id("anthropic/claude-sonnet-4-5")).is_some());
         assert!(t.price_for(&id("openai/gpt-4o")).is_some());

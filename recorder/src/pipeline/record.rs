@@ -513,10 +513,16 @@ pub fn finish(run: Run<'_>, outcome: Outcome) -> anyhow::Result<RunOutput> {
             s.eventual.k,
             s.eventual.n
         ));
+    } else if let Some(i) = &run.interrupted {
+        score_notes.push(format!("No score. {}", i.note()));
     } else {
         score_notes.push(format!(
-            "No score: the run's outcome is {}.",
-            outcome.code()
+            "No score: the run's outcome is {}{}.",
+            outcome.code(),
+            run.refused_at
+                .as_deref()
+                .map(|g| format!(", refused at the {g} gate"))
+                .unwrap_or_default()
         ));
     }
     let order = run.gates.iter().map(|g| g.id.clone()).collect();

@@ -40,6 +40,9 @@ pub enum Arm {
     Screen,
     /// `probe::<id>`.
     Probes,
+    /// `generate` / `generate::<batch>`: the suite generator's own calls
+    /// (schema-walk reads the server's real answers).
+    Generate,
     /// A `corr_id` with a suffix this viewer does not know.
     Other,
     /// No `corr_id`: session set-up, harness-wide events.
@@ -47,7 +50,7 @@ pub enum Arm {
 }
 
 impl Arm {
-    pub const ALL: [Arm; 9] = [
+    pub const ALL: [Arm; 10] = [
         Arm::Drive,
         Arm::Construct,
         Arm::NullNoTools,
@@ -55,6 +58,7 @@ impl Arm {
         Arm::NullRandom,
         Arm::Screen,
         Arm::Probes,
+        Arm::Generate,
         Arm::Other,
         Arm::Untagged,
     ];
@@ -66,6 +70,9 @@ impl Arm {
         };
         if corr.starts_with("probe::") {
             return Arm::Probes;
+        }
+        if corr == "generate" || corr.starts_with("generate::") {
+            return Arm::Generate;
         }
         match corr.rsplit_once("::") {
             None => Arm::Drive,
@@ -88,6 +95,7 @@ impl Arm {
             Arm::NullRandom => "null-random",
             Arm::Screen => "screen",
             Arm::Probes => "probes",
+            Arm::Generate => "generate",
             Arm::Other => "other",
             Arm::Untagged => "untagged",
         }
@@ -968,6 +976,8 @@ mod tests {
         );
         assert_eq!(Arm::of(Some("x::screen")), Arm::Screen);
         assert_eq!(Arm::of(Some("probe::bogus-version")), Arm::Probes);
+        assert_eq!(Arm::of(Some("generate")), Arm::Generate);
+        assert_eq!(Arm::of(Some("generate::x1")), Arm::Generate);
         assert_eq!(Arm::of(Some("x::weird")), Arm::Other);
     }
 }
