@@ -99,6 +99,10 @@ pub struct RunArgs {
     /// The server's name on the board.
     #[arg(long)]
     pub label: Option<String>,
+    /// Drive the tasks of this suite.json (written by an earlier run beside
+    /// its record) instead of generating a suite; its hash is checked.
+    #[arg(long, value_name = "FILE")]
+    pub suite: Option<PathBuf>,
     /// Print the final summary as JSON.
     #[arg(long)]
     pub json: bool,
@@ -164,6 +168,7 @@ impl RunArgs {
             max_tokens: self.max_tokens,
             max_model_calls: self.max_model_calls,
             label: self.label.clone(),
+            fixed_suite: self.suite.clone(),
         })
     }
 }

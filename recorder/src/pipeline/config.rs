@@ -139,4 +139,7 @@ pub struct RunConfig {
     /// The label of the server on the board, when the target's own name
     /// should not be used.
     pub label: Option<String>,
+    /// A `suite.json` an earlier run wrote: its tasks are driven instead of
+    /// generating a suite (its hash must match its contents).
+    pub fixed_suite: Option<PathBuf>,
 }
