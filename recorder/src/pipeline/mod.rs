@@ -169,6 +169,9 @@ pub async fn execute(
         (1.0..=20.0).contains(&cfg.overgen_factor),
         "the over-generation factor must be between 1 and 20"
     );
+    if let Some(path) = &cfg.fixed_suite {
+        load_suite(path)?;
+    }
     let prereg = record::preregistration(cfg)?;
     let prices = match &cfg.prices {
         Some(path) => PriceTable::load(path)?,
