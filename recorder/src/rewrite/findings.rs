@@ -333,7 +333,7 @@ fn wrong_tool(
             continue;
         }
         selections += 1;
-        if !task.expected_tools.iter().any(|t| *t == c.tool) {
+        if !task.expected_tools.contains(&c.tool) {
             let entry = wrong.entry(c.tool.as_str()).or_default();
             entry.0.push(c);
             entry
@@ -606,6 +606,137 @@ fn unactionable_errors(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    use crate::suite::task::Predicate;
+    use serde_json::json;
+
+    fn tool(v: Value) -> Tool {
+        serde_json::from_value(v).expect("a tool")
+    }
+
+    fn task(id: &str, expected: &str) -> Task {
+        Task {
+            id: id.into(),
+            prompt: format!("Task {id}"),
+            expected_tools: vec![expected.into()],
+            answer_key: "42".into(),
+            check: Predicate::Substring {
+                value: "42".into(),
+                case_insensitive: false,
+            },
+            destructive: false,
+            solution: Vec::new(),
+            handles: Vec::new(),
+            rationale: None,
+        }
+    }
+
+    fn call(tool: &str, args: Value, corr: &str, line: u64, error: Option<&str>) -> CallExchange {
+        CallExchange {
+            tool: tool.into(),
+            arguments: args.as_object().cloned().unwrap_or_default(),
+            corr_id: Some(corr.into()),
+            request_line: line,
+            response_line: Some(line + 1),
+            error: error.map(str::to_owned),
+        }
+    }
+
+    #[test]
+    fn selections_corrections_and_unactionable_errors_from_a_wire_reading() {
+        let tools = vec![
+            tool(json!({"name": "search", "description": "Search things.",
+                "inputSchema": {"type": "object", "properties": {"q": {"type": "string", "description": "Query text."}}}})),
+            tool(json!({"name": "lookup", "description": "Look up a record.",
+                "inputSchema": {"type": "object", "properties": {"id": {"type": "string", "description": "The record."}}, "required": ["id"]}})),
+        ];
+        let tasks = vec![task("t1", "lookup"), task("t2", "lookup")];
+        let wire = WireReading {
+            calls: vec![
+                call("search", json!({"q": "x"}), "t1", 10, None),
+                call("lookup", json!({}), "t1", 12, Some("`id` is required")),
+                call("lookup", json!({"id": "7"}), "t1", 14, None),
+                call("search", json!({"q": "y"}), "t2", 16, None),
+                call(
+                    "lookup",
+                    json!({"id": "7"}),
+                    "t2::construct",
+                    18,
+                    Some("internal failure"),
+                ),
+                call("lookup", json!({"id": "7"}), "t2::construct", 20, None),
+                // The generator's own walk and probes are not selections.
+                call("search", json!({"q": "z"}), "generate", 22, None),
+                call("nope", json!({}), "probe::x", 24, Some("unknown tool")),
+            ],
+            tool_lists: vec![(5, None, vec!["search".into(), "lookup".into()])],
+        };
+        let inputs = Inputs {
+            dir: Path::new("."),
+            tools: &tools,
+            tasks: &tasks,
+            destructiveness: &[],
+        };
+        let found = from_wire(&wire, &inputs);
+        let kinds: Vec<(FindingKind, &str, Option<&str>)> = found
+            .iter()
+            .map(|f| (f.kind, f.tool.as_str(), f.parameter.as_deref()))
+            .collect();
+        assert!(
+            kinds.contains(&(FindingKind::WrongTool, "search", None)),
+            "{kinds:?}"
+        );
+        assert!(kinds.contains(&(FindingKind::MissingWhenNotToUse, "search", None)));
+        assert!(kinds.contains(&(FindingKind::CorrectedArgument, "lookup", Some("id"))));
+        assert!(kinds.contains(&(FindingKind::AmbiguousParameter, "lookup", Some("id"))));
+        assert!(kinds.contains(&(FindingKind::UnactionableError, "lookup", None)));
+        let wrong = found
+            .iter()
+            .find(|f| f.kind == FindingKind::WrongTool)
+            .unwrap();
+        assert!(
+            wrong
+                .summary
+                .contains("caused 2 of 2 wrong-tool selections"),
+            "{}",
+            wrong.summary
+        );
+        let lines: Vec<u64> = wrong.evidence.iter().map(|e| e.line).collect();
+        assert_eq!(lines, vec![10, 11, 16, 17]);
+        // The identical retry after the internal failure is not a correction.
+        let fixed = found
+            .iter()
+            .find(|f| f.kind == FindingKind::CorrectedArgument)
+            .unwrap();
+        assert!(
+            fixed.summary.contains("corrected `id` 1 times"),
+            "{}",
+            fixed.summary
+        );
+        let missing = found
+            .iter()
+            .find(|f| f.kind == FindingKind::MissingWhenNotToUse)
+            .unwrap();
+        assert_eq!(missing.evidence[0].line, 5, "the listing comes first");
+        let ids: Vec<&str> = found.iter().map(|f| f.id.as_str()).collect();
+        assert_eq!(ids[0], "f1");
+
+        // The rule set answers every finding; the selection findings share one.
+        let ctx = crate::rewrite::proposals::Context {
+            tools: &tools,
+            tasks: &tasks,
+            wire: &wire,
+        };
+        let proposals = crate::rewrite::proposals::by_rules(&found, &ctx);
+        let answered: usize = proposals.iter().map(|p| p.answers.len()).sum();
+        assert_eq!(answered, found.len());
+        let search = proposals.iter().find(|p| p.tool == "search").unwrap();
+        assert_eq!(search.answers.len(), 2);
+        assert_eq!(
+            search.change.append_description.as_deref(),
+            Some("Do not use it for tasks that need `lookup`: use `lookup` instead.")
+        );
+    }
 
     #[test]
     fn whole_word_naming() {

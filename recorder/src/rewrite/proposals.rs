@@ -579,6 +579,45 @@ mod tests {
     }
 
     #[test]
+    fn a_judge_reply_is_read_robustly_and_checked() {
+        use fitness_shared::record::{EvidenceLink, TapePlane};
+        let tools: Vec<Tool> = vec![
+            serde_json::from_value(json!({
+                "name": "get_profile", "description": "Get a user's profile.",
+                "inputSchema": {"type": "object", "properties": {"user": {"type": "string"}}}
+            }))
+            .unwrap(),
+        ];
+        let findings = vec![Finding {
+            id: "f1".into(),
+            kind: FindingKind::AmbiguousParameter,
+            tool: "get_profile".into(),
+            parameter: Some("user".into()),
+            summary: "s".into(),
+            evidence: vec![EvidenceLink {
+                tape: TapePlane::Mcp,
+                line: 9,
+                corr_id: None,
+            }],
+        }];
+        let reply = "Here you go:\n```json\n[\n\
+            {\"tool\": \"get_profile\", \"answers\": [\"f1\"], \"parameter_descriptions\": {\"user\": \"Numeric user id.\"}, \"rationale\": \"ids\"},\n\
+            {\"tool\": \"nope\", \"answers\": [\"f1\"], \"description\": \"x\"},\n\
+            {\"tool\": \"get_profile\", \"answers\": [\"f1\"], \"parameter_descriptions\": {\"ghost\": \"x\"}},\n\
+            {\"tool\": \"get_profile\", \"answers\": [\"f9\"], \"description\": \"x\"},\n\
+            {\"tool\": \"get_profile\", \"answers\": [\"f1\"], \"annotations\": {\"destructiveHint\": \"yes\"}}\n]\n```";
+        let got = parse_judge_reply(reply, &findings, &tools, "anthropic/x");
+        assert_eq!(got.len(), 1, "{got:?}");
+        assert_eq!(got[0].source, "judge:anthropic/x");
+        assert_eq!(
+            got[0].change.parameter_descriptions["user"],
+            "Numeric user id."
+        );
+        assert_eq!(got[0].evidence, findings[0].evidence);
+        assert!(parse_judge_reply("no json at all", &findings, &tools, "j").is_empty());
+    }
+
+    #[test]
     fn changes_apply_to_a_tools_list_entry() {
         let mut tool = json!({
             "name": "purge_cache",
