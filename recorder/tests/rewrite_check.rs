@@ -286,6 +286,30 @@ fn rewrite_check_reruns_the_same_suite_through_the_proxy_and_links_both_runs() {
         after["suite"]
     );
 
+    // The extension batches were reused too (kept beside suite.json).
+    let batches = |r: &Value| -> Vec<Value> {
+        r["extensions"]
+            .as_array()
+            .map(|e| e.iter().map(|b| b["batch_suite_hash"].clone()).collect())
+            .unwrap_or_default()
+    };
+    assert!(
+        !batches(&original).is_empty(),
+        "the flaky canary consumes extensions"
+    );
+    assert_eq!(batches(&after), batches(&original));
+    let agent = std::fs::read_to_string(after_dir.join("agent.jsonl")).unwrap();
+    assert!(
+        agent
+            .lines()
+            .any(|l| l.contains("fitness.suite_reused") && l.contains("generate::x1")),
+        "the after run reused batch 1"
+    );
+    for (i, hash) in batches(&original).iter().enumerate() {
+        let kept = read_json(&before.dir.join(format!("suite-x{}.json", i + 1)));
+        assert_eq!(&kept["hash"], hash);
+    }
+
     // Linked both ways.
     assert_eq!(after["rewrite"]["role"], "after");
     assert_eq!(after["rewrite"]["other_run"], original["run"]["id"]);

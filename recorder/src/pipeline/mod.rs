@@ -171,6 +171,12 @@ pub async fn execute(
     );
     if let Some(path) = &cfg.fixed_suite {
         load_suite(path)?;
+        for index in 1..=cfg.max_extensions {
+            let batch = path.with_file_name(batch_file(index));
+            if batch.is_file() {
+                load_suite(&batch)?;
+            }
+        }
     }
     let prereg = record::preregistration(cfg)?;
     let prices = match &cfg.prices {
@@ -346,7 +352,9 @@ impl Run<'_> {
         // 3. Suite generation with its ledger (or the reused suite).
         self.progress.phase("generate", 1);
         if let Some(path) = &cfg.fixed_suite {
-            let generation = self.reuse_suite(path, tools, judge.as_deref()).await?;
+            let generation = self
+                .reuse_suite(path, tools, judge.as_deref(), "generate")
+                .await?;
             return self
                 .after_generation(generation, session, tools, &runner, &reference, &judge)
                 .await;
@@ -385,6 +393,7 @@ impl Run<'_> {
         path: &std::path::Path,
         tools: &[Tool],
         judge: Option<&dyn ModelClient>,
+        corr: &str,
     ) -> anyhow::Result<GenerationReport> {
         let suite = load_suite(path)?;
         anyhow::ensure!(
@@ -399,7 +408,7 @@ impl Run<'_> {
         self.agent.event(
             "fitness.suite_reused",
             json!({"path": path.display().to_string(), "hash": suite.hash, "tasks": n}),
-            Some("generate"),
+            Some(corr),
         );
         Ok(GenerationReport {
             ledger: rec::SuiteLedger {
@@ -1001,21 +1010,37 @@ impl Run<'_> {
                         exclude_prompts: driven.iter().map(|t| t.prompt.clone()).collect(),
                     };
                     let corr = format!("generate::x{index}");
+                    // A reused suite brings its extension batches along.
+                    let kept = self
+                        .cfg
+                        .fixed_suite
+                        .as_ref()
+                        .map(|p| p.with_file_name(batch_file(index)))
+                        .filter(|p| p.is_file());
                     session.set_corr_id(Some(&corr));
-                    let batch = crate::suite::generate(
-                        session,
-                        tools,
-                        self.instructions.as_deref(),
-                        &opts,
-                        judge,
-                        self.cfg.screen.then_some(runner),
-                        &self.agent,
-                    )
-                    .await;
+                    let batch = match &kept {
+                        Some(path) => self.reuse_suite(path, tools, judge, &corr).await,
+                        None => {
+                            crate::suite::generate(
+                                session,
+                                tools,
+                                self.instructions.as_deref(),
+                                &opts,
+                                judge,
+                                self.cfg.screen.then_some(runner),
+                                &self.agent,
+                            )
+                            .await
+                        }
+                    };
                     session.set_corr_id(None);
                     let batch = batch
                         .with_context(|| format!("generating extension batch {index} failed"))?;
                     self.add_spend(&batch.spend);
+                    record::write_atomic(
+                        &self.dir.join(batch_file(index)),
+                        &serde_json::to_vec_pretty(&batch.suite)?,
+                    )?;
                     let drops = record::batch_drops(&batch);
                     let tasks = batch.suite.tasks.clone();
                     batch_info.push((
@@ -1232,6 +1257,11 @@ fn reference_model(runner: &ModelId) -> ModelId {
 
 fn pct(x: Option<f64>) -> String {
     x.map_or("unmeasured".to_owned(), |v| format!("{:.1}%", v * 100.0))
+}
+
+/// The file an extension batch's suite is kept in, beside `suite.json`.
+pub fn batch_file(index: u64) -> String {
+    format!("suite-x{index}.json")
 }
 
 /// Read a `suite.json` and check that its hash is the hash of its contents.
