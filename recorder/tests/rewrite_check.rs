@@ -238,21 +238,34 @@ fn a_suite_that_does_not_match_its_hash_is_refused_before_the_run() {
 #[test]
 fn rewrite_check_reruns_the_same_suite_through_the_proxy_and_links_both_runs() {
     let out = tempfile::tempdir().expect("tempdir");
-    // Enough extensions for the flaky canary to score.
-    let before = canary_run(out.path(), &["--max-extensions", "6"]);
+    let key = out.path().join("publisher.key");
+    let made = run_bounded(&["keygen", "--out", s(&key)], Duration::from_secs(30));
+    assert!(made.status.success(), "{}", text(&made));
+    // Enough extensions for the flaky canary to score; signed.
+    let before = canary_run(out.path(), &["--max-extensions", "6", "--key", s(&key)]);
     assert_eq!(
         before.record["outcome"], "SCORED",
         "{}",
         before.record["gates"]
     );
+    assert!(before.record["signature"].is_object());
     let original = before.record.clone();
     let after_out = out.path().join("after");
+    // A signed before record cannot be linked without a key to re-sign it.
+    let refused = run_bounded(
+        &["rewrite-check", s(&before.dir), "--out", s(&after_out)],
+        Duration::from_secs(60),
+    );
+    assert!(!refused.status.success());
+    assert!(text(&refused).contains("--key"), "{}", text(&refused));
     let output = run_bounded(
         &[
             "rewrite-check",
             s(&before.dir),
             "--out",
             s(&after_out),
+            "--key",
+            s(&key),
             "--json",
         ],
         Duration::from_secs(300),
@@ -330,10 +343,21 @@ fn rewrite_check_reruns_the_same_suite_through_the_proxy_and_links_both_runs() {
         .collect();
     assert_eq!(linked, ids);
 
-    // The before record changed only in its link.
+    // The before record changed only in its link (and its signature), and
+    // both records verify.
     let mut stripped = before_now.clone();
     stripped.as_object_mut().unwrap().remove("rewrite");
-    assert_eq!(stripped, original);
+    stripped.as_object_mut().unwrap().remove("signature");
+    let mut unsigned = original.clone();
+    unsigned.as_object_mut().unwrap().remove("signature");
+    assert_eq!(stripped, unsigned);
+    for dir in [&before.dir, &after_dir] {
+        let verify = run_bounded(
+            &["verify", s(&dir.join("record.json"))],
+            Duration::from_secs(30),
+        );
+        assert!(verify.status.success(), "{}", text(&verify));
+    }
 
     // The delta is the difference of the two stored intervals.
     for link in [&after["rewrite"]["delta"], &before_now["rewrite"]["delta"]] {

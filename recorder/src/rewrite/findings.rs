@@ -505,6 +505,15 @@ fn ambiguous_parameters(
             let mut evidence: Vec<EvidenceLink> =
                 listing_line(wire, &tool.name).into_iter().collect();
             evidence.extend(errors.iter().flat_map(|c| call_links(c)));
+            let mut by_arm: BTreeMap<&str, u64> = BTreeMap::new();
+            for c in &errors {
+                *by_arm.entry(arm(c.corr_id.as_deref())).or_default() += 1;
+            }
+            let arms = by_arm
+                .iter()
+                .map(|(a, n)| format!("{a} {n}"))
+                .collect::<Vec<_>>()
+                .join(", ");
             let example = errors
                 .first()
                 .and_then(|c| c.error.as_deref())
@@ -516,14 +525,28 @@ fn ambiguous_parameters(
                 tool: tool.name.to_string(),
                 parameter: Some(param.clone()),
                 summary: format!(
-                    "`{}.{param}` is named like an entity ({ty}, described {:?}) without saying what value is meant; it drew {} argument errors in {all_calls} calls.{example}",
+                    "`{}.{param}` is named like an entity ({ty}, described {:?}) without saying what value is meant; it drew {} argument errors in {all_calls} calls{}.{example}",
                     tool.name,
                     description,
-                    errors.len()
+                    errors.len(),
+                    if arms.is_empty() { String::new() } else { format!(" (by arm: {arms})") }
                 ),
                 evidence: capped(evidence),
             });
         }
+    }
+}
+
+/// Which part of the run a corr_id belongs to, for summaries.
+pub fn arm(corr: Option<&str>) -> &'static str {
+    match corr {
+        None => "session",
+        Some(c) if c.starts_with("generate") => "generation",
+        Some(c) if c.starts_with("probe") => "probe",
+        Some(c) if c.ends_with("::construct") => "construct",
+        Some(c) if c.contains("::null-") => "null",
+        Some(c) if c.contains("::") => "other",
+        Some(_) => "drive",
     }
 }
 
