@@ -63,14 +63,22 @@ impl Tape {
             .get(n as usize - 1)
             .unwrap_or_else(|| panic!("no line {n} in a tape of {}", self.0.len()))
     }
-    /// The request a response line answers: the latest earlier `in` line
-    /// with the same JSON-RPC id.
+    /// The request a response line answers: the `in` line with the same
+    /// JSON-RPC id, just after it when the tap wrote the answer first, else
+    /// the latest before it.
     fn request_of(&self, n: u64) -> &Value {
         let id = &self.line(n)["raw"]["id"];
-        self.0[..n as usize - 1]
+        let is_request = |l: &&Value| {
+            l["dir"] == "in" && &l["raw"]["id"] == id && l["raw"]["method"].is_string()
+        };
+        let i = n as usize - 1;
+        // Ids only grow within a session, so a request with this id in the
+        // next few lines is one the tap wrote after its answer.
+        self.0[i + 1..]
             .iter()
-            .rev()
-            .find(|l| l["dir"] == "in" && &l["raw"]["id"] == id && l["raw"]["method"].is_string())
+            .take(4)
+            .find(is_request)
+            .or_else(|| self.0[..i].iter().rev().find(is_request))
             .unwrap_or_else(|| panic!("no request for the response on line {n}"))
     }
 }

@@ -99,10 +99,18 @@ pub struct CallExchange {
     pub arguments: Map<String, Value>,
     pub corr_id: Option<String>,
     pub request_line: u64,
+    /// The corr_ids the request and response lines carry on the tape (they
+    /// differ from `corr_id` only when an answer was taped before its request).
+    pub request_corr: Option<String>,
+    pub response_corr: Option<String>,
     pub response_line: Option<u64>,
     /// The error text when the response was a JSON-RPC error or `isError`.
     pub error: Option<String>,
 }
+
+/// How many lines before its request an answer may be taped and still be
+/// paired with it.
+const EARLY_WINDOW: u64 = 4;
 
 /// What the wire tape holds that findings need.
 #[derive(Debug, Default)]
@@ -122,6 +130,9 @@ pub fn read_wire(path: &Path) -> anyhow::Result<WireReading> {
     let mut out = WireReading::default();
     // request id -> (method, index into calls when tools/call)
     let mut pending: HashMap<String, (String, Option<usize>)> = HashMap::new();
+    // Responses taped before their request (the tap can write a request
+    // frame after its answer): id -> (line, corr_id, frame).
+    let mut early: HashMap<String, (u64, Option<String>, Value)> = HashMap::new();
     for (i, line) in reader.lines().enumerate() {
         let number = i as u64 + 1;
         let Ok(line) = line else { continue };
@@ -159,11 +170,31 @@ pub fn read_wire(path: &Path) -> anyhow::Result<WireReading> {
                         .and_then(Value::as_object)
                         .cloned()
                         .unwrap_or_default();
+                    // An answer taped just before its request: pair them,
+                    // under the answer's corr_id (the trial that was running).
+                    if let Some((line, answer_corr, answer)) = early
+                        .remove(&id)
+                        .filter(|(line, _, _)| number - line <= EARLY_WINDOW)
+                    {
+                        out.calls.push(CallExchange {
+                            tool,
+                            arguments,
+                            corr_id: answer_corr.clone().or(corr.clone()),
+                            request_line: number,
+                            request_corr: corr,
+                            response_corr: answer_corr,
+                            response_line: Some(line),
+                            error: error_text(&answer),
+                        });
+                        continue;
+                    }
                     out.calls.push(CallExchange {
                         tool,
                         arguments,
-                        corr_id: corr,
+                        corr_id: corr.clone(),
                         request_line: number,
+                        request_corr: corr,
+                        response_corr: None,
                         response_line: None,
                         error: None,
                     });
@@ -175,11 +206,14 @@ pub fn read_wire(path: &Path) -> anyhow::Result<WireReading> {
             }
             Some("out") => {
                 let Some((method, index)) = pending.remove(&id) else {
+                    early.retain(|_, (line, _, _)| number - *line <= EARLY_WINDOW);
+                    early.insert(id, (number, corr, frame.clone()));
                     continue;
                 };
                 if let Some(index) = index {
                     let call = &mut out.calls[index];
                     call.response_line = Some(number);
+                    call.response_corr = corr;
                     call.error = error_text(frame);
                 } else if method == "tools/list"
                     && let Some(tools) = frame
@@ -284,9 +318,9 @@ fn link(line: u64, corr: Option<&String>) -> EvidenceLink {
 
 /// The request line and (when answered) the response line of a call.
 fn call_links(c: &CallExchange) -> Vec<EvidenceLink> {
-    let mut v = vec![link(c.request_line, c.corr_id.as_ref())];
+    let mut v = vec![link(c.request_line, c.request_corr.as_ref())];
     if let Some(r) = c.response_line {
-        v.push(link(r, c.corr_id.as_ref()));
+        v.push(link(r, c.response_corr.as_ref()));
     }
     v
 }
@@ -660,6 +694,8 @@ mod tests {
             arguments: args.as_object().cloned().unwrap_or_default(),
             corr_id: Some(corr.into()),
             request_line: line,
+            request_corr: Some(corr.into()),
+            response_corr: Some(corr.into()),
             response_line: Some(line + 1),
             error: error.map(str::to_owned),
         }
@@ -759,6 +795,26 @@ mod tests {
             search.change.append_description.as_deref(),
             Some("Do not use it for tasks that need `lookup`: use `lookup` instead.")
         );
+    }
+
+    #[test]
+    fn an_answer_taped_before_its_request_is_paired_under_its_own_corr_id() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("mcp.jsonl");
+        let lines = [
+            json!({"t": "x", "dir": "in", "corr_id": "t3", "raw": {"jsonrpc": "2.0", "id": 9, "method": "tools/call", "params": {"name": "a", "arguments": {}}}}),
+            json!({"t": "x", "dir": "out", "corr_id": "t3", "raw": {"jsonrpc": "2.0", "id": 9, "result": {"content": []}}}),
+            json!({"t": "x", "dir": "out", "corr_id": "t3", "raw": {"jsonrpc": "2.0", "id": 10, "result": {"isError": true, "content": [{"type": "text", "text": "boom"}]}}}),
+            json!({"t": "x", "dir": "in", "corr_id": "t4", "raw": {"jsonrpc": "2.0", "id": 10, "method": "tools/call", "params": {"name": "a", "arguments": {"x": 1}}}}),
+        ];
+        let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
+        std::fs::write(&path, text).unwrap();
+        let wire = read_wire(&path).unwrap();
+        assert_eq!(wire.calls.len(), 2);
+        let late = &wire.calls[1];
+        assert_eq!(late.corr_id.as_deref(), Some("t3"));
+        assert_eq!((late.request_line, late.response_line), (4, Some(3)));
+        assert_eq!(late.error.as_deref(), Some("boom"));
     }
 
     #[test]
