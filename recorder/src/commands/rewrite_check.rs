@@ -257,6 +257,9 @@ pub async fn check(
         fitness_shared::rewrite::stored_interval(&after_stored),
     );
     let mut explain = fitness_shared::rewrite::explain(&delta);
+    explain.push_str(
+        " The after run drove the kept suite without walking the server to generate it, so a server with state (a call counter, a cache) saw a different call history.",
+    );
     if after_stored.run.suite_hash != before.run.suite_hash {
         explain.push_str(&format!(
             " The after run did not drive the same suite (suite hash {} against {}).",
