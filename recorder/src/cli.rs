@@ -49,6 +49,14 @@ pub enum Command {
     /// Generate a task suite against a server, print its ledger and write it:
     /// `fitness suite TARGET --generator schema-walk/1 --out FILE`.
     Suite(crate::commands::suite::SuiteArgs),
+    /// Re-run a run's suite with its proposed tool descriptions substituted
+    /// and link both records with the delta of their intervals:
+    /// `fitness rewrite-check RUN_DIR --out DIR [--runner P/M]`.
+    RewriteCheck(crate::commands::rewrite_check::RewriteCheckArgs),
+    /// A stdio server with the proposals substituted into tools/list
+    /// (`fitness rewrite-check` starts it).
+    #[command(hide = true)]
+    RewriteProxy(crate::rewrite::proxy::RewriteProxyArgs),
     /// Run an in-tree fixture server (tests and the demo).
     #[command(hide = true)]
     FixtureServer(crate::mcp::fixtures::FixtureArgs),

@@ -7,6 +7,7 @@ pub mod mcp;
 pub mod model;
 pub mod pipeline;
 pub mod publish;
+pub mod rewrite;
 pub mod run;
 pub mod serve;
 pub mod suite;
@@ -32,6 +33,8 @@ pub fn run(cli: cli::Cli) -> anyhow::Result<()> {
         cli::Command::Probe(args) => commands::probe::run(args),
         cli::Command::Ask(args) => commands::ask::run(args),
         cli::Command::Suite(args) => commands::suite::run(args),
+        cli::Command::RewriteCheck(args) => commands::rewrite_check::run(args),
+        cli::Command::RewriteProxy(args) => rewrite::proxy::run(args),
         cli::Command::FixtureServer(args) => mcp::fixtures::run(args),
         cli::Command::DemoServer(args) => demo::run(args),
     }

@@ -20,7 +20,7 @@ use crate::suite::GeneratorId;
 #[command(after_help = "Examples:\n  \
 fitness run --runner sim/diligent -- fitness demo-server good\n  \
 fitness run https://example.com/mcp --runner anthropic/claude-sonnet-4-5 --judge anthropic/claude-sonnet-4-5 --generator judge-synth/1\n\n\
-Writes OUT/<run-id>/{record.json, mcp.jsonl, agent.jsonl}. Flags may tighten a floor, never loosen one.\n\
+Writes OUT/<run-id>/{record.json, mcp.jsonl, agent.jsonl, suite.json}. Flags may tighten a floor, never loosen one.\n\
 Keys come from ANTHROPIC_API_KEY / OPENAI_API_KEY; a signing key from --key or FITNESS_SIGNING_KEY.")]
 pub struct RunArgs {
     #[command(flatten)]
@@ -99,6 +99,11 @@ pub struct RunArgs {
     /// The server's name on the board.
     #[arg(long)]
     pub label: Option<String>,
+    /// Drive the tasks of this suite.json (written by an earlier run beside
+    /// its record) instead of generating a suite; its hash is checked, and
+    /// extension batches kept beside it (suite-x<N>.json) are reused too.
+    #[arg(long, value_name = "FILE")]
+    pub suite: Option<PathBuf>,
     /// Print the final summary as JSON.
     #[arg(long)]
     pub json: bool,
@@ -164,6 +169,7 @@ impl RunArgs {
             max_tokens: self.max_tokens,
             max_model_calls: self.max_model_calls,
             label: self.label.clone(),
+            fixed_suite: self.suite.clone(),
         })
     }
 }

@@ -188,6 +188,7 @@ pub fn scenario_config(
         max_tokens: 200_000,
         max_model_calls: s.max_model_calls,
         label: Some(format!("demo-{}", s.name)),
+        fixed_suite: None,
     })
 }
 

@@ -5,6 +5,7 @@ pub mod demo;
 pub mod import;
 pub mod keygen;
 pub mod probe;
+pub mod rewrite_check;
 pub mod sign;
 pub mod suite;
 pub mod tape;

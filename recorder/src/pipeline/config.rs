@@ -139,4 +139,9 @@ pub struct RunConfig {
     /// The label of the server on the board, when the target's own name
     /// should not be used.
     pub label: Option<String>,
+    /// A `suite.json` an earlier run wrote: its tasks are driven instead of
+    /// generating a suite (its hash must match its contents), and the
+    /// extension batches kept beside it (`suite-x<N>.json`) are consumed
+    /// instead of generating batch N.
+    pub fixed_suite: Option<PathBuf>,
 }

@@ -10,6 +10,7 @@ mod tape_reading;
 mod trials;
 
 use std::path::PathBuf;
+use std::sync::Arc;
 
 use anyhow::Context as _;
 use fitness_shared::gates::{
@@ -24,6 +25,7 @@ use rmcp::model::Tool;
 use serde_json::json;
 
 pub use config::{Floors, RunConfig};
+pub use record::write_atomic as write_record_atomic;
 
 use crate::mcp::connect::Session;
 use crate::mcp::report::{self, Report};
@@ -143,6 +145,12 @@ struct Run<'a> {
     interrupted: Option<Interruption>,
     model_calls: u64,
     reference_model: Option<String>,
+    /// The tools as listed (empty when the run stopped before tools/list).
+    tools: Vec<Tool>,
+    /// Every task checked or driven: the suite, then extension batches.
+    tasks: Vec<Task>,
+    findings: Vec<rec::Finding>,
+    proposals: Vec<rec::Proposal>,
 }
 
 /// Run the whole pipeline and write `out_dir/<run-id>/record.json` with its
@@ -161,6 +169,15 @@ pub async fn execute(
         (1.0..=20.0).contains(&cfg.overgen_factor),
         "the over-generation factor must be between 1 and 20"
     );
+    if let Some(path) = &cfg.fixed_suite {
+        load_suite(path)?;
+        for index in 1..=cfg.max_extensions {
+            let batch = path.with_file_name(batch_file(index));
+            if batch.is_file() {
+                load_suite(&batch)?;
+            }
+        }
+    }
     let prereg = record::preregistration(cfg)?;
     let prices = match &cfg.prices {
         Some(path) => PriceTable::load(path)?,
@@ -207,6 +224,10 @@ pub async fn execute(
         interrupted: None,
         model_calls: 0,
         reference_model: None,
+        tools: Vec::new(),
+        tasks: Vec::new(),
+        findings: Vec::new(),
+        proposals: Vec::new(),
     };
     let outcome = match run.stages().await {
         Ok(Flow::Continue) => Outcome::Scored,
@@ -226,6 +247,7 @@ pub async fn execute(
     if outcome != Outcome::Scored {
         run.score = None;
     }
+    run.findings_and_proposals().await;
     record::finish(run, outcome)
 }
 
@@ -325,8 +347,18 @@ impl Run<'_> {
         let reference = client_for(&reference_id, &opts)?;
         self.reference_model = Some(reference_id.to_string());
 
-        // 3. Suite generation with its ledger.
+        self.tools = tools.to_vec();
+
+        // 3. Suite generation with its ledger (or the reused suite).
         self.progress.phase("generate", 1);
+        if let Some(path) = &cfg.fixed_suite {
+            let generation = self
+                .reuse_suite(path, tools, judge.as_deref(), "generate")
+                .await?;
+            return self
+                .after_generation(generation, session, tools, &runner, &reference, &judge)
+                .await;
+        }
         let gen_opts = GenerateOptions {
             generator: cfg.generator,
             n_tasks: cfg.n_tasks as usize,
@@ -350,7 +382,77 @@ impl Run<'_> {
         .await;
         session.set_corr_id(None);
         let generation = generation.context("suite generation failed")?;
-        self.add_spend(&generation);
+        self.after_generation(generation, session, tools, &runner, &reference, &judge)
+            .await
+    }
+
+    /// Load a suite.json, check its hash, and stand it in for generation:
+    /// the ledger counts its tasks and says the suite was reused.
+    async fn reuse_suite(
+        &mut self,
+        path: &std::path::Path,
+        tools: &[Tool],
+        judge: Option<&dyn ModelClient>,
+        corr: &str,
+    ) -> anyhow::Result<GenerationReport> {
+        let suite = load_suite(path)?;
+        anyhow::ensure!(
+            suite.generator == self.cfg.generator.as_str(),
+            "the suite in {} was made by {} but this run registers the generator {}",
+            path.display(),
+            suite.generator,
+            self.cfg.generator
+        );
+        let (labels, spend) = crate::suite::destructive::assess(tools, judge, &self.agent).await;
+        let n = suite.tasks.len() as u64;
+        self.agent.event(
+            "fitness.suite_reused",
+            json!({"path": path.display().to_string(), "hash": suite.hash, "tasks": n}),
+            Some(corr),
+        );
+        Ok(GenerationReport {
+            ledger: rec::SuiteLedger {
+                candidates: Some(n),
+                admitted: Some(n),
+                tasks: Some(n),
+                rejected_by_rule: Vec::new(),
+                trimmed_surplus: Some(0),
+                null_screened: None,
+                limitation: Some(format!(
+                    "the suite was reused, not generated in this run: {n} tasks from {} (suite hash {}); candidates and admitted count those tasks",
+                    path.file_name().map_or_else(
+                        || path.display().to_string(),
+                        |f| f.to_string_lossy().into_owned()
+                    ),
+                    suite.hash
+                )),
+            },
+            suite,
+            rejections: Vec::new(),
+            screened_out: Vec::new(),
+            screen_errors: 0,
+            spend: spend.into_iter().collect(),
+            destructiveness: labels,
+            leaks_at_generation: Vec::new(),
+            degenerate: false,
+            observed: Default::default(),
+            walk: None,
+        })
+    }
+
+    async fn after_generation(
+        &mut self,
+        generation: GenerationReport,
+        session: &Session,
+        tools: &[Tool],
+        runner: &Arc<dyn ModelClient>,
+        reference: &Arc<dyn ModelClient>,
+        judge: &Option<Arc<dyn ModelClient>>,
+    ) -> anyhow::Result<Flow> {
+        let cfg = self.cfg;
+        self.add_spend(&generation.spend);
+        let suite_bytes = serde_json::to_vec_pretty(&generation.suite)?;
+        record::write_atomic(&self.dir.join("suite.json"), &suite_bytes)?;
         self.suite_hash = generation.suite.hash.clone();
         self.progress.finish_phase(&format!(
             "{} tasks from {} candidates",
@@ -358,6 +460,7 @@ impl Run<'_> {
             generation.ledger.candidates.unwrap_or(0)
         ));
         let tasks = generation.suite.tasks.clone();
+        self.tasks = tasks.clone();
         self.generation = Some(generation);
 
         // 4. Free gates.
@@ -391,7 +494,7 @@ impl Run<'_> {
 
         // 6. Paid gate: construct, with its extensions.
         let mut driven = tasks.clone();
-        if let Flow::Stop { outcome, gate } = self
+        let flow = self
             .construct(
                 session,
                 tools,
@@ -401,8 +504,9 @@ impl Run<'_> {
                 &trials,
                 &mut driven,
             )
-            .await?
-        {
+            .await;
+        self.tasks = driven.clone();
+        if let Flow::Stop { outcome, gate } = flow? {
             return Ok(Flow::Stop { outcome, gate });
         }
 
@@ -418,8 +522,8 @@ impl Run<'_> {
         self.null_redecide()
     }
 
-    fn add_spend(&mut self, generation: &GenerationReport) {
-        for phase in &generation.spend {
+    fn add_spend(&mut self, spend: &[crate::suite::PhaseSpend]) {
+        for phase in spend {
             let role = if phase.phase == "screen" {
                 Spender::Runner
             } else {
@@ -906,21 +1010,37 @@ impl Run<'_> {
                         exclude_prompts: driven.iter().map(|t| t.prompt.clone()).collect(),
                     };
                     let corr = format!("generate::x{index}");
+                    // A reused suite brings its extension batches along.
+                    let kept = self
+                        .cfg
+                        .fixed_suite
+                        .as_ref()
+                        .map(|p| p.with_file_name(batch_file(index)))
+                        .filter(|p| p.is_file());
                     session.set_corr_id(Some(&corr));
-                    let batch = crate::suite::generate(
-                        session,
-                        tools,
-                        self.instructions.as_deref(),
-                        &opts,
-                        judge,
-                        self.cfg.screen.then_some(runner),
-                        &self.agent,
-                    )
-                    .await;
+                    let batch = match &kept {
+                        Some(path) => self.reuse_suite(path, tools, judge, &corr).await,
+                        None => {
+                            crate::suite::generate(
+                                session,
+                                tools,
+                                self.instructions.as_deref(),
+                                &opts,
+                                judge,
+                                self.cfg.screen.then_some(runner),
+                                &self.agent,
+                            )
+                            .await
+                        }
+                    };
                     session.set_corr_id(None);
                     let batch = batch
                         .with_context(|| format!("generating extension batch {index} failed"))?;
-                    self.add_spend(&batch);
+                    self.add_spend(&batch.spend);
+                    record::write_atomic(
+                        &self.dir.join(batch_file(index)),
+                        &serde_json::to_vec_pretty(&batch.suite)?,
+                    )?;
                     let drops = record::batch_drops(&batch);
                     let tasks = batch.suite.tasks.clone();
                     batch_info.push((
@@ -1137,4 +1257,94 @@ fn reference_model(runner: &ModelId) -> ModelId {
 
 fn pct(x: Option<f64>) -> String {
     x.map_or("unmeasured".to_owned(), |v| format!("{:.1}%", v * 100.0))
+}
+
+/// The file an extension batch's suite is kept in, beside `suite.json`.
+pub fn batch_file(index: u64) -> String {
+    format!("suite-x{index}.json")
+}
+
+/// Read a `suite.json` and check that its hash is the hash of its contents.
+pub fn load_suite(path: &std::path::Path) -> anyhow::Result<crate::suite::Suite> {
+    let bytes = std::fs::read(path)
+        .with_context(|| format!("failed to read the suite {}", path.display()))?;
+    let suite: crate::suite::Suite = serde_json::from_slice(&bytes)
+        .with_context(|| format!("{} is not a suite.json", path.display()))?;
+    let hash = crate::suite::suite_hash(&suite.config, suite.seed, &suite.tasks);
+    anyhow::ensure!(
+        hash == suite.hash,
+        "the suite in {} does not match its hash: it says {} but its config, seed and tasks hash to {}",
+        path.display(),
+        suite.hash,
+        hash
+    );
+    anyhow::ensure!(
+        !suite.tasks.is_empty(),
+        "the suite in {} has no tasks",
+        path.display()
+    );
+    Ok(suite)
+}
+
+impl Run<'_> {
+    /// Findings from the tapes and a proposal per finding, for every
+    /// outcome. A failure here never costs the record: it becomes a note.
+    async fn findings_and_proposals(&mut self) {
+        if self.tools.is_empty() {
+            return;
+        }
+        let labels = match &self.generation {
+            Some(g) => g.destructiveness.clone(),
+            None => crate::rewrite::rule_labels(&self.tools),
+        };
+        let inputs = crate::rewrite::findings::Inputs {
+            dir: &self.dir,
+            tools: &self.tools,
+            tasks: &self.tasks,
+            destructiveness: &labels,
+        };
+        let wire = match crate::rewrite::findings::read_wire(&self.dir.join("mcp.jsonl")) {
+            Ok(w) => w,
+            Err(e) => {
+                self.own_notes.push(format!(
+                    "No findings: the wire tape could not be read: {e:#}"
+                ));
+                return;
+            }
+        };
+        self.findings = crate::rewrite::findings::from_wire(&wire, &inputs);
+        if self.findings.is_empty() {
+            return;
+        }
+        let ctx = crate::rewrite::proposals::Context {
+            tools: &self.tools,
+            tasks: &self.tasks,
+            wire: &wire,
+        };
+        let judge = match (&self.cfg.judge, &self.interrupted) {
+            (Some(id), None) => client_for(id, &self.options()).ok(),
+            _ => None,
+        };
+        let within_cap = self
+            .cfg
+            .max_model_calls
+            .is_none_or(|cap| self.model_calls < cap);
+        self.proposals = match judge {
+            Some(judge)
+                if within_cap
+                    && !crate::rewrite::proposals::rules_stand_in(Some(judge.as_ref())) =>
+            {
+                let (proposals, spend) = crate::rewrite::proposals::by_judge(
+                    judge.as_ref(),
+                    &self.findings,
+                    &ctx,
+                    &self.agent,
+                )
+                .await;
+                self.add_spend(std::slice::from_ref(&spend));
+                proposals
+            }
+            _ => crate::rewrite::proposals::by_rules(&self.findings, &ctx),
+        };
+    }
 }

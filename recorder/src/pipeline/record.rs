@@ -587,6 +587,9 @@ pub fn finish(run: Run<'_>, outcome: Outcome) -> anyhow::Result<RunOutput> {
         trace_links: None,
         trace_stats,
         imported: None,
+        findings: run.findings,
+        proposals: run.proposals,
+        rewrite: None,
         signature: None,
     };
     record

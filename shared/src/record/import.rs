@@ -262,6 +262,9 @@ fn convert(
             source_sha256,
             kept,
         }),
+        findings: Vec::new(),
+        proposals: Vec::new(),
+        rewrite: None,
         signature: None,
     };
     record.validate().map_err(|source| ImportError::Invalid {

@@ -358,6 +358,9 @@ pub fn scored_record() -> RunRecord {
                 .cloned()
                 .unwrap_or_default(),
         }),
+        findings: Vec::new(),
+        proposals: Vec::new(),
+        rewrite: None,
         signature: None,
     }
 }

@@ -1,0 +1,343 @@
+//! `fitness rewrite-check RUN_DIR --out DIR [--runner P/M]`: re-run the
+//! same suite (same suite hash, same registration) against the same server
+//! with the before run's proposals substituted into `tools/list` by
+//! `fitness rewrite-proxy`, then link the two records both ways with the
+//! delta of their stored first-try intervals.
+
+use std::path::{Component, Path, PathBuf};
+use std::time::Duration;
+
+use anyhow::Context as _;
+use clap::Args;
+use fitness_shared::record::{Outcome, RewriteLink, RewriteRole, RunRecord, ServerTarget};
+use serde_json::Value;
+
+use crate::mcp::connect::Target;
+use crate::mcp::stdio::StdioTarget;
+use crate::model::types::ModelId;
+use crate::pipeline::config::Floors;
+use crate::pipeline::{self, RunConfig, RunOutput};
+use crate::rewrite::proxy::Rewrites;
+use crate::run::{Bars, cancel_on_signals, runtime};
+
+#[derive(Debug, Args)]
+#[command(after_help = "Example:\n  \
+fitness run --runner sim/diligent --out runs -- fitness demo-server canary\n  \
+fitness rewrite-check runs/demo-canary-... --out rewrite-runs\n\n\
+Reads RUN_DIR/{record.json, suite.json}; writes DIR/<after-run-id>/ and\n\
+DIR/rewrites-<before-run-id>.json, and adds the `rewrite` link to both records.")]
+pub struct RewriteCheckArgs {
+    /// The before run's directory (record.json, suite.json, tapes).
+    pub run_dir: PathBuf,
+    /// Where the after run's directory goes.
+    #[arg(long)]
+    pub out: PathBuf,
+    /// The model under test (default: the before run's registered runner).
+    #[arg(long, value_name = "P/M")]
+    pub runner: Option<String>,
+    /// A publisher key; needed when the before record is signed (it is
+    /// re-signed after the link is added).
+    #[arg(long)]
+    pub key: Option<PathBuf>,
+    /// Turns per trial.
+    #[arg(long, default_value_t = 12)]
+    pub max_turns: u32,
+    /// Seconds to wait for any one MCP request.
+    #[arg(long, default_value_t = 20)]
+    pub timeout: u64,
+    /// Print the summary as JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// What a rewrite check produced.
+#[derive(Debug)]
+pub struct CheckOutput {
+    pub before: RunRecord,
+    pub after: RunOutput,
+    pub link_before: RewriteLink,
+    pub link_after: RewriteLink,
+}
+
+fn read_record(dir: &Path) -> anyhow::Result<(Value, RunRecord)> {
+    let path = dir.join("record.json");
+    let bytes =
+        std::fs::read(&path).with_context(|| format!("failed to read {}", path.display()))?;
+    let value: Value = serde_json::from_slice(&bytes)
+        .with_context(|| format!("{} is not JSON", path.display()))?;
+    let record = RunRecord::from_value(value.clone())
+        .map_err(|e| anyhow::anyhow!("{} is not a run record: {e}", path.display()))?;
+    Ok((value, record))
+}
+
+/// `to` relative to `from` (both directories), `/`-separated; absolute when
+/// they share no root.
+pub fn relative(from: &Path, to: &Path) -> String {
+    let canon = |p: &Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
+    let (from, to) = (canon(from), canon(to));
+    let a: Vec<Component> = from.components().collect();
+    let b: Vec<Component> = to.components().collect();
+    let common = a.iter().zip(&b).take_while(|(x, y)| x == y).count();
+    if common == 0 {
+        return to.display().to_string();
+    }
+    let mut parts: Vec<String> = std::iter::repeat_n("..".to_owned(), a.len() - common).collect();
+    parts.extend(
+        b[common..]
+            .iter()
+            .map(|c| c.as_os_str().to_string_lossy().into_owned()),
+    );
+    if parts.is_empty() {
+        ".".to_owned()
+    } else {
+        parts.join("/")
+    }
+}
+
+/// The after run's registration: the before run's, through the proxy.
+fn after_config(
+    args: &RewriteCheckArgs,
+    before: &RunRecord,
+    rewrites: &Path,
+) -> anyhow::Result<RunConfig> {
+    let p = &before.preregistration;
+    let argv = match &before.server.target {
+        ServerTarget::Command { argv } => argv.clone(),
+        ServerTarget::Url { url } => anyhow::bail!(
+            "rewrite-check does not support HTTP targets yet ({url}): the proxy that substitutes the proposals into tools/list runs over stdio only"
+        ),
+    };
+    anyhow::ensure!(
+        !argv.is_empty(),
+        "the before record names no server command"
+    );
+    let exe = std::env::current_exe().context("cannot find the fitness binary")?;
+    let mut proxy_args = vec![
+        "rewrite-proxy".to_owned(),
+        "--rewrites".to_owned(),
+        rewrites.display().to_string(),
+        "--".to_owned(),
+    ];
+    proxy_args.extend(argv);
+    let runner: ModelId = match (&args.runner, &p.runner_model) {
+        (Some(r), _) => r.parse()?,
+        (None, Some(r)) => r.parse()?,
+        (None, None) => before.run.runner_model.parse()?,
+    };
+    let judge = match p.judge_model.as_deref() {
+        None | Some("none") => None,
+        Some(j) => Some(j.parse::<ModelId>()?),
+    };
+    let generator = p
+        .generator
+        .clone()
+        .or_else(|| before.run.generator.clone())
+        .context("the before record names no generator")?
+        .parse()?;
+    let d = Floors::default();
+    let floors = Floors {
+        min_suite: p.min_tasks.unwrap_or(d.min_suite),
+        min_admission_rate: p.min_admission_rate.unwrap_or(d.min_admission_rate),
+        construct_threshold: p.construct_threshold.unwrap_or(d.construct_threshold),
+        null_ratio: p.null_kill_ratio.unwrap_or(d.null_ratio),
+        alpha: p.alpha.unwrap_or(d.alpha),
+        max_error_rate: d.max_error_rate,
+    };
+    let suite = pipeline::load_suite(&args.run_dir.join("suite.json"))?;
+    anyhow::ensure!(
+        suite.hash == before.run.suite_hash,
+        "suite.json (hash {}) is not the suite the before record names ({})",
+        suite.hash,
+        before.run.suite_hash
+    );
+    let overgen = suite
+        .config
+        .get("overgen_factor")
+        .and_then(Value::as_f64)
+        .unwrap_or(2.0);
+    Ok(RunConfig {
+        target: Target::Stdio(StdioTarget {
+            program: exe.display().to_string(),
+            args: proxy_args,
+            env: Vec::new(),
+        }),
+        runner,
+        judge,
+        generator,
+        n_tasks: p.n_tasks.unwrap_or(suite.tasks.len() as u64),
+        reps: p.reps.unwrap_or(1),
+        extension_size: p.extension_size,
+        max_extensions: p.max_extensions,
+        credential: before.server.credential_context,
+        seed: p.seed.unwrap_or(suite.seed),
+        floors,
+        screen: p.null_screen.unwrap_or(false),
+        overgen_factor: overgen,
+        out_dir: args.out.clone(),
+        key: args.key.clone(),
+        timeout: Duration::from_secs(args.timeout.max(1)),
+        prices: None,
+        max_turns: args.max_turns.max(1),
+        max_tokens: before.run.task_budget.unwrap_or(200_000),
+        max_model_calls: None,
+        label: Some(before.server.slug.clone()),
+        fixed_suite: Some(args.run_dir.join("suite.json")),
+    })
+}
+
+/// Put the link into a record file's JSON, re-sign it when a key is given,
+/// and write it atomically.
+fn write_link(
+    dir: &Path,
+    mut value: Value,
+    link: &RewriteLink,
+    key: Option<&Path>,
+) -> anyhow::Result<()> {
+    let obj = value
+        .as_object_mut()
+        .context("the record is not a JSON object")?;
+    obj.insert("rewrite".into(), serde_json::to_value(link)?);
+    obj.remove("signature");
+    if let Some(key) = key {
+        let seed = crate::commands::keygen::read_secret(key)?;
+        crate::commands::sign::sign_value(&mut value, &seed)?;
+    }
+    RunRecord::from_value(value.clone())
+        .map_err(|e| anyhow::anyhow!("the linked record does not read back: {e}"))?;
+    let bytes = fitness_shared::integrity::record_file_bytes(&value)
+        .context("failed to canonicalise the record")?;
+    crate::pipeline::write_record_atomic(&dir.join("record.json"), &bytes)
+}
+
+/// The whole check: run the after run and link both records.
+pub async fn check(
+    args: &RewriteCheckArgs,
+    cancel: pipeline::Cancel,
+    progress: &dyn pipeline::Progress,
+) -> anyhow::Result<CheckOutput> {
+    let (before_value, before) = read_record(&args.run_dir)?;
+    anyhow::ensure!(
+        !before.proposals.is_empty(),
+        "the run in {} has no proposals: nothing to check (its findings: {})",
+        args.run_dir.display(),
+        before.findings.len()
+    );
+    anyhow::ensure!(
+        before.rewrite.is_none()
+            || before
+                .rewrite
+                .as_ref()
+                .is_some_and(|l| l.role == RewriteRole::Before),
+        "the run in {} is itself the after run of a rewrite check",
+        args.run_dir.display()
+    );
+    let key = args
+        .key
+        .clone()
+        .or_else(|| std::env::var_os("FITNESS_SIGNING_KEY").map(Into::into));
+    anyhow::ensure!(
+        before.signature.is_none() || key.is_some(),
+        "the before record is signed: pass --key (or set FITNESS_SIGNING_KEY) so it can be re-signed after its rewrite link is added"
+    );
+    std::fs::create_dir_all(&args.out)
+        .with_context(|| format!("failed to create {}", args.out.display()))?;
+    let rewrites_path = args.out.join(format!("rewrites-{}.json", before.run.id));
+    let rewrites = Rewrites {
+        proposals: before.proposals.clone(),
+    };
+    crate::pipeline::write_record_atomic(&rewrites_path, &serde_json::to_vec_pretty(&rewrites)?)?;
+    let rewrites_path = std::fs::canonicalize(&rewrites_path)?;
+    let mut cfg = after_config(args, &before, &rewrites_path)?;
+    cfg.key = key.clone();
+    let after = pipeline::execute(&cfg, cancel, progress).await?;
+    // The delta comes from the two records as stored, never from the tapes.
+    let (after_value, after_stored) = read_record(&after.dir)?;
+    let delta = fitness_shared::rewrite::delta(
+        fitness_shared::rewrite::stored_interval(&before),
+        fitness_shared::rewrite::stored_interval(&after_stored),
+    );
+    let mut explain = fitness_shared::rewrite::explain(&delta);
+    explain.push_str(
+        " The after run drove the kept suite without walking the server to generate it, so a server with state (a call counter, a cache) saw a different call history.",
+    );
+    if after_stored.run.suite_hash != before.run.suite_hash {
+        explain.push_str(&format!(
+            " The after run did not drive the same suite (suite hash {} against {}).",
+            after_stored.run.suite_hash, before.run.suite_hash
+        ));
+    }
+    if after_stored.outcome != Outcome::Scored {
+        explain.push_str(&format!(
+            " The after run's outcome: {}.",
+            after_stored.outcome.code()
+        ));
+    }
+    let proposals: Vec<String> = before.proposals.iter().map(|p| p.id.clone()).collect();
+    let link_after = RewriteLink {
+        role: RewriteRole::After,
+        other_run: before.run.id.clone(),
+        other_dir: Some(relative(&after.dir, &args.run_dir)),
+        proposals: proposals.clone(),
+        delta,
+        explain: explain.clone(),
+    };
+    let link_before = RewriteLink {
+        role: RewriteRole::Before,
+        other_run: after_stored.run.id.clone(),
+        other_dir: Some(relative(&args.run_dir, &after.dir)),
+        proposals,
+        delta,
+        explain,
+    };
+    write_link(&after.dir, after_value, &link_after, key.as_deref())?;
+    write_link(&args.run_dir, before_value, &link_before, key.as_deref())?;
+    let (_, after_record) = read_record(&after.dir)?;
+    Ok(CheckOutput {
+        before,
+        after: RunOutput {
+            dir: after.dir,
+            record: after_record,
+            interrupted: after.interrupted,
+        },
+        link_before,
+        link_after,
+    })
+}
+
+pub fn run(args: RewriteCheckArgs) -> anyhow::Result<()> {
+    let rt = runtime()?;
+    let bars = Bars::new(args.json);
+    let output = rt.block_on(async {
+        let cancel = cancel_on_signals();
+        check(&args, cancel, &bars).await
+    });
+    rt.shutdown_timeout(Duration::from_secs(2));
+    let output = output?;
+    let link = &output.link_after;
+    if args.json {
+        let summary = serde_json::json!({
+            "before": output.before.run.id,
+            "after": output.after.record.run.id,
+            "after_dir": output.after.dir,
+            "after_outcome": output.after.record.outcome.code(),
+            "suite_hash": output.after.record.run.suite_hash,
+            "proposals": link.proposals,
+            "delta": link.delta,
+            "explain": link.explain,
+        });
+        println!("{}", serde_json::to_string_pretty(&summary)?);
+    } else {
+        println!("before   {}", output.before.run.id);
+        println!("after    {}", output.after.record.run.id);
+        println!(
+            "record   {}",
+            output.after.dir.join("record.json").display()
+        );
+        println!("applied  {} proposals", link.proposals.len());
+        println!("delta    {}", link.explain);
+    }
+    if output.after.interrupted.is_some() {
+        std::process::exit(1);
+    }
+    Ok(())
+}
