@@ -301,6 +301,10 @@ pub struct TapWriter<W> {
     tap: Tap,
     corr_id: SharedCorrId,
     line: Vec<u8>,
+    /// Bytes already taped but not yet accepted by the pipe: a frame is
+    /// taped before it is written, so its answer can never be taped first
+    /// (or under the next trial's corr_id).
+    ahead: Vec<u8>,
 }
 
 impl<W> TapWriter<W> {
@@ -310,6 +314,7 @@ impl<W> TapWriter<W> {
             tap,
             corr_id,
             line: Vec::new(),
+            ahead: Vec::new(),
         }
     }
 
@@ -339,9 +344,21 @@ impl<W: AsyncWrite + Unpin> AsyncWrite for TapWriter<W> {
         buf: &[u8],
     ) -> Poll<io::Result<usize>> {
         let this = self.get_mut();
+        if this.tap.is_enabled() {
+            // A retry after Pending or a partial write passes the unwritten
+            // rest again: tape only what was not taped yet.
+            let fresh = if buf.starts_with(&this.ahead) {
+                &buf[this.ahead.len()..]
+            } else {
+                buf
+            };
+            this.record(fresh);
+            this.ahead.clear();
+            this.ahead.extend_from_slice(buf);
+        }
         let n = ready!(Pin::new(&mut this.inner).poll_write(cx, buf))?;
         if this.tap.is_enabled() {
-            this.record(&buf[..n]);
+            this.ahead.drain(..n.min(this.ahead.len()));
         }
         Poll::Ready(Ok(n))
     }
@@ -401,5 +418,68 @@ mod tests {
             "{text}"
         );
         assert!(text.contains(r#""dir":"in","raw":{"id":2}"#), "{text}");
+    }
+
+    /// Accepts three bytes per call and answers every other call Pending.
+    struct Trickle {
+        out: Vec<u8>,
+        calls: usize,
+    }
+
+    impl AsyncWrite for Trickle {
+        fn poll_write(
+            mut self: Pin<&mut Self>,
+            cx: &mut Context<'_>,
+            buf: &[u8],
+        ) -> Poll<io::Result<usize>> {
+            self.calls += 1;
+            if self.calls % 2 == 1 {
+                cx.waker().wake_by_ref();
+                return Poll::Pending;
+            }
+            let n = buf.len().min(3);
+            self.out.extend_from_slice(&buf[..n]);
+            Poll::Ready(Ok(n))
+        }
+        fn poll_flush(self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<io::Result<()>> {
+            Poll::Ready(Ok(()))
+        }
+        fn poll_shutdown(self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<io::Result<()>> {
+            Poll::Ready(Ok(()))
+        }
+    }
+
+    #[tokio::test]
+    async fn a_frame_is_taped_once_before_the_pipe_takes_it_even_in_pieces() {
+        let (_dir, path, tap) = tape();
+        let mut sink = Trickle {
+            out: Vec::new(),
+            calls: 0,
+        };
+        let corr = SharedCorrId::new(Some("t1"));
+        let mut writer = TapWriter::new(&mut sink, tap, corr.clone());
+        // The first poll is Pending and nothing reached the pipe, yet the
+        // frame is already on the tape under the trial that sent it.
+        let frame = b"{\"id\":7,\"method\":\"tools/call\"}\n";
+        let mut first = Box::pin(writer.write_all(frame));
+        let polled = futures::poll!(first.as_mut());
+        assert!(polled.is_pending());
+        let text = std::fs::read_to_string(&path).expect("tape");
+        assert!(
+            text.contains(r#""raw":{"id":7,"method":"tools/call"},"corr_id":"t1""#),
+            "{text}"
+        );
+        first.await.expect("write");
+        // The trial ends; its frame keeps its corr_id and is not taped twice.
+        corr.set(None);
+        writer.write_all(b"{\"id\":8}\n").await.expect("write");
+        drop(writer);
+        assert_eq!(
+            sink.out,
+            b"{\"id\":7,\"method\":\"tools/call\"}\n{\"id\":8}\n"
+        );
+        let text = std::fs::read_to_string(&path).expect("tape");
+        assert_eq!(text.matches(r#""id":7"#).count(), 1, "{text}");
+        assert_eq!(text.matches(r#""id":8"#).count(), 1, "{text}");
     }
 }
