@@ -266,3 +266,36 @@ fn tape_paths_stay_inside_their_run() {
         assert_eq!(tape_path("r1", bad), None, "{bad}");
     }
 }
+
+/// A real record: the canary demo server run by `fitness run` with the sim
+/// runner (EXTEND_EXHAUSTED), carrying two findings and two proposals.
+const CANARY: &str = include_str!("fixtures/canary-record.json");
+
+#[wasm_bindgen_test]
+fn findings_and_proposals_render_with_links_into_the_replay() {
+    let record = fitness_shared::record::RunRecord::from_json(CANARY).expect("the fixture reads");
+    assert_eq!(record.findings.len(), 2);
+    let run_id = record.run.id.clone();
+    let host =
+        mount(move || view! { <fitness_viewer::routes::record::RecordView record=record /> });
+    let findings = host.query_selector_all(".finding").unwrap();
+    assert_eq!(findings.length(), 2);
+    let all = text(&host, ".findings");
+    assert!(all.contains("get_profile.user"), "{all}");
+    assert!(all.contains("purge_cache"), "{all}");
+    assert!(all.contains("Proposed rewrites"), "{all}");
+    let link: web_sys::Element = host
+        .query_selector(".finding a.evidence")
+        .unwrap()
+        .expect("an evidence link");
+    let href = link.get_attribute("href").unwrap_or_default();
+    assert!(
+        href.starts_with(&format!("?run={run_id}&view=replay")),
+        "{href}"
+    );
+    assert!(
+        link.text_content()
+            .unwrap_or_default()
+            .contains("mcp.jsonl line")
+    );
+}

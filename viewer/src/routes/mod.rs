@@ -1,5 +1,6 @@
 //! One module per page.
 
 pub mod board;
+pub mod findings;
 pub mod record;
 pub mod replay;

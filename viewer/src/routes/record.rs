@@ -92,6 +92,7 @@ pub fn RecordView(record: RunRecord) -> impl IntoView {
     let ledger = gate_ledger(&record);
     let tasks = tasks_view(&record);
     let probes = probes_view(&record);
+    let findings = super::findings::findings_view(&record);
     let replay_link = if record.tapes.is_empty() {
         view! { <p class="no-tapes">"No tapes were published for this run, so there is no replay."</p> }.into_any()
     } else {
@@ -150,6 +151,7 @@ pub fn RecordView(record: RunRecord) -> impl IntoView {
                 {zero_policy}
             </section>
             {ledger}
+            {findings}
             {tasks}
             {probes}
             <section class="cost-section"><h3>"Cost"</h3>{cost}</section>
