@@ -661,7 +661,7 @@ fn result_for(record: &RunRecord) -> RowResult {
                 .first()
                 .cloned()
                 .unwrap_or_else(|| "no gate named".to_owned()),
-            teaser: "No gate decided this run: it did not complete its registered size, so nothing is scored or refused.".to_owned(),
+            teaser: "The run ended before it completed its registered size.".to_owned(),
             k: None,
             n: None,
             threshold: None,

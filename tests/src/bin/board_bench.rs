@@ -5,8 +5,9 @@
 //!
 //! The synthetic board is the anchor's 33 imported records under 152 server
 //! names, built with the real `fitness_shared::board` code `fitness publish`
-//! uses. Each board is timed in a fresh browser profile (cold: nothing
-//! cached) and then three times warm (the wasm and JS in the HTTP cache);
+//! uses. Each board is timed in a fresh browser profile that has opened a
+//! blank page (cold: nothing of the site cached) and then three times warm
+//! (the wasm and JS in the HTTP cache);
 //! the median warm time is printed beside the cold one.
 //!
 //! Needs the viewer build (`trunk build --release`, or FITNESS_DIST).
@@ -82,6 +83,9 @@ async fn measure(url: &str) -> anyhow::Result<(Duration, Duration, usize)> {
     let browser = Browser::start(1400, 900).await?;
     let c = browser.client.clone();
     let result = async {
+        // The browser itself is started first (a blank page), so "cold" is a
+        // reader's first visit: nothing of the site cached.
+        c.goto("about:blank").await?;
         let cold = first_paint(&c, url).await?;
         let mut warm = Vec::new();
         for _ in 0..3 {

@@ -19,7 +19,7 @@ const TIERS: [(&str, &str); 5] = [
 ];
 
 /// Rows a group renders before its "show the other runs" button.
-pub const FIRST_PAINT_ROWS: usize = 100;
+pub const FIRST_PAINT_ROWS: usize = 50;
 
 #[component]
 pub fn BoardPage(tier: Option<String>) -> impl IntoView {

@@ -79,7 +79,7 @@ pub fn RecordView(record: RunRecord) -> impl IntoView {
             g.id, g.reason
         ),
         (None, None) => {
-            format!("{outcome}: no gate decided this run, so nothing is scored or refused.")
+            format!("{outcome}: no gate decided this run.")
         }
     };
     // A run no gate decided (VOID) says why right under its headline, in the
