@@ -276,6 +276,47 @@ async fn anchor_board_and_record_page_in_chromium() -> anyhow::Result<()> {
             );
         }
         screenshot(c, "fitness-record-1400.png").await?;
+        // The record links to its set on the board, and the board, rendered
+        // after it loads, still scrolls to the set.
+        let hf_set = set
+            .records
+            .iter()
+            .find(|r| r.run.id == HF_EXTENDED)
+            .and_then(|r| r.notes.standing.clone())
+            .context("the huggingface run carries standing notes")?;
+        c.find(Locator::Css("section.notes a.standing-on-board"))
+            .await?
+            .click()
+            .await?;
+        let target = wait_for(
+            c,
+            &format!(
+                ".methods section.standing-set[data-set-id='{}']",
+                hf_set.set_id
+            ),
+        )
+        .await?;
+        let mut top = f64::MAX;
+        for _ in 0..50 {
+            top = c
+                .execute(
+                    "return arguments[0].getBoundingClientRect().top;",
+                    vec![serde_json::to_value(&target)?],
+                )
+                .await?
+                .as_f64()
+                .unwrap_or(f64::MAX);
+            if (0.0..900.0).contains(&top) {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+        anyhow::ensure!(
+            (0.0..900.0).contains(&top),
+            "the board did not scroll to the set (top {top})"
+        );
+        c.goto(&server.url(&format!("/?run={HF_EXTENDED}"))).await?;
+        wait_for(c, "section.extensions").await?;
         scroll_to(c, "section.extensions").await?;
         screenshot(c, "fitness-record-1400-extensions.png").await?;
         scroll_to(c, "section.gates").await?;

@@ -60,6 +60,27 @@ pub fn BoardView(board: Board, tier: Option<String>) -> impl IntoView {
         .filter(|g| tier.as_deref().is_none_or(|t| t == g.tier.as_str()))
         .cloned()
         .collect();
+    // A deep link to a section of the board (`./#standing-<hex>`, from a
+    // record page) is rendered only after the board loads, so the browser's
+    // own jump to the fragment finds nothing: do it once the rows are in.
+    if !crate::embedded() {
+        request_animation_frame(|| {
+            let Some(document) = web_sys::window().and_then(|w| w.document()) else {
+                return;
+            };
+            let hash = document
+                .location()
+                .and_then(|l| l.hash().ok())
+                .unwrap_or_default();
+            if let Some(el) = hash
+                .strip_prefix('#')
+                .filter(|id| !id.is_empty())
+                .and_then(|id| document.get_element_by_id(id))
+            {
+                el.scroll_into_view();
+            }
+        });
+    }
     let ledger = TIERS
         .iter()
         .map(|(t, label)| {
