@@ -17,7 +17,8 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 use crate::record::{
-    CostTier, GateDetail, Interval, Outcome, ProbeStatus, RunRecord, ServerTarget, TapeRef,
+    CostTier, GateDetail, Interval, Outcome, ProbeStatus, RunRecord, ServerTarget,
+    StandingNotesSet, TapeRef,
 };
 use crate::stats;
 
@@ -39,6 +40,98 @@ pub struct Board {
     pub counts: Counts,
     pub groups: Vec<Group>,
     pub rows: Vec<Row>,
+    /// The standing-notes sets the rows reference, each printed once in the
+    /// board's methods section (filled by [`Board::attach_standing_notes`]).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub standing_notes: Vec<StandingNotes>,
+}
+
+/// One standing-notes set as the board prints it: once, with how many of the
+/// board's runs carry it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct StandingNotes {
+    /// `sha256:<hex>`, as the records reference it.
+    pub set_id: String,
+    pub generator: String,
+    pub notes: Vec<String>,
+    /// How many of the board's rows carry this set.
+    pub runs: u64,
+}
+
+impl StandingNotes {
+    /// The anchor of this set in the methods section (`standing-<first 12 hex>`).
+    pub fn anchor(set_id: &str) -> String {
+        let hex = set_id.strip_prefix("sha256:").unwrap_or(set_id);
+        let short: String = hex
+            .chars()
+            .filter(char::is_ascii_alphanumeric)
+            .take(12)
+            .collect();
+        format!("standing-{short}")
+    }
+}
+
+/// A row's reference to the standing-notes set it carries.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RowStanding {
+    pub set_id: String,
+    /// How many standing notes this run carries.
+    pub count: u64,
+}
+
+/// A set some row references that the publisher could not supply.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MissingStandingNotes {
+    pub set_id: String,
+    /// The first row referencing it.
+    pub run: String,
+}
+
+impl std::fmt::Display for MissingStandingNotes {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "run {} carries standing-notes set {}, which was not supplied",
+            self.run, self.set_id
+        )
+    }
+}
+
+impl std::error::Error for MissingStandingNotes {}
+
+impl Board {
+    /// Put the standing-notes sets the rows reference into the board, in the
+    /// order rows first reference them, each once. Sets no row references are
+    /// left out; a referenced set missing from `sets` is an error.
+    pub fn attach_standing_notes(
+        &mut self,
+        sets: &BTreeMap<String, StandingNotesSet>,
+    ) -> Result<(), MissingStandingNotes> {
+        let mut out: Vec<StandingNotes> = Vec::new();
+        for row in &self.rows {
+            let Some(standing) = &row.standing else {
+                continue;
+            };
+            if let Some(known) = out.iter_mut().find(|s| s.set_id == standing.set_id) {
+                known.runs += 1;
+                continue;
+            }
+            let set = sets
+                .get(&standing.set_id)
+                .ok_or_else(|| MissingStandingNotes {
+                    set_id: standing.set_id.clone(),
+                    run: row.id.clone(),
+                })?;
+            out.push(StandingNotes {
+                set_id: standing.set_id.clone(),
+                generator: set.generator.clone(),
+                notes: set.notes.clone(),
+                runs: 1,
+            });
+        }
+        self.standing_notes = out;
+        Ok(())
+    }
 }
 
 /// Masthead and outcome-ledger numbers.
@@ -130,6 +223,9 @@ pub struct Row {
     /// Whether the suite was null-screened at generation (`None`: not recorded).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub screened: Option<bool>,
+    /// The standing-notes set this run carries, printed once in the methods.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub standing: Option<RowStanding>,
     /// Extension batches this run consumed.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub extensions: u64,
@@ -292,6 +388,7 @@ pub fn build_board(
         counts,
         groups,
         rows,
+        standing_notes: Vec::new(),
     }
 }
 
@@ -375,17 +472,22 @@ fn build_groups(rows: &[Row], group_ids: &[String]) -> Vec<Group> {
                     Tier::Free => "Refused at a free gate",
                     Tier::Cheap => "Refused at the cheap gate (null baselines)",
                     Tier::Paid => "Refused at the paid gate (construct)",
-                    Tier::Unattributed | Tier::Scored => "Refused without a named gate",
+                    Tier::Unattributed | Tier::Scored => "Ended before any gate decided",
+                };
+                let runs = match idx.len() {
+                    1 => "1 run".to_owned(),
+                    n => format!("{n} runs"),
                 };
                 let statement = if generators.len() > 1 {
                     format!(
-                        "{} runs. This group mixes {} generators ({}); rows are only read against rows of the same generator.",
-                        idx.len(),
+                        "{runs}. This group mixes {} generators ({}); rows are only read against rows of the same generator.",
                         generators.len(),
                         generators.join(", ")
                     )
+                } else if idx.len() == 1 {
+                    format!("1 run, built by {}.", generators[0])
                 } else {
-                    format!("{} runs, all built by {}.", idx.len(), generators[0])
+                    format!("{runs}, all built by {}.", generators[0])
                 };
                 (title.to_owned(), statement, None, None)
             };
@@ -518,6 +620,10 @@ pub fn row_for(record: &RunRecord) -> Row {
             crate::record::Cost::None { why } => RowCost::None { why: why.clone() },
         },
         screened: record.preregistration.null_screen,
+        standing: record.notes.standing.as_ref().map(|s| RowStanding {
+            set_id: s.set_id.clone(),
+            count: s.count,
+        }),
         extensions: record.extensions.len() as u64,
         record: format!("runs/{}/record.json", record.run.id),
         tapes,
@@ -555,10 +661,7 @@ fn result_for(record: &RunRecord) -> RowResult {
                 .first()
                 .cloned()
                 .unwrap_or_else(|| "no gate named".to_owned()),
-            teaser: format!(
-                "{}: the run did not complete its registered size.",
-                record.outcome.code()
-            ),
+            teaser: "The run ended before it completed its registered size.".to_owned(),
             k: None,
             n: None,
             threshold: None,
@@ -674,6 +777,69 @@ mod tests {
             strip_code_prefix("KILL (noise_exceeds_signal): a null model"),
             "a null model"
         );
+    }
+
+    fn anchor_import() -> crate::record::import::ImportSet {
+        let path = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../fixtures/anchor-board/runs.json"
+        );
+        let doc: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(path).expect("anchor runs.json"))
+                .expect("anchor runs.json is JSON");
+        crate::record::import::import_runs(&doc).expect("anchor imports")
+    }
+
+    #[test]
+    fn standing_notes_are_attached_once_with_their_run_counts() {
+        let set = anchor_import();
+        let mut board = build_board(&set.records, "2026-11-30T00:00:00Z", None);
+        board
+            .attach_standing_notes(&set.standing_notes)
+            .expect("every referenced set is supplied");
+        let referencing: Vec<&Row> = board.rows.iter().filter(|r| r.standing.is_some()).collect();
+        assert!(
+            !referencing.is_empty(),
+            "the anchor's imports carry standing notes"
+        );
+        // Each set appears once, and its run count is the rows that carry it.
+        let mut ids: Vec<&str> = board
+            .standing_notes
+            .iter()
+            .map(|s| s.set_id.as_str())
+            .collect();
+        ids.sort();
+        ids.dedup();
+        assert_eq!(ids.len(), board.standing_notes.len());
+        for notes in &board.standing_notes {
+            let carrying = referencing
+                .iter()
+                .filter(|r| {
+                    r.standing
+                        .as_ref()
+                        .is_some_and(|s| s.set_id == notes.set_id)
+                })
+                .count() as u64;
+            assert_eq!(notes.runs, carrying, "{}", notes.set_id);
+            assert_eq!(notes.notes, set.standing_notes[&notes.set_id].notes);
+        }
+        assert_eq!(
+            board.standing_notes.iter().map(|s| s.runs).sum::<u64>(),
+            referencing.len() as u64
+        );
+        // It survives the JSON round trip the viewer reads.
+        let back: Board = serde_json::from_slice(&serde_json::to_vec(&board).unwrap()).unwrap();
+        assert_eq!(back, board);
+    }
+
+    #[test]
+    fn a_referenced_set_that_is_missing_is_an_error() {
+        let set = anchor_import();
+        let mut board = build_board(&set.records, "2026-11-30T00:00:00Z", None);
+        let err = board
+            .attach_standing_notes(&BTreeMap::new())
+            .expect_err("sets are referenced but none supplied");
+        assert!(err.to_string().contains("was not supplied"), "{err}");
     }
 
     #[test]

@@ -10,7 +10,7 @@ use fantoccini::{Client, Locator};
 use fitness_e2e::{browser::Browser, serve::StaticServer, viewer_dist, workspace_root};
 use fitness_shared::board::build_board;
 use fitness_shared::record::RunRecord;
-use fitness_shared::record::import::import_runs;
+use fitness_shared::record::import::{ImportSet, import_runs};
 
 const HF_EXTENDED: &str = "huggingface-co-2026-08-20T17-23-48-886Z";
 
@@ -28,19 +28,29 @@ fn copy_dir(from: &Path, to: &Path) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// The 33 anchor records, imported from the v1 fixture.
-fn anchor_records() -> anyhow::Result<Vec<RunRecord>> {
+/// The 33 anchor records and their standing-notes sets, imported from the v1 fixture.
+fn anchor_import() -> anyhow::Result<ImportSet> {
     let runs = workspace_root().join("fixtures/anchor-board/runs.json");
     let doc: serde_json::Value = serde_json::from_slice(
         &std::fs::read(&runs).with_context(|| format!("reading {}", runs.display()))?,
     )?;
-    Ok(import_runs(&doc)?.records)
+    Ok(import_runs(&doc)?)
 }
 
-/// dist + data/board.json + runs/<id>/record.json, as `fitness publish` lays it out.
-fn write_site(site: &Path, records: &[RunRecord]) -> anyhow::Result<()> {
+/// dist + data/board.json + runs/<id>/record.json + standing-notes/<hex>.json,
+/// as `fitness publish` lays it out.
+fn write_site(site: &Path, records: &[RunRecord], set: &ImportSet) -> anyhow::Result<()> {
     copy_dir(&viewer_dist()?, site)?;
-    let board = build_board(records, "2026-11-30T00:00:00Z", None);
+    let mut board = build_board(records, "2026-11-30T00:00:00Z", None);
+    board.attach_standing_notes(&set.standing_notes)?;
+    std::fs::create_dir_all(site.join("standing-notes"))?;
+    for (id, notes) in &set.standing_notes {
+        let hex = id.trim_start_matches("sha256:");
+        std::fs::write(
+            site.join(format!("standing-notes/{hex}.json")),
+            serde_json::to_vec(notes)?,
+        )?;
+    }
     std::fs::create_dir_all(site.join("data"))?;
     std::fs::write(site.join("data/board.json"), serde_json::to_vec(&board)?)?;
     for record in records {
@@ -82,8 +92,9 @@ async fn screenshot(client: &Client, name: &str) -> anyhow::Result<()> {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn anchor_board_and_record_page_in_chromium() -> anyhow::Result<()> {
+    let set = anchor_import()?;
     let site = tempfile::tempdir()?;
-    write_site(site.path(), &anchor_records()?)?;
+    write_site(site.path(), &set.records, &set)?;
     let server = StaticServer::start(site.path()).await?;
     let browser = Browser::start(1400, 900).await?;
     let outcome = async {
@@ -152,11 +163,97 @@ async fn anchor_board_and_record_page_in_chromium() -> anyhow::Result<()> {
 
         let page = c.source().await?;
         anyhow::ensure!(!page.contains('\u{2014}'), "an em-dash on the board");
+
+        // Standing notes: each set the rows carry is printed once, in the
+        // methods section, with its notes and the number of runs carrying it;
+        // each carrying row links to its set and says how many it carries.
+        let carried: Vec<&RunRecord> = set
+            .records
+            .iter()
+            .filter(|r| r.notes.standing.is_some())
+            .collect();
+        anyhow::ensure!(
+            !carried.is_empty(),
+            "the anchor import carries standing notes"
+        );
+        let printed = c
+            .find_all(Locator::Css(".methods section.standing-set"))
+            .await?;
+        anyhow::ensure!(
+            printed.len() == set.standing_notes.len(),
+            "{} sets printed, {} published",
+            printed.len(),
+            set.standing_notes.len()
+        );
+        for (id, notes) in &set.standing_notes {
+            let css = format!(".methods section.standing-set[data-set-id='{id}']");
+            let items = count(c, &format!("{css} ol.standing-notes li")).await?;
+            anyhow::ensure!(items == notes.notes.len(), "{id}: {items} notes printed");
+            let runs = carried
+                .iter()
+                .filter(|r| r.notes.standing.as_ref().is_some_and(|s| &s.set_id == id))
+                .count();
+            let meta = c
+                .find(Locator::Css(&format!("{css} .standing-meta")))
+                .await?
+                .text()
+                .await?;
+            anyhow::ensure!(
+                meta.contains(&format!("{runs} runs on this board carry these notes")),
+                "{id}: {meta:?}"
+            );
+            // Printed once: a note appears on the board as many times as
+            // there are sets holding it (two generators may share a note),
+            // never once per row.
+            let body = c.find(Locator::Css("#fitness-app")).await?.text().await?;
+            for note in &notes.notes {
+                let sets = set
+                    .standing_notes
+                    .values()
+                    .filter(|s| s.notes.contains(note))
+                    .count();
+                let seen = body.matches(note.as_str()).count();
+                anyhow::ensure!(seen == sets, "{id}: {note:?} appears {seen} times");
+            }
+        }
+        anyhow::ensure!(
+            count(c, "article.row a.standing-link").await? == carried.len(),
+            "standing links on rows"
+        );
+        for record in &carried {
+            let standing = record.notes.standing.as_ref().expect("filtered");
+            let link = c
+                .find(Locator::Css(&format!(
+                    "article.row[data-run-id='{}'] a.standing-link",
+                    record.run.id
+                )))
+                .await?;
+            let text = link.text().await?;
+            anyhow::ensure!(
+                text == format!("{} standing notes", standing.count),
+                "{}: {text:?}",
+                record.run.id
+            );
+            let href = link.attr("href").await?.unwrap_or_default();
+            let target = href.trim_start_matches('#');
+            let set_id = c
+                .find(Locator::Id(target))
+                .await
+                .with_context(|| format!("{href} points nowhere"))?
+                .attr("data-set-id")
+                .await?;
+            anyhow::ensure!(
+                set_id.as_deref() == Some(standing.set_id.as_str()),
+                "{href}"
+            );
+        }
         screenshot(c, "fitness-board-1400.png").await?;
         scroll_to(c, "section.group[data-tier='scored']").await?;
         screenshot(c, "fitness-board-1400-scored.png").await?;
         scroll_to(c, "section.group[data-tier='free'] article.row").await?;
         screenshot(c, "fitness-board-1400-refused.png").await?;
+        scroll_to(c, ".methods section.standing-set").await?;
+        screenshot(c, "fitness-board-1400-standing.png").await?;
 
         // The tier filter is kept in the URL.
         c.goto(&server.url("/?tier=scored")).await?;
@@ -168,7 +265,8 @@ async fn anchor_board_and_record_page_in_chromium() -> anyhow::Result<()> {
         let ext = wait_for(c, "section.extensions").await?.text().await?;
         let notes = c.find(Locator::Css("section.notes")).await?.text().await?;
         anyhow::ensure!(
-            notes.contains("standing notes, published once as the set sha256:"),
+            notes.contains("standing notes, published once as the set sha256:")
+                && notes.contains("Read them in the board's methods section"),
             "notes {notes:?}"
         );
         for pooled in ["10/12", "16/18", "22/24"] {
@@ -178,6 +276,47 @@ async fn anchor_board_and_record_page_in_chromium() -> anyhow::Result<()> {
             );
         }
         screenshot(c, "fitness-record-1400.png").await?;
+        // The record links to its set on the board, and the board, rendered
+        // after it loads, still scrolls to the set.
+        let hf_set = set
+            .records
+            .iter()
+            .find(|r| r.run.id == HF_EXTENDED)
+            .and_then(|r| r.notes.standing.clone())
+            .context("the huggingface run carries standing notes")?;
+        c.find(Locator::Css("section.notes a.standing-on-board"))
+            .await?
+            .click()
+            .await?;
+        let target = wait_for(
+            c,
+            &format!(
+                ".methods section.standing-set[data-set-id='{}']",
+                hf_set.set_id
+            ),
+        )
+        .await?;
+        let mut top = f64::MAX;
+        for _ in 0..50 {
+            top = c
+                .execute(
+                    "return arguments[0].getBoundingClientRect().top;",
+                    vec![serde_json::to_value(&target)?],
+                )
+                .await?
+                .as_f64()
+                .unwrap_or(f64::MAX);
+            if (0.0..900.0).contains(&top) {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+        anyhow::ensure!(
+            (0.0..900.0).contains(&top),
+            "the board did not scroll to the set (top {top})"
+        );
+        c.goto(&server.url(&format!("/?run={HF_EXTENDED}"))).await?;
+        wait_for(c, "section.extensions").await?;
         scroll_to(c, "section.extensions").await?;
         screenshot(c, "fitness-record-1400-extensions.png").await?;
         scroll_to(c, "section.gates").await?;
@@ -224,10 +363,11 @@ async fn anchor_board_and_record_page_in_chromium() -> anyhow::Result<()> {
 /// names) still renders every row; the time to the first row is printed.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn synthetic_5000_run_board_renders_every_row() -> anyhow::Result<()> {
-    let anchor = anchor_records()?;
+    let set = anchor_import()?;
+    let anchor = &set.records;
     let mut records = Vec::with_capacity(anchor.len() * 152);
     for copy in 0..152 {
-        for record in &anchor {
+        for record in anchor {
             let mut r = record.clone();
             r.run.id = format!("{}-s{copy}", r.run.id);
             r.server.slug = format!("{}-s{copy}", r.server.slug);
@@ -235,7 +375,7 @@ async fn synthetic_5000_run_board_renders_every_row() -> anyhow::Result<()> {
         }
     }
     let site = tempfile::tempdir()?;
-    write_site(site.path(), &records)?;
+    write_site(site.path(), &records, &set)?;
     let server = StaticServer::start(site.path()).await?;
     let browser = Browser::start(1400, 900).await?;
     let outcome = async {

@@ -209,7 +209,14 @@ pub fn ResultSlot(result: RowResult) -> impl IntoView {
         } => {
             let gate = gate
                 .map(|g| format!("stopped at the {g} gate"))
-                .unwrap_or_else(|| "no gate named in the record".to_owned());
+                .unwrap_or_else(|| "no gate decided this run".to_owned());
+            // A code-like reason (`below_threshold`) is set in monospace; a
+            // sentence (a VOID run's score note) reads as prose.
+            let reason_class = if reason.contains(' ') {
+                "reason prose"
+            } else {
+                "reason"
+            };
             view! {
                 <div class="result refused">
                     <p class="refusal-head">
@@ -218,7 +225,7 @@ pub fn ResultSlot(result: RowResult) -> impl IntoView {
                         <span class="gate">{gate}</span>
                     </p>
                     <p class="teaser">{teaser}</p>
-                    <p class="reason-line">"reason: " <span class="reason">{reason}</span></p>
+                    <p class="reason-line">"reason: " <span class=reason_class>{reason}</span></p>
                 </div>
             }
             .into_any()
@@ -313,6 +320,19 @@ pub fn RowView(row: Row) -> impl IntoView {
         .map(|f| view! { <span class="chip server-fault" title="failed probe: a server fault, not a refusal">{f.clone()}</span> })
         .collect_view();
     let started = row.started_at.replace('T', " ");
+    // The standing notes are printed once, in the methods section; the row
+    // links there.
+    let standing = row.standing.as_ref().map(|s| {
+        let href = format!(
+            "#{}",
+            fitness_shared::board::StandingNotes::anchor(&s.set_id)
+        );
+        let text = match s.count {
+            1 => "1 standing note".to_owned(),
+            n => format!("{n} standing notes"),
+        };
+        view! { " · " <a class="standing-link" href=href>{text}</a> }
+    });
     // Evidence: the recorded tapes, or a plain statement that none were published.
     let tapes = if row.tapes.is_empty() {
         view! { <span class="no-tapes">"No tapes were published for this run."</span> }.into_any()
@@ -347,6 +367,7 @@ pub fn RowView(row: Row) -> impl IntoView {
                 <p class="run-meta">
                     "suite " <code class="suite">{row.suite.clone()}</code>
                     " started " <time>{started}</time>
+                    {standing}
                 </p>
                 {attempt}
             </div>

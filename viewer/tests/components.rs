@@ -298,4 +298,43 @@ fn findings_and_proposals_render_with_links_into_the_replay() {
             .unwrap_or_default()
             .contains("mcp.jsonl line")
     );
+
+#[wasm_bindgen_test]
+fn a_row_links_to_its_standing_notes_set_in_the_methods_section() {
+    let mut row = refused_row();
+    let set_id = format!("sha256:{}", "ab0e7c242ddd".repeat(5) + "abcd");
+    row.standing = Some(fitness_shared::board::RowStanding {
+        set_id: set_id.clone(),
+        count: 7,
+    });
+    let host = mount(move || view! { <RowView row=row /> });
+    let link = host.query_selector("a.standing-link").unwrap().unwrap();
+    assert_eq!(link.text_content().unwrap_or_default(), "7 standing notes");
+    assert_eq!(
+        link.get_attribute("href").as_deref(),
+        Some("#standing-ab0e7c242ddd")
+    );
+    // A row without a set has no link.
+    let host = mount(|| view! { <RowView row=refused_row() /> });
+    assert!(host.query_selector("a.standing-link").unwrap().is_none());
+}
+
+#[wasm_bindgen_test]
+fn a_void_slot_says_no_gate_decided_and_reads_its_reason_as_prose() {
+    let result: RowResult = serde_json::from_value(serde_json::json!({
+        "kind": "refused", "code": "VOID", "tier": "unattributed",
+        "reason": "No score. The run reached its spend cap of 60 model calls before it completed its registered size.",
+        "teaser": "The run ended before it completed its registered size."
+    }))
+    .unwrap();
+    let host = mount(move || view! { <ResultSlot result=result /> });
+    assert_eq!(text(&host, ".result.refused .code"), "VOID");
+    assert_eq!(
+        text(&host, ".result.refused .gate"),
+        "no gate decided this run"
+    );
+    assert!(host.query_selector(".reason.prose").unwrap().is_some());
+    // A code-like reason stays monospace.
+    let host = mount(|| view! { <ResultSlot result=refused_row().result /> });
+    assert!(host.query_selector(".reason.prose").unwrap().is_none());
 }

@@ -295,7 +295,11 @@ fn write_site(
         .clone()
         .unwrap_or_else(crate::mcp::clock::now);
     let publisher_key = seed.map(signing::public_key_b64);
-    let board = build_board(&records, &published_at, publisher_key);
+    let mut board = build_board(&records, &published_at, publisher_key);
+    // The methods section prints each standing-notes set once, from the board.
+    board
+        .attach_standing_notes(standing)
+        .context("standing notes (publish the runs directory's standing-notes/ with it)")?;
     create_dir(&site.join("data"))?;
     let board_bytes = serde_json::to_vec(&board)?;
     write_file(&site.join("data/board.json"), &board_bytes)?;

@@ -3,22 +3,23 @@
 
 use std::collections::BTreeMap;
 
-use fitness_shared::board::{Board, Group, Row};
+use fitness_shared::board::{Board, Group, Row, StandingNotes};
 use leptos::prelude::*;
 
 use crate::RowView;
 use crate::api::fetch_board;
 
 /// The ledger's tiers, in cost order, with the sentence each one means.
-const TIERS: [(&str, &str); 4] = [
+const TIERS: [(&str, &str); 5] = [
     ("free", "Refused at a free gate"),
     ("cheap", "Refused at the cheap gate"),
     ("paid", "Refused at the paid gate"),
     ("scored", "Scored"),
+    ("unattributed", "Ended before any gate decided"),
 ];
 
 /// Rows a group renders before its "show the other runs" button.
-pub const FIRST_PAINT_ROWS: usize = 100;
+pub const FIRST_PAINT_ROWS: usize = 50;
 
 #[component]
 pub fn BoardPage(tier: Option<String>) -> impl IntoView {
@@ -59,6 +60,27 @@ pub fn BoardView(board: Board, tier: Option<String>) -> impl IntoView {
         .filter(|g| tier.as_deref().is_none_or(|t| t == g.tier.as_str()))
         .cloned()
         .collect();
+    // A deep link to a section of the board (`./#standing-<hex>`, from a
+    // record page) is rendered only after the board loads, so the browser's
+    // own jump to the fragment finds nothing: do it once the rows are in.
+    if !crate::embedded() {
+        request_animation_frame(|| {
+            let Some(document) = web_sys::window().and_then(|w| w.document()) else {
+                return;
+            };
+            let hash = document
+                .location()
+                .and_then(|l| l.hash().ok())
+                .unwrap_or_default();
+            if let Some(el) = hash
+                .strip_prefix('#')
+                .filter(|id| !id.is_empty())
+                .and_then(|id| document.get_element_by_id(id))
+            {
+                el.scroll_into_view();
+            }
+        });
+    }
     let ledger = TIERS
         .iter()
         .map(|(t, label)| {
@@ -109,7 +131,7 @@ pub fn BoardView(board: Board, tier: Option<String>) -> impl IntoView {
                 view! { <GroupView group=g rows=members /> }
             }
         />
-        <Methods />
+        <Methods standing=board.standing_notes.clone() />
     }
 }
 
@@ -147,8 +169,53 @@ fn GroupView(group: Group, rows: Vec<Row>) -> impl IntoView {
     }
 }
 
+/// One standing-notes set, printed once, with the runs that carry it.
 #[component]
-fn Methods() -> impl IntoView {
+fn StandingSet(set: StandingNotes) -> impl IntoView {
+    let anchor = StandingNotes::anchor(&set.set_id);
+    let carried = match set.runs {
+        1 => "1 run on this board carries these notes".to_owned(),
+        n => format!("{n} runs on this board carry these notes"),
+    };
+    let count = match set.notes.len() {
+        1 => "1 standing note".to_owned(),
+        n => format!("{n} standing notes"),
+    };
+    let file = crate::api::standing_notes_path(&set.set_id).map(|p| {
+        view! { " (" <a class="standing-file" href=crate::api::site_url(&p)>"the set as JSON"</a> ")" }
+    });
+    let notes = set
+        .notes
+        .iter()
+        .map(|n| view! { <li>{n.clone()}</li> })
+        .collect_view();
+    view! {
+        <section class="standing-set" id=anchor data-set-id=set.set_id.clone()>
+            <h3>{format!("Standing notes of {}", set.generator)}</h3>
+            <p class="standing-meta">
+                {format!("{count}; {carried}. They are printed here once instead of on every row. Set ")}
+                <code class="set-id">{set.set_id.clone()}</code>
+                {file}
+                "."
+            </p>
+            <ol class="standing-notes">{notes}</ol>
+        </section>
+    }
+}
+
+#[component]
+fn Methods(standing: Vec<StandingNotes>) -> impl IntoView {
+    let sets = (!standing.is_empty()).then(|| {
+        let sets = standing
+            .into_iter()
+            .map(|set| view! { <StandingSet set=set /> })
+            .collect_view();
+        view! {
+            <h2 id="standing-notes">"Standing notes"</h2>
+            <p>"Every run of a generator carries the same method notes. Each set is printed once below; a row links to the set it carries."</p>
+            {sets}
+        }
+    });
     view! {
         <section class="methods">
             <h2>"How to read this board"</h2>
@@ -158,6 +225,7 @@ fn Methods() -> impl IntoView {
             <p>"A failed protocol probe is a fact about the server and is shown as a server fault, never as a refusal. A probe that does not apply is counted as unknown, apart from the passes."</p>
             <p>"A dollar figure is called a total only when nothing known is missing from it. Every other figure is a floor, printed as at least, with its reasons."</p>
             <p>"Reruns are separate attempts, not a best of. Every run of a server is published and names the others."</p>
+            {sets}
         </section>
     }
 }

@@ -78,8 +78,20 @@ pub fn RecordView(record: RunRecord) -> impl IntoView {
             "{outcome}: stopped at the {} gate, reason {}",
             g.id, g.reason
         ),
-        (None, None) => format!("{outcome}: the record names no deciding gate"),
+        (None, None) => {
+            format!("{outcome}: no gate decided this run.")
+        }
     };
+    // A run no gate decided (VOID) says why right under its headline, in the
+    // record's own score notes.
+    let why_no_gate = (record.score.is_none() && deciding.is_none()).then(|| {
+        let why = if record.notes.score.is_empty() {
+            "The record does not say why the run ended.".to_owned()
+        } else {
+            record.notes.score.join(" ")
+        };
+        view! { <p class="why-no-score">{why}</p> }
+    });
     let score_bar = record
         .score
         .as_ref()
@@ -140,6 +152,7 @@ pub fn RecordView(record: RunRecord) -> impl IntoView {
         <article class="record" data-run-id=record.run.id.clone() data-outcome=outcome>
             <h2>{record.server.slug.clone()}</h2>
             <p class="headline">{headline}</p>
+            {why_no_gate}
             {replay_link}
             {score_bar}
             {deciding_view}
@@ -199,7 +212,7 @@ fn DecidingGate(gate: GateRecord, record: RunRecord) -> impl IntoView {
             let rows = rates
                 .iter()
                 .map(|r| view! {
-                    <tr><th scope="row">{r.label.clone()}</th><td>{format!("{} of {}", r.k, r.n)}</td><td>{pct(r.rate)}</td></tr>
+                    <tr><th scope="row">{r.label.clone()}</th><td>{format!("{} of {}", r.k, r.n)}</td><td>{if r.n == 0 { "not run".to_owned() } else { pct(r.rate) }}</td></tr>
                 })
                 .collect_view();
             view! {
@@ -308,7 +321,7 @@ fn construct_tape_counts(record: &RunRecord) -> AnyView {
         <p class="finding">"Every recorded tool call is a request with no matching protocol response. That is a finding about the server, read from the recorded counts."</p>
     });
     view! {
-        <p>"From the MCP tape:"</p>
+        <p>"From the whole MCP tape, every arm of the run:"</p>
         <ul class="tape-counts">
             <li>{format!("Tool calls recorded: {calls}")}</li>
             <li>{format!("Came back as errors: {errors}")}</li>
@@ -456,7 +469,9 @@ fn probes_view(record: &RunRecord) -> impl IntoView + use<> {
             let (status, class) = match &p.status {
                 fitness_shared::record::ProbeStatus::Pass => ("pass".to_owned(), "pass"),
                 fitness_shared::record::ProbeStatus::Fail => ("fail: server fault".to_owned(), "server-fault"),
-                fitness_shared::record::ProbeStatus::Unknown { reason } => (format!("unknown: {reason}"), "unknown"),
+                // The reason is printed once: in the status when it adds to the detail.
+                fitness_shared::record::ProbeStatus::Unknown { reason } if *reason != p.detail => (format!("unknown: {reason}"), "unknown"),
+                fitness_shared::record::ProbeStatus::Unknown { .. } => ("unknown".to_owned(), "unknown"),
             };
             let evidence = if p.evidence.is_empty() {
                 view! { <span class="none">"none recorded"</span> }.into_any()
@@ -514,10 +529,18 @@ fn notes_view(record: &RunRecord) -> impl IntoView + use<> {
             );
             let link = crate::api::standing_notes_path(&s.set_id)
                 .map(|href| {
-                    view! { <a class="standing-notes" href=href>{s.set_id.clone()}</a> }.into_any()
+                    view! { <a class="standing-notes" href=crate::api::site_url(&href)>{s.set_id.clone()}</a> }.into_any()
                 })
                 .unwrap_or_else(|| view! { <code>{s.set_id.clone()}</code> }.into_any());
-            view! { {text} {link} "." }.into_any()
+            let board = crate::api::site_url(&format!(
+                "./#{}",
+                fitness_shared::board::StandingNotes::anchor(&s.set_id)
+            ));
+            view! {
+                {text} {link} ". "
+                <a class="standing-on-board" href=board>"Read them in the board's methods section"</a> "."
+            }
+            .into_any()
         }
         None => "This run carries no standing notes.".into_any(),
     };
