@@ -298,6 +298,7 @@ fn findings_and_proposals_render_with_links_into_the_replay() {
             .unwrap_or_default()
             .contains("mcp.jsonl line")
     );
+}
 
 #[wasm_bindgen_test]
 fn a_row_links_to_its_standing_notes_set_in_the_methods_section() {
