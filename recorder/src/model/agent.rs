@@ -553,15 +553,9 @@ pub fn result_text(result: &rmcp::model::CallToolResult) -> String {
     parts.join("\n")
 }
 
-fn turn_line(
-    role: &str,
-    content: &[ContentBlock],
-    model: Option<&str>,
-    usage: Option<&Usage>,
-    timing: Option<(u64, Option<u64>)>,
-    corr_id: &str,
-) -> Line {
-    let blocks = content
+/// Conversation blocks as mcp-tape v1 turn blocks.
+pub fn tape_blocks(content: &[ContentBlock]) -> Vec<Block> {
+    content
         .iter()
         .map(|b| {
             Block::Known(match b {
@@ -591,7 +585,18 @@ fn turn_line(
                 },
             })
         })
-        .collect();
+        .collect()
+}
+
+fn turn_line(
+    role: &str,
+    content: &[ContentBlock],
+    model: Option<&str>,
+    usage: Option<&Usage>,
+    timing: Option<(u64, Option<u64>)>,
+    corr_id: &str,
+) -> Line {
+    let blocks = tape_blocks(content);
     Line::Turn(Turn {
         t: clock::now(),
         role: role.to_owned(),

@@ -231,22 +231,8 @@ impl ModelClient for AnthropicClient {
                 self.opts.max_retries,
             )
             .await?;
-            match parse_response(&ex.body) {
-                Ok((mut content, stop, usage, model)) => Ok(ChatResponse {
-                    content: {
-                        names.restore(&mut content);
-                        content
-                    },
-                    stop,
-                    usage,
-                    model: model.unwrap_or_else(|| self.id.model.clone()),
-                    duration_ms: ex.duration_ms,
-                    ttft_ms: None,
-                    attempts: u32::try_from(ex.log.len()).unwrap_or(u32::MAX),
-                    log: ex.log,
-                }),
-                Err(why) => Err(malformed(ex.status, why, ex.log)),
-            }
+            let parsed = parse_response(&ex.body);
+            http::reply(ex, parsed, &names, &self.id.model)
         })
     }
 }

@@ -19,6 +19,33 @@ pub const BACKOFF_CAP: Duration = Duration::from_secs(20);
 const ERROR_SNIPPET: usize = 300;
 
 /// A successful exchange: the parsed body and every attempt.
+/// A provider's parsed reply made a [`ChatResponse`]: tool names restored,
+/// the model the provider named (else ours), the attempt log kept; a body
+/// that did not parse is a `Malformed` error on the last attempt.
+pub fn reply(
+    ex: Exchange,
+    parsed: Result<super::anthropic::ParsedReply, String>,
+    names: &ToolNames,
+    fallback_model: &str,
+) -> Result<super::types::ChatResponse, LlmError> {
+    match parsed {
+        Ok((mut content, stop, usage, model)) => {
+            names.restore(&mut content);
+            Ok(super::types::ChatResponse {
+                content,
+                stop,
+                usage,
+                model: model.unwrap_or_else(|| fallback_model.to_owned()),
+                duration_ms: ex.duration_ms,
+                ttft_ms: None,
+                attempts: u32::try_from(ex.log.len()).unwrap_or(u32::MAX),
+                log: ex.log,
+            })
+        }
+        Err(why) => Err(super::anthropic::malformed(ex.status, why, ex.log)),
+    }
+}
+
 pub struct Exchange {
     pub body: Value,
     pub status: u16,

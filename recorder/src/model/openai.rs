@@ -21,7 +21,7 @@ use futures::future::BoxFuture;
 use serde_json::{Map, Value, json};
 
 use super::ClientOptions;
-use super::anthropic::{ParsedReply, malformed, object_schema};
+use super::anthropic::{ParsedReply, object_schema};
 use super::http::{self, post_json};
 use super::types::{
     ChatRequest, ChatResponse, ContentBlock, LlmError, Message, ModelClient, ModelId, Role,
@@ -305,22 +305,8 @@ impl ModelClient for OpenAiClient {
                 self.opts.max_retries,
             )
             .await?;
-            match parse_response(&ex.body) {
-                Ok((mut content, stop, usage, model)) => Ok(ChatResponse {
-                    content: {
-                        names.restore(&mut content);
-                        content
-                    },
-                    stop,
-                    usage,
-                    model: model.unwrap_or_else(|| self.id.model.clone()),
-                    duration_ms: ex.duration_ms,
-                    ttft_ms: None,
-                    attempts: u32::try_from(ex.log.len()).unwrap_or(u32::MAX),
-                    log: ex.log,
-                }),
-                Err(why) => Err(malformed(ex.status, why, ex.log)),
-            }
+            let parsed = parse_response(&ex.body);
+            http::reply(ex, parsed, &names, &self.id.model)
         })
     }
 }

@@ -866,7 +866,9 @@ impl Run<'_> {
         let result = session.call_tool(&tool.name, args).await;
         session.set_corr_id(None);
         match result {
-            Ok(r) if r.is_error != Some(true) => task.check.check(&trials::result_text(&r)),
+            Ok(r) if r.is_error != Some(true) => {
+                task.check.check(&crate::model::agent::result_text(&r))
+            }
             _ => false,
         }
     }

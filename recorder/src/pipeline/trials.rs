@@ -1,8 +1,7 @@
 //! One trial of one arm, with the run's bookkeeping around the agent loop:
 //! cancellation, the spend cap, the cost ledger, and grading.
 
-use rmcp::model::{CallToolResult, Tool};
-use serde_json::Value;
+use rmcp::model::Tool;
 
 use crate::mcp::connect::Session;
 use crate::model::agent::{Budget, ToolMode, TrialEnd, TrialOutcome, TrialSpec, run_trial};
@@ -102,25 +101,4 @@ pub fn reached_through_server(task: &Task, outcome: &TrialOutcome) -> bool {
             .calls
             .iter()
             .any(|c| c.ok && task.expected_tools.contains(&c.tool))
-}
-
-/// The text a tool result carries (text blocks, then structured content).
-pub fn result_text(result: &CallToolResult) -> String {
-    let value = serde_json::to_value(result).unwrap_or(Value::Null);
-    let mut parts: Vec<String> = value
-        .get("content")
-        .and_then(Value::as_array)
-        .map(|blocks| {
-            blocks
-                .iter()
-                .filter_map(|b| b.get("text").and_then(Value::as_str).map(str::to_owned))
-                .collect()
-        })
-        .unwrap_or_default();
-    if let Some(structured) = value.get("structuredContent")
-        && !structured.is_null()
-    {
-        parts.push(structured.to_string());
-    }
-    parts.join("\n")
 }

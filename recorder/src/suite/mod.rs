@@ -554,38 +554,7 @@ pub async fn taped_call(
 
 /// An assistant turn line for a model response.
 pub fn assistant_turn(resp: &ChatResponse, corr: &str) -> Turn {
-    let blocks = resp
-        .content
-        .iter()
-        .map(|b| {
-            Block::Known(match b {
-                ContentBlock::Text { text } => KnownBlock::Text {
-                    text: text.clone(),
-                    extra: Map::new(),
-                },
-                ContentBlock::Thinking { text } => KnownBlock::Thinking {
-                    thinking: text.clone(),
-                    extra: Map::new(),
-                },
-                ContentBlock::ToolUse { id, name, input } => KnownBlock::ToolUse {
-                    id: id.clone(),
-                    name: name.clone(),
-                    input: input.clone(),
-                    extra: Map::new(),
-                },
-                ContentBlock::ToolResult {
-                    tool_use_id,
-                    content,
-                    is_error,
-                } => KnownBlock::ToolResult {
-                    tool_use_id: tool_use_id.clone(),
-                    content: Value::String(content.clone()),
-                    is_error: *is_error,
-                    extra: Map::new(),
-                },
-            })
-        })
-        .collect();
+    let blocks = crate::model::agent::tape_blocks(&resp.content);
     Turn {
         t: clock::now(),
         role: "assistant".into(),
