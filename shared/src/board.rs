@@ -270,7 +270,8 @@ pub struct OtherAttempt {
 }
 
 /// The row's result slot: a score or the refusal that replaced it.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+// `Deserialize` is in `crate::tagged` (one pass, no buffering).
+#[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum RowResult {
     Scored {
@@ -313,7 +314,8 @@ pub struct RowProbes {
 }
 
 /// The cost slot: a total, a floor ("at least"), or none with why.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+// `Deserialize` is in `crate::tagged` (one pass, no buffering).
+#[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum RowCost {
     Total { usd: f64 },

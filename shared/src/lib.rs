@@ -10,6 +10,7 @@ pub mod board;
 pub mod cost;
 pub mod gates;
 pub mod stats;
+mod tagged;
 pub mod tape;
 
 /// The record schema id this crate writes.

@@ -143,22 +143,13 @@ impl BodyReader {
     }
 }
 
-async fn fetch_json<T: serde::de::DeserializeOwned>(path: &str) -> Result<T, String> {
+/// Fetch and parse JSON. Every JSON document the viewer reads goes through
+/// `serde_json::from_slice`: one reader type means one copy of each
+/// deserializer in the wasm (a `from_str` path beside it doubled them).
+pub async fn fetch_json<T: serde::de::DeserializeOwned>(path: &str) -> Result<T, String> {
     let path = &site_url(path);
-    let response = Request::get(path)
-        .send()
-        .await
-        .map_err(|e| format!("failed to fetch {path}: {e}"))?;
-    if !response.ok() {
-        return Err(format!(
-            "failed to fetch {path}: HTTP {}",
-            response.status()
-        ));
-    }
-    response
-        .json::<T>()
-        .await
-        .map_err(|e| format!("failed to read {path}: {e}"))
+    let bytes = fetch_bytes(path).await?;
+    serde_json::from_slice(&bytes).map_err(|e| format!("failed to read {path}: {e}"))
 }
 
 /// The board index.

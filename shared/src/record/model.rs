@@ -137,7 +137,8 @@ pub struct ServerIdentity {
 }
 
 /// How the server was reached.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+// `Deserialize` is in `crate::tagged` (one pass, no buffering).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum ServerTarget {
     Url { url: String },
@@ -222,7 +223,8 @@ pub struct Probe {
 }
 
 /// A probe result; unknown means not applicable or could not check.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+// `Deserialize` is in `crate::tagged` (one pass, no buffering).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
 #[serde(tag = "result", rename_all = "snake_case")]
 pub enum ProbeStatus {
     Pass,
@@ -393,7 +395,8 @@ pub struct Count {
 
 /// The numbers each gate saw, typed per gate. A reader that meets a gate kind
 /// it does not know reads `unrecognised` and still has the record's `reason`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+// `Deserialize` is in `crate::tagged` (one pass, no buffering).
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum GateDetail {
     ProtocolHygiene {
@@ -675,7 +678,8 @@ pub struct TaskResult {
 }
 
 /// The run's dollar figure: a total only when nothing known is missing.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+// `Deserialize` is in `crate::tagged` (one pass, no buffering).
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Cost {
     Total {

@@ -324,11 +324,13 @@ impl<'a> TLine<'a> {
                 // As the stats reader does: duplicated keys (last wins) and
                 // bytes that are not UTF-8 go through a value first.
                 let text = String::from_utf8_lossy(text);
-                let Ok(value) = serde_json::from_str::<Value>(&text) else {
+                // Slices only: a `from_str` path would put a second copy of
+                // these deserializers into the viewer's wasm.
+                let Ok(value) = serde_json::from_slice::<Value>(text.as_bytes()) else {
                     return Err(first);
                 };
                 let text: &'a str = spill.insert(value.to_string());
-                serde_json::from_str::<TLine<'a>>(text)
+                serde_json::from_slice::<TLine<'a>>(text.as_bytes())
             }
         }
     }
