@@ -21,6 +21,9 @@ use fitness_shared::tape::{StatsBuilder, add_tape};
 const HF: &str = "huggingface-co-2026-08-20T17-23-48-886Z";
 const TAMPERED: &str = "mcp-vercel-com-2026-08-20T18-17-32-685Z";
 const SEED: [u8; 32] = [7; 32];
+/// A timeline row once every tape has been read (before that, the page
+/// shows a preview of the timeline's settled beginning).
+const LOADED_ROW: &str = ".replay[data-complete='1'] .tl-row";
 /// A trial on the huggingface tapes that the test site names as a probe's
 /// evidence (the reference's probe frames carry no corr_id of their own).
 const EVIDENCE: &str = "trending-model-rank3::screen";
@@ -210,7 +213,7 @@ async fn anchor_replay_is_verified_and_counts_equal_the_stats() -> anyhow::Resul
         c.goto(&format!("{root}?run={HF}&view=replay")).await?;
         wait_for(&c, "#shown-count").await?;
         eprintln!("replay of {HF}: timeline after {:?}", started.elapsed());
-        wait_for(&c, ".tl-row").await?;
+        wait_for(&c, LOADED_ROW).await?;
         screenshot(&c, "replay-hf-1400.png").await?;
 
         let badge = c.find(Locator::Css("#integrity")).await?;
@@ -324,7 +327,7 @@ async fn deep_links_open_the_event_and_the_trial() -> anyhow::Result<()> {
         let corr: String = url_encode(&trial);
         c.goto(&format!("{root}?run={HF}&view=replay&corr={corr}"))
             .await?;
-        wait_for(&c, ".tl-row").await?;
+        wait_for(&c, LOADED_ROW).await?;
         let shown = attr_u64(&c, "#shown-count", "data-shown").await?;
         anyhow::ensure!(
             shown == trial_len as u64,
@@ -353,7 +356,7 @@ async fn the_record_page_links_probe_evidence_into_the_replay() -> anyhow::Resul
             "the record page links its replay"
         );
         link.click().await?;
-        wait_for(&c, ".tl-row").await?;
+        wait_for(&c, LOADED_ROW).await?;
         let shown = attr_u64(&c, "#shown-count", "data-shown").await?;
         anyhow::ensure!(
             shown == expected as u64,
@@ -400,7 +403,7 @@ async fn a_tape_with_one_byte_changed_is_unverified() -> anyhow::Result<()> {
             !text.contains("agent.jsonl"),
             "the agent tape is intact: {text}"
         );
-        wait_for(&c, ".tl-row").await?;
+        wait_for(&c, LOADED_ROW).await?;
         screenshot(&c, "replay-tampered-390.png").await?;
         Ok(())
     })
@@ -412,7 +415,7 @@ async fn tape_html_renders_as_text_and_runs_nothing() -> anyhow::Result<()> {
     with_site(1400, |c, root| async move {
         c.goto(&format!("{root}?trace=xss/mcp.jsonl;xss/agent.jsonl"))
             .await?;
-        wait_for(&c, ".tl-row").await?;
+        wait_for(&c, LOADED_ROW).await?;
         let badge = c.find(Locator::Css("#integrity")).await?;
         anyhow::ensure!(badge.attr("data-state").await?.as_deref() == Some("unchecked"));
         // Open every entry's detail pane: each shows its raw JSON.
@@ -482,7 +485,7 @@ async fn a_third_party_page_embeds_a_replay_a_run_a_board_and_an_iframe() -> any
             "embedded replay: {}",
             badge.text().await?
         );
-        wait_for(c, "#replay-slot .tl-row").await?;
+        wait_for(c, "#replay-slot .replay[data-complete='1'] .tl-row").await?;
         wait_for(c, "#board-slot .fitness-embed article.row").await?;
         let record = wait_for(c, "#run-slot .fitness-embed article.record").await?;
         anyhow::ensure!(record.attr("data-run-id").await?.as_deref() == Some(HF));
@@ -526,5 +529,103 @@ async fn a_third_party_page_embeds_a_replay_a_run_a_board_and_an_iframe() -> any
     }
     .await;
     browser.close().await?;
+    outcome
+}
+
+/// Serves the viewer and, under `/slow/`, the huggingface tapes: the first
+/// `head` bytes of each at once, the rest only once `release` turns true.
+async fn start_held_server(
+    site: &Path,
+    head: usize,
+    release: tokio::sync::watch::Receiver<bool>,
+) -> anyhow::Result<(String, tokio::task::JoinHandle<()>)> {
+    use axum::extract::Path as UrlPath;
+    let handler = move |UrlPath(name): UrlPath<String>| {
+        let release = release.clone();
+        async move {
+            let bytes = match name.as_str() {
+                "mcp.jsonl" | "agent.jsonl" => tape_bytes(HF, &name).unwrap_or_default(),
+                _ => return axum::http::StatusCode::NOT_FOUND.into_response(),
+            };
+            let cut = head.min(bytes.len());
+            let (first, rest) = (bytes[..cut].to_vec(), bytes[cut..].to_vec());
+            let body = futures::stream::iter([Ok::<_, std::io::Error>(first)]).chain(
+                futures::stream::once(async move {
+                    let mut release = release;
+                    let _ = release.wait_for(|go| *go).await;
+                    Ok(rest)
+                }),
+            );
+            axum::body::Body::from_stream(body).into_response()
+        }
+    };
+    use axum::response::IntoResponse;
+    use futures::StreamExt;
+    let app = axum::Router::new()
+        .route("/slow/{name}", axum::routing::get(handler))
+        .fallback_service(tower_http::services::ServeDir::new(site));
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
+    let addr = listener.local_addr()?;
+    let task = tokio::spawn(async move {
+        let _ = axum::serve(listener, app).await;
+    });
+    Ok((format!("http://{addr}/"), task))
+}
+
+/// Titles of the rows on screen, in order.
+async fn row_titles(c: &Client) -> anyhow::Result<Vec<(u64, String)>> {
+    let v = c
+        .execute(
+            "return Array.from(document.querySelectorAll('.tl-row')).map(r => [Number(r.dataset.n), r.querySelector('.title').textContent]).sort((a, b) => a[0] - b[0]);",
+            vec![],
+        )
+        .await?;
+    Ok(serde_json::from_value(v)?)
+}
+
+/// While a large pair is still arriving, the page already shows the
+/// timeline's first entries, and they are the finished timeline's first
+/// entries, in the same order: nothing moves when the rest arrives.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_first_entries_show_before_the_tapes_are_read_and_do_not_move() -> anyhow::Result<()> {
+    let site = tempfile::tempdir()?;
+    write_site(site.path())?;
+    let (release, held) = tokio::sync::watch::channel(false);
+    let (root, task) = start_held_server(site.path(), 256 << 10, held).await?;
+    let browser = Browser::start(1400, 900).await?;
+    let c = browser.client.clone();
+    let outcome = async {
+        c.goto(&format!("{root}?trace=slow/mcp.jsonl;slow/agent.jsonl"))
+            .await?;
+        wait_for(&c, ".replay[data-complete='0'] .tl-row").await?;
+        let status = c.find(Locator::Css("#replay-status")).await?.text().await?;
+        anyhow::ensure!(status.contains("Reading the tapes"), "status: {status}");
+        let early = row_titles(&c).await?;
+        anyhow::ensure!(!early.is_empty());
+        // The per-tape counts wait for the whole tapes.
+        anyhow::ensure!(c.find(Locator::Css("li.tape-count")).await.is_err());
+        screenshot(&c, "replay-preview.png").await?;
+        release.send(true)?;
+        wait_for(&c, LOADED_ROW).await?;
+        let late = row_titles(&c).await?;
+        let expected = timeline_of(HF)?;
+        let total = attr_u64(&c, "#shown-count", "data-total").await?;
+        anyhow::ensure!(total == expected.entries.len() as u64, "{total} entries");
+        for (n, title) in &early {
+            anyhow::ensure!(
+                late.iter().any(|(m, t)| m == n && t == title),
+                "entry {n} {title:?} moved or changed once the tapes were read"
+            );
+            anyhow::ensure!(
+                expected.entries[*n as usize].title == *title,
+                "entry {n}: {title:?}, the timeline says {:?}",
+                expected.entries[*n as usize].title
+            );
+        }
+        Ok(())
+    }
+    .await;
+    browser.close().await?;
+    task.abort();
     outcome
 }

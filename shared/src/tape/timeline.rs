@@ -215,6 +215,10 @@ pub struct Timeline {
     pub tapes: Vec<TapeSummary>,
     /// Every `corr_id` seen, first-seen order, with its arm and entry count.
     pub trials: Vec<(String, Arm, usize)>,
+    /// `false` for a [`TimelineBuilder::preview`]: the tapes were still being
+    /// read, the counts are so far, and a call shown without its response may
+    /// yet get one.
+    pub complete: bool,
 }
 
 impl Timeline {
@@ -337,6 +341,7 @@ impl<'a> TLine<'a> {
 }
 
 /// A line as read, before pairing and ordering.
+#[derive(Clone)]
 struct Fact {
     at: LineRef,
     plane: Plane,
@@ -526,105 +531,140 @@ impl TimelineBuilder {
 
     /// Pair, order and number the entries.
     pub fn finish(self) -> Timeline {
-        let TimelineBuilder {
-            facts, mut tapes, ..
-        } = self;
-        // Pair: each response answers the earliest unanswered request with
-        // its key; a response with no such request stands alone.
-        let mut open: HashMap<&str, Vec<usize>> = HashMap::new();
-        for (i, f) in facts.iter().enumerate() {
-            if f.kind == EntryKind::Call
-                && let Some(k) = &f.key
-            {
-                open.entry(k.as_str()).or_default().push(i);
+        let TimelineBuilder { facts, tapes, .. } = self;
+        assemble(facts, tapes, None)
+    }
+
+    /// The timeline so far, while tapes are still being read: only the
+    /// entries before the earliest time any unfinished tape has reached, so
+    /// that lines not read yet (which come later on their tape) cannot sort
+    /// among them. `reading` says, per tape, whether more lines may come.
+    /// For tapes whose lines are in time order (as recorders write them),
+    /// these entries are the first entries of [`finish`](Self::finish), in
+    /// the same order. `complete` is `false`.
+    pub fn preview(&self, reading: &[bool]) -> Timeline {
+        let cut = self
+            .last_ms
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| reading.get(*i).copied().unwrap_or(true))
+            .map(|(_, ms)| ms.unwrap_or(f64::NEG_INFINITY))
+            .fold(f64::INFINITY, f64::min);
+        let mut timeline = assemble(self.facts.clone(), self.tapes.clone(), Some(cut));
+        timeline.complete = false;
+        timeline
+    }
+
+    /// The latest time tape `tape` has reached (`None` before its first
+    /// timed line). A reader feeding several tapes at once reads next from
+    /// the one that is furthest behind, so that previews grow evenly.
+    pub fn reached(&self, tape: usize) -> Option<f64> {
+        self.last_ms.get(tape).copied().flatten()
+    }
+}
+
+/// Pair requests with responses, order by time and number the entries; with
+/// `cut`, only entries before it (a preview).
+fn assemble(facts: Vec<Fact>, mut tapes: Vec<TapeSummary>, cut: Option<f64>) -> Timeline {
+    // Pair: each response answers the earliest unanswered request with
+    // its key; a response with no such request stands alone.
+    let mut open: HashMap<&str, Vec<usize>> = HashMap::new();
+    for (i, f) in facts.iter().enumerate() {
+        if f.kind == EntryKind::Call
+            && let Some(k) = &f.key
+        {
+            open.entry(k.as_str()).or_default().push(i);
+        }
+    }
+    for list in open.values_mut() {
+        list.reverse(); // pop() takes the earliest
+    }
+    let mut answer: Vec<Option<usize>> = vec![None; facts.len()];
+    let mut answered_by: Vec<bool> = vec![false; facts.len()];
+    for (i, f) in facts.iter().enumerate() {
+        if f.kind != EntryKind::Response {
+            continue;
+        }
+        let Some(k) = &f.key else { continue };
+        if let Some(req) = open.get_mut(k.as_str()).and_then(Vec::pop) {
+            answer[req] = Some(i);
+            answered_by[i] = true;
+        }
+    }
+    let within = |f: &Fact| cut.is_none_or(|c| f.t_ms.is_none_or(|t| t < c));
+    let mut order: Vec<usize> = (0..facts.len())
+        .filter(|&i| !answered_by[i] && within(&facts[i]))
+        .collect();
+    order.sort_by(|&a, &b| {
+        let (fa, fb) = (&facts[a], &facts[b]);
+        let ta = fa.t_ms.unwrap_or(f64::NEG_INFINITY);
+        let tb = fb.t_ms.unwrap_or(f64::NEG_INFINITY);
+        ta.total_cmp(&tb)
+            .then(fa.at.tape.cmp(&fb.at.tape))
+            .then(fa.at.line.cmp(&fb.at.line))
+    });
+    let mut facts: Vec<Option<Fact>> = facts.into_iter().map(Some).collect();
+    let mut entries = Vec::with_capacity(order.len());
+    let mut trial_index: HashMap<String, usize> = HashMap::new();
+    let mut trials: Vec<(String, Arm, usize)> = Vec::new();
+    for i in order {
+        let Some(f) = facts[i].take() else { continue };
+        let response = answer[i].and_then(|r| facts[r].take());
+        let mut lines = vec![f.at];
+        let mut latency_ms = None;
+        let mut error = f.error;
+        let mut detail = f.detail;
+        let pending = f.kind == EntryKind::Call && response.is_none();
+        let summary = &mut tapes[f.at.tape];
+        if f.tool_call {
+            summary.tool_calls += 1;
+            if pending {
+                summary.tool_pending += 1;
             }
         }
-        for list in open.values_mut() {
-            list.reverse(); // pop() takes the earliest
-        }
-        let mut answer: Vec<Option<usize>> = vec![None; facts.len()];
-        let mut answered_by: Vec<bool> = vec![false; facts.len()];
-        for (i, f) in facts.iter().enumerate() {
-            if f.kind != EntryKind::Response {
-                continue;
-            }
-            let Some(k) = &f.key else { continue };
-            if let Some(req) = open.get_mut(k.as_str()).and_then(Vec::pop) {
-                answer[req] = Some(i);
-                answered_by[i] = true;
+        if let Some(r) = response {
+            summary.pairs += 1;
+            lines.push(r.at);
+            latency_ms = match (f.t_ms, r.t_ms) {
+                (Some(a), Some(b)) => Some(b - a),
+                _ => None,
+            };
+            error = error.or(r.error);
+            if r.detail.starts_with("result ") {
+                detail = format!("{detail}; {}", r.detail);
             }
         }
-        let mut order: Vec<usize> = (0..facts.len()).filter(|&i| !answered_by[i]).collect();
-        order.sort_by(|&a, &b| {
-            let (fa, fb) = (&facts[a], &facts[b]);
-            let ta = fa.t_ms.unwrap_or(f64::NEG_INFINITY);
-            let tb = fb.t_ms.unwrap_or(f64::NEG_INFINITY);
-            ta.total_cmp(&tb)
-                .then(fa.at.tape.cmp(&fb.at.tape))
-                .then(fa.at.line.cmp(&fb.at.line))
+        let arm = Arm::of(f.corr_id.as_deref());
+        if let Some(c) = &f.corr_id {
+            match trial_index.get(c) {
+                Some(&ti) => trials[ti].2 += 1,
+                None => {
+                    trial_index.insert(c.clone(), trials.len());
+                    trials.push((c.clone(), arm, 1));
+                }
+            }
+        }
+        entries.push(Entry {
+            n: entries.len(),
+            t: f.t,
+            plane: f.plane,
+            kind: f.kind,
+            arm,
+            corr_id: f.corr_id,
+            title: f.title,
+            detail,
+            latency_ms,
+            error,
+            pending,
+            destructive: f.destructive,
+            lines,
         });
-        let mut facts: Vec<Option<Fact>> = facts.into_iter().map(Some).collect();
-        let mut entries = Vec::with_capacity(order.len());
-        let mut trial_index: HashMap<String, usize> = HashMap::new();
-        let mut trials: Vec<(String, Arm, usize)> = Vec::new();
-        for i in order {
-            let Some(f) = facts[i].take() else { continue };
-            let response = answer[i].and_then(|r| facts[r].take());
-            let mut lines = vec![f.at];
-            let mut latency_ms = None;
-            let mut error = f.error;
-            let mut detail = f.detail;
-            let pending = f.kind == EntryKind::Call && response.is_none();
-            let summary = &mut tapes[f.at.tape];
-            if f.tool_call {
-                summary.tool_calls += 1;
-                if pending {
-                    summary.tool_pending += 1;
-                }
-            }
-            if let Some(r) = response {
-                summary.pairs += 1;
-                lines.push(r.at);
-                latency_ms = match (f.t_ms, r.t_ms) {
-                    (Some(a), Some(b)) => Some(b - a),
-                    _ => None,
-                };
-                error = error.or(r.error);
-                if r.detail.starts_with("result ") {
-                    detail = format!("{detail}; {}", r.detail);
-                }
-            }
-            let arm = Arm::of(f.corr_id.as_deref());
-            if let Some(c) = &f.corr_id {
-                match trial_index.get(c) {
-                    Some(&ti) => trials[ti].2 += 1,
-                    None => {
-                        trial_index.insert(c.clone(), trials.len());
-                        trials.push((c.clone(), arm, 1));
-                    }
-                }
-            }
-            entries.push(Entry {
-                n: entries.len(),
-                t: f.t,
-                plane: f.plane,
-                kind: f.kind,
-                arm,
-                corr_id: f.corr_id,
-                title: f.title,
-                detail,
-                latency_ms,
-                error,
-                pending,
-                destructive: f.destructive,
-                lines,
-            });
-        }
-        Timeline {
-            entries,
-            tapes,
-            trials,
-        }
+    }
+    Timeline {
+        entries,
+        tapes,
+        trials,
+        complete: true,
     }
 }
 
@@ -1024,5 +1064,71 @@ mod anchor {
             }
         }
         assert_eq!(checked, 16);
+    }
+
+    /// Fed as the viewer feeds them (both tapes at once, a slice at a time
+    /// from whichever has reached the earlier time), every preview of every
+    /// anchor pair is a prefix of the finished timeline: the same entries in
+    /// the same order, only a call's response may still be missing.
+    #[test]
+    fn previews_are_prefixes_of_the_finished_timeline() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../fixtures/anchor-board/traces");
+        let mut previews = 0;
+        for dir in std::fs::read_dir(&root).unwrap() {
+            let dir = dir.unwrap().path();
+            let tapes: Vec<Vec<u8>> = ["mcp.jsonl", "agent.jsonl"]
+                .iter()
+                .map(|n| std::fs::read(dir.join(n)).unwrap())
+                .collect();
+            let lines: Vec<Vec<(u32, usize, usize)>> = tapes
+                .iter()
+                .map(|t| LineSplitter::new(t).collect())
+                .collect();
+            let mut b = TimelineBuilder::new();
+            let ids = [b.add_tape(Plane::Mcp), b.add_tape(Plane::Agent)];
+            let mut next = [0usize, 0];
+            let mut shown = Vec::new();
+            loop {
+                let reading: Vec<bool> = (0..2).map(|i| next[i] < lines[i].len()).collect();
+                if !reading.contains(&true) {
+                    break;
+                }
+                // The unfinished tape that has reached the earlier time.
+                let i = (0..2)
+                    .filter(|&i| reading[i])
+                    .min_by(|&a, &c| {
+                        let ta = b.reached(a).unwrap_or(f64::NEG_INFINITY);
+                        let tc = b.reached(c).unwrap_or(f64::NEG_INFINITY);
+                        ta.total_cmp(&tc)
+                    })
+                    .unwrap();
+                for &(line, start, end) in lines[i].iter().skip(next[i]).take(40) {
+                    b.push_line(ids[i], line, start, &tapes[i][start..end]);
+                    next[i] += 1;
+                }
+                let reading: Vec<bool> = (0..2).map(|i| next[i] < lines[i].len()).collect();
+                let preview = b.preview(&reading);
+                assert!(!preview.complete);
+                shown.push(preview);
+            }
+            let full = b.finish();
+            assert!(full.complete);
+            for preview in shown {
+                assert!(preview.entries.len() <= full.entries.len(), "{dir:?}");
+                for (p, f) in preview.entries.iter().zip(&full.entries) {
+                    assert_eq!(
+                        (p.n, &p.t, p.kind, &p.title, &p.corr_id, p.lines[0]),
+                        (f.n, &f.t, f.kind, &f.title, &f.corr_id, f.lines[0]),
+                        "{dir:?}"
+                    );
+                    if !p.pending {
+                        assert_eq!(p, f, "{dir:?}");
+                    }
+                }
+                previews += 1;
+            }
+        }
+        assert!(previews > 16);
     }
 }

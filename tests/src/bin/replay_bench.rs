@@ -13,6 +13,8 @@ use anyhow::Context;
 use fantoccini::{Client, Locator};
 use fitness_e2e::{browser::Browser, serve::StaticServer, viewer_dist, workspace_root};
 
+/// Openings per tape pair; medians are reported.
+const RUNS: usize = 5;
 const HF: &str = "huggingface-co-2026-08-20T17-23-48-886Z";
 
 fn copy_dir(from: &Path, to: &Path) -> anyhow::Result<()> {
@@ -104,8 +106,9 @@ fn synthetic(target: usize) -> (String, String) {
     (mcp, agent)
 }
 
-/// (time to the app's root, time to the first timeline row).
-async fn first_row(c: &Client, url: &str) -> anyhow::Result<(Duration, Duration)> {
+/// (time to the app's root, time to the first timeline row, time until every
+/// tape is read and the whole timeline is shown).
+async fn first_row(c: &Client, url: &str) -> anyhow::Result<(Duration, Duration, Duration)> {
     let started = Instant::now();
     c.goto(url).await?;
     c.wait()
@@ -121,7 +124,14 @@ async fn first_row(c: &Client, url: &str) -> anyhow::Result<(Duration, Duration)
         .for_element(Locator::Css(".tl-row"))
         .await
         .context("no timeline row")?;
-    Ok((app, started.elapsed()))
+    let row = started.elapsed();
+    c.wait()
+        .at_most(Duration::from_secs(120))
+        .every(Duration::from_millis(5))
+        .for_element(Locator::Css(".replay[data-complete='1'] .tl-row"))
+        .await
+        .context("the timeline never completed")?;
+    Ok((app, row, started.elapsed()))
 }
 
 #[tokio::main(flavor = "multi_thread", worker_threads = 2)]
@@ -138,15 +148,23 @@ async fn main() -> anyhow::Result<()> {
     std::fs::write(site.path().join("synthetic/agent.jsonl"), &agent)?;
     let server = StaticServer::start(site.path()).await?;
 
-    for (name, dir, bytes) in [
-        ("largest anchor pair (huggingface)", "hf", {
-            std::fs::metadata(traces.join("mcp.jsonl"))?.len()
-                + std::fs::metadata(traces.join("agent.jsonl"))?.len()
-        }),
+    // The goals: first paint under 0.5 s and under 3 s, memory
+    // under 10x the tapes.
+    for (name, dir, bytes, goal_ms) in [
+        (
+            "largest anchor pair (huggingface)",
+            "hf",
+            {
+                std::fs::metadata(traces.join("mcp.jsonl"))?.len()
+                    + std::fs::metadata(traces.join("agent.jsonl"))?.len()
+            },
+            500,
+        ),
         (
             "synthetic pair",
             "synthetic",
             (mcp.len() + agent.len()) as u64,
+            3000,
         ),
     ] {
         let browser = Browser::start(1400, 900).await?;
@@ -155,12 +173,24 @@ async fn main() -> anyhow::Result<()> {
         let result = async {
             // Warm: a reader opens the site first, then its replay; the first
             // navigation of a fresh browser profile pays start-up costs.
-            c.goto(&server.url("/?view=none")).await?;
-            c.wait()
-                .at_most(Duration::from_secs(60))
-                .for_element(Locator::Css("#fitness-app"))
-                .await?;
-            let (app, paint) = first_row(&c, &url).await?;
+            // Five openings, the median reported: one opening on two busy
+            // cores varies by a few hundred milliseconds.
+            let mut runs = Vec::new();
+            for _ in 0..RUNS {
+                c.goto(&server.url("/?view=none")).await?;
+                c.wait()
+                    .at_most(Duration::from_secs(60))
+                    .for_element(Locator::Css("#fitness-app"))
+                    .await?;
+                runs.push(first_row(&c, &url).await?);
+            }
+            let median = |f: fn(&(Duration, Duration, Duration)) -> Duration| {
+                let mut v: Vec<Duration> = runs.iter().map(f).collect();
+                v.sort();
+                v[v.len() / 2]
+            };
+            let (app, paint, complete) = (median(|r| r.0), median(|r| r.1), median(|r| r.2));
+            let paints: Vec<String> = runs.iter().map(|r| r.1.as_millis().to_string()).collect();
             // The tab's memory: the JS heap plus the wasm's linear memory.
             let mem = c
                 .execute(
@@ -190,13 +220,24 @@ async fn main() -> anyhow::Result<()> {
                 .context("the last row never rendered")?;
             let scroll = started.elapsed();
             println!(
-                "{name}: {:.1} MB, {total} entries: app started after {} ms, first timeline row after {} ms; scroll to the end {} ms; tab memory (JS heap + wasm memory) {:.0} MB ({:.1}x the tapes)",
+                "{name}: {:.1} MB, {total} entries: app started after {} ms, first timeline row after {} ms, whole timeline after {} ms; scroll to the end {} ms; tab memory (JS heap + wasm memory) {:.0} MB ({:.1}x the tapes)",
                 bytes as f64 / 1e6,
                 app.as_millis(),
                 paint.as_millis(),
+                complete.as_millis(),
                 scroll.as_millis(),
                 mem / 1e6,
                 mem / bytes as f64
+            );
+            let met = |ok: bool| if ok { "met" } else { "NOT met" };
+            println!(
+                "  medians of {RUNS} openings (first rows after {} ms)",
+                paints.join(", ")
+            );
+            println!(
+                "  first paint goal under {goal_ms} ms: {}; memory goal under 10x: {}",
+                met(paint.as_millis() < goal_ms),
+                met(mem < 10.0 * bytes as f64)
             );
             anyhow::Ok(())
         }

@@ -16,6 +16,7 @@ use fitness_shared::tape::stats::Plane;
 use fitness_shared::tape::timeline::{
     Arm, Entry, EntryKind, LineSplitter, Timeline, TimelineBuilder,
 };
+use futures::future::{Either, select};
 use leptos::prelude::*;
 use wasm_bindgen::JsCast;
 
@@ -25,8 +26,6 @@ use crate::api;
 pub const ROW_HEIGHT: f64 = 46.0;
 /// Rows rendered beyond the visible ones, above and below.
 const OVERSCAN: usize = 8;
-/// Bytes read, hashed and parsed between two yields to the browser.
-const YIELD_BYTES: usize = 2 << 20;
 
 /// What to replay.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -86,16 +85,22 @@ impl Integrity {
     }
 }
 
-/// One fetched tape.
-pub struct Tape {
+/// One tape being read or read: its name and plane. Its bytes live in the
+/// page's [`TapeBytes`] store, at the same index as the builder's tape.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TapeInfo {
     pub name: String,
     pub plane: Plane,
-    pub bytes: Vec<u8>,
 }
 
-/// Everything the page shows once loaded.
+/// The bytes of each tape, appended to as they arrive; the detail pane reads
+/// raw lines from here.
+pub type TapeBytes = StoredValue<Vec<Vec<u8>>, LocalStorage>;
+
+/// What the page shows: the whole timeline once every tape is read, and
+/// before that a preview (`timeline.complete == false`) of its first entries.
 pub struct Loaded {
-    pub tapes: Vec<Tape>,
+    pub tapes: Vec<TapeInfo>,
     pub timeline: Timeline,
 }
 
@@ -140,92 +145,252 @@ fn url_name(url: &str) -> String {
         .to_owned()
 }
 
-/// Fetch one tape as a stream: each chunk is hashed as it arrives and its
-/// complete lines go to the timeline builder, yielding to the browser every
-/// [`YIELD_BYTES`]. `plane` is known from a record; a tape opened by URL
-/// gets it from its meta line. Returns the tape, its sha256 and length.
-async fn stream_tape(
-    url: &str,
-    name: &str,
-    plane: Option<Plane>,
-    expected: Option<u64>,
-    builder: &mut TimelineBuilder,
-    status: RwSignal<String>,
-) -> Result<(Tape, String, u64), String> {
-    let mut reader = api::BodyReader::open(url).await?;
-    let capacity = expected.or(reader.length).unwrap_or(0).min(1 << 31) as usize;
-    let mut bytes: Vec<u8> = Vec::with_capacity(capacity);
-    let mut hasher = Sha256Stream::new();
-    let mut index = plane.map(|p| (builder.add_tape(p), p));
-    let mut parsed = 0usize;
-    let mut line = 0u32;
-    let mut since_yield = 0usize;
-    loop {
-        let start = bytes.len();
-        let more = reader.next_chunk(&mut bytes).await?;
-        hasher.update(&bytes[start..]);
-        since_yield += bytes.len() - start;
-        if index.is_none() {
-            if more && memchr_newline(&bytes).is_none() {
-                continue;
-            }
-            let p = sniff_plane(&bytes);
-            index = Some((builder.add_tape(p), p));
-        }
-        let Some((tape, _)) = index else { continue };
-        // Complete lines only, until the body ends.
-        let upto = if more {
-            match bytes[parsed..].iter().rposition(|&b| b == b'\n') {
-                Some(i) => parsed + i + 1,
-                None => parsed,
-            }
-        } else {
+/// Milliseconds on the page's clock.
+fn now_ms() -> f64 {
+    js_sys::Date::now()
+}
+
+/// Work done between two yields to the browser, in milliseconds.
+const SLICE_MS: f64 = 30.0;
+/// When the first preview is due, after reading starts.
+const FIRST_PREVIEW_MS: f64 = 100.0;
+/// Time between two previews while tapes are still being read.
+const PREVIEW_EVERY_MS: f64 = 1000.0;
+
+/// One tape being streamed: hashed chunk by chunk, its complete lines fed
+/// to the timeline builder.
+struct Stream {
+    /// The builder's index for this tape, and the store's.
+    tape: usize,
+    reader: Option<api::BodyReader>,
+    hasher: Sha256Stream,
+    /// Bytes fed to the builder so far (whole lines).
+    parsed: usize,
+    line: u32,
+    /// What the record says about the tape: sha256 and length.
+    expected: Option<(String, u64)>,
+    /// The byte count the record or the server announced.
+    total: Option<u64>,
+    failed: Option<String>,
+}
+
+impl Stream {
+    /// Feed the complete lines received so far (all of them at the end).
+    fn feed(&mut self, bytes: &[u8], builder: &mut TimelineBuilder, to_end: bool) {
+        let upto = if to_end {
             bytes.len()
+        } else {
+            match memchr::memrchr(b'\n', &bytes[self.parsed..]) {
+                Some(i) => self.parsed + i + 1,
+                None => self.parsed,
+            }
         };
-        for (_, s, e) in LineSplitter::new(&bytes[parsed..upto]) {
-            line += 1;
-            builder.push_line(tape, line, parsed + s, &bytes[parsed + s..parsed + e]);
+        let from = self.parsed;
+        for (_, s, e) in LineSplitter::new(&bytes[from..upto]) {
+            self.line += 1;
+            builder.push_line(self.tape, self.line, from + s, &bytes[from + s..from + e]);
         }
-        parsed = upto;
-        if !more {
-            break;
-        }
-        if since_yield >= YIELD_BYTES {
-            since_yield = 0;
-            status.set(format!(
-                "Reading {name}: {:.1} MB{}.",
-                bytes.len() as f64 / 1e6,
-                expected
-                    .or(reader.length)
-                    .map(|t| format!(" of {:.1} MB", t as f64 / 1e6))
-                    .unwrap_or_default()
-            ));
-            next_tick().await;
-        }
+        self.parsed = upto;
     }
-    let (sha, len) = hasher.finish();
-    let plane = index.map(|(_, p)| p).unwrap_or(Plane::Mcp);
-    Ok((
-        Tape {
-            name: name.to_owned(),
-            plane,
-            bytes,
-        },
-        sha,
-        len,
-    ))
 }
 
-fn memchr_newline(bytes: &[u8]) -> Option<usize> {
-    bytes.iter().position(|&b| b == b'\n')
+/// Open `url` as a tape: start the fetch and, when the plane is not known
+/// from a record, read up to the first line to learn it from the meta line.
+async fn open_stream(
+    url: String,
+    name: String,
+    plane: Option<Plane>,
+    expected: Option<(String, u64)>,
+    builder: &mut TimelineBuilder,
+    store: TapeBytes,
+    tapes: &mut Vec<TapeInfo>,
+) -> Result<Stream, String> {
+    let mut reader = api::BodyReader::open(&url).await?;
+    let total = expected.as_ref().map(|e| e.1).or(reader.length);
+    let mut hasher = Sha256Stream::new();
+    let mut head = Vec::new();
+    let plane = match plane {
+        Some(p) => p,
+        None => {
+            let mut more = true;
+            while more && memchr::memchr(b'\n', &head).is_none() {
+                let start = head.len();
+                more = reader.next_chunk(&mut head).await?;
+                hasher.update(&head[start..]);
+            }
+            sniff_plane(&head)
+        }
+    };
+    let tape = builder.add_tape(plane);
+    tapes.push(TapeInfo { name, plane });
+    store.update_value(|all| {
+        all.resize(tape + 1, Vec::new());
+        if let Some(t) = total {
+            all[tape].reserve(t.min(1 << 31) as usize);
+        }
+        all[tape].extend_from_slice(&head);
+    });
+    let mut stream = Stream {
+        tape,
+        reader: Some(reader),
+        hasher,
+        parsed: 0,
+        line: 0,
+        expected,
+        total,
+        failed: None,
+    };
+    // The lines read to learn the plane count as read.
+    store.with_value(|all| stream.feed(&all[tape], builder, false));
+    Ok(stream)
 }
 
-/// Fetch a run's record and stream its tapes into `builder`, checking them.
+/// A promise that resolves after `ms` milliseconds.
+async fn sleep_ms(ms: f64) {
+    let promise = js_sys::Promise::new(&mut |resolve, _| {
+        if let Some(w) = web_sys::window() {
+            let _ = w.set_timeout_with_callback_and_timeout_and_arguments_0(
+                &resolve,
+                ms.clamp(0.0, 60_000.0) as i32,
+            );
+        }
+    });
+    let _ = wasm_bindgen_futures::JsFuture::from(promise).await;
+}
+
+/// "Reading the tapes: 12.0 MB of 52.4 MB. ..."
+fn progress(streams: &[Stream]) -> String {
+    let read: u64 = streams.iter().map(|s| s.hasher.bytes()).sum();
+    let total: Option<u64> = streams.iter().map(|s| s.total).sum();
+    format!(
+        "Reading the tapes: {:.1} MB{}. The first entries are shown; the rest follow as they are read.",
+        read as f64 / 1e6,
+        total
+            .map(|t| format!(" of {:.1} MB", t as f64 / 1e6))
+            .unwrap_or_default()
+    )
+}
+
+/// Show the entries settled so far.
+fn show_preview(
+    builder: &TimelineBuilder,
+    reading: &[bool],
+    tapes: &[TapeInfo],
+    loaded: RwSignal<Option<Arc<Loaded>>>,
+) {
+    loaded.set(Some(Arc::new(Loaded {
+        tapes: tapes.to_vec(),
+        timeline: builder.preview(reading),
+    })));
+}
+
+/// Read every stream to its end, the one furthest behind in time first, so
+/// that the merged timeline's beginning settles early. Every [`SLICE_MS`]
+/// of work the browser gets to paint. A preview of the settled entries is
+/// shown [`FIRST_PREVIEW_MS`] after reading starts and then every
+/// [`PREVIEW_EVERY_MS`], also while the network keeps the reader waiting.
+async fn read_streams(
+    streams: &mut [Stream],
+    builder: &mut TimelineBuilder,
+    store: TapeBytes,
+    tapes: &[TapeInfo],
+    status: RwSignal<String>,
+    loaded: RwSignal<Option<Arc<Loaded>>>,
+) {
+    let mut slice_start = now_ms();
+    let mut next_preview = slice_start + FIRST_PREVIEW_MS;
+    let mut fed_at_preview = 0u64;
+    let mut chunk = Vec::new();
+    loop {
+        let next = streams
+            .iter()
+            .enumerate()
+            .filter(|(_, s)| s.reader.is_some())
+            .min_by(|(_, a), (_, b)| {
+                let ta = builder.reached(a.tape).unwrap_or(f64::NEG_INFINITY);
+                let tb = builder.reached(b.tape).unwrap_or(f64::NEG_INFINITY);
+                ta.total_cmp(&tb)
+            })
+            .map(|(i, _)| i);
+        let Some(i) = next else { break };
+        let mut reading = vec![false; builder.tape_count()];
+        for s in streams.iter() {
+            reading[s.tape] = s.reader.is_some();
+        }
+        let fed: u64 = streams.iter().map(|s| u64::from(s.line)).sum();
+        let so_far = progress(streams);
+        let s = &mut streams[i];
+        let Some(reader) = s.reader.as_mut() else {
+            continue;
+        };
+        chunk.clear();
+        let result = {
+            let mut read = std::pin::pin!(reader.next_chunk(&mut chunk));
+            loop {
+                let wait = next_preview - now_ms();
+                if fed == fed_at_preview {
+                    break read.as_mut().await;
+                }
+                if wait > 0.0 {
+                    let timer = std::pin::pin!(sleep_ms(wait));
+                    if let Either::Left((r, _)) = select(read.as_mut(), timer).await {
+                        break r;
+                    }
+                }
+                // The network is slow: show what has settled meanwhile.
+                status.set(so_far.clone());
+                show_preview(builder, &reading, tapes, loaded);
+                fed_at_preview = fed;
+                next_preview = now_ms() + PREVIEW_EVERY_MS;
+            }
+        };
+        let to_end = match result {
+            Ok(true) => false,
+            Ok(false) => {
+                s.reader = None;
+                true
+            }
+            Err(e) => {
+                // Keep what arrived; a cut-off last line is not fed.
+                s.failed = Some(e);
+                s.reader = None;
+                false
+            }
+        };
+        s.hasher.update(&chunk);
+        store.update_value(|all| {
+            let bytes = &mut all[s.tape];
+            bytes.extend_from_slice(&chunk);
+            s.feed(bytes, builder, to_end);
+        });
+        let now = now_ms();
+        if now - slice_start < SLICE_MS {
+            continue;
+        }
+        status.set(progress(streams));
+        let fed: u64 = streams.iter().map(|s| u64::from(s.line)).sum();
+        if now >= next_preview && fed > fed_at_preview {
+            for s in streams.iter() {
+                reading[s.tape] = s.reader.is_some();
+            }
+            show_preview(builder, &reading, tapes, loaded);
+            fed_at_preview = fed;
+            next_preview = now + PREVIEW_EVERY_MS;
+        }
+        next_tick().await;
+        slice_start = now_ms();
+    }
+}
+
+/// Fetch a run's record, stream its tapes into `builder`, and check them
+/// against it.
 async fn load_run(
     run: String,
     builder: &mut TimelineBuilder,
+    store: TapeBytes,
     status: RwSignal<String>,
-) -> Result<(Vec<Tape>, Integrity), String> {
+    loaded: RwSignal<Option<Arc<Loaded>>>,
+) -> Result<(Vec<TapeInfo>, Integrity), String> {
     let record_path = api::record_path(&run).ok_or_else(|| format!("not a run id: {run}"))?;
     status.set("Fetching the record.".to_owned());
     let record_bytes = api::fetch_bytes(&api::site_url(&record_path)).await?;
@@ -236,6 +401,8 @@ async fn load_run(
         failures.push("the record names no tapes".to_owned());
     }
     let mut tapes = Vec::new();
+    let mut streams = Vec::new();
+    status.set("Fetching the tapes.".to_owned());
     for tape_ref in &record.tapes {
         let name = url_name(&tape_ref.path);
         let Some(path) = api::tape_path(&run, &tape_ref.path) else {
@@ -249,43 +416,39 @@ async fn load_run(
             TapePlane::Mcp => Plane::Mcp,
             TapePlane::Agent => Plane::Agent,
         };
-        status.set(format!("Fetching {name}."));
-        let url = api::site_url(&path);
-        let started = builder.tape_count();
-        let (tape, sha, len) = match stream_tape(
-            &url,
-            &name,
+        let expected = Some((tape_ref.sha256.clone(), tape_ref.bytes));
+        match open_stream(
+            api::site_url(&path),
+            name,
             Some(plane),
-            Some(tape_ref.bytes),
+            expected,
             builder,
-            status,
+            store,
+            &mut tapes,
         )
         .await
         {
-            Ok(x) => x,
-            Err(e) => {
-                failures.push(e);
-                // Keep the tapes aligned with the builder's tape indices.
-                if builder.tape_count() > started {
-                    tapes.push(Tape {
-                        name,
-                        plane,
-                        bytes: Vec::new(),
-                    });
-                }
-                continue;
-            }
+            Ok(s) => streams.push(s),
+            Err(e) => failures.push(e),
+        }
+    }
+    read_streams(&mut streams, builder, store, &tapes, status, loaded).await;
+    for s in streams {
+        let name = &tapes[s.tape].name;
+        if let Some(e) = s.failed {
+            failures.push(e);
+            continue;
+        }
+        let (sha, len) = s.hasher.finish();
+        let Some((want_sha, want_len)) = s.expected else {
+            continue;
         };
-        if sha != tape_ref.sha256 {
+        if sha != want_sha {
             failures.push(format!("{name} sha256 differs from the record"));
         }
-        if len != tape_ref.bytes {
-            failures.push(format!(
-                "{name} is {len} bytes, the record says {}",
-                tape_ref.bytes
-            ));
+        if len != want_len {
+            failures.push(format!("{name} is {len} bytes, the record says {want_len}"));
         }
-        tapes.push(tape);
     }
     // The publisher key, when the site publishes one (board.json).
     let key = api::fetch_board().await.ok().and_then(|b| b.publisher_key);
@@ -322,21 +485,29 @@ async fn load_run(
     Ok((tapes, integrity))
 }
 
+/// Stream tapes opened by URL (`?trace=`): nothing to check them against.
 async fn load_trace(
     urls: Vec<String>,
     builder: &mut TimelineBuilder,
+    store: TapeBytes,
     status: RwSignal<String>,
-) -> Result<(Vec<Tape>, Integrity), String> {
+    loaded: RwSignal<Option<Arc<Loaded>>>,
+) -> Result<(Vec<TapeInfo>, Integrity), String> {
     let mut tapes = Vec::new();
+    let mut streams = Vec::new();
+    status.set("Fetching the tapes.".to_owned());
     for url in urls {
         let full = if url.contains("://") || url.starts_with('/') {
             url.clone()
         } else {
             api::site_url(&url)
         };
-        status.set(format!("Fetching {url}."));
-        let (tape, _, _) = stream_tape(&full, &url_name(&url), None, None, builder, status).await?;
-        tapes.push(tape);
+        let s = open_stream(full, url_name(&url), None, None, builder, store, &mut tapes).await?;
+        streams.push(s);
+    }
+    read_streams(&mut streams, builder, store, &tapes, status, loaded).await;
+    if let Some(e) = streams.into_iter().find_map(|s| s.failed) {
+        return Err(e);
     }
     Ok((
         tapes,
@@ -354,8 +525,11 @@ fn time_of_day(t: &Option<String>) -> String {
         .to_owned()
 }
 
-fn is_flagged(e: &Entry) -> bool {
-    e.pending || e.error.is_some() || e.destructive
+/// Pending, an error, or destructive. While the tapes are still being read
+/// (`complete` false) a call without its response is not flagged: the
+/// response may be in the part not read yet.
+fn is_flagged(e: &Entry, complete: bool) -> bool {
+    (complete && e.pending) || e.error.is_some() || e.destructive
 }
 
 /// Replace the page's query (deep links) without reloading; not when embedded.
@@ -419,18 +593,23 @@ pub fn ReplayPage(source: ReplaySource, links: ReplayLinks) -> impl IntoView {
         }
     };
 
-    // Fetch, check and parse, all after the first paint.
+    // Fetch, check and parse, all after the first paint. Previews of the
+    // timeline's settled beginning are shown while the tapes are read.
+    let store: TapeBytes = StoredValue::new_local(Vec::new());
     let src = source.clone();
     leptos::task::spawn_local(async move {
         next_tick().await;
         let mut builder = TimelineBuilder::new();
         let fetched = match src {
-            ReplaySource::Run(id) => load_run(id, &mut builder, status).await,
-            ReplaySource::Trace(urls) => load_trace(urls, &mut builder, status).await,
+            ReplaySource::Run(id) => load_run(id, &mut builder, store, status, loaded).await,
+            ReplaySource::Trace(urls) => {
+                load_trace(urls, &mut builder, store, status, loaded).await
+            }
         };
         let (tapes, verdict) = match fetched {
             Ok(x) => x,
             Err(e) => {
+                status.set(String::new());
                 error.set(Some(e));
                 return;
             }
@@ -452,26 +631,30 @@ pub fn ReplayPage(source: ReplaySource, links: ReplayLinks) -> impl IntoView {
         let arm = arm.get();
         let kind = kind.get();
         let flagged = flagged_only.get();
+        let complete = data.timeline.complete;
         data.timeline
             .entries
             .iter()
             .filter(|e| corr.is_none() || e.corr_id == corr)
             .filter(|e| arm.is_none_or(|a| e.arm == a))
             .filter(|e| kind.is_none_or(|k| e.kind == k))
-            .filter(|e| !flagged || is_flagged(e))
+            .filter(|e| !flagged || is_flagged(e, complete))
             .map(|e| e.n)
             .collect::<Vec<usize>>()
     });
 
-    // Deep link: once loaded, scroll the selected event into the list.
+    // Deep link: once the entry is on the page (in a preview or the whole
+    // timeline), scroll it into the list, once.
+    let deep_link_done = StoredValue::new(false);
     Effect::new(move |_| {
         let Some(data) = loaded.get() else { return };
         let Some(n) = selected.get_untracked() else {
             return;
         };
-        if n >= data.timeline.entries.len() {
+        if deep_link_done.get_value() || n >= data.timeline.entries.len() {
             return;
         }
+        deep_link_done.set_value(true);
         let position = filtered.with_untracked(|f| f.iter().position(|&i| i == n));
         let position = match position {
             Some(p) => p,
@@ -541,7 +724,14 @@ pub fn ReplayPage(source: ReplaySource, links: ReplayLinks) -> impl IntoView {
                 .take(count)
                 .map(|(pos, &n)| {
                     let e = &data.timeline.entries[n];
-                    row_view(e, pos, sel == Some(n), select, pick_corr)
+                    row_view(
+                        e,
+                        data.timeline.complete,
+                        pos,
+                        sel == Some(n),
+                        select,
+                        pick_corr,
+                    )
                 })
                 .collect::<Vec<_>>()
         })
@@ -551,7 +741,7 @@ pub fn ReplayPage(source: ReplaySource, links: ReplayLinks) -> impl IntoView {
         let data = loaded.get()?;
         let n = selected.get()?;
         let entry = data.timeline.entries.get(n)?;
-        Some(detail_view(entry, &data))
+        Some(detail_view(entry, &data, store))
     };
 
     let controls = move || {
@@ -625,26 +815,32 @@ pub fn ReplayPage(source: ReplaySource, links: ReplayLinks) -> impl IntoView {
                     " only flagged (pending, errors, destructive)"
                 </label>
                 <p id="shown-count" data-shown=shown data-total=total>
-                    {format!("Showing {shown} of {total} entries.")}
+                    {if data.timeline.complete {
+                        format!("Showing {shown} of {total} entries.")
+                    } else {
+                        format!("Showing {shown} of the {total} entries settled so far.")
+                    }}
                 </p>
             </div>
         })
     };
 
+    // Per-tape counts only for the whole timeline: a preview's are partial.
     let counts = move || {
-        let data = loaded.get()?;
+        let data = loaded.get().filter(|d| d.timeline.complete)?;
         let items = data
             .timeline
             .tapes
             .iter()
             .zip(data.tapes.iter())
-            .map(|(s, t)| {
+            .enumerate()
+            .map(|(i, (s, t))| {
                 let r = &s.records;
                 let text = format!(
                     "{} ({} plane, {} bytes): {} lines; {} meta, {} wire messages, {} events, {} turns, {} end, {} other; {} skipped. {} request/response pairs; tools/call {} calls, {} with no response.",
                     t.name,
                     plane_word(t.plane),
-                    t.bytes.len(),
+                    store.with_value(|b| b.get(i).map_or(0, Vec::len)),
                     r.total,
                     r.meta,
                     r.message,
@@ -683,7 +879,9 @@ pub fn ReplayPage(source: ReplaySource, links: ReplayLinks) -> impl IntoView {
 
     view! {
         {back}
-        <section class="replay">
+        <section class="replay" data-complete=move || {
+            if loaded.with(|l| l.as_ref().is_some_and(|d| d.timeline.complete)) { "1" } else { "0" }
+        }>
             <h2>{heading}</h2>
             {badge}
             <p class="loading" id="replay-status">{move || status.get()}</p>
@@ -707,6 +905,7 @@ pub fn ReplayPage(source: ReplaySource, links: ReplayLinks) -> impl IntoView {
 
 fn row_view(
     e: &Entry,
+    complete: bool,
     pos: usize,
     selected: bool,
     select: impl Fn(usize) + Copy + 'static,
@@ -717,12 +916,14 @@ fn row_view(
     if selected {
         class.push_str(" selected");
     }
-    if is_flagged(e) {
+    if is_flagged(e, complete) {
         class.push_str(" flagged");
     }
     let mut flags = Vec::new();
-    if e.pending {
+    if e.pending && complete {
         flags.push(("flag pending", "no response".to_owned()));
+    } else if e.pending {
+        flags.push(("flag unsettled", "response not read yet".to_owned()));
     }
     if let Some(err) = &e.error {
         flags.push(("flag error", format!("error: {err}")));
@@ -779,7 +980,7 @@ fn pretty(raw: &[u8]) -> String {
     }
 }
 
-fn detail_view(e: &Entry, data: &Loaded) -> AnyView {
+fn detail_view(e: &Entry, data: &Loaded, store: TapeBytes) -> AnyView {
     let mut facts = vec![
         ("Entry", format!("#{}", e.n)),
         ("Time", e.t.clone().unwrap_or_else(|| "not recorded".into())),
@@ -798,8 +999,13 @@ fn detail_view(e: &Entry, data: &Loaded) -> AnyView {
     if let Some(l) = e.latency_ms {
         facts.push(("Latency", format!("{l:.0} ms")));
     }
-    if e.pending {
+    if e.pending && data.timeline.complete {
         facts.push(("Response", "none on the tape".into()));
+    } else if e.pending {
+        facts.push((
+            "Response",
+            "not read yet: the tapes are still loading".into(),
+        ));
     }
     if let Some(err) = &e.error {
         facts.push(("Error", err.clone()));
@@ -815,11 +1021,17 @@ fn detail_view(e: &Entry, data: &Loaded) -> AnyView {
         .lines
         .iter()
         .map(|l| {
-            let tape = data.tapes.get(l.tape);
-            let name = tape.map(|t| t.name.clone()).unwrap_or_default();
-            let text = tape
-                .and_then(|t| t.bytes.get(l.start..l.end))
-                .map(pretty)
+            let name = data
+                .tapes
+                .get(l.tape)
+                .map(|t| t.name.clone())
+                .unwrap_or_default();
+            let text = store
+                .with_value(|b| {
+                    b.get(l.tape)
+                        .and_then(|t| t.get(l.start..l.end))
+                        .map(pretty)
+                })
                 .unwrap_or_default();
             view! {
                 <h4>{format!("{name} line {}", l.line)}</h4>
