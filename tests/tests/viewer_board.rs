@@ -397,3 +397,77 @@ async fn synthetic_5000_run_board_renders_every_row() -> anyhow::Result<()> {
     browser.close().await?;
     outcome
 }
+
+/// Links between the viewer's pages change the page without reloading it
+/// (the page's own JavaScript state survives), the URL follows, and Back and
+/// Forward return to the pages they name.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn links_between_pages_navigate_in_place_and_back_returns() -> anyhow::Result<()> {
+    let set = anchor_import()?;
+    let site = tempfile::tempdir()?;
+    write_site(site.path(), &set.records, &set)?;
+    let server = StaticServer::start(site.path()).await?;
+    let browser = Browser::start(1400, 900).await?;
+    let outcome = async {
+        let c = &browser.client;
+        c.goto(&server.url("/")).await?;
+        wait_for(c, "article.row").await?;
+        // Lives as long as the page: a reload would drop it.
+        c.execute("window.__samePage = 'yes';", vec![]).await?;
+        let same_page = || async {
+            let v = c
+                .execute("return window.__samePage || null;", vec![])
+                .await?;
+            anyhow::Ok(v == serde_json::json!("yes"))
+        };
+
+        let row = format!("article.row[data-run-id='{HF_EXTENDED}']");
+        c.find(Locator::Css(&format!("{row} a.open-record")))
+            .await?
+            .click()
+            .await?;
+        wait_for(c, "section.extensions").await?;
+        anyhow::ensure!(c.current_url().await?.query() == Some(&format!("run={HF_EXTENDED}")[..]));
+        anyhow::ensure!(same_page().await?, "opening a record reloaded the page");
+        anyhow::ensure!(
+            count(c, "article.row").await? == 0,
+            "the board is still shown"
+        );
+
+        // The record's link back to the board, then Back to the record.
+        c.find(Locator::Css("nav.back a")).await?.click().await?;
+        wait_for(c, "article.row").await?;
+        anyhow::ensure!(
+            same_page().await?,
+            "the link to the board reloaded the page"
+        );
+        c.back().await?;
+        wait_for(c, "section.extensions").await?;
+        c.back().await?;
+        wait_for(c, "article.row").await?;
+        anyhow::ensure!(count(c, "article.row").await? == 33, "rows after Back");
+        anyhow::ensure!(same_page().await?, "Back reloaded the page");
+        c.forward().await?;
+        wait_for(c, "section.extensions").await?;
+        anyhow::ensure!(same_page().await?, "Forward reloaded the page");
+
+        // A tier filter link on the board.
+        c.back().await?;
+        wait_for(c, "article.row").await?;
+        c.find(Locator::Css("a[href='?tier=scored']"))
+            .await?
+            .click()
+            .await?;
+        let deadline = Instant::now() + Duration::from_secs(30);
+        while count(c, "article.row").await? != 7 && Instant::now() < deadline {
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        anyhow::ensure!(count(c, "article.row").await? == 7, "scored filter");
+        anyhow::ensure!(c.current_url().await?.query() == Some("tier=scored"));
+        anyhow::ensure!(same_page().await?, "the tier filter reloaded the page");
+        Ok(())
+    }
+    .await;
+    browser.close().await?;
+    outcome
+}

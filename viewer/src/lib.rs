@@ -138,9 +138,87 @@ pub fn AppWith(state: UrlState) -> impl IntoView {
 
 /// The application shell. Its root element carries `id="fitness-app"` and
 /// `data-ready="1"`, which only exist once the wasm has started and rendered.
+/// Links between the viewer's own pages change the page in place (history
+/// `pushState`), and Back and Forward return to the page they name.
 #[component]
 pub fn App() -> impl IntoView {
-    view! { <AppWith state=UrlState::from_location() /> }
+    let state = RwSignal::new(UrlState::from_location());
+    install_navigation(state);
+    move || view! { <AppWith state=state.get() /> }
+}
+
+/// Follow links to the viewer's own pages (same origin and path, another
+/// query) without reloading: push the URL and render its page. A click
+/// with a modifier key or another button, a link with a `target` or
+/// `download`, a link elsewhere, and a fragment link on the same page are
+/// left to the browser.
+fn install_navigation(state: RwSignal<UrlState>) {
+    use wasm_bindgen::JsCast;
+    use wasm_bindgen::closure::Closure;
+    let Some(window) = web_sys::window() else {
+        return;
+    };
+    let on_click = Closure::<dyn Fn(web_sys::MouseEvent)>::new(move |ev: web_sys::MouseEvent| {
+        if ev.default_prevented()
+            || ev.button() != 0
+            || ev.meta_key()
+            || ev.ctrl_key()
+            || ev.shift_key()
+            || ev.alt_key()
+        {
+            return;
+        }
+        let Some(link) = ev
+            .target()
+            .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
+            .and_then(|el| el.closest("a[href]").ok().flatten())
+        else {
+            return;
+        };
+        if link.has_attribute("target") || link.has_attribute("download") {
+            return;
+        }
+        let Some(window) = web_sys::window() else {
+            return;
+        };
+        let (Ok(here), Some(href)) = (window.location().href(), link.get_attribute("href")) else {
+            return;
+        };
+        let (Ok(to), Ok(from)) = (
+            web_sys::Url::new_with_base(&href, &here),
+            web_sys::Url::new(&here),
+        ) else {
+            return;
+        };
+        if to.origin() != from.origin()
+            || to.pathname() != from.pathname()
+            || to.search() == from.search()
+        {
+            return;
+        }
+        ev.prevent_default();
+        let Ok(history) = window.history() else {
+            return;
+        };
+        if history
+            .push_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(&to.href()))
+            .is_err()
+        {
+            return;
+        }
+        state.set(UrlState::parse(&to.search()));
+        if to.hash().is_empty() {
+            window.scroll_to_with_x_and_y(0.0, 0.0);
+        }
+    });
+    let on_pop = Closure::<dyn Fn(web_sys::Event)>::new(move |_: web_sys::Event| {
+        state.set(UrlState::from_location());
+    });
+    let _ = window.add_event_listener_with_callback("click", on_click.as_ref().unchecked_ref());
+    let _ = window.add_event_listener_with_callback("popstate", on_pop.as_ref().unchecked_ref());
+    // Both live as long as the page.
+    on_click.forget();
+    on_pop.forget();
 }
 
 /// A stored fraction printed as a percentage with one decimal.

@@ -378,6 +378,10 @@ async fn read_streams(
             next_preview = now + PREVIEW_EVERY_MS;
         }
         next_tick().await;
+        if status.is_disposed() {
+            // The reader left the page: stop reading.
+            return;
+        }
         slice_start = now_ms();
     }
 }
