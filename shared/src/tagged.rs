@@ -111,33 +111,15 @@ impl<'de> Deserialize<'de> for Cost {
     }
 }
 
-#[derive(serde::Deserialize)]
-struct RowCostWire {
-    kind: Option<String>,
-    usd: Option<f64>,
-    reasons: Option<Vec<String>>,
-    why: Option<String>,
-}
-
+/// The board's cost slot reads as the record's cost does, without the
+/// runner and judge split.
 impl<'de> Deserialize<'de> for RowCost {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let w = RowCostWire::deserialize(d)?;
-        match tag::<D::Error>(w.kind, "kind")?.as_str() {
-            "total" => Ok(RowCost::Total {
-                usd: need(w.usd, "total", "usd")?,
-            }),
-            "floor" => Ok(RowCost::Floor {
-                usd: need(w.usd, "floor", "usd")?,
-                reasons: need(w.reasons, "floor", "reasons")?,
-            }),
-            "none" => Ok(RowCost::None {
-                why: need(w.why, "none", "why")?,
-            }),
-            other => Err(D::Error::unknown_variant(
-                other,
-                &["total", "floor", "none"],
-            )),
-        }
+        Ok(match Cost::deserialize(d)? {
+            Cost::Total { usd, .. } => RowCost::Total { usd },
+            Cost::Floor { usd, reasons, .. } => RowCost::Floor { usd, reasons },
+            Cost::None { why } => RowCost::None { why },
+        })
     }
 }
 
