@@ -550,7 +550,15 @@ impl TimelineBuilder {
             .filter(|(i, _)| reading.get(*i).copied().unwrap_or(true))
             .map(|(_, ms)| ms.unwrap_or(f64::NEG_INFINITY))
             .fold(f64::INFINITY, f64::min);
-        let mut timeline = assemble(self.facts.clone(), self.tapes.clone(), Some(cut));
+        // Only the facts before the cut are copied: a response after it is
+        // left out, and its call reads as not answered yet.
+        let facts = self
+            .facts
+            .iter()
+            .filter(|f| f.t_ms.is_none_or(|t| t < cut))
+            .cloned()
+            .collect();
+        let mut timeline = assemble(facts, self.tapes.clone(), Some(cut));
         timeline.complete = false;
         timeline
     }

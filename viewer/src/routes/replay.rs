@@ -24,6 +24,8 @@ use crate::api;
 
 /// Height of one timeline row, in CSS pixels (the list is virtualised).
 pub const ROW_HEIGHT: f64 = 46.0;
+/// Trials named in the trial filter's list (the rest by their row chips).
+const TRIAL_OPTIONS: usize = 200;
 /// Rows rendered beyond the visible ones, above and below.
 const OVERSCAN: usize = 8;
 
@@ -175,8 +177,16 @@ struct Stream {
 }
 
 impl Stream {
-    /// Feed the complete lines received so far (all of them at the end).
-    fn feed(&mut self, bytes: &[u8], builder: &mut TimelineBuilder, to_end: bool) {
+    /// Feed the complete lines received so far (all of them at the end),
+    /// until `deadline` (page clock, ms) passes. Returns whether every such
+    /// line was fed; if not, call again after a pause.
+    fn feed(
+        &mut self,
+        bytes: &[u8],
+        builder: &mut TimelineBuilder,
+        to_end: bool,
+        deadline: f64,
+    ) -> bool {
         let upto = if to_end {
             bytes.len()
         } else {
@@ -186,11 +196,20 @@ impl Stream {
             }
         };
         let from = self.parsed;
-        for (_, s, e) in LineSplitter::new(&bytes[from..upto]) {
+        let mut lines = LineSplitter::new(&bytes[from..upto]);
+        let mut fed = 0u32;
+        while let Some((_, s, e)) = lines.next() {
             self.line += 1;
             builder.push_line(self.tape, self.line, from + s, &bytes[from + s..from + e]);
+            self.parsed = (from + lines.position()).min(upto);
+            fed += 1;
+            // The clock is a call into JavaScript: read it now and then.
+            if fed.is_multiple_of(64) && now_ms() > deadline {
+                return self.parsed >= upto;
+            }
         }
         self.parsed = upto;
+        true
     }
 }
 
@@ -241,7 +260,7 @@ async fn open_stream(
         failed: None,
     };
     // The lines read to learn the plane count as read.
-    store.with_value(|all| stream.feed(&all[tape], builder, false));
+    store.with_value(|all| stream.feed(&all[tape], builder, false, f64::INFINITY));
     Ok(stream)
 }
 
@@ -271,24 +290,10 @@ fn progress(streams: &[Stream]) -> String {
     )
 }
 
-/// Show the entries settled so far.
-fn show_preview(
-    builder: &TimelineBuilder,
-    reading: &[bool],
-    tapes: &[TapeInfo],
-    loaded: RwSignal<Option<Arc<Loaded>>>,
-) {
-    loaded.set(Some(Arc::new(Loaded {
-        tapes: tapes.to_vec(),
-        timeline: builder.preview(reading),
-    })));
-}
-
 /// Read every stream to its end, the one furthest behind in time first, so
-/// that the merged timeline's beginning settles early. Every [`SLICE_MS`]
-/// of work the browser gets to paint. A preview of the settled entries is
-/// shown [`FIRST_PREVIEW_MS`] after reading starts and then every
-/// [`PREVIEW_EVERY_MS`], also while the network keeps the reader waiting.
+/// that the merged timeline's beginning settles early. Work is done in
+/// slices of [`SLICE_MS`], each followed by a [`pause`] for the browser.
+/// While the network keeps the reader waiting, a due preview is shown too.
 async fn read_streams(
     streams: &mut [Stream],
     builder: &mut TimelineBuilder,
@@ -298,8 +303,10 @@ async fn read_streams(
     loaded: RwSignal<Option<Arc<Loaded>>>,
 ) {
     let mut slice_start = now_ms();
-    let mut next_preview = slice_start + FIRST_PREVIEW_MS;
-    let mut fed_at_preview = 0u64;
+    let mut previews = Previews {
+        next: slice_start + FIRST_PREVIEW_MS,
+        fed: 0,
+    };
     let mut chunk = Vec::new();
     loop {
         let next = streams
@@ -313,11 +320,8 @@ async fn read_streams(
             })
             .map(|(i, _)| i);
         let Some(i) = next else { break };
-        let mut reading = vec![false; builder.tape_count()];
-        for s in streams.iter() {
-            reading[s.tape] = s.reader.is_some();
-        }
-        let fed: u64 = streams.iter().map(|s| u64::from(s.line)).sum();
+        let reading = reading_now(streams, builder);
+        let fed = fed_lines(streams);
         let so_far = progress(streams);
         let s = &mut streams[i];
         let Some(reader) = s.reader.as_mut() else {
@@ -327,10 +331,10 @@ async fn read_streams(
         let result = {
             let mut read = std::pin::pin!(reader.next_chunk(&mut chunk));
             loop {
-                let wait = next_preview - now_ms();
-                if fed == fed_at_preview {
+                if fed == previews.fed || !previews_wanted(loaded) {
                     break read.as_mut().await;
                 }
+                let wait = previews.next - now_ms();
                 if wait > 0.0 {
                     let timer = std::pin::pin!(sleep_ms(wait));
                     if let Either::Left((r, _)) = select(read.as_mut(), timer).await {
@@ -339,9 +343,7 @@ async fn read_streams(
                 }
                 // The network is slow: show what has settled meanwhile.
                 status.set(so_far.clone());
-                show_preview(builder, &reading, tapes, loaded);
-                fed_at_preview = fed;
-                next_preview = now_ms() + PREVIEW_EVERY_MS;
+                previews.show(builder, &reading, fed, tapes, loaded);
             }
         };
         let to_end = match result {
@@ -358,32 +360,97 @@ async fn read_streams(
             }
         };
         s.hasher.update(&chunk);
-        store.update_value(|all| {
-            let bytes = &mut all[s.tape];
-            bytes.extend_from_slice(&chunk);
-            s.feed(bytes, builder, to_end);
-        });
-        let now = now_ms();
-        if now - slice_start < SLICE_MS {
-            continue;
-        }
-        status.set(progress(streams));
-        let fed: u64 = streams.iter().map(|s| u64::from(s.line)).sum();
-        if now >= next_preview && fed > fed_at_preview {
-            for s in streams.iter() {
-                reading[s.tape] = s.reader.is_some();
+        store.update_value(|all| all[s.tape].extend_from_slice(&chunk));
+        // Feed the new lines a slice at a time: a large chunk is not parsed
+        // in one go while input waits.
+        loop {
+            let s = &mut streams[i];
+            let deadline = slice_start + SLICE_MS;
+            if store.with_value(|all| s.feed(&all[s.tape], builder, to_end, deadline)) {
+                break;
             }
-            show_preview(builder, &reading, tapes, loaded);
-            fed_at_preview = fed;
-            next_preview = now + PREVIEW_EVERY_MS;
+            if !pause(streams, builder, tapes, status, loaded, &mut previews).await {
+                return;
+            }
+            slice_start = now_ms();
         }
-        next_tick().await;
-        if status.is_disposed() {
-            // The reader left the page: stop reading.
-            return;
+        if now_ms() - slice_start >= SLICE_MS {
+            if !pause(streams, builder, tapes, status, loaded, &mut previews).await {
+                return;
+            }
+            slice_start = now_ms();
         }
-        slice_start = now_ms();
     }
+}
+
+/// When the next preview is due, and how many lines the last one had seen.
+struct Previews {
+    next: f64,
+    fed: u64,
+}
+
+impl Previews {
+    fn show(
+        &mut self,
+        builder: &TimelineBuilder,
+        reading: &[bool],
+        fed: u64,
+        tapes: &[TapeInfo],
+        loaded: RwSignal<Option<Arc<Loaded>>>,
+    ) {
+        loaded.set(Some(Arc::new(Loaded {
+            tapes: tapes.to_vec(),
+            timeline: builder.preview(reading),
+        })));
+        self.fed = fed;
+        self.next = now_ms() + PREVIEW_EVERY_MS;
+    }
+}
+
+/// Entries a preview may show before previews stop: enough to read and
+/// scroll while the rest loads, without re-ordering ever more of it.
+const PREVIEW_ENTRIES: usize = 5000;
+
+/// Whether another preview is worth its cost: not once one has shown
+/// [`PREVIEW_ENTRIES`].
+fn previews_wanted(loaded: RwSignal<Option<Arc<Loaded>>>) -> bool {
+    loaded.with_untracked(|l| {
+        l.as_ref()
+            .is_none_or(|d| d.timeline.entries.len() < PREVIEW_ENTRIES)
+    })
+}
+
+/// Per builder tape: whether more lines may come.
+fn reading_now(streams: &[Stream], builder: &TimelineBuilder) -> Vec<bool> {
+    let mut reading = vec![false; builder.tape_count()];
+    for s in streams {
+        reading[s.tape] = s.reader.is_some();
+    }
+    reading
+}
+
+fn fed_lines(streams: &[Stream]) -> u64 {
+    streams.iter().map(|s| u64::from(s.line)).sum()
+}
+
+/// Between two slices of work: say how far reading has got, show a preview
+/// when one is due, and let the browser paint. `false` once the reader has
+/// left the page.
+async fn pause(
+    streams: &[Stream],
+    builder: &TimelineBuilder,
+    tapes: &[TapeInfo],
+    status: RwSignal<String>,
+    loaded: RwSignal<Option<Arc<Loaded>>>,
+    previews: &mut Previews,
+) -> bool {
+    status.set(progress(streams));
+    let fed = fed_lines(streams);
+    if now_ms() >= previews.next && fed > previews.fed && previews_wanted(loaded) {
+        previews.show(builder, &reading_now(streams, builder), fed, tapes, loaded);
+    }
+    next_tick().await;
+    !status.is_disposed()
 }
 
 /// Fetch a run's record, stream its tapes into `builder`, and check them
@@ -751,17 +818,30 @@ pub fn ReplayPage(source: ReplaySource, links: ReplayLinks) -> impl IntoView {
     let controls = move || {
         let data = loaded.get()?;
         let total = data.timeline.entries.len();
-        let trials = data
-            .timeline
-            .trials
+        // A list of thousands of options costs more to build than the whole
+        // timeline and cannot be read: the first TRIAL_OPTIONS, and the
+        // chosen trial wherever it is. Every row's trial chip filters too.
+        let chosen = corr.get();
+        let all_trials = &data.timeline.trials;
+        let trials = all_trials
             .iter()
-            .map(|(c, a, count)| {
+            .enumerate()
+            .filter(|(i, (c, _, _))| *i < TRIAL_OPTIONS || chosen.as_deref() == Some(c.as_str()))
+            .map(|(_, (c, a, count))| {
                 let label = format!("{c} ({}, {count})", a.as_str());
                 let value = c.clone();
-                let is = corr.get().as_deref() == Some(c.as_str());
+                let is = chosen.as_deref() == Some(c.as_str());
                 view! { <option value=value selected=is>{label}</option> }
             })
             .collect_view();
+        let more_trials = (all_trials.len() > TRIAL_OPTIONS).then(|| {
+            view! {
+                <p class="hint" id="more-trials">{format!(
+                    "The list names the first {TRIAL_OPTIONS} of {} trials; a row's trial chip shows only its trial.",
+                    all_trials.len()
+                )}</p>
+            }
+        });
         let arms = Arm::ALL
             .into_iter()
             .map(|a| {
@@ -810,6 +890,7 @@ pub fn ReplayPage(source: ReplaySource, links: ReplayLinks) -> impl IntoView {
                         {trials}
                     </select>
                 </label>
+                {more_trials}
                 <label>
                     <input type="checkbox" id="filter-flagged" prop:checked=flagged_only
                         on:change=move |ev| {
