@@ -20,6 +20,8 @@ use fitness_shared::tape::{StatsBuilder, add_tape};
 
 const HF: &str = "huggingface-co-2026-08-20T17-23-48-886Z";
 const TAMPERED: &str = "mcp-vercel-com-2026-08-20T18-17-32-685Z";
+/// A run whose record names an agent tape the site does not serve.
+const MISSING: &str = "mcp-svelte-dev-2026-08-19T23-51-53-742Z";
 const SEED: [u8; 32] = [7; 32];
 /// A timeline row once every tape has been read (before that, the page
 /// shows a preview of the timeline's settled beginning).
@@ -98,6 +100,8 @@ fn write_site(site: &Path) -> anyhow::Result<()> {
         .context("no 'V' in the tape")?;
     bytes[at] = b'W';
     std::fs::write(&tampered, bytes)?;
+    // One published tape is missing.
+    std::fs::remove_file(site.join("runs").join(MISSING).join("agent.jsonl"))?;
 
     let board = build_board(
         &records,
@@ -628,4 +632,43 @@ async fn the_first_entries_show_before_the_tapes_are_read_and_do_not_move() -> a
     browser.close().await?;
     task.abort();
     outcome
+}
+
+/// A tape the record names but the site does not serve: the badge says which
+/// and why, and the tape that is there is still replayed in full.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_missing_tape_is_named_and_the_other_is_still_replayed() -> anyhow::Result<()> {
+    let expected = {
+        let mut b = TimelineBuilder::new();
+        let t = b.add_tape(Plane::Mcp);
+        b.push_tape(t, &tape_bytes(MISSING, "mcp.jsonl")?);
+        b.finish()
+    };
+    with_site(1400, |c, root| async move {
+        c.goto(&format!("{root}?run={MISSING}&view=replay")).await?;
+        let badge = wait_for(&c, "#integrity").await?;
+        let text = badge.text().await?;
+        anyhow::ensure!(
+            badge.attr("data-state").await?.as_deref() == Some("unverified"),
+            "{text}"
+        );
+        anyhow::ensure!(
+            text.contains("agent.jsonl") && text.contains("HTTP 404"),
+            "{text}"
+        );
+        anyhow::ensure!(
+            !text.contains("mcp.jsonl"),
+            "the wire tape is intact: {text}"
+        );
+        wait_for(&c, LOADED_ROW).await?;
+        let total = attr_u64(&c, "#shown-count", "data-total").await?;
+        anyhow::ensure!(
+            total == expected.entries.len() as u64,
+            "{total} entries, the wire tape alone has {}",
+            expected.entries.len()
+        );
+        anyhow::ensure!(c.find_all(Locator::Css("li.tape-count")).await?.len() == 1);
+        Ok(())
+    })
+    .await
 }
