@@ -325,12 +325,23 @@ async fn sim_reference_follows_the_plan_with_a_handle_then_answers_the_key() {
     let (m, g) = plane_tools(&mcp, &agent);
     assert_eq!(rows(&m), rows(&g));
     assert_eq!(wire_corr_ids(&mcp), agent_tool_use_corr_ids(&agent));
-    // The reference block is in the system text, which is never taped as a
-    // turn: the agent tape shows the calls and the answer, not the plan.
+    // The system text is taped as each trial's first turn, without the
+    // reference block: the agent tape shows the calls and the answer, and
+    // says that a key and plan were given, but not what they were.
+    let text = std::fs::read_to_string(&agent).expect("tape");
+    assert!(!text.contains("fitness-reference"));
+    let systems: Vec<Value> = text
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).expect("json"))
+        .filter(|l| l["type"] == "turn" && l["role"] == "system")
+        .collect();
+    assert_eq!(systems.len(), 2, "one system turn per trial");
+    let first = systems[0]["blocks"].to_string();
+    assert!(first.contains("kept off the tape"), "{first}");
     assert!(
-        !std::fs::read_to_string(&agent)
-            .expect("tape")
-            .contains("fitness-reference")
+        !systems[1]["blocks"]
+            .to_string()
+            .contains("kept off the tape")
     );
 }
 

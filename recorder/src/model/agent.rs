@@ -167,6 +167,9 @@ earlier result), then reply with the answer.\n",
     s
 }
 
+/// Taped in place of the reference block of a reference trial's system text.
+pub const REFERENCE_WITHHELD: &str = "[The reference agent's answer key and solution plan followed here. They are kept off the tape so that the suite's answers are never published.]";
+
 /// The system text of a trial.
 pub fn system_text(instructions: Option<&str>, reference: Option<&ReferenceHint>) -> String {
     let mut s = PREAMBLE.to_owned();
@@ -218,6 +221,26 @@ async fn drive(
         ToolMode::None => Vec::new(),
         ToolMode::Live | ToolMode::StubbedEmpty => spec.tools.iter().map(tool_spec).collect(),
     };
+    // The system text goes on the tape first: what the agent was told is
+    // evidence too. The reference agent's answer key and plan are the one
+    // part withheld, so that a published tape never publishes a suite's
+    // answers; the tape says where they were.
+    let mut system_blocks = vec![ContentBlock::Text {
+        text: system_text(spec.instructions, None),
+    }];
+    if spec.reference.is_some() {
+        system_blocks.push(ContentBlock::Text {
+            text: REFERENCE_WITHHELD.to_owned(),
+        });
+    }
+    tape.line(&turn_line(
+        "system",
+        &system_blocks,
+        None,
+        None,
+        None,
+        spec.corr_id,
+    ));
     let prompt = vec![ContentBlock::Text {
         text: spec.prompt.to_owned(),
     }];
