@@ -61,6 +61,17 @@ fn write_site(site: &Path, records: &[RunRecord], set: &ImportSet) -> anyhow::Re
     Ok(())
 }
 
+/// The anchor site laid out in a temporary directory (kept while the
+/// returned guard lives), served, and a browser at 1400 x 900.
+async fn anchor_site() -> anyhow::Result<(ImportSet, tempfile::TempDir, StaticServer, Browser)> {
+    let set = anchor_import()?;
+    let site = tempfile::tempdir()?;
+    write_site(site.path(), &set.records, &set)?;
+    let server = StaticServer::start(site.path()).await?;
+    let browser = Browser::start(1400, 900).await?;
+    Ok((set, site, server, browser))
+}
+
 async fn count(client: &Client, css: &str) -> anyhow::Result<usize> {
     Ok(client.find_all(Locator::Css(css)).await?.len())
 }
@@ -92,11 +103,7 @@ async fn screenshot(client: &Client, name: &str) -> anyhow::Result<()> {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn anchor_board_and_record_page_in_chromium() -> anyhow::Result<()> {
-    let set = anchor_import()?;
-    let site = tempfile::tempdir()?;
-    write_site(site.path(), &set.records, &set)?;
-    let server = StaticServer::start(site.path()).await?;
-    let browser = Browser::start(1400, 900).await?;
+    let (set, _site, server, browser) = anchor_site().await?;
     let outcome = async {
         let c = &browser.client;
         let started = Instant::now();
@@ -403,11 +410,7 @@ async fn synthetic_5000_run_board_renders_every_row() -> anyhow::Result<()> {
 /// Forward return to the pages they name.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn links_between_pages_navigate_in_place_and_back_returns() -> anyhow::Result<()> {
-    let set = anchor_import()?;
-    let site = tempfile::tempdir()?;
-    write_site(site.path(), &set.records, &set)?;
-    let server = StaticServer::start(site.path()).await?;
-    let browser = Browser::start(1400, 900).await?;
+    let (_set, _site, server, browser) = anchor_site().await?;
     let outcome = async {
         let c = &browser.client;
         c.goto(&server.url("/")).await?;

@@ -165,6 +165,18 @@ async fn wait_for(client: &Client, css: &str) -> anyhow::Result<fantoccini::elem
         .with_context(|| format!("{css} never appeared"))
 }
 
+/// The integrity badge's text, once it is there; an error unless it says
+/// unverified.
+async fn unverified_badge(client: &Client) -> anyhow::Result<String> {
+    let badge = wait_for(client, "#integrity").await?;
+    let text = badge.text().await?;
+    anyhow::ensure!(
+        badge.attr("data-state").await?.as_deref() == Some("unverified"),
+        "{text}"
+    );
+    Ok(text)
+}
+
 async fn attr_u64(client: &Client, css: &str, attr: &str) -> anyhow::Result<u64> {
     let el = client
         .find(Locator::Css(css))
@@ -393,12 +405,7 @@ async fn a_tape_with_one_byte_changed_is_unverified() -> anyhow::Result<()> {
     with_site(390, |c, root| async move {
         c.goto(&format!("{root}?run={TAMPERED}&view=replay"))
             .await?;
-        let badge = wait_for(&c, "#integrity").await?;
-        let text = badge.text().await?;
-        anyhow::ensure!(
-            badge.attr("data-state").await?.as_deref() == Some("unverified"),
-            "{text}"
-        );
+        let text = unverified_badge(&c).await?;
         anyhow::ensure!(
             text.contains("mcp.jsonl sha256 differs from the record"),
             "{text}"
@@ -646,12 +653,7 @@ async fn a_missing_tape_is_named_and_the_other_is_still_replayed() -> anyhow::Re
     };
     with_site(1400, |c, root| async move {
         c.goto(&format!("{root}?run={MISSING}&view=replay")).await?;
-        let badge = wait_for(&c, "#integrity").await?;
-        let text = badge.text().await?;
-        anyhow::ensure!(
-            badge.attr("data-state").await?.as_deref() == Some("unverified"),
-            "{text}"
-        );
+        let text = unverified_badge(&c).await?;
         anyhow::ensure!(
             text.contains("agent.jsonl") && text.contains("HTTP 404"),
             "{text}"
