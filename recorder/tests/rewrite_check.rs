@@ -422,50 +422,34 @@ fn rewrite_check_reruns_the_same_suite_through_the_proxy_and_links_both_runs() {
 fn rewrite_check_refuses_http_targets_and_runs_without_proposals_clearly() {
     let out = tempfile::tempdir().expect("tempdir");
     let run = canary_run(out.path(), &[]);
+    // `rewrite-check` on the run with `record` in place of its record:
+    // refused, and what it printed.
+    let refused = |record: &Value| {
+        std::fs::write(
+            run.dir.join("record.json"),
+            serde_json::to_vec(record).unwrap(),
+        )
+        .unwrap();
+        let output = run_bounded(
+            &[
+                "rewrite-check",
+                s(&run.dir),
+                "--out",
+                s(&out.path().join("after")),
+            ],
+            Duration::from_secs(60),
+        );
+        assert!(!output.status.success());
+        text(&output)
+    };
     // An HTTP target: not supported yet, said plainly.
     let mut record = run.record.clone();
     record["server"]["target"] =
         serde_json::json!({"kind": "url", "url": "http://127.0.0.1:9/mcp"});
-    std::fs::write(
-        run.dir.join("record.json"),
-        serde_json::to_vec(&record).unwrap(),
-    )
-    .unwrap();
-    let output = run_bounded(
-        &[
-            "rewrite-check",
-            s(&run.dir),
-            "--out",
-            s(&out.path().join("after")),
-        ],
-        Duration::from_secs(60),
-    );
-    assert!(!output.status.success());
-    assert!(
-        text(&output).contains("does not support HTTP targets yet"),
-        "{}",
-        text(&output)
-    );
+    let said = refused(&record);
+    assert!(said.contains("does not support HTTP targets yet"), "{said}");
     // No proposals: nothing to check.
     record["proposals"] = Value::Array(Vec::new());
-    std::fs::write(
-        run.dir.join("record.json"),
-        serde_json::to_vec(&record).unwrap(),
-    )
-    .unwrap();
-    let output = run_bounded(
-        &[
-            "rewrite-check",
-            s(&run.dir),
-            "--out",
-            s(&out.path().join("after")),
-        ],
-        Duration::from_secs(60),
-    );
-    assert!(!output.status.success());
-    assert!(
-        text(&output).contains("has no proposals"),
-        "{}",
-        text(&output)
-    );
+    let said = refused(&record);
+    assert!(said.contains("has no proposals"), "{said}");
 }

@@ -283,10 +283,6 @@ impl Sha256Stream {
         self.hasher.update(chunk);
         self.bytes += chunk.len() as u64;
     }
-    /// The number of bytes hashed so far.
-    pub fn bytes(&self) -> u64 {
-        self.bytes
-    }
     /// The lowercase hex digest and the number of bytes hashed.
     pub fn finish(self) -> (String, u64) {
         (hex::encode(self.hasher.finalize()), self.bytes)

@@ -29,3 +29,29 @@ pub fn viewer_dist() -> anyhow::Result<PathBuf> {
     );
     Ok(dist)
 }
+
+/// Copy the directory tree `from` into `to` (created if missing).
+pub fn copy_dir(from: &std::path::Path, to: &std::path::Path) -> anyhow::Result<()> {
+    std::fs::create_dir_all(to)?;
+    for entry in std::fs::read_dir(from)? {
+        let entry = entry?;
+        let target = to.join(entry.file_name());
+        if entry.file_type()?.is_dir() {
+            copy_dir(&entry.path(), &target)?;
+        } else {
+            std::fs::copy(entry.path(), target)?;
+        }
+    }
+    Ok(())
+}
+
+/// The anchor board's 33 records and their standing-notes sets, imported
+/// from the `fitness-report/1` fixture.
+pub fn anchor_import() -> anyhow::Result<fitness_shared::record::import::ImportSet> {
+    use anyhow::Context;
+    let runs = workspace_root().join("fixtures/anchor-board/runs.json");
+    let doc: serde_json::Value = serde_json::from_slice(
+        &std::fs::read(&runs).with_context(|| format!("reading {}", runs.display()))?,
+    )?;
+    Ok(fitness_shared::record::import::import_runs(&doc)?)
+}

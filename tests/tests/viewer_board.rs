@@ -7,35 +7,12 @@ use std::time::{Duration, Instant};
 
 use anyhow::Context;
 use fantoccini::{Client, Locator};
-use fitness_e2e::{browser::Browser, serve::StaticServer, viewer_dist, workspace_root};
+use fitness_e2e::{anchor_import, browser::Browser, copy_dir, serve::StaticServer, viewer_dist};
 use fitness_shared::board::build_board;
 use fitness_shared::record::RunRecord;
-use fitness_shared::record::import::{ImportSet, import_runs};
+use fitness_shared::record::import::ImportSet;
 
 const HF_EXTENDED: &str = "huggingface-co-2026-08-20T17-23-48-886Z";
-
-fn copy_dir(from: &Path, to: &Path) -> anyhow::Result<()> {
-    std::fs::create_dir_all(to)?;
-    for entry in std::fs::read_dir(from)? {
-        let entry = entry?;
-        let target = to.join(entry.file_name());
-        if entry.file_type()?.is_dir() {
-            copy_dir(&entry.path(), &target)?;
-        } else {
-            std::fs::copy(entry.path(), target)?;
-        }
-    }
-    Ok(())
-}
-
-/// The 33 anchor records and their standing-notes sets, imported from the v1 fixture.
-fn anchor_import() -> anyhow::Result<ImportSet> {
-    let runs = workspace_root().join("fixtures/anchor-board/runs.json");
-    let doc: serde_json::Value = serde_json::from_slice(
-        &std::fs::read(&runs).with_context(|| format!("reading {}", runs.display()))?,
-    )?;
-    Ok(import_runs(&doc)?)
-}
 
 /// dist + data/board.json + runs/<id>/record.json + standing-notes/<hex>.json,
 /// as `fitness publish` lays it out.

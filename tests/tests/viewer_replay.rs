@@ -9,10 +9,11 @@ use std::time::{Duration, Instant};
 
 use anyhow::Context;
 use fantoccini::{Client, Locator};
-use fitness_e2e::{browser::Browser, serve::StaticServer, viewer_dist, workspace_root};
+use fitness_e2e::{
+    anchor_import, browser::Browser, copy_dir, serve::StaticServer, viewer_dist, workspace_root,
+};
 use fitness_shared::board::build_board;
 use fitness_shared::integrity::{self, signing};
-use fitness_shared::record::import::import_runs;
 use fitness_shared::record::{RunRecord, TapePlane, TapeRef};
 use fitness_shared::tape::stats::{Origin, Plane, Stats};
 use fitness_shared::tape::timeline::{EntryKind, Timeline, TimelineBuilder};
@@ -34,28 +35,12 @@ fn traces() -> PathBuf {
     workspace_root().join("fixtures/anchor-board/traces")
 }
 
-fn copy_dir(from: &Path, to: &Path) -> anyhow::Result<()> {
-    std::fs::create_dir_all(to)?;
-    for entry in std::fs::read_dir(from)? {
-        let entry = entry?;
-        let target = to.join(entry.file_name());
-        if entry.file_type()?.is_dir() {
-            copy_dir(&entry.path(), &target)?;
-        } else {
-            std::fs::copy(entry.path(), target)?;
-        }
-    }
-    Ok(())
-}
-
 /// The anchor site: 33 signed records, the 8 runs with tapes carrying them
 /// (hashed into `tapes[]`), one of those tapes changed by one byte after
 /// signing, and a hostile trace under `xss/`.
 fn write_site(site: &Path) -> anyhow::Result<()> {
     copy_dir(&viewer_dist()?, site)?;
-    let runs = workspace_root().join("fixtures/anchor-board/runs.json");
-    let doc: serde_json::Value = serde_json::from_slice(&std::fs::read(&runs)?)?;
-    let mut records: Vec<RunRecord> = import_runs(&doc)?.records;
+    let mut records: Vec<RunRecord> = anchor_import()?.records;
     for record in &mut records {
         let id = record.run.id.clone();
         let dir = site.join("runs").join(&id);

@@ -69,8 +69,8 @@ pub fn tape_path(run_id: &str, tape: &str) -> Option<String> {
     ok.then(|| format!("{dir}{tape}"))
 }
 
-/// The bytes at `url` (a full URL or a site-relative one, used as given).
-pub async fn fetch_bytes(url: &str) -> Result<Vec<u8>, String> {
+/// GET `url` (used as given); an HTTP error status is an error.
+async fn get(url: &str) -> Result<gloo_net::http::Response, String> {
     let response = Request::get(url)
         .send()
         .await
@@ -78,7 +78,13 @@ pub async fn fetch_bytes(url: &str) -> Result<Vec<u8>, String> {
     if !response.ok() {
         return Err(format!("failed to fetch {url}: HTTP {}", response.status()));
     }
-    response
+    Ok(response)
+}
+
+/// The bytes at `url` (a full URL or a site-relative one, used as given).
+pub async fn fetch_bytes(url: &str) -> Result<Vec<u8>, String> {
+    get(url)
+        .await?
         .binary()
         .await
         .map_err(|e| format!("failed to read {url}: {e}"))
@@ -96,13 +102,7 @@ impl BodyReader {
     /// Start fetching `url` (used as given).
     pub async fn open(url: &str) -> Result<Self, String> {
         use wasm_bindgen::JsCast;
-        let response = Request::get(url)
-            .send()
-            .await
-            .map_err(|e| format!("failed to fetch {url}: {e}"))?;
-        if !response.ok() {
-            return Err(format!("failed to fetch {url}: HTTP {}", response.status()));
-        }
+        let response = get(url).await?;
         let length = response
             .headers()
             .get("content-length")

@@ -19,34 +19,12 @@ use std::time::{Duration, Instant};
 
 use anyhow::Context;
 use fantoccini::{Client, Locator};
-use fitness_e2e::{browser::Browser, serve::StaticServer, viewer_dist, workspace_root};
+use fitness_e2e::{anchor_import, browser::Browser, copy_dir, serve::StaticServer, viewer_dist};
 use fitness_shared::board::build_board;
 use fitness_shared::record::RunRecord;
-use fitness_shared::record::import::{ImportSet, import_runs};
+use fitness_shared::record::import::ImportSet;
 
 const COPIES: usize = 152;
-
-fn copy_dir(from: &Path, to: &Path) -> anyhow::Result<()> {
-    std::fs::create_dir_all(to)?;
-    for entry in std::fs::read_dir(from)? {
-        let entry = entry?;
-        let target = to.join(entry.file_name());
-        if entry.file_type()?.is_dir() {
-            copy_dir(&entry.path(), &target)?;
-        } else {
-            std::fs::copy(entry.path(), target)?;
-        }
-    }
-    Ok(())
-}
-
-fn anchor() -> anyhow::Result<ImportSet> {
-    let runs = workspace_root().join("fixtures/anchor-board/runs.json");
-    let doc: serde_json::Value = serde_json::from_slice(
-        &std::fs::read(&runs).with_context(|| format!("reading {}", runs.display()))?,
-    )?;
-    Ok(import_runs(&doc)?)
-}
 
 /// The viewer, `data/board.json` and every record, laid out as publish does.
 /// Returns the size of board.json in bytes.
@@ -112,7 +90,7 @@ fn verdict(ok: bool) -> &'static str {
 
 #[tokio::main(flavor = "multi_thread", worker_threads = 2)]
 async fn main() -> anyhow::Result<()> {
-    let set = anchor()?;
+    let set = anchor_import()?;
     let mut synthetic = Vec::with_capacity(set.records.len() * COPIES);
     for copy in 0..COPIES {
         for record in &set.records {

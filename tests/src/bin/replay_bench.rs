@@ -6,30 +6,15 @@
 //! Run: `cargo run --release -p fitness-e2e --bin replay_bench`.
 
 use std::fmt::Write as _;
-use std::path::Path;
 use std::time::{Duration, Instant};
 
 use anyhow::Context;
 use fantoccini::{Client, Locator};
-use fitness_e2e::{browser::Browser, serve::StaticServer, viewer_dist, workspace_root};
+use fitness_e2e::{browser::Browser, copy_dir, serve::StaticServer, viewer_dist, workspace_root};
 
 /// Openings per tape pair; medians are reported.
 const RUNS: usize = 5;
 const HF: &str = "huggingface-co-2026-08-20T17-23-48-886Z";
-
-fn copy_dir(from: &Path, to: &Path) -> anyhow::Result<()> {
-    std::fs::create_dir_all(to)?;
-    for entry in std::fs::read_dir(from)? {
-        let entry = entry?;
-        let target = to.join(entry.file_name());
-        if entry.file_type()?.is_dir() {
-            copy_dir(&entry.path(), &target)?;
-        } else {
-            std::fs::copy(entry.path(), target)?;
-        }
-    }
-    Ok(())
-}
 
 fn iso(ms: u64) -> String {
     let s = ms / 1000;
