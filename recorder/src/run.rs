@@ -313,6 +313,15 @@ pub fn print_summary(output: &RunOutput, json: bool) -> anyhow::Result<()> {
                 o.code(),
                 if reason.is_empty() { "" } else { ": " }
             );
+            if let Some(why) = r
+                .gates
+                .refused_at
+                .as_deref()
+                .and_then(|g| r.gates.record(g))
+                .and_then(|g| g.detail.explain())
+            {
+                println!("why      {why}");
+            }
         }
     }
     if let Some(i) = &output.interrupted {

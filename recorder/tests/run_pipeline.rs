@@ -91,9 +91,9 @@ fn a_good_server_is_scored_with_its_interval_and_every_gate_on_record() {
     assert_eq!(
         order,
         [
+            "plan_power",
             "structural",
             "answer_leak",
-            "plan_power",
             "null_baseline",
             "construct",
             "drive"
@@ -108,6 +108,81 @@ fn a_good_server_is_scored_with_its_interval_and_every_gate_on_record() {
     assert_eq!(run.record["run"]["generator"], "schema-walk/1");
     assert_eq!(run.record["run"]["runner_model"], "sim/diligent");
     assert!(run.record["cost"]["kind"].is_string());
+}
+
+#[test]
+fn a_registration_that_could_never_publish_is_refused_before_the_server_or_a_model_is_touched() {
+    let out = tempfile::tempdir().expect("tempdir");
+    let started = Instant::now();
+    // 8 tasks x 2 reps with two batches of 4 reach at most 32 trials: a
+    // flawless reference agent needs 35 at threshold 0.90.
+    let output = run_bounded(
+        &[
+            "run",
+            "--runner",
+            "sim/diligent",
+            "--tasks",
+            "8",
+            "--reps",
+            "2",
+            "--out",
+            s(out.path()),
+            "--",
+            FITNESS,
+            "demo-server",
+            "good",
+        ],
+        Duration::from_secs(60),
+    );
+    let elapsed = started.elapsed();
+    let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
+    assert!(output.status.success(), "{}", text(&output));
+    assert!(
+        stdout.contains("GATE_FAILED (gate plan_power: never_publishable)"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("--tasks 10 --reps 2") && stdout.contains("--tasks 8 --reps 3"),
+        "the refusal names the nearest publishable sizes: {stdout}"
+    );
+    let dir = std::fs::read_dir(out.path())
+        .expect("the out dir")
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .find(|p| p.join("record.json").is_file())
+        .expect("a run directory with a record");
+    let record: Value =
+        serde_json::from_slice(&std::fs::read(dir.join("record.json")).expect("record"))
+            .expect("json");
+    assert_eq!(record["outcome"], "GATE_FAILED");
+    assert_eq!(record["gates"]["refused_at"], "plan_power");
+    assert_eq!(record["gates"]["order"], serde_json::json!(["plan_power"]));
+    assert!(record.get("score").is_none());
+    let lines = |tape: &str| -> Vec<Value> {
+        std::fs::read_to_string(dir.join(tape))
+            .expect("tape")
+            .lines()
+            .map(|l| serde_json::from_str(l).expect("json line"))
+            .collect()
+    };
+    let mcp = lines("mcp.jsonl");
+    assert!(
+        mcp.iter().all(|l| l["dir"] != "in" && l["dir"] != "out"),
+        "not one frame went to the server: {mcp:?}"
+    );
+    let agent = lines("agent.jsonl");
+    assert!(
+        agent.iter().all(|l| l["type"] != "turn"),
+        "not one model call: {agent:?}"
+    );
+    assert!(
+        agent.iter().any(|l| l["kind"] == "fitness.preregistration"),
+        "the registration it refused is on the tape"
+    );
+    assert!(
+        elapsed < Duration::from_secs(20),
+        "refused at once, not after generation: {elapsed:?}"
+    );
 }
 
 #[test]

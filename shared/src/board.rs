@@ -688,17 +688,11 @@ fn result_for(record: &RunRecord) -> RowResult {
 
 /// One line with the numbers the stopping gate saw.
 fn teaser(gate: &crate::record::GateRecord) -> String {
-    let explain = match &gate.detail {
-        GateDetail::Structural {
-            explain: Some(e), ..
-        }
-        | GateDetail::NullBaseline {
-            explain: Some(e), ..
-        } => Some(e.clone()),
-        _ => None,
-    };
-    if let Some(e) = explain {
-        return strip_code_prefix(&e);
+    // The plan-power sentence names flags; its row line is the numbers below.
+    if !matches!(gate.detail, GateDetail::PlanPower { .. })
+        && let Some(e) = gate.detail.explain()
+    {
+        return strip_code_prefix(e);
     }
     match (&gate.detail, &gate.verdict) {
         (

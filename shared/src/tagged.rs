@@ -244,6 +244,7 @@ impl<'de> Deserialize<'de> for GateDetail {
                 threshold: need(w.threshold, v, "threshold")?,
                 detectable_rate: need(w.detectable_rate, v, "detectable_rate")?,
                 achieved_power: need(w.achieved_power, v, "achieved_power")?,
+                explain: w.explain,
             },
             "null_baseline" => GateDetail::NullBaseline {
                 rates: need(w.rates, v, "rates")?,
@@ -358,6 +359,7 @@ mod tests {
                 threshold: 0.8,
                 detectable_rate: 0.95,
                 achieved_power: 0.9,
+                explain: Some("y".into()),
             },
             GateDetail::NullBaseline {
                 rates: vec![NullRate {

@@ -9,8 +9,8 @@ use fitness_shared::gates::{
     MAX_ERROR_RATE, MIN_ADMISSION_RATE, MIN_SUITE_SIZE, NullArm, NullOutcome, NullReason, Outcome,
     OutcomeCode, PlanPowerReason, PreRegistration, StructuralReason, SuiteFates, compromised,
     null_baseline, null_baseline_with_ratio, perfect_agent_min_trials, plan_power_gate,
-    published_verdict, resolve_extensions, resolve_extensions_with, structural, structural_with,
-    verdict,
+    publishable_sizes, published_verdict, resolve_extensions, resolve_extensions_with, structural,
+    structural_with, verdict,
 };
 use fitness_shared::stats::wilson;
 
@@ -132,6 +132,23 @@ fn plan_power_refuses_registrations_that_can_never_publish() {
     );
     // An invalid registration is an error, not a refusal.
     assert!(plan_power_gate(&prereg(0, 3, 0, 0)).is_err());
+}
+
+#[test]
+fn a_refused_registration_names_the_nearest_publishable_sizes() {
+    // 8 tasks x 2 reps, two batches of 4: pooled 16, 24, 32 trials, all
+    // under the 35 a flawless agent needs at 0.90.
+    let p = prereg(8, 2, 4, 2);
+    assert!(!plan_power_gate(&p).unwrap().ok);
+    let sizes = publishable_sizes(&p).unwrap();
+    // 10 tasks x 2 reps + 2 x 4 x 2 = 36 >= 35; 9 tasks reach only 34.
+    assert_eq!(sizes.min_tasks, Some(10));
+    // 8 tasks x 3 reps + 2 x 4 x 3 = 48; 2 reps reach only 32.
+    assert_eq!(sizes.min_reps, Some(3));
+    for (tasks, reps) in [(10, 2), (8, 3)] {
+        assert!(plan_power_gate(&prereg(tasks, reps, 4, 2)).unwrap().ok);
+    }
+    assert!(!plan_power_gate(&prereg(9, 2, 4, 2)).unwrap().ok);
 }
 
 #[test]

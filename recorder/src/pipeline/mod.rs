@@ -284,7 +284,16 @@ fn name_of<T: serde::Serialize>(value: &T) -> String {
 impl Run<'_> {
     async fn stages(&mut self) -> anyhow::Result<Flow> {
         let cfg = self.cfg;
-        // 1. Connect and probe: zero tokens.
+        // 1. The pre-registration, written and hashed before anything else,
+        // and the gate that reads nothing but it: a registration that could
+        // never publish is refused before the server is touched and before
+        // any model call.
+        self.register()?;
+        if let Flow::Stop { outcome, gate } = self.plan_power()? {
+            return Ok(Flow::Stop { outcome, gate });
+        }
+
+        // 2. Connect and probe: zero tokens.
         self.progress.phase("probe", 1);
         let report = report::probe(&cfg.target, self.mcp.clone(), cfg.timeout, &[])
             .await
@@ -295,9 +304,6 @@ impl Run<'_> {
             report.server.negotiated_version
         ));
         self.report = Some(report);
-
-        // 2. Pre-registration, written and hashed before the first model call.
-        self.register()?;
 
         let session = Session::connect(&cfg.target, self.mcp.clone(), None, cfg.timeout)
             .await
@@ -468,9 +474,6 @@ impl Run<'_> {
             return Ok(Flow::Stop { outcome, gate });
         }
         if let Flow::Stop { outcome, gate } = self.answer_leak(&tasks, tools) {
-            return Ok(Flow::Stop { outcome, gate });
-        }
-        if let Flow::Stop { outcome, gate } = self.plan_power()? {
             return Ok(Flow::Stop { outcome, gate });
         }
 
@@ -692,6 +695,40 @@ impl Run<'_> {
         let report = gates::plan_power_gate(&prereg)?;
         let actual_n = prereg.max_trials();
         let required_n = report.required_n.unwrap_or(0);
+        let explain = if report.ok {
+            format!(
+                "A flawless reference agent can publish a pass at {} pooled trials; the registration reaches up to {actual_n}.",
+                report.publishable_at.unwrap_or(actual_n)
+            )
+        } else {
+            let sizes = gates::publishable_sizes(&prereg)?;
+            let mut would = Vec::new();
+            if let Some(t) = sizes.min_tasks {
+                would.push(format!("--tasks {t} --reps {}", prereg.reps));
+            }
+            if let Some(r) = sizes.min_reps {
+                would.push(format!("--tasks {} --reps {r}", prereg.n_tasks));
+            }
+            format!(
+                "This registration ({} tasks x {} reps, {} extension batches of {} tasks) reaches at most {actual_n} pooled trials; a flawless reference agent needs {} for a pass to be published at threshold {}, so the run could only refuse. Refused before connecting to the server and before any model call. Publishable with {}.",
+                prereg.n_tasks,
+                prereg.reps,
+                prereg.max_extensions,
+                prereg.extension_size,
+                report
+                    .perfect_agent_min_trials
+                    .map_or("more than 10,000".to_owned(), |n| n.to_string()),
+                prereg.threshold,
+                if would.is_empty() {
+                    "no size up to 10,000 trials".to_owned()
+                } else {
+                    would.join(", or ")
+                }
+            )
+        };
+        if !report.ok {
+            self.own_notes.push(format!("Plan power: {explain}"));
+        }
         self.push_gate(GateRecord {
             id: "plan_power".to_owned(),
             cost_tier: CostTier::Free,
@@ -709,6 +746,7 @@ impl Run<'_> {
                     prereg.detectable,
                     prereg.alpha,
                 ),
+                explain: Some(explain),
             },
             source_detail: None,
         });

@@ -35,7 +35,10 @@ pub use null_baseline::{
     NullOutcome, NullRate, NullReason, null_baseline, null_baseline_with_ratio,
 };
 pub use outcome::{Counts, GateError, Outcome, OutcomeCode};
-pub use plan_power::{PlanPowerReason, PlanPowerReport, perfect_agent_min_trials, plan_power_gate};
+pub use plan_power::{
+    PlanPowerReason, PlanPowerReport, PublishableSizes, perfect_agent_min_trials, plan_power_gate,
+    publishable_sizes,
+};
 pub use prereg::{MAX_REGISTERED_TRIALS, PreRegistration, default_detectable};
 pub use published::{PublishedReason, PublishedVerdict, published_verdict};
 pub use structural::{

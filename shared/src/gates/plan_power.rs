@@ -67,6 +67,36 @@ pub fn perfect_agent_min_trials(prereg: &PreRegistration) -> Option<u64> {
     (1..=MAX_PLAN_N).find(|&n| perfect_agent_publishes(n, prereg))
 }
 
+/// The nearest registrations a flawless reference agent could publish: the
+/// fewest tasks at the registered reps and extensions, and the fewest reps
+/// at the registered tasks and extensions. `None` when no size up to
+/// [`MAX_PLAN_N`] pooled trials would do.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PublishableSizes {
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub min_tasks: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub min_reps: Option<u64>,
+}
+
+/// See [`PublishableSizes`]. Errors when the pre-registration is invalid.
+pub fn publishable_sizes(prereg: &PreRegistration) -> Result<PublishableSizes, GateError> {
+    prereg.validate()?;
+    let publishes = |p: &PreRegistration| {
+        p.reachable_trials()
+            .iter()
+            .any(|&n| perfect_agent_publishes(n, p))
+    };
+    let min_tasks = (1..=MAX_PLAN_N / prereg.reps.max(1))
+        .find(|&n_tasks| publishes(&PreRegistration { n_tasks, ..*prereg }));
+    let min_reps = (1..=MAX_PLAN_N / prereg.n_tasks.max(1))
+        .find(|&reps| publishes(&PreRegistration { reps, ..*prereg }));
+    Ok(PublishableSizes {
+        min_tasks,
+        min_reps,
+    })
+}
+
 /// The plan-power gate: refuses, for free, a pre-registration none of whose
 /// reachable pooled sizes ([`PreRegistration::reachable_trials`]) could
 /// publish a PASS even if every trial succeeded (GATE_FAILED,

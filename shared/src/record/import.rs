@@ -579,6 +579,7 @@ fn convert_gate_detail(gate: &str, d: &Value) -> GateDetail {
                 threshold,
                 detectable_rate,
                 achieved_power,
+                explain: None,
             },
             _ => GateDetail::Unrecognised,
         },

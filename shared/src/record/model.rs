@@ -436,6 +436,9 @@ pub enum GateDetail {
         threshold: f64,
         detectable_rate: f64,
         achieved_power: f64,
+        /// What the gate saw, and the registrations that could publish.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        explain: Option<String>,
     },
     NullBaseline {
         /// One rate per null model.
@@ -492,6 +495,18 @@ pub enum GateDetail {
     /// A gate kind this reader does not know.
     #[serde(other)]
     Unrecognised,
+}
+
+impl GateDetail {
+    /// The gate's own sentence on what it saw, when it wrote one.
+    pub fn explain(&self) -> Option<&str> {
+        match self {
+            GateDetail::Structural { explain, .. }
+            | GateDetail::PlanPower { explain, .. }
+            | GateDetail::NullBaseline { explain, .. } => explain.as_deref(),
+            _ => None,
+        }
+    }
 }
 
 /// The construct gate's reading of its own tape: what the reference agent's

@@ -200,6 +200,10 @@ pub fn scored_record() -> RunRecord {
                         threshold: 0.9,
                         detectable_rate: 0.8,
                         achieved_power: 0.5,
+                        explain: Some(
+                            "A flawless reference agent can publish a pass at 36 pooled trials."
+                                .into(),
+                        ),
                     },
                 ),
                 gate(

@@ -268,8 +268,9 @@ fn DecidingGate(gate: GateRecord, record: RunRecord) -> impl IntoView {
             }
             .into_any()
         }
-        GateDetail::PlanPower { required_n, actual_n, threshold, detectable_rate, achieved_power } => view! {
+        GateDetail::PlanPower { required_n, actual_n, threshold, detectable_rate, achieved_power, explain } => view! {
             <p>{format!("The run's n of {actual_n} against a required n of {required_n}; threshold {}, detectable rate {}, achieved power {:.3}.", pct(*threshold), pct(*detectable_rate), achieved_power)}</p>
+            {explain.clone().map(|e| view! { <p>{e}</p> })}
         }
         .into_any(),
         GateDetail::AnswerLeak { leaks, at_generation } => view! {
