@@ -67,6 +67,7 @@ struct Fixture {
     tools: Vec<rmcp::model::Tool>,
     destructive: BTreeSet<String>,
     exclude: Vec<String>,
+    answer_rules: bool,
 }
 
 impl Fixture {
@@ -75,6 +76,7 @@ impl Fixture {
             tools: tools(),
             destructive: ["delete-item".to_owned()].into_iter().collect(),
             exclude: vec!["Which lamp did the EARLIER batch ask about?".into()],
+            answer_rules: false,
         }
     }
 
@@ -85,6 +87,7 @@ impl Fixture {
             credential,
             destructive_tools: &self.destructive,
             exclude_prompts: &self.exclude,
+            answer_rules: self.answer_rules,
         }
     }
 }
@@ -96,15 +99,9 @@ fn rule_for(task: Task, before: Vec<Task>, credential: CredentialContext) -> Opt
     let mut candidates: Vec<Candidate> = before
         .into_iter()
         .enumerate()
-        .map(|(i, t)| Candidate {
-            id: format!("b{i}"),
-            parsed: Ok(t),
-        })
+        .map(|(i, t)| Candidate::new(format!("b{i}"), Ok(t)))
         .collect();
-    candidates.push(Candidate {
-        id: "probe".into(),
-        parsed: Ok(task),
-    });
+    candidates.push(Candidate::new("probe".into(), Ok(task)));
     let (admitted, rejections) = admit(candidates, &f.ctx(credential));
     let r = rejections.iter().find(|r| r.candidate == "probe");
     assert_eq!(
@@ -208,12 +205,21 @@ fn permissive_and_invalid_checks_are_rejected() {
 #[test]
 fn a_check_the_prompt_satisfies_is_rejected() {
     let mut t = good("Search for the 3 cheapest lamps.", "Lumo");
-    t.check = Predicate::NumberWithin {
-        value: 3.0,
-        tolerance: 0.0,
+    t.check = Predicate::Regex {
+        pattern: r"\b3\b".into(),
     };
-    t.answer_key = "three".into();
+    t.answer_key = "Lumo 3".into();
     assert_eq!(rule(t).as_deref(), Some("check-matches-prompt"));
+}
+
+#[test]
+fn a_check_that_rejects_its_own_answer_key_is_rejected() {
+    let mut t = good("Search for lamps and name the cheapest.", "Lumo");
+    t.check = Predicate::Substring {
+        value: "Lumen".into(),
+        case_insensitive: false,
+    };
+    assert_eq!(rule(t).as_deref(), Some("check-rejects-key"));
 }
 
 #[test]
@@ -297,10 +303,7 @@ fn unchained_handles_are_rejected_and_chained_ones_admitted() {
 fn structural_rules_and_destructive_exclusion() {
     let f = Fixture::new();
     let (_, rejections) = admit(
-        vec![Candidate {
-            id: "m".into(),
-            parsed: Err("`check` is missing".into()),
-        }],
+        vec![Candidate::new("m".into(), Err("`check` is missing".into()))],
         &f.ctx(CredentialContext::Anonymous),
     );
     assert_eq!(rejections[0].rule, "malformed");
@@ -322,10 +325,7 @@ fn structural_rules_and_destructive_exclusion() {
     }
     let f = Fixture::new();
     let (admitted, rejections) = admit(
-        vec![Candidate {
-            id: "d".into(),
-            parsed: Ok(t),
-        }],
+        vec![Candidate::new("d".into(), Ok(t))],
         &f.ctx(CredentialContext::OwnerKey),
     );
     assert!(rejections.is_empty(), "{rejections:?}");
@@ -585,4 +585,119 @@ async fn the_null_screen_deletes_answered_candidates_and_keeps_failed_calls() {
     assert_eq!(errors.len(), 1);
     assert_eq!(errors[0]["corr_id"], "c3::screen");
     assert_eq!(errors[0]["raw"]["class"], "rate_limited");
+}
+
+/// Admit `tasks` under the rules every generator but schema-walk/1 meets.
+fn strict(tasks: Vec<Task>) -> (Vec<String>, Vec<(String, String)>) {
+    let mut f = Fixture::new();
+    f.answer_rules = true;
+    let candidates = tasks
+        .into_iter()
+        .enumerate()
+        .map(|(i, t)| Candidate::new(format!("c{i}"), Ok(t)))
+        .collect();
+    let (admitted, rejections) = admit(candidates, &f.ctx(CredentialContext::Anonymous));
+    (
+        admitted.into_iter().map(|t| t.id).collect(),
+        rejections
+            .into_iter()
+            .map(|r| (r.candidate, r.rule.to_owned()))
+            .collect(),
+    )
+}
+
+fn numeric(prompt: &str, value: f64, args: Value) -> Task {
+    let mut t = good(prompt, &value.to_string());
+    t.check = Predicate::NumberWithin {
+        value,
+        tolerance: 0.0,
+    };
+    t.solution[0].arguments = args.as_object().cloned().unwrap_or_default();
+    t
+}
+
+#[test]
+fn an_answer_arithmetic_gives_without_the_server_is_derivable() {
+    let (admitted, rejections) = strict(vec![
+        // 19 + 53: the prompt's numbers give it.
+        numeric(
+            "Add 19 and 53 with the server's tool.",
+            72.0,
+            json!({"a": 19, "b": 53}),
+        ),
+        // An argument plus one.
+        numeric(
+            "How many lamps come after lamp 40?",
+            41.0,
+            json!({"q": "lamps"}),
+        ),
+        // The product of two arguments the prompt does not show.
+        numeric(
+            "Report the area the server computes.",
+            96.0,
+            json!({"w": 8, "h": 12}),
+        ),
+        // The server's own number: nothing in the task gives 1,287.
+        numeric(
+            "How many lamps does the catalogue hold?",
+            1287.0,
+            json!({"q": "lamps"}),
+        ),
+    ]);
+    assert_eq!(admitted, vec!["c3"]);
+    assert_eq!(
+        rejections,
+        (0..3)
+            .map(|i| (format!("c{i}"), "answer-derivable".to_owned()))
+            .collect::<Vec<_>>()
+    );
+    // schema-walk/1 suites stay as they were: the rule does not apply.
+    let f = Fixture::new();
+    let (admitted, _) = admit(
+        vec![Candidate::new(
+            "v1".into(),
+            Ok(numeric(
+                "Add 19 and 53 with the server's tool.",
+                72.0,
+                json!({"a": 19, "b": 53}),
+            )),
+        )],
+        &f.ctx(CredentialContext::Anonymous),
+    );
+    assert_eq!(admitted.len(), 1);
+}
+
+#[test]
+fn a_check_that_accepts_a_neighbours_answer_is_not_discriminating() {
+    let (admitted, rejections) = strict(vec![
+        // `Lumo` also accepts the next task's answer `Lumo Grande`.
+        good("Which lamp is the cheapest?", "Lumo"),
+        // `Lumo Grande` does not accept `Lumo`: it stays.
+        good("Which lamp is the brightest?", "Lumo Grande"),
+        // Two tasks with one answer: the later goes.
+        good("Which lamp is the oldest?", "Arco"),
+        {
+            let mut t = good("Which lamp is the newest?", "Arco");
+            t.solution[0].arguments = args(json!({"q": "new lamps"}));
+            t
+        },
+    ]);
+    assert_eq!(admitted, vec!["c1", "c2"]);
+    assert_eq!(
+        rejections,
+        vec![
+            ("c0".to_owned(), "check-not-discriminating".to_owned()),
+            ("c3".to_owned(), "check-not-discriminating".to_owned()),
+        ]
+    );
+}
+
+#[test]
+fn an_answer_read_from_an_error_is_rejected() {
+    let f = Fixture::new();
+    let mut c = Candidate::new("e".into(), Ok(good("Read the lamp notes.", "ENOENT")));
+    c.source = Some("Error: ENOENT: no such file or directory, open '/lamps/notes.md'".into());
+    let (admitted, rejections) = admit(vec![c], &f.ctx(CredentialContext::Anonymous));
+    assert!(admitted.is_empty());
+    assert_eq!(rejections[0].rule, "error-answer");
 }

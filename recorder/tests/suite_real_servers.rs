@@ -516,19 +516,22 @@ struct ScriptedJudge {
 const SYNTHESIS_REPLY: &str = r#"Sure, here are the tasks:
 ```json
 [
+  {"prompt": "What humidity does the server report for Chicago?", "expected_tools": ["get-structured-content"], "answer_key": "82",
+   "check": {"kind": "number_within", "value": 82, "tolerance": 0},
+   "solution": [{"tool": "get-structured-content", "arguments": {"location": "Chicago"}}], "rationale": "the weather is the server's"},
   {"prompt": "Ask the server to add 1000 and 234567; what total does it give?", "expected_tools": ["get-sum"], "answer_key": "235567",
    "check": {"kind": "number_within", "value": 235567, "tolerance": 0},
-   "solution": [{"tool": "get-sum", "arguments": {"a": 1000, "b": 234567}}], "rationale": "the sum comes from the server"},
-  {"prompt": "Is the total 235568 when the server adds 1001 and 234567?", "expected_tools": ["get-sum"], "answer_key": "235568",
-   "check": {"kind": "number_within", "value": 235568, "tolerance": 0},
-   "solution": [{"tool": "get-sum", "arguments": {"a": 1001, "b": 234567}}], "rationale": "leaks"},
+   "solution": [{"tool": "get-sum", "arguments": {"a": 1000, "b": 234567}}], "rationale": "arithmetic any model does"},
+  {"prompt": "Are the Chicago conditions Light rain / drizzle?", "expected_tools": ["get-structured-content"], "answer_key": "Light rain / drizzle",
+   "check": {"kind": "substring", "value": "Light rain / drizzle", "case_insensitive": true},
+   "solution": [{"tool": "get-structured-content", "arguments": {"location": "Chicago"}}], "rationale": "leaks"},
   {"prompt": "Teleport the user and report where they landed.", "expected_tools": ["teleport"], "answer_key": "Mars",
    "check": {"kind": "substring", "value": "Mars", "case_insensitive": true}, "solution": [], "rationale": "no such tool"},
   {"prompt": "Echo the word zephyrine and report it back.", "expected_tools": ["echo"], "answer_key": "zephyrine",
    "check": {"kind": "regex", "pattern": "(zephyr"}, "solution": [], "rationale": "bad regex"},
   "not a task at all",
-  {"prompt": "ask the server to add 1000 and 234567 -- what total does it give", "expected_tools": ["get-sum"], "answer_key": "235567",
-   "check": {"kind": "number_within", "value": 235567, "tolerance": 0}, "solution": [], "rationale": "duplicate"},
+  {"prompt": "what humidity does the server report for Chicago", "expected_tools": ["get-structured-content"], "answer_key": "82",
+   "check": {"kind": "number_within", "value": 82, "tolerance": 0}, "solution": [], "rationale": "duplicate"},
   {"prompt": "Turn simulated logging on and report the state it reports.", "expected_tools": ["toggle-simulated-logging"], "answer_key": "started",
    "check": {"kind": "substring", "value": "started", "case_insensitive": true}, "destructive": true,
    "solution": [{"tool": "toggle-simulated-logging", "arguments": {}}], "rationale": "changes state"},
@@ -598,7 +601,7 @@ async fn judge_synth_candidates_meet_every_rule_through_generate() {
         seen: Mutex::default(),
     };
     let mut opts = GenerateOptions::new(GeneratorId::JudgeSynth1, 1, 5);
-    opts.overgen_factor = 9.0;
+    opts.overgen_factor = 10.0;
     let dir = tempfile::tempdir().expect("temp dir");
     let tape_path = dir.path().join("agent.jsonl");
     let tape = Tap::create_kind(&tape_path, "test", vec![], "agent").expect("tape");
@@ -623,6 +626,7 @@ async fn judge_synth_candidates_meet_every_rule_through_generate() {
         .map(|r| (r.rule.clone(), r.count))
         .collect();
     let expected: BTreeMap<String, u64> = [
+        ("answer-derivable", 1),
         ("answer-leak", 1),
         ("unknown-tool", 1),
         ("check-invalid", 1),
@@ -636,10 +640,10 @@ async fn judge_synth_candidates_meet_every_rule_through_generate() {
     .map(|(k, v)| (k.to_owned(), v))
     .collect();
     assert_eq!(rules, expected, "{:#?}", report.rejections);
-    assert_eq!(report.ledger.candidates, Some(9));
+    assert_eq!(report.ledger.candidates, Some(10));
     assert_eq!(report.ledger.admitted, Some(1));
     assert_eq!(report.suite.tasks.len(), 1);
-    assert_eq!(report.suite.tasks[0].answer_key, "235567");
+    assert_eq!(report.suite.tasks[0].answer_key, "82");
     assert_eq!(report.suite.generator, "judge-synth/1");
     assert_eq!(report.suite.config["judge"], "anthropic/judge-fake");
     assert_eq!(report.leaks_at_generation.len(), 1);

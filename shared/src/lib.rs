@@ -9,6 +9,7 @@
 pub mod board;
 pub mod cost;
 pub mod gates;
+pub mod generators;
 pub mod stats;
 mod tagged;
 pub mod tape;

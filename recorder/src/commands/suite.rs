@@ -19,15 +19,17 @@ use crate::suite::{GenerateOptions, GenerationReport, GeneratorId};
 
 #[derive(Debug, Args)]
 #[command(
-    after_help = "Examples:\n  fitness suite --generator schema-walk/1 --tasks 8 --out suite.json -- npx mcp-server-everything\n  \
-fitness suite http://127.0.0.1:3001/mcp --generator schema-walk/1 --seed 7 --out suite.json --json\n\n\
-schema-walk/1 needs no model. judge-synth/1 needs --judge PROVIDER/MODEL; --runner PROVIDER/MODEL \
+    after_help = "Examples:\n  fitness suite --generator schema-walk/2 --tasks 8 --out suite.json -- npx mcp-server-everything\n  \
+fitness suite http://127.0.0.1:3001/mcp --generator schema-walk/2 --seed 7 --out suite.json --json\n\n\
+schema-walk/2 and schema-walk/1 need no model. judge-synth/1 needs --judge PROVIDER/MODEL; --runner PROVIDER/MODEL \
 adds the generation-time null screen."
 )]
 pub struct SuiteArgs {
     /// An http(s) URL; for a stdio server give `-- CMD ARGS...` instead.
     pub url: Option<String>,
-    /// The generator: schema-walk/1 (offline, zero spend) or judge-synth/1.
+    /// The generator: schema-walk/2 (offline, zero spend), judge-synth/1
+    /// (needs --judge), or schema-walk/1 (rehearsal: the tasks dictate the
+    /// calls).
     #[arg(long)]
     pub generator: String,
     /// Tasks in the driven suite.
@@ -138,6 +140,7 @@ pub fn run(args: SuiteArgs) -> anyhow::Result<()> {
         screen: args.runner.is_some(),
         id_prefix: args.id_prefix.clone(),
         exclude_prompts: Vec::new(),
+        seed_handles: crate::suite::schema_walk2::seed_handles(&target),
     };
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
@@ -235,6 +238,34 @@ pub fn ledger_text(r: &GenerationReport) -> String {
             .map(|r| format!("{} {}", r.rule, r.count))
             .collect();
         out.push_str(&format!("rejected: {}\n", parts.join(", ")));
+    }
+    if let Some(q) = &l.quality {
+        let pct = |count: u64| {
+            q.share(count)
+                .map_or("-".to_owned(), |s| format!("{:.0}%", s * 100.0))
+        };
+        let tools: Vec<String> = q
+            .per_tool
+            .iter()
+            .map(|t| format!("{} {}", t.tool, t.tasks))
+            .collect();
+        let kinds: Vec<String> = q
+            .predicate_kinds
+            .iter()
+            .map(|k| format!("{} {}", k.kind, k.count))
+            .collect();
+        out.push_str(&format!(
+            "quality: {} of {} listed tool(s) covered ({}); answers from a successful call {} of {} ({}); more than one call {} ({}); checks: {}\n",
+            q.tools_covered(),
+            q.tools_listed,
+            if tools.is_empty() { "none".to_owned() } else { tools.join(", ") },
+            q.answered_from_calls,
+            q.tasks,
+            pct(q.answered_from_calls),
+            q.multi_call,
+            pct(q.multi_call),
+            if kinds.is_empty() { "none".to_owned() } else { kinds.join(", ") },
+        ));
     }
     for s in &r.spend {
         out.push_str(&format!(

@@ -166,6 +166,12 @@ pub async fn execute(
     anyhow::ensure!(cfg.n_tasks > 0, "--tasks must be at least 1");
     anyhow::ensure!(cfg.reps > 0, "--reps must be at least 1");
     anyhow::ensure!(
+        cfg.n_tasks >= cfg.floors.min_suite,
+        "--tasks {} is below the suite floor of {} (--min-suite): the structural gate could only refuse such a run, so it is not started",
+        cfg.n_tasks,
+        cfg.floors.min_suite
+    );
+    anyhow::ensure!(
         (1.0..=20.0).contains(&cfg.overgen_factor),
         "the over-generation factor must be between 1 and 20"
     );
@@ -374,6 +380,7 @@ impl Run<'_> {
             screen: cfg.screen,
             id_prefix: "t".to_owned(),
             exclude_prompts: Vec::new(),
+            seed_handles: crate::suite::schema_walk2::seed_handles(&cfg.target),
         };
         session.set_corr_id(Some("generate"));
         let generation = crate::suite::generate(
@@ -424,6 +431,7 @@ impl Run<'_> {
                 rejected_by_rule: Vec::new(),
                 trimmed_surplus: Some(0),
                 null_screened: None,
+                quality: None,
                 limitation: Some(format!(
                     "the suite was reused, not generated in this run: {n} tasks from {} (suite hash {}); candidates and admitted count those tasks",
                     path.file_name().map_or_else(
@@ -1048,6 +1056,7 @@ impl Run<'_> {
                         screen: self.cfg.screen,
                         id_prefix: format!("x{index}-"),
                         exclude_prompts: driven.iter().map(|t| t.prompt.clone()).collect(),
+                        seed_handles: crate::suite::schema_walk2::seed_handles(&self.cfg.target),
                     };
                     let corr = format!("generate::x{index}");
                     // A reused suite brings its extension batches along.

@@ -501,6 +501,7 @@ pub fn finish(run: Run<'_>, outcome: Outcome) -> anyhow::Result<RunOutput> {
             rejected_by_rule: Vec::new(),
             trimmed_surplus: None,
             null_screened: None,
+            quality: None,
             limitation: Some(
                 "no suite was generated: the run stopped before generation".to_owned(),
             ),

@@ -8,11 +8,20 @@
 //! | `unknown-tool` | an expected or solution tool the server does not list |
 //! | `check-invalid` | a predicate that cannot be evaluated (bad regex, bad path…) |
 //! | `check-too-permissive` | see [`Predicate::is_too_permissive`] |
+//! | `check-rejects-key` | a predicate that does not accept the task's own answer key: it could never match |
+//! | `answer-derivable` | a number the prompt's or the arguments' numbers give by one arithmetic step, or an argument plus or minus one: the server did no work |
 //! | `answer-leak` | the answer key in the prompt, in the solution's bound arguments, or in the server instructions or a tool description |
 //! | `check-matches-prompt` | the predicate accepts the prompt text itself (though the answer key is not in it) |
 //! | `unchained-handle` | a `{{handle:NAME}}` with no earlier producing call, or a binding pointing forward or out of range |
 //! | `destructive-excluded` | a destructive task under a credential that is not the owner's |
+//! | `error-answer` | the answer came from a result that reads as an error (`ENOENT`, `not found`, a traceback...) |
 //! | `duplicate` | the same normalised prompt as an admitted task or an earlier batch, or the same (solution, answer) |
+//! | `check-not-discriminating` | a predicate that accepts another admitted task's answer key (of two tasks with one answer, the later): it cannot tell the tasks apart |
+//!
+//! `answer-derivable` and `check-not-discriminating` apply to every
+//! generator but `schema-walk/1`, whose suites stay as they were generated;
+//! `error-answer` reads the result a candidate's answer came from, which
+//! only `schema-walk/2` and a verified `judge-synth/1` candidate carry.
 //!
 //! `destructive-excluded`: a task is destructive when it says so or when its
 //! solution calls a tool labelled destructive. Such a task is admitted only
@@ -38,6 +47,19 @@ pub struct Candidate {
     pub id: String,
     /// The parsed task, or why it did not parse (`malformed`).
     pub parsed: Result<Task, String>,
+    /// The tool result the answer key was read from, when the generator
+    /// called the server for it.
+    pub source: Option<String>,
+}
+
+impl Candidate {
+    pub fn new(id: String, parsed: Result<Task, String>) -> Self {
+        Candidate {
+            id,
+            parsed,
+            source: None,
+        }
+    }
 }
 
 /// One rejected candidate and the rule that rejected it.
@@ -55,11 +77,15 @@ pub const RULES: &[&str] = &[
     "unknown-tool",
     "check-invalid",
     "check-too-permissive",
+    "check-rejects-key",
+    "answer-derivable",
     "answer-leak",
     "check-matches-prompt",
     "unchained-handle",
     "destructive-excluded",
+    "error-answer",
     "duplicate",
+    "check-not-discriminating",
 ];
 
 /// What admission judges candidates against.
@@ -71,6 +97,9 @@ pub struct AdmissionContext<'a> {
     pub destructive_tools: &'a BTreeSet<String>,
     /// Prompts of earlier batches: a repeat is a `duplicate`.
     pub exclude_prompts: &'a [String],
+    /// `answer-derivable` and `check-not-discriminating` apply (every
+    /// generator but `schema-walk/1`).
+    pub answer_rules: bool,
 }
 
 /// Admit or reject each candidate; admitted tasks keep the candidate order.
@@ -95,6 +124,18 @@ pub fn admit(candidates: Vec<Candidate>, ctx: &AdmissionContext) -> (Vec<Task>, 
         };
         if let Err((rule, detail)) = check(task, ctx) {
             rejections.push(reject(rule, detail));
+            continue;
+        }
+        if let Some(source) = &c.source
+            && super::schema_walk2::reads_as_error(source)
+        {
+            rejections.push(reject(
+                "error-answer",
+                format!(
+                    "the answer was read from a result that reads as an error: {}",
+                    source.chars().take(120).collect::<String>()
+                ),
+            ));
             continue;
         }
         let prompt_key = normalise(&task.prompt);
@@ -123,6 +164,34 @@ pub fn admit(candidates: Vec<Candidate>, ctx: &AdmissionContext) -> (Vec<Task>, 
         task.id = c.id.clone();
         task.destructive = is_destructive(&task, ctx);
         admitted.push(task);
+    }
+    if ctx.answer_rules {
+        let keys: Vec<String> = admitted.iter().map(|t| normalise(&t.answer_key)).collect();
+        let mut kept = Vec::with_capacity(admitted.len());
+        for (j, task) in admitted.iter().enumerate() {
+            let clash = admitted.iter().enumerate().find(|(i, other)| {
+                *i != j
+                    && if keys[*i] == keys[j] {
+                        *i < j
+                    } else {
+                        task.check.check(&other.answer_key)
+                    }
+            });
+            match clash {
+                Some((_, other)) => rejections.push(Rejection {
+                    candidate: task.id.clone(),
+                    rule: "check-not-discriminating",
+                    detail: format!(
+                        "{} also accepts `{}`, the answer of task {}",
+                        describe(&task.check),
+                        other.answer_key,
+                        other.id
+                    ),
+                }),
+                None => kept.push(task.clone()),
+            }
+        }
+        admitted = kept;
     }
     (admitted, rejections)
 }
@@ -162,6 +231,21 @@ pub fn check(task: &Task, ctx: &AdmissionContext) -> Result<(), (&'static str, S
             ),
         ));
     }
+    if !task.check.check(&task.answer_key) {
+        return Err((
+            "check-rejects-key",
+            format!(
+                "{} does not accept the answer key `{}`",
+                describe(&task.check),
+                task.answer_key
+            ),
+        ));
+    }
+    if ctx.answer_rules
+        && let Some(why) = derivable(task)
+    {
+        return Err(("answer-derivable", why));
+    }
     leak(task, ctx)?;
     if task.check.check(&task.prompt) {
         return Err((
@@ -194,6 +278,73 @@ pub fn check(task: &Task, ctx: &AdmissionContext) -> Result<(), (&'static str, S
         ));
     }
     Ok(())
+}
+
+/// Why a numeric answer needs no server: it is one arithmetic step from
+/// the numbers the task already gives (the prompt, the solution's
+/// arguments, their lengths), or one of them plus or minus one.
+pub fn derivable(task: &Task) -> Option<String> {
+    let (value, tolerance) = match &task.check {
+        Predicate::NumberWithin { value, tolerance } => (*value, *tolerance),
+        _ => (task.answer_key.trim().parse::<f64>().ok()?, 0.0),
+    };
+    if !value.is_finite() {
+        return None;
+    }
+    let mut given: Vec<f64> = super::predicate::numbers_in(&task.prompt);
+    for call in &task.solution {
+        for (_, v) in &call.arguments {
+            collect_numbers(v, &mut given);
+        }
+    }
+    given.retain(|n| n.is_finite());
+    given.truncate(64);
+    let close = |x: f64| (x - value).abs() <= tolerance.max(1e-9 * value.abs().max(1.0));
+    for &a in &given {
+        for (x, how) in [
+            (a, "equals"),
+            (a + 1.0, "is one more than"),
+            (a - 1.0, "is one less than"),
+        ] {
+            if close(x) {
+                return Some(format!("the answer {value} {how} the given {a}"));
+            }
+        }
+    }
+    for (i, &a) in given.iter().enumerate() {
+        for &b in &given[i + 1..] {
+            let steps = [
+                (a + b, "+"),
+                (a - b, "-"),
+                (b - a, "-"),
+                (a * b, "x"),
+                (if b != 0.0 { a / b } else { f64::NAN }, "/"),
+                (if a != 0.0 { b / a } else { f64::NAN }, "/"),
+            ];
+            if let Some((_, op)) = steps.iter().find(|(x, _)| x.is_finite() && close(*x)) {
+                return Some(format!(
+                    "the answer {value} is {a} {op} {b}, from numbers the task gives"
+                ));
+            }
+        }
+    }
+    None
+}
+
+fn collect_numbers(v: &Value, out: &mut Vec<f64>) {
+    match v {
+        Value::Number(n) => out.extend(n.as_f64()),
+        Value::String(s) => {
+            out.push(s.chars().count() as f64);
+            out.extend(super::predicate::numbers_in(s));
+        }
+        Value::Array(a) => {
+            out.push(a.len() as f64);
+            a.iter().for_each(|x| collect_numbers(x, out));
+        }
+        Value::Object(o) => o.values().for_each(|x| collect_numbers(x, out)),
+        _ => {}
+    }
 }
 
 fn describe(p: &Predicate) -> String {

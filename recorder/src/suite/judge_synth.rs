@@ -84,10 +84,7 @@ pub async fn synthesize(
 
 fn malformed_all(want: usize, opts: &GenerateOptions, why: &str) -> Vec<Candidate> {
     (1..=want)
-        .map(|i| Candidate {
-            id: format!("{}c{i}", opts.id_prefix),
-            parsed: Err(why.to_owned()),
-        })
+        .map(|i| Candidate::new(format!("{}c{i}", opts.id_prefix), Err(why.to_owned())))
         .collect()
 }
 
@@ -101,10 +98,8 @@ pub fn parse_candidates(text: &str, want: usize, opts: &GenerateOptions) -> Vec<
         .enumerate()
         .map(|(i, item)| {
             let id = format!("{}c{}", opts.id_prefix, i + 1);
-            Candidate {
-                parsed: parse_task(item, &id),
-                id,
-            }
+            let parsed = parse_task(item, &id);
+            Candidate::new(id, parsed)
         })
         .collect()
 }

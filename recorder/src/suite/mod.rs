@@ -13,13 +13,17 @@ pub mod judge_synth;
 pub mod predicate;
 pub mod schema_args;
 pub mod schema_walk;
+pub mod schema_walk2;
 pub mod task;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 use std::str::FromStr;
 
-use fitness_shared::record::{CredentialContext, NullScreenCount, RuleRejection, SuiteLedger};
+use fitness_shared::record::{
+    CredentialContext, KindCount, NullScreenCount, RuleRejection, SuiteLedger, SuiteQuality,
+    ToolTasks,
+};
 use fitness_shared::tape::{Block, KnownBlock, Line, Timing, Turn};
 use rand::SeedableRng;
 use rand::rngs::ChaCha8Rng;
@@ -41,6 +45,7 @@ use crate::model::types::{
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum GeneratorId {
     SchemaWalk1,
+    SchemaWalk2,
     JudgeSynth1,
 }
 
@@ -48,8 +53,15 @@ impl GeneratorId {
     pub fn as_str(self) -> &'static str {
         match self {
             GeneratorId::SchemaWalk1 => "schema-walk/1",
+            GeneratorId::SchemaWalk2 => "schema-walk/2",
             GeneratorId::JudgeSynth1 => "judge-synth/1",
         }
+    }
+
+    /// A rehearsal generator: its prompts name the tool and dictate the
+    /// arguments, so a score on its suite measures relaying a call.
+    pub fn dictates_calls(self) -> bool {
+        fitness_shared::generators::dictates_calls(self.as_str())
     }
 }
 
@@ -59,9 +71,10 @@ impl FromStr for GeneratorId {
     fn from_str(s: &str) -> anyhow::Result<Self> {
         match s {
             "schema-walk/1" => Ok(GeneratorId::SchemaWalk1),
+            "schema-walk/2" => Ok(GeneratorId::SchemaWalk2),
             "judge-synth/1" => Ok(GeneratorId::JudgeSynth1),
             other => anyhow::bail!(
-                "unknown generator {other:?}: use schema-walk/1 (offline, zero spend) or judge-synth/1"
+                "unknown generator {other:?}: use schema-walk/2 (offline, zero spend, tasks that need the server's work), judge-synth/1 (a judge model writes the tasks) or schema-walk/1 (rehearsal: the tasks dictate the calls)"
             ),
         }
     }
@@ -88,6 +101,9 @@ pub struct GenerateOptions {
     pub id_prefix: String,
     /// Prompts of earlier tasks: a repeat is a `duplicate`.
     pub exclude_prompts: Vec<String>,
+    /// Values the operator gave the server (absolute paths on a stdio
+    /// server's command line): schema-walk/2's first handles.
+    pub seed_handles: Vec<String>,
 }
 
 impl GenerateOptions {
@@ -101,6 +117,7 @@ impl GenerateOptions {
             screen: false,
             id_prefix: "t".into(),
             exclude_prompts: Vec::new(),
+            seed_handles: Vec::new(),
         }
     }
 }
@@ -300,6 +317,27 @@ pub async fn generate(
             walk_stats = Some(outcome.stats);
             outcome.candidates
         }
+        GeneratorId::SchemaWalk2 => {
+            let walk_config = schema_walk2::WalkConfig2::default();
+            config.insert(
+                "walk".into(),
+                walk_config.to_json(schema_walk2::max_per_tool(want)),
+            );
+            config.insert("seed_handles".into(), json!(opts.seed_handles.len()));
+            let outcome = schema_walk2::walk(
+                session,
+                tools,
+                &labels,
+                instructions,
+                opts,
+                want,
+                &walk_config,
+            )
+            .await;
+            observed_by_candidate = outcome.observed;
+            walk_stats = Some(outcome.stats);
+            outcome.candidates
+        }
         GeneratorId::JudgeSynth1 => {
             let Some(judge) = judge else {
                 anyhow::bail!("judge-synth/1 needs a judge model");
@@ -319,6 +357,7 @@ pub async fn generate(
         credential: opts.credential,
         destructive_tools: &destructive_tools,
         exclude_prompts: &opts.exclude_prompts,
+        answer_rules: opts.generator != GeneratorId::SchemaWalk1,
     };
     let (admitted_tasks, rejections) = admission::admit(candidates, &ctx);
     let n_admitted = admitted_tasks.len() as u64;
@@ -375,6 +414,7 @@ pub async fn generate(
             })
         })
         .collect();
+    let quality = quality(&tasks, tools, |t| observed.contains_key(&t.id));
     let ledger = SuiteLedger {
         candidates: Some(n_candidates),
         admitted: Some(n_admitted),
@@ -383,6 +423,7 @@ pub async fn generate(
         trimmed_surplus: Some(trimmed as u64),
         null_screened,
         limitation: None,
+        quality: Some(quality),
     };
     let leaks_at_generation = rejections
         .iter()
@@ -413,6 +454,49 @@ pub async fn generate(
         observed,
         walk: walk_stats,
     })
+}
+
+/// What a suite asks of the server (the ledger's `quality`): tasks per
+/// tool their solution ends at (else their first expected tool), answers
+/// read from a successful call (`from_call`), tasks of more than one call,
+/// predicate kinds.
+pub fn quality(
+    tasks: &[Task],
+    tools: &[rmcp::model::Tool],
+    from_call: impl Fn(&Task) -> bool,
+) -> SuiteQuality {
+    let mut per_tool: BTreeMap<String, u64> = BTreeMap::new();
+    let mut kinds: BTreeMap<String, u64> = BTreeMap::new();
+    for t in tasks {
+        let last = t
+            .solution
+            .last()
+            .map(|c| c.tool.clone())
+            .or_else(|| t.expected_tools.first().cloned())
+            .unwrap_or_default();
+        *per_tool.entry(last).or_default() += 1;
+        let kind = serde_json::to_value(&t.check)
+            .ok()
+            .and_then(|v| v.get("kind").and_then(Value::as_str).map(str::to_owned))
+            .unwrap_or_default();
+        *kinds.entry(kind).or_default() += 1;
+    }
+    let mut per_tool: Vec<ToolTasks> = per_tool
+        .into_iter()
+        .map(|(tool, tasks)| ToolTasks { tool, tasks })
+        .collect();
+    per_tool.sort_by(|a, b| b.tasks.cmp(&a.tasks).then_with(|| a.tool.cmp(&b.tool)));
+    SuiteQuality {
+        tasks: tasks.len() as u64,
+        tools_listed: tools.len() as u64,
+        per_tool,
+        answered_from_calls: tasks.iter().filter(|t| from_call(t)).count() as u64,
+        multi_call: tasks.iter().filter(|t| t.solution.len() > 1).count() as u64,
+        predicate_kinds: kinds
+            .into_iter()
+            .map(|(kind, count)| KindCount { kind, count })
+            .collect(),
+    }
 }
 
 /// Keep `n` of `tasks`, chosen by a seeded shuffle, in their original order.

@@ -114,7 +114,7 @@ pub struct WalkOutcome {
     pub stats: WalkStats,
 }
 
-enum Called {
+pub(super) enum Called {
     Text(String),
     Error,
     Empty,
@@ -122,7 +122,7 @@ enum Called {
     TimedOut,
 }
 
-async fn call(
+pub(super) async fn call(
     session: &Session,
     tool: &str,
     args: &Map<String, Value>,
@@ -188,7 +188,7 @@ pub fn result_text(result: &Value) -> String {
     parts.join("\n")
 }
 
-fn is_empty(text: &str) -> bool {
+pub(super) fn is_empty(text: &str) -> bool {
     let t = text.trim();
     if t.is_empty() {
         return true;
@@ -209,7 +209,7 @@ fn has_leaf(v: &Value) -> bool {
     }
 }
 
-fn read_only(tool: &Tool) -> bool {
+pub(super) fn read_only(tool: &Tool) -> bool {
     tool.annotations
         .as_ref()
         .and_then(|a| a.read_only_hint)
@@ -241,7 +241,7 @@ fn exposes_secrets(tool: &Tool) -> Option<&'static str> {
 }
 
 /// Values of this process's secret-looking environment variables.
-fn secrets() -> Vec<String> {
+pub(super) fn secrets() -> Vec<String> {
     std::env::vars()
         .filter(|(k, v)| {
             let k = k.to_uppercase();
@@ -264,7 +264,7 @@ fn secrets() -> Vec<String> {
 }
 
 /// Words too common to show that the server was asked: never answer keys.
-const STOPWORDS: &[&str] = &[
+pub(super) const STOPWORDS: &[&str] = &[
     "about",
     "above",
     "access",
@@ -437,7 +437,7 @@ const STOPWORDS: &[&str] = &[
 ];
 
 /// Clock readings and dates: they change between generation and the drive.
-static VOLATILE: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+pub(super) static VOLATILE: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
     regex::Regex::new(
         r"(?i)\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?|\b\d{1,2}:\d{2}(?::\d{2})?(?:\s*[AP]M)?\b",
     )
@@ -536,7 +536,7 @@ pub fn salient(text: &str, prompt: &str, forbidden: &str) -> Option<(String, Pre
     best.and_then(|(_, tok)| word(tok))
 }
 
-fn string_leaves(v: &Value, out: &mut Vec<String>) {
+pub(super) fn string_leaves(v: &Value, out: &mut Vec<String>) {
     match v {
         Value::String(s) => out.push(s.clone()),
         Value::Array(a) => a.iter().for_each(|x| string_leaves(x, out)),
@@ -594,7 +594,7 @@ fn harvest(text: &str, into: &mut Vec<String>) {
 
 /// The tools the walk may call, sorted by name; the others are recorded in
 /// `stats.not_called` with why.
-fn callable_tools<'t>(
+pub(super) fn callable_tools<'t>(
     tools: &'t [Tool],
     labels: &[ToolDestructiveness],
     stats: &mut WalkStats,
@@ -646,10 +646,7 @@ fn single_call(
         }],
         handles: vec![],
     };
-    Candidate {
-        id,
-        parsed: Ok(task),
-    }
+    Candidate::new(id, Ok(task))
 }
 
 /// Walk the server; `want` candidates at most.

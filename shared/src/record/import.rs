@@ -452,6 +452,7 @@ fn convert_suite(r: &RecordV1) -> SuiteLedger {
                 rejected_by_rule,
                 trimmed_surplus: u(Some(y), "trimmed"),
                 null_screened,
+                quality: None,
                 limitation: None,
             }
         }
@@ -462,6 +463,7 @@ fn convert_suite(r: &RecordV1) -> SuiteLedger {
             rejected_by_rule: Vec::new(),
             trimmed_surplus: None,
             null_screened: None,
+            quality: None,
             limitation: Some(
                 "This run's generator did not serialise per-candidate reasons, so rejections by rule, trimmed surplus and null-screen deletions are not broken down."
                     .to_owned(),

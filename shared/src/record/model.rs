@@ -304,6 +304,55 @@ pub struct SuiteLedger {
     /// Said when the generator did not serialise part of this ledger.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub limitation: Option<String>,
+    /// What the driven suite asks of the server.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub quality: Option<SuiteQuality>,
+}
+
+/// What a suite asks of the server: which tools its tasks end at, how many
+/// answers were read from a successful call, how many tasks take more than
+/// one call, and the kinds of predicates that check them.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct SuiteQuality {
+    /// Tasks in the suite.
+    pub tasks: u64,
+    /// Tools the server listed.
+    pub tools_listed: u64,
+    /// Tasks per tool their solution ends at (most first, then by name).
+    pub per_tool: Vec<ToolTasks>,
+    /// Tasks whose answer key was read from a successful call's result at
+    /// generation.
+    pub answered_from_calls: u64,
+    /// Tasks whose solution takes more than one call.
+    pub multi_call: u64,
+    /// Predicates by kind (`substring`, `number_within`, ...).
+    pub predicate_kinds: Vec<KindCount>,
+}
+
+impl SuiteQuality {
+    /// `count` as a share of the suite's tasks (`None` for an empty suite).
+    pub fn share(&self, count: u64) -> Option<f64> {
+        (self.tasks > 0).then(|| count as f64 / self.tasks as f64)
+    }
+
+    /// Tools at least one task ends at.
+    pub fn tools_covered(&self) -> u64 {
+        self.per_tool.iter().filter(|t| t.tasks > 0).count() as u64
+    }
+}
+
+/// Tasks ending at one tool.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct ToolTasks {
+    pub tool: String,
+    pub tasks: u64,
+}
+
+/// How many of something of one kind.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct KindCount {
+    pub kind: String,
+    pub count: u64,
 }
 
 /// Candidates one admission rule rejected.

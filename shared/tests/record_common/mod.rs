@@ -142,6 +142,7 @@ pub fn scored_record() -> RunRecord {
                 screened: 20,
                 dropped: 1,
             }),
+            quality: None,
             limitation: None,
         },
         gates: Gates {

@@ -1,0 +1,401 @@
+//! Reading a tool result: the handles it names (values a later call can
+//! take: names, paths, ids, revisions) and the facts it states (a value
+//! with the label the result gives it).
+//!
+//! Both come from the JSON in a result when there is some, else from its
+//! lines: `[TAG] name` listing entries, `Label: value` lines (a blank line
+//! or a repeated label starts a new record), a line that is one absolute
+//! path, and `label 12.5unit` phrases in prose.
+
+use std::sync::LazyLock;
+
+use regex::Regex;
+use serde_json::Value;
+
+/// Another field of a record: `(label, value)`.
+pub type Alias = (String, String);
+
+/// A value a later call may take as an argument.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Handle {
+    pub value: String,
+    /// The observation whose result named it; `None` for an operator seed.
+    pub from: Option<usize>,
+    /// The field, label or listing tag it was found under.
+    pub key: String,
+    /// Another field of the same record, `(label, value)`: a task can name
+    /// the record by it without giving the handle away.
+    pub alias: Option<(String, String)>,
+    /// For a path joined from a listing: the handle of the listed path.
+    pub parent: Option<usize>,
+}
+
+impl Handle {
+    /// Found as an entry of a listing (a `[FILE]`-style tag, or a `name`).
+    pub fn key_is_entry(&self) -> bool {
+        matches!(
+            self.key.as_str(),
+            "file" | "dir" | "directory" | "folder" | "name" | "entry"
+        )
+    }
+}
+
+/// A value a result states, with its label.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Fact {
+    /// The label as the result writes it (`humidity`, `entityType`,
+    /// `Cache hit ratio`).
+    pub label: String,
+    /// The value as the result writes it.
+    pub value: String,
+    pub number: Option<f64>,
+    /// The record it belongs to, named by another field of that record.
+    pub subject: Option<(String, String)>,
+}
+
+/// Field names that name a record rather than describe it.
+pub const NAMING_KEYS: &[&str] = &[
+    "name",
+    "title",
+    "id",
+    "key",
+    "path",
+    "uri",
+    "url",
+    "slug",
+    "label",
+    "entityName",
+    "commit",
+    "message",
+    "subject",
+    "filename",
+];
+
+pub fn is_naming(key: &str) -> bool {
+    NAMING_KEYS.iter().any(|k| k.eq_ignore_ascii_case(key))
+}
+
+static LISTING: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"^\s*\[([A-Z][A-Z ]{0,15})\]\s+(\S.{0,199})$")
+        .expect("the listing pattern compiles")
+});
+static LABELLED: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"^\s*([A-Za-z][A-Za-z0-9 _\-]{0,40}?)\s*:\s+(\S.{0,199})$")
+        .expect("the label pattern compiles")
+});
+/// Words a prose label does not end in (`grew to 4.2` labels nothing).
+const PROSE_STOP: &[&str] = &[
+    "to", "in", "at", "of", "by", "for", "with", "from", "on", "was", "were", "is", "are", "grew",
+    "and", "or", "the", "a", "an", "than", "about", "over", "under", "after", "before",
+];
+
+static PROSE_NUMBER: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b([a-z][a-z\-]*(?:\s+[a-z][a-z\-]*){0,2})\s+(?:of\s+|is\s+|=\s*)?(-?\d+(?:\.\d+)?)\s*(%|[a-z]{1,3}\b)?")
+        .expect("the prose number pattern compiles")
+});
+
+fn unquote(s: &str) -> String {
+    s.trim()
+        .trim_matches(|c| c == '\'' || c == '"' || c == '`')
+        .trim()
+        .to_owned()
+}
+
+/// `Label: value` records of a text: a blank line, or a label already seen
+/// in the current record, starts the next record.
+pub fn records(text: &str) -> Vec<Vec<(String, String)>> {
+    let mut out: Vec<Vec<(String, String)>> = Vec::new();
+    let mut current: Vec<(String, String)> = Vec::new();
+    for line in text.lines() {
+        if line.trim().is_empty() {
+            if !current.is_empty() {
+                out.push(std::mem::take(&mut current));
+            }
+            continue;
+        }
+        if let Some(c) = LABELLED.captures(line) {
+            let label = c[1].trim().to_owned();
+            let value = unquote(&c[2]);
+            if value.is_empty() {
+                continue;
+            }
+            if current.iter().any(|(l, _)| *l == label) {
+                out.push(std::mem::take(&mut current));
+            }
+            current.push((label, value));
+        }
+        if out.len() >= 1_000 {
+            break;
+        }
+    }
+    if !current.is_empty() {
+        out.push(current);
+    }
+    out
+}
+
+/// The naming field of a record other than `except`.
+fn alias_in(pairs: &[(String, String)], except: &str) -> Option<(String, String)> {
+    pairs
+        .iter()
+        .filter(|(l, v)| l != except && (3..=80).contains(&v.chars().count()))
+        .find(|(l, _)| is_naming(l))
+        .or_else(|| {
+            pairs
+                .iter()
+                .find(|(l, v)| l != except && (3..=80).contains(&v.chars().count()))
+        })
+        .cloned()
+}
+
+/// The handles a result names.
+pub fn harvest(text: &str, json: Option<&Value>, from: usize) -> Vec<Handle> {
+    let mut out = Vec::new();
+    let mut push = |value: String, key: &str, alias: Option<(String, String)>| {
+        let n = value.chars().count();
+        if (2..=200).contains(&n) && !value.contains('\n') && out.len() < 500 {
+            out.push(Handle {
+                value,
+                from: Some(from),
+                key: key.to_owned(),
+                alias,
+                parent: None,
+            });
+        }
+    };
+    if let Some(v) = json {
+        json_handles(v, "", &mut |value, key, alias| push(value, key, alias));
+    }
+    for line in text.lines() {
+        if let Some(c) = LISTING.captures(line) {
+            push(unquote(&c[2]), &c[1].trim().to_lowercase(), None);
+        } else {
+            let t = line.trim();
+            if t.starts_with('/') && !t.contains(char::is_whitespace) {
+                push(t.to_owned(), "path", None);
+            }
+        }
+    }
+    for record in records(text) {
+        for (label, value) in &record {
+            if value.contains(' ') && !is_naming(label) {
+                continue;
+            }
+            push(value.clone(), label, alias_in(&record, label));
+        }
+    }
+    out
+}
+
+fn json_handles(v: &Value, key: &str, push: &mut dyn FnMut(String, &str, Option<Alias>)) {
+    match v {
+        Value::String(s) if !key.is_empty() => push(s.clone(), key, None),
+        Value::Array(a) => a.iter().for_each(|x| json_handles(x, key, push)),
+        Value::Object(o) => {
+            let pairs: Vec<(String, String)> = o
+                .iter()
+                .filter_map(|(k, x)| x.as_str().map(|s| (k.clone(), s.to_owned())))
+                .collect();
+            for (k, x) in o {
+                match x {
+                    Value::String(s) => push(s.clone(), k, alias_in(&pairs, k)),
+                    other => json_handles(other, k, push),
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
+/// The facts a result states.
+pub fn facts(text: &str, json: Option<&Value>) -> Vec<Fact> {
+    let mut out = Vec::new();
+    if let Some(v) = json {
+        json_facts(v, "", None, &mut out);
+    }
+    if out.is_empty() {
+        for record in records(text) {
+            for (label, value) in &record {
+                let subject = alias_in(&record, label).filter(|(l, _)| is_naming(l));
+                out.push(Fact {
+                    label: label.clone(),
+                    value: value.clone(),
+                    number: value.parse::<f64>().ok().filter(|f| f.is_finite()),
+                    subject,
+                });
+            }
+        }
+        for line in text.lines() {
+            // In a labelled line, the prose is its value.
+            let prose = LABELLED
+                .captures(line)
+                .and_then(|c| c.get(2))
+                .map_or(line, |m| m.as_str());
+            // Prose facts come from short phrases only (`latency 150ms`),
+            // never from a paragraph.
+            if prose.chars().count() > 80 {
+                continue;
+            }
+            for c in PROSE_NUMBER.captures_iter(prose) {
+                let label = c[1].trim().to_owned();
+                let last = label.rsplit(' ').next().unwrap_or("").to_lowercase();
+                if PROSE_STOP.contains(&last.as_str()) {
+                    continue;
+                }
+                let Ok(number) = c[2].parse::<f64>() else {
+                    continue;
+                };
+                if !number.is_finite() {
+                    continue;
+                }
+                out.push(Fact {
+                    label,
+                    value: c[2].to_owned(),
+                    number: Some(number),
+                    subject: None,
+                });
+            }
+        }
+    }
+    out.truncate(2_000);
+    out
+}
+
+fn short(x: &Value) -> Option<&str> {
+    x.as_str().filter(|s| (2..=80).contains(&s.chars().count()))
+}
+
+fn json_facts(v: &Value, key: &str, subject: Option<(String, String)>, out: &mut Vec<Fact>) {
+    if out.len() >= 2_000 {
+        return;
+    }
+    match v {
+        Value::String(s) if !key.is_empty() => out.push(Fact {
+            label: key.to_owned(),
+            value: s.clone(),
+            number: None,
+            subject,
+        }),
+        Value::Number(n) if !key.is_empty() => {
+            if let Some(f) = n.as_f64().filter(|f| f.is_finite()) {
+                out.push(Fact {
+                    label: key.to_owned(),
+                    value: n.to_string(),
+                    number: Some(f),
+                    subject,
+                });
+            }
+        }
+        Value::Array(a) => a
+            .iter()
+            .for_each(|x| json_facts(x, key, subject.clone(), out)),
+        Value::Object(o) => {
+            let naming: Option<(String, String)> = o.iter().find_map(|(k, x)| {
+                short(x)
+                    .filter(|_| is_naming(k))
+                    .map(|s| (k.clone(), s.to_owned()))
+            });
+            // A name is asked for by another field of its record: the
+            // name of the record whose type is `falcon`.
+            let describing: Option<(String, String)> = o.iter().find_map(|(k, x)| {
+                short(x)
+                    .filter(|_| !is_naming(k))
+                    .map(|s| (k.clone(), s.to_owned()))
+            });
+            for (k, x) in o {
+                let own = if is_naming(k) {
+                    describing.clone().filter(|(dk, _)| dk != k)
+                } else {
+                    naming
+                        .clone()
+                        .filter(|(nk, _)| nk != k)
+                        .or_else(|| subject.clone())
+                };
+                json_facts(x, k, own, out);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// A label in plain words: `entityType` and `entity_type` read
+/// "entity type".
+pub fn label_words(label: &str) -> String {
+    let mut out = String::new();
+    let mut prev_lower = false;
+    for c in label.chars() {
+        if c == '_' || c == '-' {
+            out.push(' ');
+            prev_lower = false;
+            continue;
+        }
+        if c.is_uppercase() && prev_lower {
+            out.push(' ');
+        }
+        prev_lower = c.is_lowercase() || c.is_ascii_digit();
+        out.extend(c.to_lowercase());
+    }
+    out.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn listings_labels_and_paths_are_handles() {
+        let text = "[FILE] notes.md\n[DIR] docs\n/tmp/root\nCommit: 'a1b2c3d4e5'\nMessage: Add the greeting\n";
+        let h = harvest(text, None, 3);
+        let values: Vec<&str> = h.iter().map(|h| h.value.as_str()).collect();
+        assert!(
+            values.contains(&"notes.md") && values.contains(&"docs"),
+            "{values:?}"
+        );
+        assert!(values.contains(&"/tmp/root"));
+        let commit = h
+            .iter()
+            .find(|h| h.value == "a1b2c3d4e5")
+            .expect("the commit");
+        assert_eq!(commit.key, "Commit");
+        assert_eq!(
+            commit.alias,
+            Some(("Message".to_owned(), "Add the greeting".to_owned()))
+        );
+        assert!(h.iter().all(|h| h.from == Some(3)));
+    }
+
+    #[test]
+    fn json_facts_carry_their_label_and_record() {
+        let v = json!({"entities": [{"name": "kestrel", "entityType": "falcon", "observations": ["nests on cliffs"]}]});
+        let f = facts(&v.to_string(), Some(&v));
+        let t = f
+            .iter()
+            .find(|f| f.label == "entityType")
+            .expect("the type");
+        assert_eq!(t.value, "falcon");
+        assert_eq!(t.subject, Some(("name".to_owned(), "kestrel".to_owned())));
+        let n = facts("{\"humidity\": 82}", Some(&json!({"humidity": 82})));
+        assert_eq!(n[0].number, Some(82.0));
+    }
+
+    #[test]
+    fn prose_numbers_take_the_words_before_them() {
+        let f = facts("Debug: Cache hit ratio 0.95, latency 150ms", None);
+        assert_eq!(f[0].label, "Debug");
+        let labels: Vec<(&str, Option<f64>)> =
+            f.iter().map(|f| (f.label.as_str(), f.number)).collect();
+        assert!(
+            labels.contains(&("Cache hit ratio", Some(0.95))),
+            "{labels:?}"
+        );
+        assert!(labels.contains(&("latency", Some(150.0))), "{labels:?}");
+    }
+
+    #[test]
+    fn labels_read_as_words() {
+        assert_eq!(label_words("entityType"), "entity type");
+        assert_eq!(label_words("time_difference"), "time difference");
+        assert_eq!(label_words("Cache hit ratio"), "cache hit ratio");
+    }
+}

@@ -1,0 +1,28 @@
+//! What the board, the record and the recorder know about task generators
+//! by their id (the chip on every row).
+
+/// The sentence a row or group built by a call-dictating generator carries.
+pub const RELAY_SENTENCE: &str = "The tasks dictate the calls: this measures relay, not fitness.";
+
+/// Generators whose prompts name the tool and dictate its arguments
+/// (rehearsal generators): a score on their suites measures relaying a
+/// call, not getting a job done.
+pub const DICTATING: &[&str] = &["schema-walk/1"];
+
+/// Does `generator` dictate the calls? Unknown or missing ids do not.
+pub fn dictates_calls(generator: &str) -> bool {
+    DICTATING.contains(&generator)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_the_rehearsal_walk_dictates_calls() {
+        assert!(dictates_calls("schema-walk/1"));
+        assert!(!dictates_calls("schema-walk/2"));
+        assert!(!dictates_calls("judge-synth/1"));
+        assert!(!dictates_calls(""));
+    }
+}
