@@ -9,7 +9,7 @@ use fitness_shared::record::{CredentialContext, Outcome};
 use indicatif::{ProgressBar, ProgressStyle};
 
 use crate::commands::target::{TargetArgs, parse_target};
-use crate::model::types::ModelId;
+use crate::model::types::{ModelId, ProviderKind};
 use crate::pipeline::config::{
     DEFAULT_EXTENSION_SIZE, DEFAULT_MAX_EXTENSIONS, DEFAULT_REPS, DEFAULT_TASKS, Floors,
 };
@@ -19,7 +19,8 @@ use crate::suite::GeneratorId;
 #[derive(Debug, Args)]
 #[command(after_help = "Examples:\n  \
 fitness run --runner sim/diligent -- fitness demo-server good\n  \
-fitness run https://example.com/mcp --runner anthropic/claude-sonnet-4-5 --judge anthropic/claude-sonnet-4-5 --generator judge-synth/1\n\n\
+fitness run https://example.com/mcp --runner anthropic/claude-sonnet-4-5 --judge anthropic/claude-sonnet-4-5\n  \
+fitness run --runner openai/gpt-4o --generator schema-walk/2 -- npx -y @modelcontextprotocol/server-memory\n\n\
 Writes OUT/<run-id>/{record.json, mcp.jsonl, agent.jsonl, suite.json}. Flags may tighten a floor, never loosen one.\n\
 Keys come from ANTHROPIC_API_KEY / OPENAI_API_KEY; a signing key from --key or FITNESS_SIGNING_KEY.")]
 pub struct RunArgs {
@@ -31,9 +32,12 @@ pub struct RunArgs {
     /// The judge that writes tasks (judge-synth/1).
     #[arg(long, value_name = "P/M")]
     pub judge: Option<String>,
-    /// The task generator: schema-walk/1 (no model spend) or judge-synth/1.
-    #[arg(long, default_value = "schema-walk/1")]
-    pub generator: String,
+    /// The task generator: judge-synth/1 (needs --judge), schema-walk/2
+    /// (offline, tasks that need the server's work) or schema-walk/1
+    /// (rehearsal: the tasks dictate the calls). Default: judge-synth/1 with
+    /// --judge; schema-walk/1 for a sim runner; otherwise required.
+    #[arg(long)]
+    pub generator: Option<String>,
     /// Tasks in the registered suite.
     #[arg(long, default_value_t = DEFAULT_TASKS)]
     pub tasks: u64,
@@ -134,10 +138,7 @@ impl RunArgs {
             .as_deref()
             .map(str::parse::<ModelId>)
             .transpose()?;
-        let generator: GeneratorId = self.generator.parse()?;
-        if matches!(generator, GeneratorId::JudgeSynth1) && judge.is_none() {
-            anyhow::bail!("--generator judge-synth/1 needs a --judge PROVIDER/MODEL");
-        }
+        let generator = default_generator(self.generator.as_deref(), &runner, judge.as_ref())?;
         let floors = Floors {
             min_suite: self.min_suite,
             min_admission_rate: self.min_admission,
@@ -172,6 +173,29 @@ impl RunArgs {
             fixed_suite: self.suite.clone(),
         })
     }
+}
+
+/// The generator a run registers. A real runner never gets a rehearsal
+/// suite by default: a score on tasks that dictate the calls would measure
+/// relaying a call, and a maintainer who did not ask for it would publish
+/// it.
+pub fn default_generator(
+    asked: Option<&str>,
+    runner: &ModelId,
+    judge: Option<&ModelId>,
+) -> anyhow::Result<GeneratorId> {
+    let generator = match (asked, judge) {
+        (Some(g), _) => g.parse()?,
+        (None, Some(_)) => GeneratorId::JudgeSynth1,
+        (None, None) if runner.provider == ProviderKind::Sim => GeneratorId::SchemaWalk1,
+        (None, None) => anyhow::bail!(
+            "with the runner {runner}, choose how the tasks are made: --judge PROVIDER/MODEL (judge-synth/1 writes them) or --generator schema-walk/2 (offline, from the server's real answers). schema-walk/1 is not the default for a real model: its tasks dictate the calls, so its score measures relay, not fitness"
+        ),
+    };
+    if generator == GeneratorId::JudgeSynth1 && judge.is_none() {
+        anyhow::bail!("--generator judge-synth/1 needs a --judge PROVIDER/MODEL");
+    }
+    Ok(generator)
 }
 
 /// Progress bars on stderr, one per phase (hidden when stderr is not a terminal).
@@ -336,4 +360,34 @@ pub fn print_summary(output: &RunOutput, json: bool) -> anyhow::Result<()> {
         }
     );
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn id(s: &str) -> ModelId {
+        s.parse().expect("a model id")
+    }
+
+    #[test]
+    fn the_default_generator_follows_the_runner_and_the_judge() {
+        let sim = id("sim/diligent");
+        let real = id("openai/gpt-4o");
+        let judge = id("anthropic/claude-sonnet-4-5");
+        assert_eq!(
+            default_generator(None, &sim, None).unwrap(),
+            GeneratorId::SchemaWalk1
+        );
+        assert_eq!(
+            default_generator(None, &real, Some(&judge)).unwrap(),
+            GeneratorId::JudgeSynth1
+        );
+        assert!(default_generator(None, &real, None).is_err());
+        assert_eq!(
+            default_generator(Some("schema-walk/2"), &real, None).unwrap(),
+            GeneratorId::SchemaWalk2
+        );
+        assert!(default_generator(Some("judge-synth/1"), &real, None).is_err());
+    }
 }

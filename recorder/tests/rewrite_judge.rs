@@ -85,6 +85,8 @@ async fn a_judge_writes_the_proposals_it_answers_and_the_rules_fill_the_rest() {
                 "sim/diligent",
                 "--judge",
                 "anthropic/fake-judge",
+                "--generator",
+                "schema-walk/1",
                 "--out",
                 s(&out_path),
                 "--seed",

@@ -186,6 +186,39 @@ fn a_registration_that_could_never_publish_is_refused_before_the_server_or_a_mod
 }
 
 #[test]
+fn a_real_runner_never_gets_a_suite_that_dictates_the_calls_by_default() {
+    let out = tempfile::tempdir().expect("tempdir");
+    let output = run_bounded(
+        &[
+            "run",
+            "--runner",
+            "openai/gpt-4o",
+            "--out",
+            s(out.path()),
+            "--",
+            FITNESS,
+            "demo-server",
+            "good",
+        ],
+        Duration::from_secs(30),
+    );
+    assert!(!output.status.success());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("--judge") && stderr.contains("--generator schema-walk/2"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("relay, not fitness"), "{stderr}");
+    assert_eq!(
+        std::fs::read_dir(out.path())
+            .map(|d| d.count())
+            .unwrap_or(0),
+        0,
+        "nothing was started"
+    );
+}
+
+#[test]
 fn a_thin_server_is_refused_for_insufficient_surface_with_no_score_field() {
     let run = demo("thin", "sim/diligent", &[]);
     assert_eq!(run.outcome(), "INSUFFICIENT_SURFACE");
