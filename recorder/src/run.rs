@@ -97,6 +97,10 @@ pub struct RunArgs {
     /// Seconds to wait for any one MCP request.
     #[arg(long, default_value_t = 20)]
     pub timeout: u64,
+    /// Seconds to wait for any one model call attempt (registered); a slow
+    /// local model needs several minutes.
+    #[arg(long, default_value_t = 120)]
+    pub model_timeout: u64,
     /// A price table (TOML) merged over the bundled one.
     #[arg(long)]
     pub prices: Option<PathBuf>,
@@ -165,6 +169,7 @@ impl RunArgs {
             out_dir: self.out.clone(),
             key: self.key.clone(),
             timeout: Duration::from_secs(self.timeout.max(1)),
+            model_timeout: Duration::from_secs(self.model_timeout.max(1)),
             prices: self.prices.clone(),
             max_turns: self.max_turns.max(1),
             max_tokens: self.max_tokens,

@@ -219,6 +219,65 @@ fn a_real_runner_never_gets_a_suite_that_dictates_the_calls_by_default() {
 }
 
 #[test]
+fn a_judge_that_cannot_write_the_suite_is_our_failure_not_a_thin_surface() {
+    // Nothing listens on port 1: every judge call fails to connect.
+    let out = tempfile::tempdir().expect("tempdir");
+    let output = common::run_bounded_env(
+        &[
+            "run",
+            "--runner",
+            "sim/diligent",
+            "--judge",
+            "openai/absent-judge",
+            "--out",
+            s(out.path()),
+            "--json",
+            "--",
+            FITNESS,
+            "demo-server",
+            "good",
+        ],
+        &[
+            ("OPENAI_BASE_URL", "http://127.0.0.1:1/v1"),
+            ("OPENAI_API_KEY", "unused"),
+        ],
+        Duration::from_secs(120),
+    );
+    let summary: Value = serde_json::from_slice(&output.stdout)
+        .unwrap_or_else(|_| panic!("a JSON summary: {}", text(&output)));
+    assert_eq!(summary["outcome"], "COMPROMISED", "{summary}");
+    assert_eq!(summary["refused_at"], "synthesis");
+    let dir = PathBuf::from(summary["dir"].as_str().expect("dir"));
+    let record: Value =
+        serde_json::from_slice(&std::fs::read(dir.join("record.json")).expect("record"))
+            .expect("json");
+    let calls = &record["suite"]["judge_calls"];
+    assert!(calls["made"].as_u64() >= Some(1), "{calls}");
+    assert_eq!(calls["made"], calls["failed"], "{calls}");
+    assert_eq!(
+        record["suite"]["candidates"], 0,
+        "a failed judge call is never a candidate: {}",
+        record["suite"]
+    );
+    assert!(
+        record["suite"]["rejected_by_rule"]
+            .as_array()
+            .is_some_and(Vec::is_empty),
+        "nothing is counted malformed for our failure"
+    );
+    let gate = record["gates"]["records"]
+        .as_array()
+        .and_then(|g| g.iter().find(|r| r["id"] == "synthesis"))
+        .expect("the synthesis gate");
+    assert_eq!(gate["reason"], "judge_failed");
+    assert!(record.get("score").is_none());
+    assert!(
+        !record["gates"]["order"].to_string().contains("structural"),
+        "the surface was never judged on our failure"
+    );
+}
+
+#[test]
 fn a_thin_server_is_refused_for_insufficient_surface_with_no_score_field() {
     let run = demo("thin", "sim/diligent", &[]);
     assert_eq!(run.outcome(), "INSUFFICIENT_SURFACE");

@@ -506,16 +506,17 @@ fn fitness_suite_writes_the_suite_and_prints_the_ledger() {
     assert!(String::from_utf8_lossy(&run.stderr).contains("unknown generator"));
 }
 
-/// A judge scripted by phase: tool labels, then a batch of candidates with
-/// one sound task and one fault per admission rule.
+/// A judge scripted by phase: tool labels, then the candidates of
+/// [`SYNTHESIS`] in the batches asked for, one sound task and one fault
+/// per admission rule.
 struct ScriptedJudge {
     id: ModelId,
     seen: Mutex<Vec<String>>,
+    /// Candidates handed out so far.
+    given: Mutex<usize>,
 }
 
-const SYNTHESIS_REPLY: &str = r#"Sure, here are the tasks:
-```json
-[
+const SYNTHESIS: &str = r#"[
   {"prompt": "What humidity does the server report for Chicago?", "expected_tools": ["get-structured-content"], "answer_key": "82",
    "check": {"kind": "number_within", "value": 82, "tolerance": 0},
    "solution": [{"tool": "get-structured-content", "arguments": {"location": "Chicago"}}], "rationale": "the weather is the server's"},
@@ -531,7 +532,8 @@ const SYNTHESIS_REPLY: &str = r#"Sure, here are the tasks:
    "check": {"kind": "regex", "pattern": "(zephyr"}, "solution": [], "rationale": "bad regex"},
   "not a task at all",
   {"prompt": "what humidity does the server report for Chicago", "expected_tools": ["get-structured-content"], "answer_key": "82",
-   "check": {"kind": "number_within", "value": 82, "tolerance": 0}, "solution": [], "rationale": "duplicate"},
+   "check": {"kind": "number_within", "value": 82, "tolerance": 0},
+   "solution": [{"tool": "get-structured-content", "arguments": {"location": "Chicago"}}], "rationale": "duplicate"},
   {"prompt": "Turn simulated logging on and report the state it reports.", "expected_tools": ["toggle-simulated-logging"], "answer_key": "started",
    "check": {"kind": "substring", "value": "started", "case_insensitive": true}, "destructive": true,
    "solution": [{"tool": "toggle-simulated-logging", "arguments": {}}], "rationale": "changes state"},
@@ -539,9 +541,11 @@ const SYNTHESIS_REPLY: &str = r#"Sure, here are the tasks:
    "check": {"kind": "substring", "value": "quillfeather", "case_insensitive": true},
    "solution": [{"tool": "echo", "arguments": {"message": "{{handle:first}}"}}], "rationale": "needs a handle"},
   {"prompt": "Get the structured content for Chicago and report anything.", "expected_tools": ["get-structured-content"], "answer_key": "x",
-   "check": {"kind": "regex", "pattern": ".*"}, "solution": [], "rationale": "accepts all"}
-]
-```"#;
+   "check": {"kind": "regex", "pattern": ".*"}, "solution": [], "rationale": "accepts all"},
+  {"prompt": "What temperature does the server report for Los Angeles?", "expected_tools": ["get-structured-content"], "answer_key": "99",
+   "check": {"kind": "number_within", "value": 99, "tolerance": 0},
+   "solution": [{"tool": "get-structured-content", "arguments": {"location": "Los Angeles"}}], "rationale": "a wrong claim"}
+]"#;
 
 impl ModelClient for ScriptedJudge {
     fn id(&self) -> &ModelId {
@@ -564,11 +568,26 @@ impl ModelClient for ScriptedJudge {
                     None,
                 )
             } else {
+                // The batch asked for: "Write K distinct tasks."
+                let user = format!("{:?}", request.messages);
+                let k: usize = user
+                    .split("Write ")
+                    .nth(1)
+                    .and_then(|r| r.split(' ').next())
+                    .and_then(|n| n.parse().ok())
+                    .expect("the judge is told how many tasks");
+                let all: Vec<Value> = serde_json::from_str(SYNTHESIS).expect("the script parses");
+                let mut given = self.given.lock().expect("lock");
+                let batch: Vec<Value> = all.iter().skip(*given).take(k).cloned().collect();
+                *given += batch.len();
                 (
-                    SYNTHESIS_REPLY.to_owned(),
+                    format!(
+                        "Sure, here are the tasks:\n```json\n{}\n```\nDone.",
+                        serde_json::to_string_pretty(&batch).expect("json")
+                    ),
                     Some(Usage {
-                        input_tokens: 3000,
-                        output_tokens: 900,
+                        input_tokens: 1000,
+                        output_tokens: 300,
                         ..Usage::default()
                     }),
                 )
@@ -599,9 +618,10 @@ async fn judge_synth_candidates_meet_every_rule_through_generate() {
     let judge = ScriptedJudge {
         id: "anthropic/judge-fake".parse().expect("model id"),
         seen: Mutex::default(),
+        given: Mutex::default(),
     };
     let mut opts = GenerateOptions::new(GeneratorId::JudgeSynth1, 1, 5);
-    opts.overgen_factor = 10.0;
+    opts.overgen_factor = 11.0;
     let dir = tempfile::tempdir().expect("temp dir");
     let tape_path = dir.path().join("agent.jsonl");
     let tape = Tap::create_kind(&tape_path, "test", vec![], "agent").expect("tape");
@@ -626,6 +646,7 @@ async fn judge_synth_candidates_meet_every_rule_through_generate() {
         .map(|r| (r.rule.clone(), r.count))
         .collect();
     let expected: BTreeMap<String, u64> = [
+        ("answer-not-reached", 1),
         ("answer-derivable", 1),
         ("answer-leak", 1),
         ("unknown-tool", 1),
@@ -640,7 +661,7 @@ async fn judge_synth_candidates_meet_every_rule_through_generate() {
     .map(|(k, v)| (k.to_owned(), v))
     .collect();
     assert_eq!(rules, expected, "{:#?}", report.rejections);
-    assert_eq!(report.ledger.candidates, Some(10));
+    assert_eq!(report.ledger.candidates, Some(11));
     assert_eq!(report.ledger.admitted, Some(1));
     assert_eq!(report.suite.tasks.len(), 1);
     assert_eq!(report.suite.tasks[0].answer_key, "82");
@@ -658,8 +679,28 @@ async fn judge_synth_candidates_meet_every_rule_through_generate() {
     };
     assert_eq!(phase("destructiveness").calls, 1);
     assert_eq!(phase("destructiveness").calls_without_usage, 1);
-    assert_eq!(phase("synthesis").calls, 1);
+    // Asked in batches of four: 4 + 4 + 3.
+    assert_eq!(phase("synthesis").calls, 3);
     assert_eq!(phase("synthesis").usage.input_tokens, 3000);
+    let calls = report
+        .ledger
+        .judge_calls
+        .as_ref()
+        .expect("the judge's calls");
+    assert_eq!((calls.made, calls.failed), (3, 0));
+    // The sound task's answer was read from the server at generation.
+    let quality = report.ledger.quality.as_ref().expect("quality");
+    assert_eq!(quality.answered_from_calls, 1);
+    let wrong = report
+        .rejections
+        .iter()
+        .find(|r| r.rule == "answer-not-reached")
+        .expect("the wrong claim");
+    assert!(
+        wrong.detail.contains("no answer its check accepts"),
+        "{}",
+        wrong.detail
+    );
     assert_eq!(phase("synthesis").model, "anthropic/judge-fake");
 
     // The judge's label is the inferred one; it disagrees with the
@@ -676,7 +717,7 @@ async fn judge_synth_candidates_meet_every_rule_through_generate() {
         "{}",
         toggle.evidence
     );
-    assert_eq!(judge.seen.lock().expect("lock").len(), 2);
+    assert_eq!(judge.seen.lock().expect("lock").len(), 4);
     let taped = std::fs::read_to_string(&tape_path).expect("tape");
     assert!(taped.contains("suite::destructiveness"));
     assert!(taped.contains("suite::synthesis"));

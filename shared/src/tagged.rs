@@ -210,6 +210,9 @@ struct GateDetailWire {
     extensions_consumed: Option<u64>,
     tape_reading: Option<TapeReading>,
     trials: Option<u64>,
+    // synthesis
+    calls: Option<u64>,
+    failures: Option<u64>,
 }
 
 impl<'de> Deserialize<'de> for GateDetail {
@@ -273,6 +276,13 @@ impl<'de> Deserialize<'de> for GateDetail {
                 errors: need(w.errors, v, "errors")?,
                 max_error_rate: need(w.max_error_rate, v, "max_error_rate")?,
                 compromised: need(w.compromised, v, "compromised")?,
+            },
+            "synthesis" => GateDetail::Synthesis {
+                calls: need(w.calls, v, "calls")?,
+                failures: need(w.failures, v, "failures")?,
+                max_error_rate: need(w.max_error_rate, v, "max_error_rate")?,
+                compromised: need(w.compromised, v, "compromised")?,
+                explain: w.explain,
             },
             // A gate kind this reader does not know (`#[serde(other)]`).
             _ => GateDetail::Unrecognised,
@@ -397,6 +407,13 @@ mod tests {
                 errors: 1,
                 max_error_rate: 0.1,
                 compromised: false,
+            },
+            GateDetail::Synthesis {
+                calls: 6,
+                failures: 2,
+                max_error_rate: 0.05,
+                compromised: true,
+                explain: Some("z".into()),
             },
         ];
         for d in details {

@@ -183,6 +183,7 @@ pub fn scenario_config(
         out_dir: out.to_owned(),
         key,
         timeout: Duration::from_secs(s.timeout_secs),
+        model_timeout: crate::model::ClientOptions::default().timeout,
         prices: None,
         max_turns: 8,
         max_tokens: 200_000,

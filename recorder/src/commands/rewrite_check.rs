@@ -176,6 +176,10 @@ fn after_config(
         out_dir: args.out.clone(),
         key: args.key.clone(),
         timeout: Duration::from_secs(args.timeout.max(1)),
+        model_timeout: p.model_timeout_ms.map_or(
+            crate::model::ClientOptions::default().timeout,
+            Duration::from_millis,
+        ),
         prices: None,
         max_turns: args.max_turns.max(1),
         max_tokens: before.run.task_budget.unwrap_or(200_000),

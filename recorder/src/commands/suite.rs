@@ -74,6 +74,10 @@ pub struct SuiteArgs {
     /// Seconds to wait for the handshake and any one request.
     #[arg(long, default_value_t = 20)]
     pub timeout: u64,
+    /// Seconds to wait for any one model call attempt (the judge, the
+    /// screen); a slow local model needs several minutes.
+    #[arg(long, default_value_t = 120)]
+    pub model_timeout: u64,
     /// The stdio server's command line.
     #[arg(last = true, value_name = "CMD")]
     pub command: Vec<String>,
@@ -105,6 +109,7 @@ pub fn run(args: SuiteArgs) -> anyhow::Result<()> {
     }
     let client_opts = crate::model::ClientOptions {
         seed: args.seed,
+        timeout: Duration::from_secs(args.model_timeout.max(1)),
         ..crate::model::ClientOptions::default()
     };
     let judge = judge_id

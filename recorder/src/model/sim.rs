@@ -301,8 +301,9 @@ fn reference_step(hint: &ReferenceHint, request: &ChatRequest) -> Vec<ContentBlo
     }
 }
 
-/// Replace `{{handle:NAME}}` strings (at any depth) from earlier results.
-fn substitute(v: &Value, results: &[(&str, bool)]) -> Value {
+/// Replace `{{handle:NAME}}` strings (at any depth) from earlier results
+/// (`(text, ok)` of each, in order).
+pub fn substitute(v: &Value, results: &[(&str, bool)]) -> Value {
     match v {
         Value::String(s) => match s
             .strip_prefix("{{handle:")

@@ -131,6 +131,9 @@ pub struct RunConfig {
     pub key: Option<PathBuf>,
     /// Any one MCP request.
     pub timeout: Duration,
+    /// Any one model call attempt (registered): a slow local model needs
+    /// minutes where a hosted API needs seconds.
+    pub model_timeout: Duration,
     pub prices: Option<PathBuf>,
     pub max_turns: u32,
     pub max_tokens: u64,

@@ -343,6 +343,7 @@ impl Run<'_> {
     fn options(&self) -> ClientOptions {
         ClientOptions {
             seed: self.cfg.seed,
+            timeout: self.cfg.model_timeout,
             ..ClientOptions::default()
         }
     }
@@ -432,6 +433,7 @@ impl Run<'_> {
                 trimmed_surplus: Some(0),
                 null_screened: None,
                 quality: None,
+                judge_calls: None,
                 limitation: Some(format!(
                     "the suite was reused, not generated in this run: {n} tasks from {} (suite hash {}); candidates and admitted count those tasks",
                     path.file_name().map_or_else(
@@ -477,7 +479,12 @@ impl Run<'_> {
         self.tasks = tasks.clone();
         self.generation = Some(generation);
 
-        // 4. Free gates.
+        // 4. Our own failures first: a judge that could not write the
+        // suite is not the server's thin surface.
+        if let Flow::Stop { outcome, gate } = self.synthesis_errors() {
+            return Ok(Flow::Stop { outcome, gate });
+        }
+        // 5. Free gates.
         if let Flow::Stop { outcome, gate } = self.structural()? {
             return Ok(Flow::Stop { outcome, gate });
         }
@@ -495,7 +502,7 @@ impl Run<'_> {
             },
         };
 
-        // 5. Cheap gate: the three null arms.
+        // 6. Cheap gate: the three null arms.
         if let Flow::Stop { outcome, gate } = self
             .null_gate(session, tools, runner.as_ref(), &trials, &tasks)
             .await?
@@ -503,7 +510,7 @@ impl Run<'_> {
             return Ok(Flow::Stop { outcome, gate });
         }
 
-        // 6. Paid gate: construct, with its extensions.
+        // 7. Paid gate: construct, with its extensions.
         let mut driven = tasks.clone();
         let flow = self
             .construct(
@@ -521,7 +528,7 @@ impl Run<'_> {
             return Ok(Flow::Stop { outcome, gate });
         }
 
-        // 7. The drive.
+        // 8. The drive.
         if let Flow::Stop { outcome, gate } = self
             .drive(session, tools, runner.as_ref(), &trials, &driven)
             .await?
@@ -529,7 +536,7 @@ impl Run<'_> {
             return Ok(Flow::Stop { outcome, gate });
         }
 
-        // 8. The null gate again, now that the agent's rate exists.
+        // 9. The null gate again, now that the agent's rate exists.
         self.null_redecide()
     }
 
@@ -560,6 +567,66 @@ impl Run<'_> {
             *existing = gate;
         } else {
             self.gates.push(gate);
+        }
+    }
+
+    /// The judge's synthesis calls, gated like the drive's model errors:
+    /// over the error limit the run is COMPROMISED at `synthesis`, our
+    /// measurement's failure, never INSUFFICIENT_SURFACE.
+    fn synthesis_errors(&mut self) -> Flow {
+        let Some(calls) = self
+            .generation
+            .as_ref()
+            .and_then(|g| g.ledger.judge_calls.clone())
+        else {
+            return Flow::Continue;
+        };
+        let check = gates::compromised(
+            calls.made.saturating_sub(calls.failed),
+            calls.failed,
+            self.cfg.floors.max_error_rate,
+        );
+        let explain = format!(
+            "The judge was asked {} times for candidate tasks and {} calls failed{}; the limit is {}.",
+            calls.made,
+            calls.failed,
+            calls
+                .last_error
+                .as_deref()
+                .map(|e| format!(" (last: {e})"))
+                .unwrap_or_default(),
+            pct(Some(check.max_error_rate))
+        );
+        if calls.failed > 0 {
+            self.own_notes.push(format!("Synthesis: {explain}"));
+        }
+        self.push_gate(GateRecord {
+            id: "synthesis".to_owned(),
+            cost_tier: CostTier::Cheap,
+            ok: !check.compromised,
+            verdict: None,
+            reason: if check.compromised {
+                "judge_failed"
+            } else {
+                "ok"
+            }
+            .to_owned(),
+            detail: GateDetail::Synthesis {
+                calls: calls.made,
+                failures: calls.failed,
+                max_error_rate: check.max_error_rate,
+                compromised: check.compromised,
+                explain: Some(explain),
+            },
+            source_detail: None,
+        });
+        if check.compromised {
+            Flow::Stop {
+                outcome: Outcome::Compromised,
+                gate: "synthesis".to_owned(),
+            }
+        } else {
+            Flow::Continue
         }
     }
 

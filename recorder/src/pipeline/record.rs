@@ -124,6 +124,13 @@ pub fn preregistration(cfg: &RunConfig) -> anyhow::Result<rec::PreRegistration> 
             "An unresolved construct gate consumes the next of {} batches of {} new tasks (x {} reps), generated and screened like the suite, and is decided again on the pooled counts; unresolved after the last batch it fails; with no batch registered it is refused as EXTEND_EXHAUSTED. Errors are gated apart at {}.",
             cfg.max_extensions, cfg.extension_size, cfg.reps, f.max_error_rate
         )),
+        max_error_rate: Some(f.max_error_rate),
+        max_turns: Some(u64::from(cfg.max_turns)),
+        max_tokens: Some(cfg.max_tokens),
+        overgen_factor: Some(cfg.overgen_factor),
+        request_timeout_ms: Some(u64::try_from(cfg.timeout.as_millis()).unwrap_or(u64::MAX)),
+        model_timeout_ms: Some(u64::try_from(cfg.model_timeout.as_millis()).unwrap_or(u64::MAX)),
+        max_model_calls: cfg.max_model_calls,
     };
     let value = serde_json::to_value(&prereg)?;
     let bytes =
@@ -502,6 +509,7 @@ pub fn finish(run: Run<'_>, outcome: Outcome) -> anyhow::Result<RunOutput> {
             trimmed_surplus: None,
             null_screened: None,
             quality: None,
+            judge_calls: None,
             limitation: Some(
                 "no suite was generated: the run stopped before generation".to_owned(),
             ),

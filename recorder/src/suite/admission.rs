@@ -14,6 +14,7 @@
 //! | `check-matches-prompt` | the predicate accepts the prompt text itself (though the answer key is not in it) |
 //! | `unchained-handle` | a `{{handle:NAME}}` with no earlier producing call, or a binding pointing forward or out of range |
 //! | `destructive-excluded` | a destructive task under a credential that is not the owner's |
+//! | `answer-not-reached` | a judge's task whose solution, made at generation, fails or returns no answer its check accepts (or that has no solution to make) |
 //! | `error-answer` | the answer came from a result that reads as an error (`ENOENT`, `not found`, a traceback...) |
 //! | `duplicate` | the same normalised prompt as an admitted task or an earlier batch, or the same (solution, answer) |
 //! | `check-not-discriminating` | a predicate that accepts another admitted task's answer key (of two tasks with one answer, the later): it cannot tell the tasks apart |
@@ -50,6 +51,9 @@ pub struct Candidate {
     /// The tool result the answer key was read from, when the generator
     /// called the server for it.
     pub source: Option<String>,
+    /// Why the solution's calls, made at generation, did not reach the
+    /// answer (`answer-not-reached`).
+    pub unreached: Option<String>,
 }
 
 impl Candidate {
@@ -58,6 +62,7 @@ impl Candidate {
             id,
             parsed,
             source: None,
+            unreached: None,
         }
     }
 }
@@ -83,6 +88,7 @@ pub const RULES: &[&str] = &[
     "check-matches-prompt",
     "unchained-handle",
     "destructive-excluded",
+    "answer-not-reached",
     "error-answer",
     "duplicate",
     "check-not-discriminating",
@@ -124,6 +130,10 @@ pub fn admit(candidates: Vec<Candidate>, ctx: &AdmissionContext) -> (Vec<Task>, 
         };
         if let Err((rule, detail)) = check(task, ctx) {
             rejections.push(reject(rule, detail));
+            continue;
+        }
+        if let Some(why) = &c.unreached {
+            rejections.push(reject("answer-not-reached", why.clone()));
             continue;
         }
         if let Some(source) = &c.source

@@ -1,12 +1,24 @@
 //! `judge-synth/1`: the judge model reads the tool schemas and the server
 //! instructions and writes candidate tasks (MCPEval-style synthesis) as a
 //! JSON array of `{prompt, expected_tools, answer_key, check, solution,
-//! rationale}`. One call (phase `synthesis`); the reply is parsed robustly:
-//! code fences and prose around the array are ignored, and each element that
-//! is not a task becomes a `malformed` candidate with the reason. A reply
-//! with no array at all yields `want` malformed candidates, so the ledger
-//! still counts what was asked for.
+//! rationale}`.
+//!
+//! The judge is asked in batches of [`JudgeConfig::batch`] candidates (a
+//! slow model answers four tasks in the time a fast one answers forty),
+//! each call listing the prompts written so far so it does not repeat
+//! them. The reply is parsed robustly: code fences and prose around the
+//! array are ignored, and each element that is not a task becomes a
+//! `malformed` candidate with the reason; a reply with no array at all
+//! makes the batch's candidates malformed, so the ledger still counts what
+//! the judge was asked for.
+//!
+//! A judge call that fails (a timeout, an API error) is a failure of our
+//! measurement, never a candidate: it is counted in the ledger's
+//! `judge_calls`, apart from every fate of a candidate, and after
+//! [`JudgeConfig::max_failures_in_a_row`] failures in a row the judge is
+//! not asked again.
 
+use fitness_shared::record::JudgeCalls;
 use rmcp::model::Tool;
 use serde_json::{Value, json};
 
@@ -18,27 +30,72 @@ use crate::model::types::{ChatRequest, ContentBlock, Message, ModelClient, Plann
 
 const SYSTEM: &str = "You write evaluation tasks for an MCP server. Each task must be impossible \
 to answer correctly without calling the server's tools (the answer comes from the server's data \
-or computation, not from general knowledge), and its final answer must be checkable by machine. \
+or computation, not from general knowledge or arithmetic on numbers in the prompt), and its final \
+answer must be checkable by machine. \
 Reply with a JSON array only. Each element: {\"prompt\": string (what the agent is asked; never \
 contains the answer), \"expected_tools\": [tool names], \"answer_key\": string, \"check\": one of \
 {\"kind\":\"substring\",\"value\":string,\"case_insensitive\":bool} | {\"kind\":\"regex\",\"pattern\":string} \
 | {\"kind\":\"json_path\",\"path\":\"$.a.b[0]\",\"equals\":any} | {\"kind\":\"number_within\",\"value\":number,\"tolerance\":number} \
-| {\"kind\":\"all_of\",\"of\":[checks]} (the check is applied to the agent's final answer text), \
+| {\"kind\":\"all_of\",\"of\":[checks]} (the check is applied to the agent's final answer text and must accept the answer_key), \
 \"solution\": [{\"tool\": name, \"arguments\": {..}}] (the calls that reach the answer; a value an \
 earlier call returns is written {{handle:NAME}} and declared in \"handles\": \
 [{\"name\",\"produced_by\",\"consumed_by\"}] with call indexes), \"rationale\": string (why the \
 server is required)}.";
 
-/// Ask the judge for `want` candidates.
+/// How the judge is asked (registered in the suite's generator config).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct JudgeConfig {
+    /// Candidates asked for in one call.
+    pub batch: usize,
+    /// Consecutive failed calls after which the judge is not asked again.
+    pub max_failures_in_a_row: u32,
+    /// Output tokens one call may spend.
+    pub max_tokens: u32,
+}
+
+impl Default for JudgeConfig {
+    fn default() -> Self {
+        JudgeConfig {
+            batch: 4,
+            max_failures_in_a_row: 2,
+            max_tokens: 4_000,
+        }
+    }
+}
+
+impl JudgeConfig {
+    pub fn to_json(&self) -> Value {
+        json!({
+            "batch": self.batch,
+            "max_failures_in_a_row": self.max_failures_in_a_row,
+            "max_tokens": self.max_tokens,
+        })
+    }
+}
+
+/// What synthesis produced: the candidates, the spend, the calls.
+pub struct Synthesis {
+    pub candidates: Vec<Candidate>,
+    pub phase: PhaseSpend,
+    pub calls: JudgeCalls,
+}
+
+/// Ask the judge for `want` candidates, `config.batch` at a time.
 pub async fn synthesize(
     judge: &dyn ModelClient,
     tools: &[Tool],
     instructions: Option<&str>,
     want: usize,
     opts: &GenerateOptions,
+    config: &JudgeConfig,
     tape: &Tap,
-) -> (Vec<Candidate>, PhaseSpend) {
+) -> Synthesis {
     let mut phase = PhaseSpend::new("synthesis", &judge.id().to_string());
+    let mut calls = JudgeCalls {
+        made: 0,
+        failed: 0,
+        last_error: None,
+    };
     let listing: Vec<Value> = tools
         .iter()
         .map(|t| {
@@ -50,54 +107,154 @@ pub async fn synthesize(
             })
         })
         .collect();
-    let user = format!(
-        "Server instructions:\n{}\n\nTools:\n{}\n\nWrite {want} distinct tasks.",
-        instructions.unwrap_or("(none)"),
-        serde_json::to_string_pretty(&listing).unwrap_or_default()
-    );
-    let request = ChatRequest {
-        system: Some(SYSTEM.into()),
-        messages: vec![Message {
-            role: Role::User,
-            content: vec![ContentBlock::Text { text: user }],
-        }],
-        tools: vec![],
-        max_tokens: 16_000,
-        temperature: Some(0.7),
-        corr_id: Some(format!("suite::synthesis::{}", opts.seed)),
-    };
-    let text = match super::taped_call(judge, &request, tape, "synthesis").await {
-        Ok(resp) => {
-            phase.count(resp.usage.as_ref());
-            response_text(&resp.content)
+    let listing = serde_json::to_string_pretty(&listing).unwrap_or_default();
+    let batch = config.batch.max(1);
+    let mut candidates: Vec<Candidate> = Vec::new();
+    let mut written: Vec<String> = Vec::new();
+    let mut failures_in_a_row = 0;
+    let mut index = 0usize;
+    while candidates.len() < want && failures_in_a_row < config.max_failures_in_a_row {
+        let k = batch.min(want - candidates.len());
+        index += 1;
+        let mut user = format!(
+            "Server instructions:\n{}\n\nTools:\n{listing}\n\nWrite {k} distinct tasks.",
+            instructions.unwrap_or("(none)")
+        );
+        if !written.is_empty() {
+            user.push_str("\nThese prompts are written already; write different ones:\n");
+            for p in written.iter().rev().take(40) {
+                user.push_str(&format!("- {p}\n"));
+            }
         }
-        Err(e) => {
-            phase.threw();
-            return (
-                malformed_all(want, opts, &format!("the judge call failed: {e}")),
-                phase,
-            );
+        let request = ChatRequest {
+            system: Some(SYSTEM.into()),
+            messages: vec![Message {
+                role: Role::User,
+                content: vec![ContentBlock::Text { text: user }],
+            }],
+            tools: vec![],
+            max_tokens: config.max_tokens,
+            temperature: Some(0.7),
+            corr_id: Some(format!("suite::synthesis::{}::{index}", opts.seed)),
+        };
+        calls.made += 1;
+        match super::taped_call(judge, &request, tape, "synthesis").await {
+            Ok(resp) => {
+                failures_in_a_row = 0;
+                phase.count(resp.usage.as_ref());
+                let text = response_text(&resp.content);
+                let first = candidates.len();
+                for c in parse_candidates(&text, k, first, opts) {
+                    if let Ok(t) = &c.parsed {
+                        written.push(t.prompt.clone());
+                    }
+                    candidates.push(c);
+                }
+            }
+            Err(e) => {
+                failures_in_a_row += 1;
+                phase.threw();
+                calls.failed += 1;
+                calls.last_error = Some(e.to_string());
+            }
         }
-    };
-    (parse_candidates(&text, want, opts), phase)
+    }
+    Synthesis {
+        candidates,
+        phase,
+        calls,
+    }
 }
 
-fn malformed_all(want: usize, opts: &GenerateOptions, why: &str) -> Vec<Candidate> {
-    (1..=want)
+/// Make each parsed candidate's solution calls now, zero tokens: the
+/// calls of a task the judge claims reaches its answer. Only tasks whose
+/// every call is to a tool in `callable` (listed, not destructive, not
+/// open-world) are made; handles (`{{handle:NAME}}`) are filled from the
+/// earlier results as the reference agent fills them. A task whose calls
+/// fail, return an error, or return nothing its check accepts is marked
+/// `answer-not-reached`; one that reaches its answer carries the result it
+/// was read from.
+pub async fn verify(
+    candidates: &mut [Candidate],
+    session: &crate::mcp::connect::Session,
+    callable: &std::collections::BTreeSet<String>,
+    timeout: std::time::Duration,
+) {
+    use super::schema_walk::{Called, call};
+    for c in candidates.iter_mut() {
+        let Ok(task) = &c.parsed else {
+            continue;
+        };
+        if task.solution.is_empty() {
+            c.unreached = Some("the judge gave no solution calls to make".to_owned());
+            continue;
+        }
+        if task.solution.iter().any(|s| !callable.contains(&s.tool)) {
+            continue;
+        }
+        let mut results: Vec<String> = Vec::new();
+        let mut failed = None;
+        for (i, step) in task.solution.iter().enumerate() {
+            let earlier: Vec<(&str, bool)> = results.iter().map(|r| (r.as_str(), true)).collect();
+            let args =
+                crate::model::sim::substitute(&Value::Object(step.arguments.clone()), &earlier);
+            let args = args.as_object().cloned().unwrap_or_default();
+            match call(session, &step.tool, &args, timeout).await {
+                Called::Text(t) => results.push(t),
+                Called::Empty => results.push(String::new()),
+                Called::Error => {
+                    failed = Some(format!("call {i} (`{}`) returned an error", step.tool));
+                    break;
+                }
+                Called::Failed | Called::TimedOut => {
+                    failed = Some(format!("call {i} (`{}`) failed or timed out", step.tool));
+                    break;
+                }
+            }
+        }
+        if let Some(why) = failed {
+            c.unreached = Some(why);
+            continue;
+        }
+        match results.iter().find(|r| task.check.check(r)) {
+            Some(r) => c.source = Some(r.clone()),
+            None => {
+                c.unreached = Some(format!(
+                    "the solution's {} call(s) return no answer its check accepts (last result: {})",
+                    results.len(),
+                    results
+                        .last()
+                        .map(|r| r.chars().take(120).collect::<String>())
+                        .unwrap_or_default()
+                ))
+            }
+        }
+    }
+}
+
+fn malformed_all(k: usize, first: usize, opts: &GenerateOptions, why: &str) -> Vec<Candidate> {
+    (first + 1..=first + k)
         .map(|i| Candidate::new(format!("{}c{i}", opts.id_prefix), Err(why.to_owned())))
         .collect()
 }
 
-/// Parse the judge's reply into candidates (one per array element).
-pub fn parse_candidates(text: &str, want: usize, opts: &GenerateOptions) -> Vec<Candidate> {
+/// Parse one reply into candidates (one per array element, `k` at most),
+/// numbered after the `first` candidates already made.
+pub fn parse_candidates(
+    text: &str,
+    k: usize,
+    first: usize,
+    opts: &GenerateOptions,
+) -> Vec<Candidate> {
     let Some(items) = find_array(text) else {
-        return malformed_all(want, opts, "the reply holds no JSON array of tasks");
+        return malformed_all(k, first, opts, "the reply holds no JSON array of tasks");
     };
     items
         .iter()
+        .take(k)
         .enumerate()
         .map(|(i, item)| {
-            let id = format!("{}c{}", opts.id_prefix, i + 1);
+            let id = format!("{}c{}", opts.id_prefix, first + i + 1);
             let parsed = parse_task(item, &id);
             Candidate::new(id, parsed)
         })
@@ -207,15 +364,16 @@ mod tests {
     fn fenced_arrays_parse_and_garbage_elements_are_malformed() {
         let opts = GenerateOptions::new(GeneratorId::JudgeSynth1, 2, 1);
         let reply = "Here you are:\n```json\n[\n {\"prompt\": \"What is the sum of the ids?\", \"expected_tools\": [\"get-sum\"], \"answer_key\": \"12\", \"check\": {\"kind\": \"number_within\", \"value\": 12, \"tolerance\": 0}, \"solution\": [{\"tool\": \"get-sum\", \"arguments\": {\"a\": 3, \"b\": 9}}], \"rationale\": \"needs the server\"},\n \"oops\",\n {\"prompt\": \"x\"}\n]\n```\nDone.";
-        let c = parse_candidates(reply, 4, &opts);
+        let c = parse_candidates(reply, 4, 0, &opts);
         assert_eq!(c.len(), 3);
         let t = c[0].parsed.as_ref().expect("the first parses");
         assert_eq!(t.expected_tools, vec!["get-sum".to_owned()]);
         assert_eq!(t.solution[0].arguments["b"], json!(9));
         assert!(c[1].parsed.is_err());
         assert!(c[2].parsed.as_ref().unwrap_err().contains("answer_key"));
-        let none = parse_candidates("I cannot do that.", 4, &opts);
+        let none = parse_candidates("I cannot do that.", 4, 6, &opts);
         assert_eq!(none.len(), 4);
+        assert_eq!(none[0].id, "tc7");
         assert!(none.iter().all(|c| c.parsed.is_err()));
     }
 }

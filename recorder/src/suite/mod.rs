@@ -245,6 +245,9 @@ pub fn suite_hash(generator_config: &Value, seed: u64, tasks: &[Task]) -> String
     }
 }
 
+/// One verification call of a judge's solution, at most.
+const VERIFY_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(10);
+
 /// Generate, admit, screen, trim and hash a suite.
 pub async fn generate(
     session: &Session,
@@ -299,6 +302,7 @@ pub async fn generate(
 
     let mut observed_by_candidate = BTreeMap::new();
     let mut walk_stats = None;
+    let mut judge_calls = None;
     let candidates = match opts.generator {
         GeneratorId::SchemaWalk1 => {
             let walk_config = schema_walk::WalkConfig::default();
@@ -342,9 +346,34 @@ pub async fn generate(
             let Some(judge) = judge else {
                 anyhow::bail!("judge-synth/1 needs a judge model");
             };
-            let (candidates, phase) =
-                judge_synth::synthesize(judge, tools, instructions, want, opts, agent_tape).await;
-            spend.push(phase);
+            let judge_config = judge_synth::JudgeConfig::default();
+            config.insert("judge_synth".into(), judge_config.to_json());
+            let synthesis = judge_synth::synthesize(
+                judge,
+                tools,
+                instructions,
+                want,
+                opts,
+                &judge_config,
+                agent_tape,
+            )
+            .await;
+            spend.push(synthesis.phase);
+            judge_calls = Some(synthesis.calls);
+            let mut candidates = synthesis.candidates;
+            let callable: BTreeSet<String> = tools
+                .iter()
+                .filter(|t| {
+                    !destructive_tools.contains(t.name.as_ref()) && !destructive::open_world(t)
+                })
+                .map(|t| t.name.to_string())
+                .collect();
+            judge_synth::verify(&mut candidates, session, &callable, VERIFY_TIMEOUT).await;
+            for c in &candidates {
+                if let Some(source) = &c.source {
+                    observed_by_candidate.insert(c.id.clone(), source.clone());
+                }
+            }
             candidates
         }
     };
@@ -424,6 +453,7 @@ pub async fn generate(
         null_screened,
         limitation: None,
         quality: Some(quality),
+        judge_calls,
     };
     let leaks_at_generation = rejections
         .iter()

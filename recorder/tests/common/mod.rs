@@ -16,8 +16,14 @@ pub const FITNESS: &str = env!("CARGO_BIN_EXE_fitness");
 
 /// Run `fitness ARGS`, killing it after `limit`; fails the test on a hang.
 pub fn run_bounded(args: &[&str], limit: Duration) -> Output {
+    run_bounded_env(args, &[], limit)
+}
+
+/// [`run_bounded`] with extra environment variables.
+pub fn run_bounded_env(args: &[&str], env: &[(&str, &str)], limit: Duration) -> Output {
     let mut child = Command::new(FITNESS)
         .args(args)
+        .envs(env.iter().copied())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()

@@ -415,6 +415,8 @@ fn convert_prereg(r: &RecordV1) -> PreRegistration {
         null_screen: r.run.null_screen_enabled,
         credential_context: parse_credential(&r.server.credential_context),
         extension_protocol: s(construct_detail, "extensionProtocol"),
+        // fitness-report/1 did not register the budgets and timeouts.
+        ..PreRegistration::default()
     }
 }
 
@@ -453,6 +455,7 @@ fn convert_suite(r: &RecordV1) -> SuiteLedger {
                 trimmed_surplus: u(Some(y), "trimmed"),
                 null_screened,
                 quality: None,
+                judge_calls: None,
                 limitation: None,
             }
         }
@@ -464,6 +467,7 @@ fn convert_suite(r: &RecordV1) -> SuiteLedger {
             trimmed_surplus: None,
             null_screened: None,
             quality: None,
+            judge_calls: None,
             limitation: Some(
                 "This run's generator did not serialise per-candidate reasons, so rejections by rule, trimmed surplus and null-screen deletions are not broken down."
                     .to_owned(),

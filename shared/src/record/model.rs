@@ -234,7 +234,7 @@ pub enum ProbeStatus {
 
 /// What was fixed and hashed before the first model call. Fields a record
 /// from an older schema did not carry are absent, never invented.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct PreRegistration {
     /// sha256 of the canonical pre-registration, when it was hashed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -278,6 +278,27 @@ pub struct PreRegistration {
     /// The extension protocol in the run's own words.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub extension_protocol: Option<String>,
+    /// Model API errors over attempts above which a gate is COMPROMISED.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_error_rate: Option<f64>,
+    /// Turns one trial may take.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_turns: Option<u64>,
+    /// Tokens one trial may spend.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_tokens: Option<u64>,
+    /// Candidates generated per driven task.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub overgen_factor: Option<f64>,
+    /// Milliseconds one MCP request may take.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub request_timeout_ms: Option<u64>,
+    /// Milliseconds one model call attempt may take.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model_timeout_ms: Option<u64>,
+    /// The spend cap in model calls, when one was set.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_model_calls: Option<u64>,
 }
 
 /// The fates of generated candidates, counted apart.
@@ -307,6 +328,23 @@ pub struct SuiteLedger {
     /// What the driven suite asks of the server.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub quality: Option<SuiteQuality>,
+    /// The judge's synthesis calls (judge-synth): a failed call is our
+    /// measurement's failure, never a candidate, and is counted here apart
+    /// from every candidate's fate.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub judge_calls: Option<JudgeCalls>,
+}
+
+/// The judge's synthesis calls.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct JudgeCalls {
+    /// Calls made.
+    pub made: u64,
+    /// Of those, calls that failed (timeouts, API errors).
+    pub failed: u64,
+    /// The last failure's message.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_error: Option<String>,
 }
 
 /// What a suite asks of the server: which tools its tasks end at, how many
@@ -541,6 +579,19 @@ pub enum GateDetail {
         max_error_rate: f64,
         compromised: bool,
     },
+    /// The judge's synthesis calls (judge-synth): a judge that fails is our
+    /// measurement failing, gated like the drive's errors, never read as
+    /// the server's thin surface.
+    Synthesis {
+        /// Calls made.
+        calls: u64,
+        /// Of those, calls that failed.
+        failures: u64,
+        max_error_rate: f64,
+        compromised: bool,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        explain: Option<String>,
+    },
     /// A gate kind this reader does not know.
     #[serde(other)]
     Unrecognised,
@@ -552,7 +603,8 @@ impl GateDetail {
         match self {
             GateDetail::Structural { explain, .. }
             | GateDetail::PlanPower { explain, .. }
-            | GateDetail::NullBaseline { explain, .. } => explain.as_deref(),
+            | GateDetail::NullBaseline { explain, .. }
+            | GateDetail::Synthesis { explain, .. } => explain.as_deref(),
             _ => None,
         }
     }

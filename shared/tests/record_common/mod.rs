@@ -122,6 +122,13 @@ pub fn scored_record() -> RunRecord {
             null_screen: Some(true),
             credential_context: Some(CredentialContext::OwnerKey),
             extension_protocol: Some("6 tasks per batch, at most 2.".into()),
+            max_error_rate: Some(0.05),
+            max_turns: Some(12),
+            max_tokens: Some(200_000),
+            overgen_factor: Some(2.0),
+            request_timeout_ms: Some(20_000),
+            model_timeout_ms: Some(120_000),
+            max_model_calls: None,
         },
         suite: SuiteLedger {
             candidates: Some(30),
@@ -143,6 +150,7 @@ pub fn scored_record() -> RunRecord {
                 dropped: 1,
             }),
             quality: None,
+            judge_calls: None,
             limitation: None,
         },
         gates: Gates {

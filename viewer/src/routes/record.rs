@@ -285,6 +285,11 @@ fn DecidingGate(gate: GateRecord, record: RunRecord) -> impl IntoView {
             <p>{format!("The drive completed {trials} trials; the model API failed {errors} (limit {}).{}", pct(*max_error_rate), if *compromised { " Over the limit: the measurement is compromised." } else { "" })}</p>
         }
         .into_any(),
+        GateDetail::Synthesis { calls, failures, max_error_rate, compromised, explain } => view! {
+            <p>{format!("The judge was asked {calls} times for tasks; {failures} calls failed (limit {}).{}", pct(*max_error_rate), if *compromised { " Over the limit: our measurement failed, not the server." } else { "" })}</p>
+            {explain.clone().map(|e| view! { <p>{e}</p> })}
+        }
+        .into_any(),
         GateDetail::Unrecognised => view! {
             <p>"This gate's detail is of a kind this viewer does not know; its reason string stands."</p>
         }

@@ -744,11 +744,9 @@ fn candidate(id: String, spec: Spec, ex: &Exploration, tools: &[Tool]) -> Candid
         solution,
         handles,
     };
-    Candidate {
-        id,
-        parsed: Ok(task),
-        source: Some(o.text.clone()),
-    }
+    let mut c = Candidate::new(id, Ok(task));
+    c.source = Some(o.text.clone());
+    c
 }
 
 #[cfg(test)]
