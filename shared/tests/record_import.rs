@@ -162,7 +162,8 @@ fn huggingface_extension_ledger_and_first_try_interval() {
         hf.suite.rejected_by_rule,
         vec![RuleRejection {
             rule: "check-too-permissive".into(),
-            count: 1
+            count: 1,
+            example: None,
         }]
     );
 }

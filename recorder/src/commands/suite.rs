@@ -243,6 +243,11 @@ pub fn ledger_text(r: &GenerationReport) -> String {
             .map(|r| format!("{} {}", r.rule, r.count))
             .collect();
         out.push_str(&format!("rejected: {}\n", parts.join(", ")));
+        for r in &l.rejected_by_rule {
+            if let Some(e) = &r.example {
+                out.push_str(&format!("  {}, e.g.: {e}\n", r.rule));
+            }
+        }
     }
     if let Some(q) = &l.quality {
         let pct = |count: u64| {

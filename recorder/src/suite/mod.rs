@@ -440,6 +440,10 @@ pub async fn generate(
             by_rule.get(rule).map(|count| RuleRejection {
                 rule: (*rule).to_owned(),
                 count: *count,
+                example: rejections
+                    .iter()
+                    .find(|r| r.rule == *rule)
+                    .map(|r| r.detail.chars().take(240).collect()),
             })
         })
         .collect();

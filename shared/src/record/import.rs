@@ -438,6 +438,7 @@ fn convert_suite(r: &RecordV1) -> SuiteLedger {
                         rejected_by_rule.push(RuleRejection {
                             rule: rule.clone(),
                             count,
+                            example: None,
                         });
                     }
                 }

@@ -398,6 +398,9 @@ pub struct KindCount {
 pub struct RuleRejection {
     pub rule: String,
     pub count: u64,
+    /// What the rule saw in the first candidate it rejected.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub example: Option<String>,
 }
 
 /// The generation-time null screen's counts.

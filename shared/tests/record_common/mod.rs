@@ -138,10 +138,12 @@ pub fn scored_record() -> RunRecord {
                 RuleRejection {
                     rule: "answer-leak".into(),
                     count: 4,
+                    example: None,
                 },
                 RuleRejection {
                     rule: "unknown-tool".into(),
                     count: 6,
+                    example: None,
                 },
             ],
             trimmed_surplus: Some(7),
