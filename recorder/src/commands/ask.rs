@@ -156,7 +156,7 @@ pub fn run(args: AskArgs) -> anyhow::Result<()> {
     let mut ledger = CostLedger::new();
     ledger_from(&mut ledger, &runner, &outcome);
     let cost = ledger.cost(&prices);
-    print!("{}", summary(&outcome, &cost, &prices, &dir));
+    print!("{}", summary(&runner, &outcome, &cost, &prices, &dir));
     if outcome.end == TrialEnd::ModelFailed {
         let why = outcome
             .model_errors
@@ -188,7 +188,13 @@ fn default_dir() -> PathBuf {
     Path::new("fitness-ask").join(stamp)
 }
 
-fn summary(outcome: &TrialOutcome, cost: &Cost, prices: &PriceTable, dir: &Path) -> String {
+fn summary(
+    runner: &ModelId,
+    outcome: &TrialOutcome,
+    cost: &Cost,
+    prices: &PriceTable,
+    dir: &Path,
+) -> String {
     let mut s = String::new();
     match &outcome.final_answer {
         Some(a) => {
@@ -200,7 +206,7 @@ fn summary(outcome: &TrialOutcome, cost: &Cost, prices: &PriceTable, dir: &Path)
     }
     let _ = writeln!(
         s,
-        "model: {} ({} call(s), {} turn(s))",
+        "model: {runner}, reported as {} ({} call(s), {} turn(s))",
         outcome.model_reported.as_deref().unwrap_or("(no response)"),
         outcome.model_calls,
         outcome.turns

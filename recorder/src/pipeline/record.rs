@@ -569,10 +569,11 @@ pub fn finish(run: Run<'_>, outcome: Outcome) -> anyhow::Result<RunOutput> {
             } else {
                 run.suite_hash.clone()
             },
-            runner_model: run
+            runner_model: cfg.runner.to_string(),
+            runner_reported: run
                 .runner_reported
                 .clone()
-                .unwrap_or_else(|| cfg.runner.to_string()),
+                .filter(|r| *r != cfg.runner.to_string()),
             judge_model: judge_label(cfg),
             generator: Some(generator),
             attempt: attempt(&cfg.out_dir, &slug, &run.id),

@@ -228,6 +228,7 @@ fn convert(
             },
             suite_hash: r.run.suite_hash.clone(),
             runner_model: r.run.runner_model.clone(),
+            runner_reported: None,
             judge_model: r.run.judge_model.clone(),
             generator: r.run.generator_version.clone().filter(|g| !g.is_empty()),
             attempt,

@@ -70,7 +70,13 @@ pub struct RunIdentity {
     pub harness: Producer,
     /// sha256 of the canonical suite (generator config + seed + tasks).
     pub suite_hash: String,
+    /// The runner as registered (`openai/gpt-4o`).
     pub runner_model: String,
+    /// The model name the provider reported in its replies, when it differs
+    /// from the registered one (a dated version, or a local server's
+    /// placeholder).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub runner_reported: Option<String>,
     pub judge_model: String,
     /// The task generator id, e.g. `schema-walk/1`. `None` reads "generator
     /// not recorded", never a guessed version.

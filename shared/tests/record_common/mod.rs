@@ -50,6 +50,7 @@ pub fn scored_record() -> RunRecord {
             },
             suite_hash: "ab".repeat(32),
             runner_model: "sim/good".into(),
+            runner_reported: None,
             judge_model: "sim/judge".into(),
             generator: Some("schema-walk/1".into()),
             attempt: Some(Attempt {

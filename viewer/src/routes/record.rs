@@ -176,7 +176,7 @@ pub fn RecordView(record: RunRecord) -> impl IntoView {
                     <dt>"Started"</dt><dd>{record.run.started_at.clone()}</dd>
                     <dt>"Suite hash"</dt><dd><code>{record.run.suite_hash.clone()}</code></dd>
                     <dt>"Generator"</dt><dd>{record.run.generator_label().to_owned()}</dd>
-                    <dt>"Runner model"</dt><dd>{record.run.runner_model.clone()}</dd>
+                    <dt>"Runner model"</dt><dd>{match &record.run.runner_reported { Some(r) => format!("{} (the provider reported {r})", record.run.runner_model), None => record.run.runner_model.clone() }}</dd>
                     <dt>"Judge model"</dt><dd>{record.run.judge_model.clone()}</dd>
                 </dl>
                 {attempt}
