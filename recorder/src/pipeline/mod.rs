@@ -662,6 +662,26 @@ impl Run<'_> {
                 .map_or("undefined".to_owned(), |r| format!("{r:.2}")),
             report.min_admission_rate
         );
+        // A judge writes judge-synth's candidates: what admission rejected
+        // says as much about the judge as about the server.
+        let judged: u64 = fates
+            .rejected_by_rule
+            .iter()
+            .filter(|(rule, _)| !["destructive-excluded", "error-answer"].contains(&rule.as_str()))
+            .map(|(_, n)| n)
+            .sum();
+        let explain = if self.cfg.generator == crate::suite::GeneratorId::JudgeSynth1 && judged > 0
+        {
+            format!(
+                "{explain} The candidates are the judge's: {judged} were rejected for how the judge wrote them (malformed, a check that cannot match, an answer the server did not return, ...), which measures the judge ({}) as much as the server's surface.",
+                self.cfg
+                    .judge
+                    .as_ref()
+                    .map_or_else(|| "none".to_owned(), ToString::to_string)
+            )
+        } else {
+            explain
+        };
         self.own_notes.push(format!("Suite: {explain}"));
         self.push_gate(GateRecord {
             id: "structural".to_owned(),
