@@ -361,6 +361,7 @@ pub fn scored_record() -> RunRecord {
         findings: Vec::new(),
         proposals: Vec::new(),
         rewrite: None,
+        redactions: None,
         signature: None,
     }
 }
