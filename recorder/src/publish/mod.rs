@@ -70,7 +70,7 @@ pub struct Published {
 pub fn run(args: PublishArgs) -> anyhow::Result<()> {
     let published = publish(&args)?;
     let counts = &published.board.counts;
-    println!(
+    crate::outln!(
         "published {} runs ({} scored, {} refused) with {} tapes and {} badges to {}",
         counts.runs,
         counts.scored,
