@@ -48,6 +48,12 @@ pub struct RewriteCheckArgs {
     /// Print the summary as JSON.
     #[arg(long)]
     pub json: bool,
+    /// Run the before record's server command even when the record is
+    /// unsigned or signed by a key other than --key / FITNESS_SIGNING_KEY.
+    /// Without it such a command is printed and not run: a record is data
+    /// from whoever wrote it, and its `argv` is a program to execute.
+    #[arg(long)]
+    pub trust_command: bool,
 }
 
 /// What a rewrite check produced.
@@ -185,6 +191,49 @@ fn after_config(
     })
 }
 
+/// Refuse to run the server command of a record the operator did not sign:
+/// unsigned, or signed by another key than `key`. The error prints the
+/// command so the operator can read it before passing `--trust-command`.
+fn trust_command(value: &Value, record: &RunRecord, key: Option<&Path>) -> anyhow::Result<()> {
+    let why = match (record.signature.is_some(), key) {
+        (false, _) => "the before record is unsigned".to_owned(),
+        (true, None) => "the before record is signed, and no key of yours was given (--key or FITNESS_SIGNING_KEY) to check it was you".to_owned(),
+        (true, Some(key)) => {
+            let seed = crate::commands::keygen::read_secret(key)?;
+            let mine = fitness_shared::integrity::signing::public_key_b64(&seed);
+            match fitness_shared::integrity::verify_record(value, Some(&mine)) {
+                Ok(_) => return Ok(()),
+                Err(e) => format!("the before record's signature is not yours ({e})"),
+            }
+        }
+    };
+    let argv = match &record.server.target {
+        ServerTarget::Command { argv } => argv.clone(),
+        ServerTarget::Url { url } => vec![url.clone()],
+    };
+    anyhow::bail!(
+        "refusing to run the before record's server command, because {why}:\n  {}\nA record's command is run as a program on this machine. Read it, and pass --trust-command to run it anyway.",
+        shell_words(&argv)
+    )
+}
+
+/// A command line as a shell would read it back (single-quoted where needed).
+fn shell_words(argv: &[String]) -> String {
+    argv.iter()
+        .map(|a| {
+            let plain = !a.is_empty()
+                && a.chars()
+                    .all(|c| c.is_ascii_alphanumeric() || "-_./=:@%+,".contains(c));
+            if plain {
+                a.clone()
+            } else {
+                format!("'{}'", a.replace('\'', r"'\''"))
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
 /// Put the link into a record file's JSON, re-sign it when a key is given,
 /// and write it atomically.
 fn write_link(
@@ -248,6 +297,9 @@ pub async fn check(
     crate::pipeline::write_record_atomic(&rewrites_path, &serde_json::to_vec_pretty(&rewrites)?)?;
     let rewrites_path = std::fs::canonicalize(&rewrites_path)?;
     let mut cfg = after_config(args, &before, &rewrites_path)?;
+    if !args.trust_command {
+        trust_command(&before_value, &before, key.as_deref())?;
+    }
     cfg.key = key.clone();
     let after = pipeline::execute(&cfg, cancel, progress).await?;
     // The delta comes from the two records as stored, never from the tapes.
@@ -325,16 +377,16 @@ pub fn run(args: RewriteCheckArgs) -> anyhow::Result<()> {
             "delta": link.delta,
             "explain": link.explain,
         });
-        println!("{}", serde_json::to_string_pretty(&summary)?);
+        println!("{}", crate::secrets::pretty_json(&summary)?);
     } else {
-        println!("before   {}", output.before.run.id);
-        println!("after    {}", output.after.record.run.id);
-        println!(
+        crate::outln!("before   {}", output.before.run.id);
+        crate::outln!("after    {}", output.after.record.run.id);
+        crate::outln!(
             "record   {}",
             output.after.dir.join("record.json").display()
         );
-        println!("applied  {} proposals", link.proposals.len());
-        println!("delta    {}", link.explain);
+        crate::outln!("applied  {} proposals", link.proposals.len());
+        crate::outln!("delta    {}", link.explain);
     }
     if output.after.interrupted.is_some() {
         std::process::exit(1);
