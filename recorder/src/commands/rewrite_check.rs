@@ -3,6 +3,11 @@
 //! with the before run's proposals substituted into `tools/list` by
 //! `fitness rewrite-proxy`, then link the two records both ways with the
 //! delta of their stored first-try intervals.
+//!
+//! The server command comes from the before record, so it is run only when
+//! that record carries the operator's own signature (`--key` /
+//! `FITNESS_SIGNING_KEY`); otherwise it is printed and refused unless
+//! `--trust-command` is given.
 
 use std::path::{Component, Path, PathBuf};
 use std::time::Duration;
@@ -23,9 +28,11 @@ use crate::run::{Bars, cancel_on_signals, runtime};
 #[derive(Debug, Args)]
 #[command(after_help = "Example:\n  \
 fitness run --runner sim/diligent --out runs -- fitness demo-server canary\n  \
-fitness rewrite-check runs/demo-canary-... --out rewrite-runs\n\n\
+fitness rewrite-check runs/demo-canary-... --out rewrite-runs --key publisher.key\n\n\
 Reads RUN_DIR/{record.json, suite.json}; writes DIR/<after-run-id>/ and\n\
-DIR/rewrites-<before-run-id>.json, and adds the `rewrite` link to both records.")]
+DIR/rewrites-<before-run-id>.json, and adds the `rewrite` link to both records.\n\
+The record's server command runs only when the record is signed with your key;\n\
+otherwise it is printed and refused (pass --trust-command after reading it).")]
 pub struct RewriteCheckArgs {
     /// The before run's directory (record.json, suite.json, tapes).
     pub run_dir: PathBuf,
@@ -195,6 +202,10 @@ fn after_config(
 /// unsigned, or signed by another key than `key`. The error prints the
 /// command so the operator can read it before passing `--trust-command`.
 fn trust_command(value: &Value, record: &RunRecord, key: Option<&Path>) -> anyhow::Result<()> {
+    // A URL is not run (and HTTP targets are refused on their own).
+    let ServerTarget::Command { argv } = &record.server.target else {
+        return Ok(());
+    };
     let why = match (record.signature.is_some(), key) {
         (false, _) => "the before record is unsigned".to_owned(),
         (true, None) => "the before record is signed, and no key of yours was given (--key or FITNESS_SIGNING_KEY) to check it was you".to_owned(),
@@ -207,13 +218,9 @@ fn trust_command(value: &Value, record: &RunRecord, key: Option<&Path>) -> anyho
             }
         }
     };
-    let argv = match &record.server.target {
-        ServerTarget::Command { argv } => argv.clone(),
-        ServerTarget::Url { url } => vec![url.clone()],
-    };
     anyhow::bail!(
         "refusing to run the before record's server command, because {why}:\n  {}\nA record's command is run as a program on this machine. Read it, and pass --trust-command to run it anyway.",
-        shell_words(&argv)
+        shell_words(argv)
     )
 }
 
@@ -288,6 +295,10 @@ pub async fn check(
         before.signature.is_none() || key.is_some(),
         "the before record is signed: pass --key (or set FITNESS_SIGNING_KEY) so it can be re-signed after its rewrite link is added"
     );
+    // Before anything is written: the command is the record's, not ours.
+    if !args.trust_command {
+        trust_command(&before_value, &before, key.as_deref())?;
+    }
     std::fs::create_dir_all(&args.out)
         .with_context(|| format!("failed to create {}", args.out.display()))?;
     let rewrites_path = args.out.join(format!("rewrites-{}.json", before.run.id));
@@ -297,9 +308,6 @@ pub async fn check(
     crate::pipeline::write_record_atomic(&rewrites_path, &serde_json::to_vec_pretty(&rewrites)?)?;
     let rewrites_path = std::fs::canonicalize(&rewrites_path)?;
     let mut cfg = after_config(args, &before, &rewrites_path)?;
-    if !args.trust_command {
-        trust_command(&before_value, &before, key.as_deref())?;
-    }
     cfg.key = key.clone();
     let after = pipeline::execute(&cfg, cancel, progress).await?;
     // The delta comes from the two records as stored, never from the tapes.
