@@ -15,8 +15,9 @@
 //!   `Authorization` values, JWTs, `sk-` keys, GitHub, Google, Slack, GitLab,
 //!   Hugging Face, npm and Stripe tokens, AWS access key ids, private key
 //!   blocks, URL userinfo and credential query parameters, `*_KEY=...`
-//!   assignments, and JSON string fields named like credentials
-//!   (`api_key`, `password`, `access_token`, `mcp-session-id`, ...). Their
+//!   and `*session-id: ...` assignments, and JSON string fields named like
+//!   credentials (`api_key`, `password`, `access_token`, `mcp-session-id`,
+//!   ...), also inside a string that is itself JSON (a tool result). Their
 //!   marker names the rule (`[redacted:pattern jwt]`).
 //!
 //! Unlike the reference implementation's rule set, no rule replaces a
@@ -325,7 +326,10 @@ impl Redactor {
     pub fn redact_value(&self, value: &mut Value, hits: &mut Hits) -> bool {
         match value {
             Value::String(s) => {
-                if let Cow::Owned(new) = self.redact_str(s, hits) {
+                if let Some(new) = self.redact_embedded_json(s, hits) {
+                    *s = new;
+                    true
+                } else if let Cow::Owned(new) = self.redact_str(s, hits) {
                     *s = new;
                     true
                 } else {
@@ -342,6 +346,30 @@ impl Redactor {
             Value::Object(map) => self.redact_object(map, hits),
             Value::Null | Value::Bool(_) | Value::Number(_) => false,
         }
+    }
+
+    /// A string that is itself a JSON object or array (a tool result's
+    /// text, usually) is redacted as JSON, so its credential-named fields
+    /// are found too; `None` when it is not JSON or nothing changed. It is
+    /// written back compact, or pretty when it was written over lines.
+    fn redact_embedded_json(&self, s: &str, hits: &mut Hits) -> Option<String> {
+        let t = s.trim_start();
+        if !(t.starts_with('{') || t.starts_with('[')) {
+            return None;
+        }
+        let mut inner: Value = serde_json::from_str(s).ok()?;
+        let mut found = Hits::default();
+        if !self.redact_value(&mut inner, &mut found) {
+            return None;
+        }
+        let text = if s.contains('\n') {
+            serde_json::to_string_pretty(&inner)
+        } else {
+            serde_json::to_string(&inner)
+        }
+        .ok()?;
+        hits.merge(&found);
+        Some(text)
     }
 
     fn redact_object(&self, map: &mut Map<String, Value>, hits: &mut Hits) -> bool {
@@ -921,7 +949,7 @@ fn rule_specs() -> Vec<(&'static str, String, usize, Check)> {
         ),
         (
             "credential-assignment",
-            r#"(?i)(?:^|[^A-Za-z0-9_])[A-Za-z0-9_.-]*(?:api[_-]?key|secret|token|password|passwd|credentials?|private[_-]?key|access[_-]?key)["']?\s*(?:=|:)\s*["']?([^\s"'&,;<>\[\]\\]{8,})"#.to_owned(),
+            r#"(?i)(?:^|[^A-Za-z0-9_])[A-Za-z0-9_.-]*(?:api[_-]?key|secret|token|password|passwd|credentials?|private[_-]?key|access[_-]?key|session[_-]?id)["']?\s*(?:=|:)\s*["']?([^\s"'&,;<>\[\]\\]{8,})"#.to_owned(),
             1,
             group_has_digit,
         ),

@@ -301,3 +301,38 @@ fn the_anchor_tapes_stay_readable_through_the_policy() {
     // Published documentation mentions tokens; most lines have none.
     assert!(changed * 20 < lines, "{changed} of {lines} lines changed");
 }
+
+#[test]
+fn json_held_in_a_string_is_redacted_as_json() {
+    let r = Redactor::default();
+    // A tool result whose text is a JSON document (the usual MCP shape).
+    let inner = json!({"headers": {"mcp-session-id": "4b7e0c1a-9d2f-4e3b-8a61-0f5d2c9e7b14",
+                                   "accept": "application/json"}, "api_key": "abc"});
+    let frame = json!({"jsonrpc": "2.0", "id": 3, "result": {"content": [
+        {"type": "text", "text": inner.to_string()}]}});
+    let mut hits = Hits::default();
+    let out = r
+        .redact_json_text(&frame.to_string(), &mut hits)
+        .into_owned();
+    assert!(!out.contains("4b7e0c1a"), "{out}");
+    let v: Value = serde_json::from_str(&out).expect("JSON");
+    let text: Value =
+        serde_json::from_str(v["result"]["content"][0]["text"].as_str().expect("text"))
+            .expect("still JSON inside");
+    assert_eq!(
+        text["headers"]["mcp-session-id"],
+        "[redacted:pattern credential-field]"
+    );
+    assert_eq!(text["headers"]["accept"], "application/json");
+    assert_eq!(text["api_key"], "[redacted:pattern credential-field]");
+    assert_eq!(count(&hits, "pattern credential-field"), 2);
+    // The same header in a plain-text dump.
+    let (out, _) = redact(
+        &r,
+        "mcp-session-id: 4b7e0c1a-9d2f-4e3b-8a61-0f5d2c9e7b14\nok",
+    );
+    assert_eq!(
+        out,
+        "mcp-session-id: [redacted:pattern credential-assignment]\nok"
+    );
+}
