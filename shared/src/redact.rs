@@ -428,6 +428,9 @@ impl Redactor {
     /// something changed (so an untouched frame keeps its exact bytes); text
     /// that is not JSON is redacted as text.
     pub fn redact_json_text<'a>(&self, text: &'a str, hits: &mut Hits) -> Cow<'a, str> {
+        if !self.might_change_json(text) {
+            return Cow::Borrowed(text);
+        }
         match serde_json::from_str::<Value>(text) {
             Ok(mut value) => {
                 let mut found = Hits::default();
@@ -444,6 +447,35 @@ impl Redactor {
             }
             Err(_) => self.redact_str(text, hits),
         }
+    }
+
+    /// A cheap, sound first look at a JSON text: `false` only when no
+    /// string in it can change. Without a backslash every decoded string is
+    /// a substring of the text between quotes (and a quote satisfies every
+    /// rule's boundary), so a value, a rule or a credential-named key that
+    /// matches none of the text matches no string in it either.
+    fn might_change_json(&self, text: &str) -> bool {
+        if text.contains('\\') {
+            return true;
+        }
+        if let Some(re) = &self.needle_re
+            && re.is_match(text)
+        {
+            return true;
+        }
+        if self
+            .anchored
+            .iter()
+            .any(|a| text.contains(a.value.as_str()))
+        {
+            return true;
+        }
+        let rules = rules();
+        rules.set.is_match(text)
+            || rules
+                .field_words
+                .as_ref()
+                .is_none_or(|re| re.is_match(text))
     }
 
     /// Whether `text` holds anything this policy would replace.
@@ -580,6 +612,9 @@ fn credential_param(name: &str) -> bool {
         || n.ends_with("_secret")
         || n.ends_with("_password")
 }
+
+/// A word in every name [`credential_field`] accepts.
+const FIELD_WORDS: &str = "(?i)key|token|bearer|authorization|cookie|passw|secret|session";
 
 /// JSON field names whose string values are credentials.
 fn credential_field(name: &str) -> bool {
@@ -848,6 +883,9 @@ struct Rules {
     list: Vec<Rule>,
     /// Which rules match at all, in one pass.
     set: RegexSet,
+    /// Some word every credential-named field holds (a first look only;
+    /// `None` would mean every text is looked at in full).
+    field_words: Option<Regex>,
 }
 
 /// A left boundary that also accepts a JSON escape letter (`\n` then the
@@ -973,7 +1011,12 @@ fn rules() -> &'static Rules {
             .collect();
         let set = RegexSet::new(list.iter().map(|r| r.regex.as_str()))
             .unwrap_or_else(|_| RegexSet::empty());
-        Rules { list, set }
+        let field_words = Regex::new(FIELD_WORDS).ok();
+        Rules {
+            list,
+            set,
+            field_words,
+        }
     });
     &RULES
 }

@@ -336,3 +336,97 @@ fn json_held_in_a_string_is_redacted_as_json() {
         "mcp-session-id: [redacted:pattern credential-assignment]\nok"
     );
 }
+
+#[test]
+fn the_first_look_never_skips_a_line_the_full_walk_would_change() {
+    // Lines built to sit at the edges of the shortcut: no backslash, a
+    // value at a string's very start or end, a key, a rule at a boundary.
+    let r = Redactor::new(&[
+        Secret::env("API_KEY", "canary-env-3f9a1c77"),
+        Secret::env("PIN", "4711"),
+    ]);
+    for line in [
+        r#"{"a":"canary-env-3f9a1c77"}"#,
+        r#"{"canary-env-3f9a1c77":1}"#,
+        r#"{"PIN":"4711"}"#,
+        r#"{"x":"PIN=4711"}"#,
+        r#"{"password":"p"}"#,
+        r#"{"X-Auth-Token":"abcdefgh"}"#,
+        r#"{"t":"AKIAIOSFODNN7EXAMPLE"}"#,
+        r#"{"t":"eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.sig"}"#,
+        r#"{"u":"https://u:p@h/x?token=abc"}"#,
+    ] {
+        let mut v: Value = serde_json::from_str(line).expect("json");
+        let walked = r.redact_value(&mut v, &mut Hits::default());
+        let first_look = matches!(
+            r.redact_json_text(line, &mut Hits::default()),
+            Cow::Owned(_)
+        );
+        assert!(walked, "the walk changes {line}");
+        assert_eq!(walked, first_look, "{line}");
+    }
+}
+
+mod first_look {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// Pieces strings are built from: secrets, tokens, names, JSON syntax.
+    const PIECES: &[&str] = &[
+        "canary-env-3f9a1c77",
+        "4711",
+        "PIN=",
+        "API_KEY",
+        "sk-proj-4f8a9b2c1d3e5f6a7b8c9d0e",
+        "AKIAIOSFODNN7EXAMPLE",
+        "Bearer ",
+        "abcdef0123456789ABCDEF",
+        "https://u:p@h/",
+        "?token=",
+        "password",
+        " ",
+        "\n",
+        "\"",
+        "{",
+        "}",
+        ":",
+        "word",
+        "é",
+    ];
+
+    fn piece_string() -> impl Strategy<Value = String> {
+        prop::collection::vec(prop::sample::select(PIECES), 0..6).prop_map(|p| p.concat())
+    }
+
+    fn json_value() -> impl Strategy<Value = Value> {
+        let leaf = prop_oneof![
+            piece_string().prop_map(Value::String),
+            any::<i32>().prop_map(Value::from),
+            Just(Value::Null),
+        ];
+        leaf.prop_recursive(3, 24, 4, |inner| {
+            prop_oneof![
+                prop::collection::vec(inner.clone(), 0..4).prop_map(Value::Array),
+                prop::collection::vec((piece_string(), inner), 0..4)
+                    .prop_map(|kv| Value::Object(kv.into_iter().collect())),
+            ]
+        })
+    }
+
+    proptest! {
+        #[test]
+        fn skips_only_what_the_walk_leaves_alone(v in json_value()) {
+            let r = Redactor::new(&[
+                Secret::env("API_KEY", "canary-env-3f9a1c77"),
+                Secret::env("PIN", "4711"),
+            ]);
+            let text = serde_json::to_string(&v).expect("json");
+            let mut walked = v.clone();
+            let changed = r.redact_value(&mut walked, &mut Hits::default());
+            let out = r.redact_json_text(&text, &mut Hits::default());
+            prop_assert_eq!(changed, matches!(out, Cow::Owned(_)));
+            let back: Value = serde_json::from_str(&out).expect("still JSON");
+            prop_assert_eq!(back, walked);
+        }
+    }
+}
