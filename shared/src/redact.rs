@@ -450,12 +450,18 @@ impl Redactor {
     }
 
     /// A cheap, sound first look at a JSON text: `false` only when no
-    /// string in it can change. Without a backslash every decoded string is
-    /// a substring of the text between quotes (and a quote satisfies every
-    /// rule's boundary), so a value, a rule or a credential-named key that
-    /// matches none of the text matches no string in it either.
+    /// string in it can change, so the text need not be parsed.
+    ///
+    /// Without `\u` and `\/` escapes a decoded string differs from its text
+    /// only where `\"`, `\\` or a control escape (`\n`, ...) stands, and
+    /// no rule's token, no value (its escaped form is a needle too) and no
+    /// rule boundary (`LEFT` accepts an escape letter) is broken by one. The
+    /// rules whose context can hold an escape (`authorization: "..."`,
+    /// `bearer\t...`, `"key":"..."` assignments, credential fields, a short
+    /// value after its name) all need a word of [`FIELD_WORDS`] or the
+    /// value itself in the text, which is looked for as is.
     fn might_change_json(&self, text: &str) -> bool {
-        if text.contains('\\') {
+        if text.contains("\\u") || text.contains("\\/") {
             return true;
         }
         if let Some(re) = &self.needle_re
@@ -613,8 +619,11 @@ fn credential_param(name: &str) -> bool {
         || n.ends_with("_password")
 }
 
-/// A word in every name [`credential_field`] accepts.
-const FIELD_WORDS: &str = "(?i)key|token|bearer|authorization|cookie|passw|secret|session";
+/// What the text around every name [`credential_field`] accepts looks like
+/// (`...token":`, `...token\":` inside a JSON text in a string), and the
+/// context of the `authorization`, `bearer` and `credential-assignment`
+/// rules, escapes allowed: a first look that must never miss one.
+const FIELD_WORDS: &str = r#"(?i)(?:key|token|bearer|authorization|cookie|passwd|password|secret|session[_-]?id|credentials?)["']?\\?["']?(?:\s|\\[nrtbf])*[:=]|bearer(?:\s|\\[nrtbf])"#;
 
 /// JSON field names whose string values are credentials.
 fn credential_field(name: &str) -> bool {
@@ -890,7 +899,7 @@ struct Rules {
 
 /// A left boundary that also accepts a JSON escape letter (`\n` then the
 /// token), since a JSON text inside a string keeps its escapes.
-const LEFT: &str = r"(?:^|[^A-Za-z0-9_]|\\[nrt])";
+const LEFT: &str = r"(?:^|[^A-Za-z0-9_]|\\[nrtbf])";
 
 /// The pattern rules: name, regex, the group replaced, the last check.
 fn rule_specs() -> Vec<(&'static str, String, usize, Check)> {

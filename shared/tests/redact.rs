@@ -392,10 +392,24 @@ mod first_look {
         ":",
         "word",
         "é",
+        "\t",
+        "\\",
+        "/",
+        "\u{1}",
+        "\u{8}",
+        "x-api-key",
+        "token",
+        "tokens",
+        "=",
+        "bearer",
+        "authorization: ",
+        "session_id=",
+        "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.sig",
+        "ghp_0123456789abcdefghijABCDEFGHIJ012345",
     ];
 
     fn piece_string() -> impl Strategy<Value = String> {
-        prop::collection::vec(prop::sample::select(PIECES), 0..6).prop_map(|p| p.concat())
+        prop::collection::vec(prop::sample::select(PIECES), 0..8).prop_map(|p| p.concat())
     }
 
     fn json_value() -> impl Strategy<Value = Value> {
@@ -407,8 +421,10 @@ mod first_look {
         leaf.prop_recursive(3, 24, 4, |inner| {
             prop_oneof![
                 prop::collection::vec(inner.clone(), 0..4).prop_map(Value::Array),
-                prop::collection::vec((piece_string(), inner), 0..4)
+                prop::collection::vec((piece_string(), inner.clone()), 0..4)
                     .prop_map(|kv| Value::Object(kv.into_iter().collect())),
+                // A JSON text held in a string (a tool result).
+                inner.prop_map(|v| Value::String(v.to_string())),
             ]
         })
     }
