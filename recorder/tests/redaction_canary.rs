@@ -13,14 +13,14 @@ mod common;
 use std::collections::BTreeMap;
 use std::io::Read as _;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
-use std::time::{Duration, Instant};
+use std::process::Output;
+use std::time::Duration;
 
 use axum::Router;
 use axum::body::Bytes;
 use axum::http::{HeaderMap, Uri};
 use base64::Engine as _;
-use common::{FITNESS, http_fixture, s, text};
+use common::{FITNESS, http_fixture, run_bounded_in, s, text};
 use serde_json::{Value, json};
 
 /// The planted secrets, each distinct and unmistakable.
@@ -164,32 +164,6 @@ async fn echo_model(uri: Uri, headers: HeaderMap, body: Bytes) -> axum::Json<Val
     }
 }
 
-/// Run `fitness ARGS` in `cwd` with `env`, killed after `limit`.
-fn fitness(cwd: &Path, env: &[(&str, String)], args: &[&str], limit: Duration) -> Output {
-    let mut cmd = Command::new(FITNESS);
-    cmd.args(args)
-        .current_dir(cwd)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    for (k, v) in env {
-        cmd.env(k, v);
-    }
-    let mut child = cmd.spawn().expect("fitness starts");
-    let started = Instant::now();
-    while child.try_wait().expect("wait").is_none() {
-        if started.elapsed() > limit {
-            let _ = child.kill();
-            let out = child.wait_with_output().expect("output");
-            panic!(
-                "fitness {args:?} did not finish within {limit:?}: {}",
-                text(&out)
-            );
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    child.wait_with_output().expect("output")
-}
-
 /// Every file under `root` (a `.gz` decompressed) with its path, and the
 /// path itself as a "file" so names are searched too.
 fn every_byte(root: &Path, out: &mut Vec<(PathBuf, Vec<u8>)>) {
@@ -221,10 +195,6 @@ fn occurrences(haystack: &[u8], needle: &[u8]) -> usize {
         .windows(needle.len())
         .filter(|w| *w == needle)
         .count()
-}
-
-fn contains(haystack: &str, needle: &str) -> bool {
-    haystack.contains(needle)
 }
 
 #[test]
@@ -262,7 +232,7 @@ fn no_planted_secret_reaches_any_file_or_printed_line() {
     let stdio = [FITNESS, "fixture-server", "echo"];
     let mut printed: Vec<(String, Output)> = Vec::new();
     let mut run = |name: &str, args: Vec<&str>, limit: u64| -> Output {
-        let out = fitness(root, &env, &args, Duration::from_secs(limit));
+        let out = run_bounded_in(Some(root), &env, &args, Duration::from_secs(limit));
         printed.push((name.to_owned(), out.clone()));
         out
     };
@@ -509,27 +479,21 @@ fn no_planted_secret_reaches_any_file_or_printed_line() {
         "[redacted:url password]",
         "[redacted:url query api_key]",
     ] {
-        assert!(
-            contains(&wire, marker),
-            "{marker} not on the HTTP probe tape"
-        );
+        assert!(wire.contains(marker), "{marker} not on the HTTP probe tape");
     }
-    assert!(contains(
-        &read(&probe_stdio.join("mcp.jsonl")),
-        "[redacted:env CANARY_ENV_KEY]"
-    ));
+    assert!(read(&probe_stdio.join("mcp.jsonl")).contains("[redacted:env CANARY_ENV_KEY]"));
     let agent = read(&ask_openai.join("agent.jsonl"));
     assert!(
-        contains(&agent, "[redacted:env OPENAI_API_KEY]"),
+        agent.contains("[redacted:env OPENAI_API_KEY]"),
         "the model's echo"
     );
     assert!(
-        contains(&agent, "[redacted:env CANARY_ENV_KEY]"),
+        agent.contains("[redacted:env CANARY_ENV_KEY]"),
         "the tool result"
     );
     let agent = read(&ask_anthropic.join("agent.jsonl"));
     assert!(
-        contains(&agent, "[redacted:env ANTHROPIC_API_KEY]"),
+        agent.contains("[redacted:env ANTHROPIC_API_KEY]"),
         "the model's echo"
     );
     // Records count what they lost, by source, and name the host only.

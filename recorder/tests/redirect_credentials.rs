@@ -7,15 +7,15 @@
 
 mod common;
 
-use std::process::{Command, Output, Stdio};
+use std::process::Output;
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use axum::Router;
 use axum::extract::State;
 use axum::http::{HeaderMap, StatusCode, Uri};
 use axum::response::{IntoResponse, Response};
-use common::{FITNESS, text};
+use common::{FITNESS, run_bounded_in, text};
 use fitness_recorder::mcp::connect::HttpTarget;
 use fitness_recorder::mcp::raw::RawHttp;
 use fitness_recorder::mcp::tap::Tap;
@@ -123,21 +123,7 @@ fn servers() -> Servers {
 }
 
 fn fitness(args: &[&str], env: &[(&str, String)], limit: Duration) -> Output {
-    let mut cmd = Command::new(FITNESS);
-    cmd.args(args).stdout(Stdio::piped()).stderr(Stdio::piped());
-    for (k, v) in env {
-        cmd.env(k, v);
-    }
-    let mut child = cmd.spawn().expect("fitness starts");
-    let started = Instant::now();
-    while child.try_wait().expect("wait").is_none() {
-        assert!(
-            started.elapsed() < limit,
-            "fitness {args:?} did not finish within {limit:?}"
-        );
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    child.wait_with_output().expect("output")
+    run_bounded_in(None, env, args, limit)
 }
 
 /// No header value the second origin saw holds any of `secrets`.

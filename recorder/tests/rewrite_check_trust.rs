@@ -5,35 +5,11 @@
 
 mod common;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::Duration;
 
-use common::{FITNESS, run_bounded, s, text};
+use common::{canary_run, run_bounded, s, text};
 use serde_json::Value;
-
-/// A canary run (it has proposals) with the sim runner; its directory.
-fn before_run(out: &Path) -> PathBuf {
-    let output = run_bounded(
-        &[
-            "run",
-            "--runner",
-            "sim/diligent",
-            "--out",
-            s(out),
-            "--seed",
-            "7",
-            "--json",
-            "--",
-            FITNESS,
-            "demo-server",
-            "canary",
-        ],
-        Duration::from_secs(240),
-    );
-    let summary: Value = serde_json::from_slice(&output.stdout)
-        .unwrap_or_else(|e| panic!("no JSON summary ({e}): {}", text(&output)));
-    PathBuf::from(summary["dir"].as_str().expect("the run's dir"))
-}
 
 fn keygen(path: &Path) {
     let made = run_bounded(&["keygen", "--out", s(path)], Duration::from_secs(30));
@@ -58,7 +34,7 @@ fn runs_in(out: &Path) -> usize {
 #[test]
 fn an_unsigned_record_has_its_command_printed_and_refused_unless_trusted() {
     let dir = tempfile::tempdir().expect("tempdir");
-    let before = before_run(&dir.path().join("runs"));
+    let before = canary_run(&dir.path().join("runs"), &[]);
     let record_before = std::fs::read(before.join("record.json")).expect("record");
     let after = dir.path().join("after");
 
@@ -94,7 +70,7 @@ fn a_record_signed_by_another_key_is_refused_and_the_operators_own_runs() {
     let (theirs, mine) = (dir.path().join("theirs.key"), dir.path().join("mine.key"));
     keygen(&theirs);
     keygen(&mine);
-    let before = before_run(&dir.path().join("runs"));
+    let before = canary_run(&dir.path().join("runs"), &[]);
     let record = before.join("record.json");
     // Somebody else's signed run, handed to the operator.
     let signed = run_bounded(

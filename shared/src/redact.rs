@@ -756,33 +756,26 @@ pub fn url_credentials(url: &str) -> UrlCredentials {
             None => (userinfo, None),
         };
         let mut clean_userinfo = String::new();
-        if !user.is_empty() {
-            out.secrets.push(Secret {
-                source: Source::UrlUsername,
-                value: percent_decode(user),
-            });
-            if percent_decode(user) != user {
-                out.secrets.push(Secret {
-                    source: Source::UrlUsername,
-                    value: user.to_owned(),
-                });
+        // A part as decoded (what the server sees) and as written.
+        let mut part = |source: Source, raw: &str, clean: &mut String| {
+            for value in [percent_decode(raw), raw.to_owned()] {
+                let secret = Secret {
+                    source: source.clone(),
+                    value,
+                };
+                if !out.secrets.contains(&secret) {
+                    out.secrets.push(secret);
+                }
             }
-            clean_userinfo.push_str(&marker(&Source::UrlUsername.label()));
+            clean.push_str(&marker(&source.label()));
+        };
+        if !user.is_empty() {
+            part(Source::UrlUsername, user, &mut clean_userinfo);
         }
         if let Some(p) = password {
             clean_userinfo.push(':');
             if !p.is_empty() {
-                out.secrets.push(Secret {
-                    source: Source::UrlPassword,
-                    value: percent_decode(p),
-                });
-                if percent_decode(p) != p {
-                    out.secrets.push(Secret {
-                        source: Source::UrlPassword,
-                        value: p.to_owned(),
-                    });
-                }
-                clean_userinfo.push_str(&marker(&Source::UrlPassword.label()));
+                part(Source::UrlPassword, p, &mut clean_userinfo);
             }
         }
         // The `Authorization: Basic` header a client derives from it.
