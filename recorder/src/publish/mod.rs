@@ -122,6 +122,17 @@ pub fn publish(args: &PublishArgs) -> anyhow::Result<Published> {
             sources.push(Source { record, tape_dir });
         }
     }
+    // A run written before the redaction policy existed was not redacted;
+    // its tapes cannot be changed without breaking their hashes, so say so.
+    for source in &sources {
+        let r = &source.record;
+        if r.redactions.is_none() && r.imported.is_none() {
+            crate::errln!(
+                "note: run {} was recorded before redaction (its record has no `redactions`): its files are published as written; re-run it to publish a redacted copy",
+                r.run.id
+            );
+        }
+    }
     let mut seen = std::collections::BTreeSet::new();
     for source in &sources {
         if !seen.insert(source.record.run.id.clone()) {
