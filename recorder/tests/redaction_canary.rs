@@ -383,7 +383,8 @@ fn no_planted_secret_reaches_any_file_or_printed_line() {
         .unwrap_or_else(|e| panic!("a JSON summary ({e}): {}", text(&out)));
     let before_dir = PathBuf::from(summary["dir"].as_str().expect("the run's dir"));
 
-    // rewrite-check on that unsigned run (trusted explicitly).
+    // rewrite-check on that unsigned run (trusted explicitly), the server's
+    // secret given again.
     let after_runs = d("after");
     let out = run(
         "rewrite-check",
@@ -392,6 +393,8 @@ fn no_planted_secret_reaches_any_file_or_printed_line() {
             s(&before_dir),
             "--out",
             s(&after_runs),
+            "--env",
+            &env_flag,
             "--trust-command",
             "--json",
         ],

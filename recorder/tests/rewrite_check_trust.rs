@@ -55,6 +55,22 @@ fn an_unsigned_record_has_its_command_printed_and_refused_unless_trusted() {
         "the before record is untouched"
     );
 
+    // A command that lost a secret to redaction cannot be run as recorded.
+    let mut record: Value = serde_json::from_slice(&record_before).expect("JSON");
+    record["server"]["target"]["argv"]
+        .as_array_mut()
+        .expect("argv")
+        .extend(["--token".into(), "[redacted:arg token]".into()]);
+    std::fs::write(before.join("record.json"), record.to_string()).expect("written");
+    let redacted = rewrite_check(&before, &after, &["--trust-command"]);
+    assert!(!redacted.status.success());
+    assert!(
+        text(&redacted).contains("had a secret redacted ([redacted:arg token])"),
+        "{}",
+        text(&redacted)
+    );
+    std::fs::write(before.join("record.json"), &record_before).expect("restored");
+
     let trusted = rewrite_check(&before, &after, &["--trust-command", "--json"]);
     assert!(trusted.status.success(), "{}", text(&trusted));
     assert_eq!(runs_in(&after), 1);

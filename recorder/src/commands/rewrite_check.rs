@@ -17,8 +17,6 @@ use clap::Args;
 use fitness_shared::record::{Outcome, RewriteLink, RewriteRole, RunRecord, ServerTarget};
 use serde_json::Value;
 
-use crate::mcp::connect::Target;
-use crate::mcp::stdio::StdioTarget;
 use crate::model::types::ModelId;
 use crate::pipeline::config::Floors;
 use crate::pipeline::{self, RunConfig, RunOutput};
@@ -55,6 +53,11 @@ pub struct RewriteCheckArgs {
     /// Print the summary as JSON.
     #[arg(long)]
     pub json: bool,
+    /// An environment variable for the server; repeatable. The before run's
+    /// `--env` values are not in its record, so a server that needs them
+    /// gets them again here (redacted like any `--env` value).
+    #[arg(long = "env", value_name = "K=V")]
+    pub env: Vec<String>,
     /// Run the before record's server command even when the record is
     /// unsigned or signed by a key other than --key / FITNESS_SIGNING_KEY.
     /// Without it such a command is printed and not run: a record is data
@@ -124,6 +127,14 @@ fn after_config(
         !argv.is_empty(),
         "the before record names no server command"
     );
+    if let Some(redacted) = argv
+        .iter()
+        .find(|a| a.contains(fitness_shared::redact::MARKER_PREFIX))
+    {
+        anyhow::bail!(
+            "the before record's server command had a secret redacted ({redacted}), so it cannot be run again as recorded; give the server its secret with --env if it reads one"
+        );
+    }
     let exe = std::env::current_exe().context("cannot find the fitness binary")?;
     let mut proxy_args = vec![
         "rewrite-proxy".to_owned(),
@@ -168,12 +179,12 @@ fn after_config(
         .get("overgen_factor")
         .and_then(Value::as_f64)
         .unwrap_or(2.0);
+    let mut command = vec![exe.display().to_string()];
+    command.extend(proxy_args);
+    // The one target parser: it checks the --env flags and registers them.
+    let target = crate::commands::probe::parse_target(None, &[], &args.env, &command)?;
     Ok(RunConfig {
-        target: Target::Stdio(StdioTarget {
-            program: exe.display().to_string(),
-            args: proxy_args,
-            env: Vec::new(),
-        }),
+        target,
         runner,
         judge,
         generator,
