@@ -9,6 +9,7 @@ pub mod pipeline;
 pub mod publish;
 pub mod rewrite;
 pub mod run;
+pub mod secrets;
 pub mod serve;
 pub mod suite;
 

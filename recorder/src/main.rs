@@ -13,7 +13,11 @@ fn main() -> ExitCode {
     match fitness_recorder::run(cli) {
         Ok(()) => ExitCode::SUCCESS,
         Err(err) => {
-            eprintln!("error: {err:#}");
+            // Errors can quote a server or a URL: printed through the policy.
+            eprintln!(
+                "error: {}",
+                fitness_recorder::secrets::redact(&format!("{err:#}"))
+            );
             ExitCode::from(1)
         }
     }

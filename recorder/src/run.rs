@@ -230,7 +230,7 @@ impl Progress for Bars {
                 .unwrap_or_else(|_| ProgressStyle::default_bar())
                 .progress_chars("=> "),
         );
-        bar.set_prefix(name.to_owned());
+        bar.set_prefix(crate::secrets::redact(name));
         let mut slot = self.bar.lock().unwrap_or_else(|p| p.into_inner());
         if let Some(old) = slot.take() {
             old.finish();
@@ -246,7 +246,8 @@ impl Progress for Bars {
 
     fn finish_phase(&self, summary: &str) {
         if let Some(bar) = self.bar.lock().unwrap_or_else(|p| p.into_inner()).take() {
-            bar.finish_with_message(summary.to_owned());
+            // A summary can quote the server (its protocol version, a count).
+            bar.finish_with_message(crate::secrets::redact(summary));
         }
     }
 }
@@ -315,13 +316,13 @@ pub fn print_summary(output: &RunOutput, json: bool) -> anyhow::Result<()> {
             "cost": r.cost,
             "signed": r.signature.is_some(),
         });
-        println!("{}", serde_json::to_string_pretty(&summary)?);
+        println!("{}", crate::secrets::pretty_json(&summary)?);
         return Ok(());
     }
-    println!("run      {}", r.run.id);
-    println!("record   {}", output.dir.join("record.json").display());
+    crate::outln!("run      {}", r.run.id);
+    crate::outln!("record   {}", output.dir.join("record.json").display());
     match (&r.score, r.outcome) {
-        (Some(s), Outcome::Scored) => println!(
+        (Some(s), Outcome::Scored) => crate::outln!(
             "outcome  SCORED: first try {:.1}% (95% CI {:.1}% to {:.1}%), {} of {} tasks",
             s.first_try.rate * 100.0,
             s.first_try.low * 100.0,
@@ -337,7 +338,7 @@ pub fn print_summary(output: &RunOutput, json: bool) -> anyhow::Result<()> {
                 .as_deref()
                 .and_then(|g| r.gates.record(g))
                 .map_or("", |g| g.reason.as_str());
-            println!(
+            crate::outln!(
                 "outcome  {} (gate {gate}{}{reason})",
                 o.code(),
                 if reason.is_empty() { "" } else { ": " }
@@ -354,9 +355,9 @@ pub fn print_summary(output: &RunOutput, json: bool) -> anyhow::Result<()> {
         }
     }
     if let Some(i) = &output.interrupted {
-        println!("stopped  {}", i.reason());
+        crate::outln!("stopped  {}", i.reason());
     }
-    println!(
+    crate::outln!(
         "signed   {}",
         if r.signature.is_some() {
             "yes"

@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use common::{free_port, require_tool, run_bounded, run_bounded_env, s, text};
+use common::{free_port, require_tool, run_bounded, run_bounded_in, s, text};
 use serde_json::Value;
 
 const MODEL: &str = "openai/qwen2.5-coder-1.5b";
@@ -126,15 +126,17 @@ fn a_real_model_drives_real_servers_through_ask_and_run() {
     let model = start_model();
     let base = model.base_url();
     let env = [
-        ("OPENAI_BASE_URL", base.as_str()),
-        ("OPENAI_API_KEY", "local"),
+        ("OPENAI_BASE_URL", base.clone()),
+        ("OPENAI_API_KEY", "local".to_owned()),
     ];
 
     // fitness ask: one task, a real tools/call.
     let time = require_tool("mcp-server-time");
     let ask_dir = tempfile::tempdir().expect("tempdir");
     let started = Instant::now();
-    let ask = run_bounded_env(
+    let ask = run_bounded_in(
+        None,
+        &env,
         &[
             "ask",
             "--runner",
@@ -147,7 +149,6 @@ fn a_real_model_drives_real_servers_through_ask_and_run() {
             "--",
             s(&time),
         ],
-        &env,
         Duration::from_secs(900),
     );
     let ask_secs = started.elapsed().as_secs();
@@ -204,7 +205,9 @@ fn a_real_model_drives_real_servers_through_ask_and_run() {
     assert!(made.status.success(), "{}", text(&made));
     let out = tempfile::tempdir().expect("tempdir");
     let started = Instant::now();
-    let run = run_bounded_env(
+    let run = run_bounded_in(
+        None,
+        &env,
         &[
             "run",
             "--runner",
@@ -227,7 +230,6 @@ fn a_real_model_drives_real_servers_through_ask_and_run() {
             s(&everything),
             "stdio",
         ],
-        &env,
         Duration::from_secs(1800),
     );
     let run_secs = started.elapsed().as_secs();

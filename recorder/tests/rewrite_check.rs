@@ -23,22 +23,7 @@ fn read_json(path: &Path) -> Value {
 }
 
 fn canary_run(out: &Path, extra: &[&str]) -> Run {
-    let mut args = vec![
-        "run",
-        "--runner",
-        "sim/diligent",
-        "--out",
-        s(out),
-        "--seed",
-        "7",
-        "--json",
-    ];
-    args.extend_from_slice(extra);
-    args.extend_from_slice(&["--", FITNESS, "demo-server", "canary"]);
-    let output = run_bounded(&args, Duration::from_secs(240));
-    let summary: Value = serde_json::from_slice(&output.stdout)
-        .unwrap_or_else(|e| panic!("no JSON summary ({e}): {}", text(&output)));
-    let dir = PathBuf::from(summary["dir"].as_str().expect("summary names the run dir"));
+    let dir = common::canary_run(out, extra);
     Run {
         record: read_json(&dir.join("record.json")),
         dir,

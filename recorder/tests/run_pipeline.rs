@@ -222,7 +222,12 @@ fn a_real_runner_never_gets_a_suite_that_dictates_the_calls_by_default() {
 fn a_judge_that_cannot_write_the_suite_is_our_failure_not_a_thin_surface() {
     // Nothing listens on port 1: every judge call fails to connect.
     let out = tempfile::tempdir().expect("tempdir");
-    let output = common::run_bounded_env(
+    let output = common::run_bounded_in(
+        None,
+        &[
+            ("OPENAI_BASE_URL", "http://127.0.0.1:1/v1".to_owned()),
+            ("OPENAI_API_KEY", "unused".to_owned()),
+        ],
         &[
             "run",
             "--runner",
@@ -236,10 +241,6 @@ fn a_judge_that_cannot_write_the_suite_is_our_failure_not_a_thin_surface() {
             FITNESS,
             "demo-server",
             "good",
-        ],
-        &[
-            ("OPENAI_BASE_URL", "http://127.0.0.1:1/v1"),
-            ("OPENAI_API_KEY", "unused"),
         ],
         Duration::from_secs(120),
     );

@@ -26,4 +26,5 @@ pub const VERSION: &str = env!("CARGO_PKG_VERSION");
 
 pub mod integrity;
 pub mod record;
+pub mod redact;
 pub mod rewrite;

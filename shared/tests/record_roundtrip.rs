@@ -327,3 +327,38 @@ fn generator_chip_reads_not_recorded_when_absent() {
 fn probe_tally_never_counts_unknown_as_pass() {
     assert_eq!(scored_record().probes.tally(), (1, 1, 1));
 }
+
+#[test]
+fn the_redaction_counts_round_trip_and_a_record_without_them_still_reads() {
+    let mut hits = fitness_shared::redact::Hits::default();
+    for label in ["env API_KEY", "env API_KEY", "pattern jwt"] {
+        hits.add(label);
+    }
+    let counts = Redactions::from_hits(&hits);
+    assert_eq!(counts.policy, fitness_shared::redact::POLICY);
+    assert_eq!(counts.total, 3);
+    assert_eq!(
+        counts.by_source,
+        vec![
+            RedactionCount {
+                source: "env API_KEY".into(),
+                count: 2
+            },
+            RedactionCount {
+                source: "pattern jwt".into(),
+                count: 1
+            },
+        ]
+    );
+    let mut record = scored_record();
+    record.redactions = Some(counts);
+    round_trip(&record);
+    let value = serde_json::to_value(&record).unwrap();
+    assert_eq!(value["redactions"]["by_source"][0]["source"], "env API_KEY");
+    let back = RunRecord::from_value(value).expect("parses and validates");
+    assert_eq!(back, record);
+    // Written before the policy: the key is simply absent.
+    let value = serde_json::to_value(scored_record()).unwrap();
+    assert!(value.get("redactions").is_none());
+    assert_eq!(RunRecord::from_value(value).unwrap().redactions, None);
+}

@@ -156,7 +156,11 @@ pub fn run(args: AskArgs) -> anyhow::Result<()> {
     let mut ledger = CostLedger::new();
     ledger_from(&mut ledger, &runner, &outcome);
     let cost = ledger.cost(&prices);
-    print!("{}", summary(&runner, &outcome, &cost, &prices, &dir));
+    // The answer and the calls quote the server and the model: redacted.
+    print!(
+        "{}",
+        crate::secrets::redact(&summary(&runner, &outcome, &cost, &prices, &dir))
+    );
     if outcome.end == TrialEnd::ModelFailed {
         let why = outcome
             .model_errors

@@ -217,7 +217,7 @@ pub fn run(args: DemoArgs) -> anyhow::Result<()> {
     let rt = runtime()?;
     let mut lines = Vec::new();
     for s in &scenarios {
-        eprintln!("demo {:<13} {}", s.name, s.shows);
+        crate::errln!("demo {:<13} {}", s.name, s.shows);
         let cfg = scenario_config(s, &args.out, args.key.clone())?;
         let bars = Bars::new(false);
         let output = rt.block_on(async {
@@ -241,14 +241,14 @@ pub fn run(args: DemoArgs) -> anyhow::Result<()> {
         ));
     }
     rt.shutdown_timeout(Duration::from_secs(2));
-    println!();
+    crate::outln!();
     for line in &lines {
-        println!("{line}");
+        crate::outln!("{line}");
     }
     let viewer = args.viewer.clone().unwrap_or_else(|| PathBuf::from("dist"));
     let has_viewer = viewer.join("index.html").is_file();
     if !has_viewer {
-        eprintln!(
+        crate::errln!(
             "no viewer build at {} (run `trunk build --release`): publishing the board as data only",
             viewer.display()
         );
@@ -263,7 +263,7 @@ pub fn run(args: DemoArgs) -> anyhow::Result<()> {
         sign_key: args.key.clone(),
         published_at: None,
     })?;
-    println!(
+    crate::outln!(
         "published {} runs ({} scored, {} refused) to {}",
         published.board.counts.runs,
         published.board.counts.scored,

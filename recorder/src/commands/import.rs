@@ -75,7 +75,7 @@ pub fn run(args: ImportArgs) -> anyhow::Result<()> {
         RunRecord::from_json(&written)
             .with_context(|| format!("{} does not read back", path.display()))?;
         *outcomes.entry(record.outcome.code()).or_default() += 1;
-        println!("wrote {}  {}", path.display(), record.outcome.code());
+        crate::outln!("wrote {}  {}", path.display(), record.outcome.code());
     }
     if !set.standing_notes.is_empty() {
         let dir = args.out.join("standing-notes");
@@ -84,7 +84,7 @@ pub fn run(args: ImportArgs) -> anyhow::Result<()> {
             let hex = id.trim_start_matches("sha256:");
             let path = dir.join(format!("{hex}.json"));
             sign::write_record(&path, &serde_json::to_value(notes)?)?;
-            println!(
+            crate::outln!(
                 "wrote {}  {} standing notes of {}",
                 path.display(),
                 notes.notes.len(),
@@ -93,7 +93,7 @@ pub fn run(args: ImportArgs) -> anyhow::Result<()> {
         }
     }
     let counts: Vec<String> = outcomes.iter().map(|(k, v)| format!("{v} {k}")).collect();
-    println!(
+    crate::outln!(
         "imported {} records into {} ({}); tapes attached to {} runs; {}",
         set.records.len(),
         args.out.display(),

@@ -89,10 +89,11 @@ pub fn run(args: ProbeArgs) -> anyhow::Result<()> {
     match outcome {
         Ok(report) => {
             tap.end("probed");
+            // The report quotes the server: printed through the policy.
             if args.json {
-                println!("{}", serde_json::to_string_pretty(&report)?);
+                println!("{}", crate::secrets::pretty_json(&report)?);
             } else {
-                print!("{}", report.table());
+                print!("{}", crate::secrets::redact(&report.table()));
             }
             Ok(())
         }
@@ -118,7 +119,20 @@ fn target(args: &ProbeArgs) -> anyhow::Result<Target> {
 
 /// TARGET parsing shared by the commands that connect to a server: an
 /// http(s) URL with `--header K:V`, or `-- CMD ARGS...` with `--env K=V`.
+/// Every secret of the target joins the redaction policy here, before any
+/// tape can be created for it.
 pub fn parse_target(
+    url: Option<&str>,
+    headers: &[String],
+    env: &[String],
+    command: &[String],
+) -> anyhow::Result<Target> {
+    let target = read_target(url, headers, env, command)?;
+    crate::secrets::register_target(&target);
+    Ok(target)
+}
+
+fn read_target(
     url: Option<&str>,
     headers: &[String],
     env: &[String],
@@ -134,12 +148,19 @@ pub fn parse_target(
                 env.is_empty(),
                 "--env is for stdio servers; use --header for HTTP"
             );
+            // A malformed flag is named by position: its text may be a secret.
             let headers = headers
                 .iter()
-                .map(|h| {
+                .enumerate()
+                .map(|(i, h)| {
                     h.split_once(':')
                         .map(|(k, v)| (k.trim().to_owned(), v.trim().to_owned()))
-                        .with_context(|| format!("--header {h:?} is not K:V"))
+                        .with_context(|| {
+                            format!(
+                                "--header number {} is not K:V (its text is not shown)",
+                                i + 1
+                            )
+                        })
                 })
                 .collect::<anyhow::Result<_>>()?;
             Ok(Target::Http(HttpTarget {
@@ -155,10 +176,13 @@ pub fn parse_target(
             );
             let env = env
                 .iter()
-                .map(|e| {
+                .enumerate()
+                .map(|(i, e)| {
                     e.split_once('=')
                         .map(|(k, v)| (k.to_owned(), v.to_owned()))
-                        .with_context(|| format!("--env {e:?} is not K=V"))
+                        .with_context(|| {
+                            format!("--env number {} is not K=V (its text is not shown)", i + 1)
+                        })
                 })
                 .collect::<anyhow::Result<_>>()?;
             Ok(Target::Stdio(StdioTarget {

@@ -3,6 +3,11 @@
 //! with the before run's proposals substituted into `tools/list` by
 //! `fitness rewrite-proxy`, then link the two records both ways with the
 //! delta of their stored first-try intervals.
+//!
+//! The server command comes from the before record, so it is run only when
+//! that record carries the operator's own signature (`--key` /
+//! `FITNESS_SIGNING_KEY`); otherwise it is printed and refused unless
+//! `--trust-command` is given.
 
 use std::path::{Component, Path, PathBuf};
 use std::time::Duration;
@@ -12,8 +17,6 @@ use clap::Args;
 use fitness_shared::record::{Outcome, RewriteLink, RewriteRole, RunRecord, ServerTarget};
 use serde_json::Value;
 
-use crate::mcp::connect::Target;
-use crate::mcp::stdio::StdioTarget;
 use crate::model::types::ModelId;
 use crate::pipeline::config::Floors;
 use crate::pipeline::{self, RunConfig, RunOutput};
@@ -23,9 +26,11 @@ use crate::run::{Bars, cancel_on_signals, runtime};
 #[derive(Debug, Args)]
 #[command(after_help = "Example:\n  \
 fitness run --runner sim/diligent --out runs -- fitness demo-server canary\n  \
-fitness rewrite-check runs/demo-canary-... --out rewrite-runs\n\n\
+fitness rewrite-check runs/demo-canary-... --out rewrite-runs --key publisher.key\n\n\
 Reads RUN_DIR/{record.json, suite.json}; writes DIR/<after-run-id>/ and\n\
-DIR/rewrites-<before-run-id>.json, and adds the `rewrite` link to both records.")]
+DIR/rewrites-<before-run-id>.json, and adds the `rewrite` link to both records.\n\
+The record's server command runs only when the record is signed with your key;\n\
+otherwise it is printed and refused (pass --trust-command after reading it).")]
 pub struct RewriteCheckArgs {
     /// The before run's directory (record.json, suite.json, tapes).
     pub run_dir: PathBuf,
@@ -48,6 +53,17 @@ pub struct RewriteCheckArgs {
     /// Print the summary as JSON.
     #[arg(long)]
     pub json: bool,
+    /// An environment variable for the server; repeatable. The before run's
+    /// `--env` values are not in its record, so a server that needs them
+    /// gets them again here (redacted like any `--env` value).
+    #[arg(long = "env", value_name = "K=V")]
+    pub env: Vec<String>,
+    /// Run the before record's server command even when the record is
+    /// unsigned or signed by a key other than --key / FITNESS_SIGNING_KEY.
+    /// Without it such a command is printed and not run: a record is data
+    /// from whoever wrote it, and its `argv` is a program to execute.
+    #[arg(long)]
+    pub trust_command: bool,
 }
 
 /// What a rewrite check produced.
@@ -111,6 +127,14 @@ fn after_config(
         !argv.is_empty(),
         "the before record names no server command"
     );
+    if let Some(redacted) = argv
+        .iter()
+        .find(|a| a.contains(fitness_shared::redact::MARKER_PREFIX))
+    {
+        anyhow::bail!(
+            "the before record's server command had a secret redacted ({redacted}), so it cannot be run again as recorded; give the server its secret with --env if it reads one"
+        );
+    }
     let exe = std::env::current_exe().context("cannot find the fitness binary")?;
     let mut proxy_args = vec![
         "rewrite-proxy".to_owned(),
@@ -155,12 +179,12 @@ fn after_config(
         .get("overgen_factor")
         .and_then(Value::as_f64)
         .unwrap_or(2.0);
+    let mut command = vec![exe.display().to_string()];
+    command.extend(proxy_args);
+    // The one target parser: it checks the --env flags and registers them.
+    let target = crate::commands::probe::parse_target(None, &[], &args.env, &command)?;
     Ok(RunConfig {
-        target: Target::Stdio(StdioTarget {
-            program: exe.display().to_string(),
-            args: proxy_args,
-            env: Vec::new(),
-        }),
+        target,
         runner,
         judge,
         generator,
@@ -187,6 +211,49 @@ fn after_config(
         label: Some(before.server.slug.clone()),
         fixed_suite: Some(args.run_dir.join("suite.json")),
     })
+}
+
+/// Refuse to run the server command of a record the operator did not sign:
+/// unsigned, or signed by another key than `key`. The error prints the
+/// command so the operator can read it before passing `--trust-command`.
+fn trust_command(value: &Value, record: &RunRecord, key: Option<&Path>) -> anyhow::Result<()> {
+    // A URL is not run (and HTTP targets are refused on their own).
+    let ServerTarget::Command { argv } = &record.server.target else {
+        return Ok(());
+    };
+    let why = match (record.signature.is_some(), key) {
+        (false, _) => "the before record is unsigned".to_owned(),
+        (true, None) => "the before record is signed, and no key of yours was given (--key or FITNESS_SIGNING_KEY) to check it was you".to_owned(),
+        (true, Some(key)) => {
+            let seed = crate::commands::keygen::read_secret(key)?;
+            let mine = fitness_shared::integrity::signing::public_key_b64(&seed);
+            match fitness_shared::integrity::verify_record(value, Some(&mine)) {
+                Ok(_) => return Ok(()),
+                Err(e) => format!("the before record's signature is not yours ({e})"),
+            }
+        }
+    };
+    anyhow::bail!(
+        "refusing to run the before record's server command, because {why}:\n  {}\nA record's command is run as a program on this machine. Read it, and pass --trust-command to run it anyway.",
+        shell_words(argv)
+    )
+}
+
+/// A command line as a shell would read it back (single-quoted where needed).
+fn shell_words(argv: &[String]) -> String {
+    argv.iter()
+        .map(|a| {
+            let plain = !a.is_empty()
+                && a.chars()
+                    .all(|c| c.is_ascii_alphanumeric() || "-_./=:@%+,".contains(c));
+            if plain {
+                a.clone()
+            } else {
+                format!("'{}'", a.replace('\'', r"'\''"))
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 /// Put the link into a record file's JSON, re-sign it when a key is given,
@@ -243,6 +310,10 @@ pub async fn check(
         before.signature.is_none() || key.is_some(),
         "the before record is signed: pass --key (or set FITNESS_SIGNING_KEY) so it can be re-signed after its rewrite link is added"
     );
+    // Before anything is written: the command is the record's, not ours.
+    if !args.trust_command {
+        trust_command(&before_value, &before, key.as_deref())?;
+    }
     std::fs::create_dir_all(&args.out)
         .with_context(|| format!("failed to create {}", args.out.display()))?;
     let rewrites_path = args.out.join(format!("rewrites-{}.json", before.run.id));
@@ -329,16 +400,16 @@ pub fn run(args: RewriteCheckArgs) -> anyhow::Result<()> {
             "delta": link.delta,
             "explain": link.explain,
         });
-        println!("{}", serde_json::to_string_pretty(&summary)?);
+        println!("{}", crate::secrets::pretty_json(&summary)?);
     } else {
-        println!("before   {}", output.before.run.id);
-        println!("after    {}", output.after.record.run.id);
-        println!(
+        crate::outln!("before   {}", output.before.run.id);
+        crate::outln!("after    {}", output.after.record.run.id);
+        crate::outln!(
             "record   {}",
             output.after.dir.join("record.json").display()
         );
-        println!("applied  {} proposals", link.proposals.len());
-        println!("delta    {}", link.explain);
+        crate::outln!("applied  {} proposals", link.proposals.len());
+        crate::outln!("delta    {}", link.explain);
     }
     if output.after.interrupted.is_some() {
         std::process::exit(1);

@@ -39,7 +39,7 @@ pub fn run(args: SignArgs) -> anyhow::Result<()> {
     }
     sign_value(&mut value, &seed)?;
     write_record(&args.record, &value)?;
-    println!(
+    crate::outln!(
         "signed {} with key {}",
         args.record.display(),
         integrity::key_fingerprint(&public_bytes(&seed)?)

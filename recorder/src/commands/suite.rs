@@ -181,11 +181,14 @@ pub fn run(args: SuiteArgs) -> anyhow::Result<()> {
     wire.end("suite");
     agent.end("suite");
     let report = outcome?;
-    let body = serde_json::to_vec_pretty(&report)?;
+    // Written and printed in the published form.
+    let mut value = serde_json::to_value(&report)?;
+    crate::secrets::redact_value(&mut value, &mut Default::default());
+    let body = serde_json::to_vec_pretty(&value)?;
     std::fs::write(&args.out, body)
         .with_context(|| format!("failed to write {}", args.out.display()))?;
     let printed = if args.json {
-        serde_json::to_string_pretty(&serde_json::json!({
+        crate::secrets::pretty_json(&serde_json::json!({
             "generator": report.suite.generator,
             "seed": report.suite.seed,
             "suite_hash": report.suite.hash,
@@ -195,7 +198,11 @@ pub fn run(args: SuiteArgs) -> anyhow::Result<()> {
             "out": args.out,
         }))? + "\n"
     } else {
-        format!("{}wrote {}\n", ledger_text(&report), args.out.display())
+        crate::secrets::redact(&format!(
+            "{}wrote {}\n",
+            ledger_text(&report),
+            args.out.display()
+        ))
     };
     // A closed pipe (`| head`) is not a failure: the suite is written.
     if let Err(e) = std::io::Write::write_all(&mut std::io::stdout().lock(), printed.as_bytes())

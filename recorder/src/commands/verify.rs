@@ -26,7 +26,7 @@ pub fn run(args: VerifyArgs) -> anyhow::Result<()> {
     let record = RunRecord::from_value(value).with_context(|| {
         format!("FAILED {name}: signed, but not a valid fitness-report/2 record")
     })?;
-    println!(
+    crate::outln!(
         "ok      {name}  signed by {}  file sha256 {}",
         signer.fingerprint,
         integrity::sha256_hex(&bytes)
@@ -34,7 +34,7 @@ pub fn run(args: VerifyArgs) -> anyhow::Result<()> {
     let failures = check_tapes(&args.record, &record);
     for tape in &record.tapes {
         if !failures.iter().any(|f| f.path == tape.path) {
-            println!(
+            crate::outln!(
                 "ok      {}  sha256 {}  {} bytes",
                 tape_path(&args.record, &tape.path).display(),
                 tape.sha256,
@@ -43,7 +43,7 @@ pub fn run(args: VerifyArgs) -> anyhow::Result<()> {
         }
     }
     for failure in &failures {
-        println!("FAILED  {failure}");
+        crate::outln!("FAILED  {failure}");
     }
     if !failures.is_empty() {
         bail!(
@@ -54,7 +54,7 @@ pub fn run(args: VerifyArgs) -> anyhow::Result<()> {
         );
     }
     if record.tapes.is_empty() {
-        println!("note    {name} names no tapes");
+        crate::outln!("note    {name} names no tapes");
     }
     Ok(())
 }

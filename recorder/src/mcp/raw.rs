@@ -237,8 +237,30 @@ fn read_ca_file(path: &Path) -> anyhow::Result<Vec<reqwest::Certificate>> {
     Ok(certs)
 }
 
-/// A reqwest builder that speaks TLS (rustls) and trusts the system roots
-/// plus the extra CA files (`--ca-cert`, `$FITNESS_CA_CERT`).
+/// The redirect rule of every HTTP client the recorder builds: a redirect
+/// is followed only to the origin of the first request, so the operator's
+/// `Authorization`, `--header` values and API keys never reach another
+/// origin (reqwest would follow it, dropping only `Authorization` and
+/// cookies). A redirect elsewhere is not followed; the caller sees the 3xx.
+pub fn same_origin_redirects() -> reqwest::redirect::Policy {
+    reqwest::redirect::Policy::custom(|attempt| {
+        let same_origin = attempt
+            .previous()
+            .first()
+            .is_some_and(|first| first.origin() == attempt.url().origin());
+        if !same_origin {
+            attempt.stop()
+        } else if attempt.previous().len() > 10 {
+            attempt.error("exceeded 10 redirects")
+        } else {
+            attempt.follow()
+        }
+    })
+}
+
+/// A reqwest builder that speaks TLS (rustls), trusts the system roots
+/// plus the extra CA files (`--ca-cert`, `$FITNESS_CA_CERT`), and follows
+/// only same-origin redirects ([`same_origin_redirects`]).
 pub fn http_client_builder() -> anyhow::Result<reqwest::ClientBuilder> {
     let mut files = EXTRA_CA_FILES
         .lock()
@@ -251,7 +273,9 @@ pub fn http_client_builder() -> anyhow::Result<reqwest::ClientBuilder> {
     for file in &files {
         extra.extend(read_ca_file(file)?);
     }
-    Ok(reqwest::Client::builder().tls_certs_merge(extra))
+    Ok(reqwest::Client::builder()
+        .tls_certs_merge(extra)
+        .redirect(same_origin_redirects()))
 }
 
 /// The client rmcp's streamable HTTP transport uses: rmcp's own defaults (no

@@ -5,12 +5,18 @@
 //! writing garbage on stdout) becomes a `fitness.unparsable` event, so the
 //! tape stays readable whatever the server does. A disabled tap writes
 //! nothing; the benchmark uses it as the untapped baseline.
+//!
+//! Every line, the meta line's `command` included, goes through the
+//! process's redaction policy ([`crate::secrets`]) on its way to the file:
+//! the tape on disk is the published form, and what it redacted is counted
+//! ([`Tap::hits`]). Callers keep the unredacted values in memory.
 
 use std::fs::File;
 use std::path::Path;
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
+use fitness_shared::redact::Hits;
 use fitness_shared::tape::{Direction, End, Event, EventDir, Line, Meta, Producer, TapeWriter};
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
@@ -50,7 +56,7 @@ impl Tap {
     ) -> anyhow::Result<Self> {
         let file = File::create(path)
             .map_err(|e| anyhow::anyhow!("failed to create the tape {}: {e}", path.display()))?;
-        let mut writer = TapeWriter::new(file);
+        let mut writer = TapeWriter::redacting(file, crate::secrets::policy());
         let meta = Meta {
             v: 1,
             started_at: clock::now(),
@@ -78,6 +84,17 @@ impl Tap {
 
     pub fn is_enabled(&self) -> bool {
         self.sink.is_some()
+    }
+
+    /// What redaction replaced on this tape so far, by marker label.
+    pub fn hits(&self) -> Hits {
+        self.sink.as_ref().map_or_else(Hits::default, |sink| {
+            sink.lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .writer
+                .hits()
+                .clone()
+        })
     }
 
     fn with_sink(&self, f: impl FnOnce(&mut Sink)) {

@@ -341,10 +341,12 @@ pub fn ms(d: Duration) -> u64 {
 }
 
 /// A reqwest client for model calls (the per-request timeout is set on each
-/// request).
+/// request). It follows a redirect only within the API's origin, so a key
+/// never reaches another host.
 pub fn client() -> Result<reqwest::Client, LlmError> {
     reqwest::Client::builder()
         .connect_timeout(Duration::from_secs(10))
+        .redirect(crate::mcp::raw::same_origin_redirects())
         .build()
         .map_err(|e| {
             LlmError::local(

@@ -151,6 +151,9 @@ struct Run<'a> {
     tasks: Vec<Task>,
     findings: Vec<rec::Finding>,
     proposals: Vec<rec::Proposal>,
+    /// What redaction replaced in the files written beside the tapes
+    /// (suite.json and its extension batches).
+    redacted: fitness_shared::redact::Hits,
 }
 
 /// Run the whole pipeline and write `out_dir/<run-id>/record.json` with its
@@ -234,6 +237,7 @@ pub async fn execute(
         tasks: Vec::new(),
         findings: Vec::new(),
         proposals: Vec::new(),
+        redacted: fitness_shared::redact::Hits::default(),
     };
     let outcome = match run.stages().await {
         Ok(Flow::Continue) => Outcome::Scored,
@@ -326,10 +330,24 @@ impl Run<'_> {
         result
     }
 
+    /// Write a file beside the tapes (a suite, the pre-registration) in its
+    /// published form, counting what redaction replaced. A suite that loses
+    /// a secret here no longer matches its hash, so it cannot be re-driven
+    /// (`load_suite` says why); the run itself drives the tasks in memory.
+    fn write_json<T: serde::Serialize>(
+        &mut self,
+        path: &std::path::Path,
+        item: &T,
+    ) -> anyhow::Result<()> {
+        let mut value = serde_json::to_value(item)?;
+        crate::secrets::redact_value(&mut value, &mut self.redacted);
+        record::write_atomic(path, &serde_json::to_vec_pretty(&value)?)
+    }
+
     fn register(&mut self) -> anyhow::Result<()> {
         let value = serde_json::to_value(&self.prereg)?;
         let path = self.dir.join("preregistration.json");
-        record::write_atomic(&path, &serde_json::to_vec_pretty(&value)?)?;
+        self.write_json(&path, &value)?;
         let event = json!({
             "hash": self.prereg.hash,
             "preregistration": value,
@@ -467,8 +485,7 @@ impl Run<'_> {
     ) -> anyhow::Result<Flow> {
         let cfg = self.cfg;
         self.add_spend(&generation.spend);
-        let suite_bytes = serde_json::to_vec_pretty(&generation.suite)?;
-        record::write_atomic(&self.dir.join("suite.json"), &suite_bytes)?;
+        self.write_json(&self.dir.join("suite.json"), &generation.suite)?;
         self.suite_hash = generation.suite.hash.clone();
         self.progress.finish_phase(&format!(
             "{} tasks from {} candidates",
@@ -1173,10 +1190,7 @@ impl Run<'_> {
                     let batch = batch
                         .with_context(|| format!("generating extension batch {index} failed"))?;
                     self.add_spend(&batch.spend);
-                    record::write_atomic(
-                        &self.dir.join(batch_file(index)),
-                        &serde_json::to_vec_pretty(&batch.suite)?,
-                    )?;
+                    self.write_json(&self.dir.join(batch_file(index)), &batch.suite)?;
                     let drops = record::batch_drops(&batch);
                     let tasks = batch.suite.tasks.clone();
                     batch_info.push((
@@ -1407,6 +1421,12 @@ pub fn load_suite(path: &std::path::Path) -> anyhow::Result<crate::suite::Suite>
     let suite: crate::suite::Suite = serde_json::from_slice(&bytes)
         .with_context(|| format!("{} is not a suite.json", path.display()))?;
     let hash = crate::suite::suite_hash(&suite.config, suite.seed, &suite.tasks);
+    anyhow::ensure!(
+        hash == suite.hash || !bytes.windows(10).any(|w| w == b"[redacted:"),
+        "the suite in {} held a secret when it was written, and the copy on disk has it redacted, so its tasks are no longer the ones its hash {} names; generate a new suite instead",
+        path.display(),
+        suite.hash
+    );
     anyhow::ensure!(
         hash == suite.hash,
         "the suite in {} does not match its hash: it says {} but its config, seed and tasks hash to {}",

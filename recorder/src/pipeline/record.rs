@@ -28,19 +28,18 @@ use crate::suite::task::Task;
 pub const MAX_SEED: u64 = (1 << 53) - 1;
 
 /// A short stable name for the server: the run directory's prefix and the
-/// board's grouping key.
+/// board's grouping key. An HTTP server's comes from its host name alone
+/// (never userinfo, path or query); a command line's from the package it
+/// runs, skipping any argument the redaction policy would replace.
 pub fn slug_for(cfg: &RunConfig) -> String {
+    let policy = crate::secrets::policy();
     let base = match (&cfg.label, &cfg.target) {
-        (Some(label), _) => label.clone(),
-        (None, Target::Http(h)) => h
-            .url
-            .split("://")
-            .nth(1)
-            .unwrap_or(&h.url)
-            .split(['/', '?', '#'])
-            .next()
-            .unwrap_or("server")
-            .to_owned(),
+        (Some(label), _) => policy
+            .redact_str(label, &mut fitness_shared::redact::Hits::default())
+            .into_owned(),
+        (None, Target::Http(h)) => {
+            fitness_shared::redact::url_host(&h.url).unwrap_or_else(|| "server".to_owned())
+        }
         (None, Target::Stdio(s)) => {
             // `fitness demo-server good` reads better as `demo-good`; a
             // package runner's last argument names the package.
@@ -50,8 +49,10 @@ pub fn slug_for(cfg: &RunConfig) -> String {
             } else {
                 argv.iter()
                     .rev()
-                    .find(|a| !a.starts_with('-'))
-                    .map(|a| a.rsplit('/').next().unwrap_or(a).to_owned())
+                    .filter(|a| !a.starts_with('-') && !a.contains("://"))
+                    .map(|a| a.rsplit('/').next().unwrap_or(a))
+                    .find(|a| !policy.finds(a))
+                    .map(str::to_owned)
                     .unwrap_or_else(|| "server".to_owned())
             }
         }
@@ -443,6 +444,10 @@ pub fn finish(run: Run<'_>, outcome: Outcome) -> anyhow::Result<RunOutput> {
     run.agent.event("fitness.outcome", event, None);
     run.mcp.end(&end_reason);
     run.agent.end(&end_reason);
+    // What the tapes and the suite files had redacted; the record adds its own.
+    let mut redacted = run.mcp.hits();
+    redacted.merge(&run.agent.hits());
+    redacted.merge(&run.redacted);
 
     let slug = slug_for(cfg);
     let report = run.report.as_ref();
@@ -608,25 +613,32 @@ pub fn finish(run: Run<'_>, outcome: Outcome) -> anyhow::Result<RunOutput> {
         findings: run.findings,
         proposals: run.proposals,
         rewrite: None,
+        redactions: None,
         signature: None,
     };
     record
         .validate()
         .map_err(|e| anyhow::anyhow!("the run built an invalid record: {e}"))?;
+    // The record is written (and signed) in its published form: every string
+    // through the policy, and the counts of what the run's files lost.
     let mut value = serde_json::to_value(&record)?;
+    crate::secrets::redact_value(&mut value, &mut redacted);
+    if let Value::Object(map) = &mut value {
+        map.insert(
+            "redactions".to_owned(),
+            serde_json::to_value(rec::Redactions::from_hits(&redacted))?,
+        );
+    }
     let key = cfg
         .key
         .clone()
         .or_else(|| std::env::var_os("FITNESS_SIGNING_KEY").map(Into::into));
-    let record = match key {
-        Some(path) => {
-            let seed = crate::commands::keygen::read_secret(&path)?;
-            crate::commands::sign::sign_value(&mut value, &seed)?;
-            RunRecord::from_value(value.clone())
-                .map_err(|e| anyhow::anyhow!("the signed record does not read back: {e}"))?
-        }
-        None => record,
-    };
+    if let Some(path) = key {
+        let seed = crate::commands::keygen::read_secret(&path)?;
+        crate::commands::sign::sign_value(&mut value, &seed)?;
+    }
+    let record = RunRecord::from_value(value.clone())
+        .map_err(|e| anyhow::anyhow!("the redacted record does not read back: {e}"))?;
     let bytes =
         integrity::record_file_bytes(&value).context("failed to canonicalise the record")?;
     write_atomic(&run.dir.join("record.json"), &bytes)?;

@@ -70,7 +70,7 @@ pub struct Published {
 pub fn run(args: PublishArgs) -> anyhow::Result<()> {
     let published = publish(&args)?;
     let counts = &published.board.counts;
-    println!(
+    crate::outln!(
         "published {} runs ({} scored, {} refused) with {} tapes and {} badges to {}",
         counts.runs,
         counts.scored,
@@ -120,6 +120,17 @@ pub fn publish(args: &PublishArgs) -> anyhow::Result<Published> {
                 .map(|t| t.join(&record.run.id))
                 .filter(|d| d.is_dir());
             sources.push(Source { record, tape_dir });
+        }
+    }
+    // A run written before the redaction policy existed was not redacted;
+    // its tapes cannot be changed without breaking their hashes, so say so.
+    for source in &sources {
+        let r = &source.record;
+        if r.redactions.is_none() && r.imported.is_none() {
+            crate::errln!(
+                "note: run {} was recorded before redaction (its record has no `redactions`): its files are published as written; re-run it to publish a redacted copy",
+                r.run.id
+            );
         }
     }
     let mut seen = std::collections::BTreeSet::new();

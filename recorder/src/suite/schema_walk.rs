@@ -20,7 +20,8 @@
 //!   wire tape would carry what they return.
 //! * **Skipped (counted)**: calls that time out (the tool is then dropped),
 //!   error results, empty results (no text, or JSON with no non-empty leaf),
-//!   responses holding the value of a secret-looking environment variable,
+//!   responses holding anything the redaction policy replaces (a value the
+//!   operator gave, a secret-looking environment variable, a token),
 //!   responses with no salient token, and responses whose token does not
 //!   come back when the same call is replayed (unstable).
 //! * **Salient token**: the first word (4–40 characters, a letter in it, not
@@ -238,29 +239,6 @@ fn exposes_secrets(tool: &Tool) -> Option<&'static str> {
     destructive::words(&tool.name)
         .iter()
         .find_map(|w| SECRET_WORDS.iter().copied().find(|s| s == w))
-}
-
-/// Values of this process's secret-looking environment variables.
-pub(super) fn secrets() -> Vec<String> {
-    std::env::vars()
-        .filter(|(k, v)| {
-            let k = k.to_uppercase();
-            v.len() >= 8
-                && [
-                    "KEY",
-                    "TOKEN",
-                    "SECRET",
-                    "PASSWORD",
-                    "PASSWD",
-                    "CREDENTIAL",
-                    "AUTH",
-                    "COOKIE",
-                ]
-                .iter()
-                .any(|m| k.contains(m))
-        })
-        .map(|(_, v)| v)
-        .collect()
 }
 
 /// Words too common to show that the server was asked: never answer keys.
@@ -669,7 +647,7 @@ pub async fn walk(
         forbidden.push('\n');
         forbidden.push_str(t.description.as_deref().unwrap_or(""));
     }
-    let secrets = secrets();
+    let policy = crate::secrets::policy();
     let mut harvested: Vec<String> = Vec::new();
     let mut tried: HashSet<String> = HashSet::new();
     let mut dead: HashSet<String> = HashSet::new();
@@ -732,7 +710,7 @@ pub async fn walk(
                         break;
                     }
                 };
-                if secrets.iter().any(|s| text.contains(s.as_str())) {
+                if policy.finds(&text) {
                     stats.sensitive_results += 1;
                     continue;
                 }

@@ -16,18 +16,25 @@ pub const FITNESS: &str = env!("CARGO_BIN_EXE_fitness");
 
 /// Run `fitness ARGS`, killing it after `limit`; fails the test on a hang.
 pub fn run_bounded(args: &[&str], limit: Duration) -> Output {
-    run_bounded_env(args, &[], limit)
+    run_bounded_in(None, &[], args, limit)
 }
 
-/// [`run_bounded`] with extra environment variables.
-pub fn run_bounded_env(args: &[&str], env: &[(&str, &str)], limit: Duration) -> Output {
-    let mut child = Command::new(FITNESS)
-        .args(args)
-        .envs(env.iter().copied())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("fitness starts");
+/// [`run_bounded`] in directory `cwd` (else the test's), with `env` set.
+pub fn run_bounded_in(
+    cwd: Option<&Path>,
+    env: &[(&str, String)],
+    args: &[&str],
+    limit: Duration,
+) -> Output {
+    let mut cmd = Command::new(FITNESS);
+    cmd.args(args).stdout(Stdio::piped()).stderr(Stdio::piped());
+    if let Some(dir) = cwd {
+        cmd.current_dir(dir);
+    }
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    let mut child = cmd.spawn().expect("fitness starts");
     let started = Instant::now();
     loop {
         if child.try_wait().expect("wait works").is_some() {
@@ -291,6 +298,39 @@ pub fn fitness(args: &[&str]) -> Output {
         .args(args)
         .output()
         .expect("the fitness binary runs")
+}
+
+/// `fitness run ... --json` (or `rewrite-check --json`): its JSON summary
+/// and the run directory the summary names.
+pub fn run_summary(args: &[&str], limit: Duration) -> (Value, PathBuf) {
+    let output = run_bounded(args, limit);
+    let summary: Value = serde_json::from_slice(&output.stdout)
+        .unwrap_or_else(|e| panic!("no JSON summary ({e}): {}", text(&output)));
+    let dir = summary["dir"]
+        .as_str()
+        .or_else(|| summary["after_dir"].as_str())
+        .map(PathBuf::from)
+        .unwrap_or_else(|| panic!("the summary names no run directory: {summary}"));
+    (summary, dir)
+}
+
+/// `fitness run` of the canary demo server with `sim/diligent`, seed 7,
+/// `extra` flags, into `out`: its directory. The canary has proposals, so
+/// the run can be rewrite-checked.
+pub fn canary_run(out: &Path, extra: &[&str]) -> PathBuf {
+    let mut args = vec![
+        "run",
+        "--runner",
+        "sim/diligent",
+        "--out",
+        s(out),
+        "--seed",
+        "7",
+        "--json",
+    ];
+    args.extend_from_slice(extra);
+    args.extend_from_slice(&["--", FITNESS, "demo-server", "canary"]);
+    run_summary(&args, Duration::from_secs(240)).1
 }
 
 /// Everything the command printed, stdout then stderr.

@@ -266,6 +266,7 @@ fn convert(
         findings: Vec::new(),
         proposals: Vec::new(),
         rewrite: None,
+        redactions: None,
         signature: None,
     };
     record.validate().map_err(|source| ImportError::Invalid {

@@ -56,9 +56,51 @@ pub struct RunRecord {
     /// proposals were substituted), with the delta of the two stored intervals.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rewrite: Option<RewriteLink>,
+    /// What the redaction policy replaced in this run's tapes, suite and
+    /// record before they were written, by source, never the values. Absent
+    /// on records written before the policy existed and on imports.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub redactions: Option<Redactions>,
     /// The publisher's signature over the canonical record (see `integrity`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub signature: Option<RecordSignature>,
+}
+
+/// Counts of what was redacted (`fitness-redact/1`, see [`crate::redact`]).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct Redactions {
+    /// The policy that was applied, e.g. `fitness-redact/1`.
+    pub policy: String,
+    /// Replacements in all, over every file of the run.
+    pub total: u64,
+    /// Replacements by marker label (`env API_KEY`, `url password`,
+    /// `pattern jwt`), in label order.
+    #[serde(default)]
+    pub by_source: Vec<RedactionCount>,
+}
+
+/// Replacements under one marker label.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct RedactionCount {
+    pub source: String,
+    pub count: u64,
+}
+
+impl Redactions {
+    /// The counts of `hits` under the current policy.
+    pub fn from_hits(hits: &crate::redact::Hits) -> Redactions {
+        Redactions {
+            policy: crate::redact::POLICY.to_owned(),
+            total: hits.total(),
+            by_source: hits
+                .iter()
+                .map(|(source, count)| RedactionCount {
+                    source: source.to_owned(),
+                    count,
+                })
+                .collect(),
+        }
+    }
 }
 
 /// Who ran what, when, with which models.

@@ -1,13 +1,21 @@
 //! Appends lines to a tape, one complete line per write, flushed at once
 //! (R-TAPE-7): a recorder killed mid-run leaves every line it finished, and
 //! at worst one partial last line, which the reader skips and reports.
+//!
+//! A redacting writer ([`TapeWriter::redacting`]) passes every line through
+//! the redaction policy first, so what reaches the file (and what its hash
+//! covers) is the published form; a frame with nothing to redact is still
+//! written byte for byte.
 
+use std::borrow::Cow;
 use std::io::{self, Write};
+use std::sync::Arc;
 
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
 use super::line::{self, Direction, Line};
+use crate::redact::{Hits, Redactor};
 
 #[derive(Debug, thiserror::Error)]
 pub enum WriteError {
@@ -25,15 +33,33 @@ pub struct TapeWriter<W: Write> {
     out: W,
     buf: Vec<u8>,
     lines: u64,
+    redactor: Option<Arc<Redactor>>,
+    hits: Hits,
 }
 
 impl<W: Write> TapeWriter<W> {
+    /// A writer that writes lines as given.
     pub fn new(out: W) -> Self {
         TapeWriter {
             out,
             buf: Vec::new(),
             lines: 0,
+            redactor: None,
+            hits: Hits::default(),
         }
+    }
+
+    /// A writer that redacts every line with `redactor` before writing it.
+    pub fn redacting(out: W, redactor: Arc<Redactor>) -> Self {
+        TapeWriter {
+            redactor: Some(redactor),
+            ..TapeWriter::new(out)
+        }
+    }
+
+    /// What redaction replaced so far, by marker label.
+    pub fn hits(&self) -> &Hits {
+        &self.hits
     }
 
     /// Lines written so far.
@@ -83,7 +109,12 @@ impl<W: Write> TapeWriter<W> {
 
     fn emit(&mut self, json: &str) -> Result<(), WriteError> {
         // Serialised JSON escapes every line break inside strings, so a
-        // newline here can only come from a raw frame, checked above.
+        // newline here can only come from a raw frame, checked above; a
+        // redacted line is re-serialised, so it has none either.
+        let json = match &self.redactor {
+            Some(r) => r.redact_json_text(json, &mut self.hits),
+            None => Cow::Borrowed(json),
+        };
         self.buf.clear();
         self.buf.extend_from_slice(json.as_bytes());
         self.buf.push(b'\n');

@@ -377,6 +377,7 @@ pub fn scored_record() -> RunRecord {
         findings: Vec::new(),
         proposals: Vec::new(),
         rewrite: None,
+        redactions: None,
         signature: None,
     }
 }

@@ -43,7 +43,7 @@ use serde_json::{Map, Value, json};
 
 use super::admission::{Candidate, contains_token};
 use super::schema_walk::{
-    Called, STOPWORDS, VOLATILE, WalkOutcome, WalkStats, call, callable_tools, salient, secrets,
+    Called, STOPWORDS, VOLATILE, WalkOutcome, WalkStats, call, callable_tools, salient,
 };
 use super::task::{HandleBinding, Predicate, Task};
 use super::{GenerateOptions, ToolDestructiveness};
@@ -234,11 +234,13 @@ pub async fn walk(
         &mut stats,
     )
     .await;
-    let secrets = secrets();
+    // A response the redaction policy would touch holds a secret: it must
+    // reach neither the suite nor the tape as an answer.
+    let policy = crate::secrets::policy();
     let sensitive: BTreeSet<usize> = ex
         .observations
         .iter()
-        .filter(|o| secrets.iter().any(|s| o.text.contains(s.as_str())))
+        .filter(|o| policy.finds(&o.text))
         .map(|o| o.index)
         .collect();
     stats.sensitive_results += sensitive.len() as u64;
