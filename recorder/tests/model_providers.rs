@@ -72,6 +72,7 @@ fn request_after_a_call() -> ChatRequest {
         max_tokens: 256,
         temperature: None,
         corr_id: Some("t1".into()),
+        json_object: false,
     }
 }
 

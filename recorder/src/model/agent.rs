@@ -274,6 +274,7 @@ async fn drive(
             max_tokens: MAX_OUTPUT_TOKENS,
             temperature: None,
             corr_id: Some(spec.corr_id.to_owned()),
+            json_object: false,
         };
         let response = model.complete(&request).await;
         let log = match &response {

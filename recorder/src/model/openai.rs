@@ -110,6 +110,9 @@ impl OpenAiClient {
         if let Some(t) = request.temperature {
             body.insert("temperature".into(), json!(t));
         }
+        if request.json_object && request.tools.is_empty() {
+            body.insert("response_format".into(), json!({"type": "json_object"}));
+        }
         Value::Object(body)
     }
 }

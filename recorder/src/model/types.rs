@@ -128,6 +128,10 @@ pub struct ChatRequest {
     pub temperature: Option<f32>,
     /// The trial this call belongs to (for the tape and for seeding sim).
     pub corr_id: Option<String>,
+    /// The reply must be one JSON object: an OpenAI-compatible server is
+    /// asked for `response_format: json_object` (llama.cpp then constrains
+    /// the reply to valid JSON); other providers read the instruction only.
+    pub json_object: bool,
 }
 
 /// Why the model stopped.

@@ -445,6 +445,7 @@ pub async fn by_judge(
         max_tokens: 4096,
         temperature: Some(0.0),
         corr_id: Some("rewrite::proposals".into()),
+        json_object: false,
     };
     let mut proposals = Vec::new();
     match crate::suite::taped_call(judge, &request, tape, "rewrite").await {

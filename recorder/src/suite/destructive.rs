@@ -298,6 +298,7 @@ pub async fn assess(
             max_tokens: 4096,
             temperature: Some(0.0),
             corr_id: Some("suite::destructiveness".into()),
+            json_object: true,
         };
         match super::taped_call(judge, &request, tape, "destructiveness").await {
             Ok(resp) => {

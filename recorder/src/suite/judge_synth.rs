@@ -32,7 +32,7 @@ const SYSTEM: &str = "You write evaluation tasks for an MCP server. Each task mu
 to answer correctly without calling the server's tools (the answer comes from the server's data \
 or computation, not from general knowledge or arithmetic on numbers in the prompt), and its final \
 answer must be checkable by machine. \
-Reply with a JSON array only. Each element: {\"prompt\": string (what the agent is asked; never \
+Reply with one JSON object only, {\"tasks\": [...]}. Each task: {\"prompt\": string (what the agent is asked; never \
 contains the answer), \"expected_tools\": [tool names], \"answer_key\": string, \"check\": one of \
 {\"kind\":\"substring\",\"value\":string,\"case_insensitive\":bool} | {\"kind\":\"regex\",\"pattern\":string} \
 | {\"kind\":\"json_path\",\"path\":\"$.a.b[0]\",\"equals\":any} | {\"kind\":\"number_within\",\"value\":number,\"tolerance\":number} \
@@ -136,6 +136,7 @@ pub async fn synthesize(
             max_tokens: config.max_tokens,
             temperature: Some(0.7),
             corr_id: Some(format!("suite::synthesis::{}::{index}", opts.seed)),
+            json_object: true,
         };
         calls.made += 1;
         match super::taped_call(judge, &request, tape, "synthesis").await {
@@ -261,27 +262,40 @@ pub fn parse_candidates(
         .collect()
 }
 
-/// The first JSON array in `text` (inside code fences or prose).
+/// The array of tasks in `text`: the whole reply, an object holding it
+/// (`{"tasks": [...]}`), or the first array inside code fences or prose
+/// whose objects look like tasks (have a `prompt`). Another array in prose
+/// (a solution's calls written out) is not taken for the tasks.
 fn find_array(text: &str) -> Option<Vec<Value>> {
-    if let Ok(Value::Array(a)) = serde_json::from_str::<Value>(text.trim()) {
-        return Some(a);
-    }
-    for (i, c) in text.char_indices() {
-        if c == '[' {
-            let mut stream = serde_json::Deserializer::from_str(&text[i..]).into_iter::<Value>();
-            if let Some(Ok(Value::Array(a))) = stream.next()
-                && a.iter().any(Value::is_object)
-            {
+    let tasks_like = |a: &[Value]| a.iter().any(|v| v.get("prompt").is_some());
+    match serde_json::from_str::<Value>(text.trim()) {
+        Ok(Value::Array(a)) => return Some(a),
+        Ok(Value::Object(o)) => {
+            if let Some(a) = o.into_iter().find_map(|(_, v)| match v {
+                Value::Array(a) => Some(a),
+                _ => None,
+            }) {
                 return Some(a);
             }
         }
+        _ => {}
     }
-    // A top-level object holding the array (`{"tasks": [...]}`).
-    if let Some(Value::Object(o)) = super::predicate::first_json_value(text) {
-        return o.into_iter().find_map(|(_, v)| match v {
-            Value::Array(a) => Some(a),
-            _ => None,
-        });
+    for (i, c) in text.char_indices() {
+        if c == '[' || c == '{' {
+            let mut stream = serde_json::Deserializer::from_str(&text[i..]).into_iter::<Value>();
+            match stream.next() {
+                Some(Ok(Value::Array(a))) if tasks_like(&a) => return Some(a),
+                Some(Ok(Value::Object(o))) => {
+                    if let Some(a) = o.into_iter().find_map(|(_, v)| match v {
+                        Value::Array(a) if tasks_like(&a) => Some(a),
+                        _ => None,
+                    }) {
+                        return Some(a);
+                    }
+                }
+                _ => {}
+            }
+        }
     }
     None
 }
@@ -371,6 +385,22 @@ mod tests {
         assert_eq!(t.solution[0].arguments["b"], json!(9));
         assert!(c[1].parsed.is_err());
         assert!(c[2].parsed.as_ref().unwrap_err().contains("answer_key"));
+        // A reply in prose whose only JSON is a solution's calls: no tasks.
+        let prose = "1. **Prompt:** Read the file.\n**Solution:** ```[{\"tool\": \"read\", \"arguments\": {}}]```";
+        let c = parse_candidates(prose, 4, 0, &opts);
+        assert_eq!(c.len(), 4);
+        assert!(
+            c.iter().all(|c| c
+                .parsed
+                .as_ref()
+                .unwrap_err()
+                .contains("no JSON array of tasks")),
+            "{:?}",
+            c.iter().map(|c| &c.parsed).collect::<Vec<_>>()
+        );
+        // The object the JSON mode asks for.
+        let object = "{\"tasks\": [{\"prompt\": \"p\"}]}";
+        assert_eq!(parse_candidates(object, 4, 0, &opts).len(), 1);
         let none = parse_candidates("I cannot do that.", 4, 6, &opts);
         assert_eq!(none.len(), 4);
         assert_eq!(none[0].id, "tc7");

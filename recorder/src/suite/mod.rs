@@ -616,6 +616,7 @@ async fn screen_one(
         max_tokens: 1024,
         temperature: Some(0.0),
         corr_id: Some(format!("{}::screen", task.id)),
+        json_object: false,
     };
     match taped_call(runner, &request, tape, "screen").await {
         Ok(resp) => Ok((task.check.check(&response_text(&resp.content)), resp.usage)),
