@@ -25,6 +25,7 @@ pub mod http;
 pub mod openai;
 pub mod price;
 pub mod sim;
+pub mod stream;
 pub mod types;
 
 use std::sync::Arc;
