@@ -361,13 +361,13 @@ pub async fn generate(
             spend.push(synthesis.phase);
             judge_calls = Some(synthesis.calls);
             let mut candidates = synthesis.candidates;
-            let callable: BTreeSet<String> = tools
-                .iter()
-                .filter(|t| {
-                    !destructive_tools.contains(t.name.as_ref()) && !destructive::open_world(t)
-                })
-                .map(|t| t.name.to_string())
-                .collect();
+            // The tools the walk would call: not destructive, not
+            // open-world, not one whose name says it returns secrets.
+            let callable: BTreeSet<String> =
+                schema_walk::callable_tools(tools, &labels, &mut schema_walk::WalkStats::default())
+                    .iter()
+                    .map(|t| t.name.to_string())
+                    .collect();
             judge_synth::verify(&mut candidates, session, &callable, VERIFY_TIMEOUT).await;
             for c in &candidates {
                 if let Some(source) = &c.source {
