@@ -283,6 +283,8 @@ fn rewrite_check_reruns_the_same_suite_through_the_proxy_and_links_both_runs() {
         after["preregistration"]["reps"],
         original["preregistration"]["reps"]
     );
+    // Every registered knob, and so the registration's hash: the same run.
+    assert_eq!(after["preregistration"], original["preregistration"]);
     assert!(
         after["suite"]["limitation"]
             .as_str()

@@ -44,10 +44,12 @@ pub struct RewriteCheckArgs {
     /// re-signed after the link is added).
     #[arg(long)]
     pub key: Option<PathBuf>,
-    /// Turns per trial.
+    /// Turns per trial, for a before run that did not register them (a
+    /// registered value always wins: the after run is the same run).
     #[arg(long, default_value_t = 12)]
     pub max_turns: u32,
-    /// Seconds to wait for any one MCP request.
+    /// Seconds to wait for any one MCP request, for a before run that did
+    /// not register it.
     #[arg(long, default_value_t = 20)]
     pub timeout: u64,
     /// Print the summary as JSON.
@@ -165,7 +167,7 @@ fn after_config(
         construct_threshold: p.construct_threshold.unwrap_or(d.construct_threshold),
         null_ratio: p.null_kill_ratio.unwrap_or(d.null_ratio),
         alpha: p.alpha.unwrap_or(d.alpha),
-        max_error_rate: d.max_error_rate,
+        max_error_rate: p.max_error_rate.unwrap_or(d.max_error_rate),
     };
     let suite = pipeline::load_suite(&args.run_dir.join("suite.json"))?;
     anyhow::ensure!(
@@ -174,11 +176,13 @@ fn after_config(
         suite.hash,
         before.run.suite_hash
     );
-    let overgen = suite
-        .config
-        .get("overgen_factor")
-        .and_then(Value::as_f64)
-        .unwrap_or(2.0);
+    let overgen = p.overgen_factor.unwrap_or_else(|| {
+        suite
+            .config
+            .get("overgen_factor")
+            .and_then(Value::as_f64)
+            .unwrap_or(2.0)
+    });
     let mut command = vec![exe.display().to_string()];
     command.extend(proxy_args);
     // The one target parser: it checks the --env flags and registers them.
@@ -199,15 +203,22 @@ fn after_config(
         overgen_factor: overgen,
         out_dir: args.out.clone(),
         key: args.key.clone(),
-        timeout: Duration::from_secs(args.timeout.max(1)),
+        timeout: p.request_timeout_ms.map_or_else(
+            || Duration::from_secs(args.timeout.max(1)),
+            Duration::from_millis,
+        ),
         model_timeout: p.model_timeout_ms.map_or(
             crate::model::ClientOptions::default().timeout,
             Duration::from_millis,
         ),
         prices: None,
-        max_turns: args.max_turns.max(1),
-        max_tokens: before.run.task_budget.unwrap_or(200_000),
-        max_model_calls: None,
+        max_turns: p
+            .max_turns
+            .and_then(|t| u32::try_from(t).ok())
+            .unwrap_or(args.max_turns)
+            .max(1),
+        max_tokens: p.max_tokens.or(before.run.task_budget).unwrap_or(200_000),
+        max_model_calls: p.max_model_calls,
         label: Some(before.server.slug.clone()),
         fixed_suite: Some(args.run_dir.join("suite.json")),
     })
