@@ -542,6 +542,9 @@ const SYNTHESIS: &str = r#"[
    "solution": [{"tool": "echo", "arguments": {"message": "{{handle:first}}"}}], "rationale": "needs a handle"},
   {"prompt": "Get the structured content for Chicago and report anything.", "expected_tools": ["get-structured-content"], "answer_key": "x",
    "check": {"kind": "regex", "pattern": ".*"}, "solution": [], "rationale": "accepts all"},
+  {"prompt": "Which HOME does the server's environment hold?", "expected_tools": ["get-env"], "answer_key": "/root",
+   "check": {"kind": "substring", "value": "/root", "case_insensitive": false},
+   "solution": [{"tool": "get-env", "arguments": {}}], "rationale": "the environment is the server's"},
   {"prompt": "What temperature does the server report for Los Angeles?", "expected_tools": ["get-structured-content"], "answer_key": "99",
    "check": {"kind": "number_within", "value": 99, "tolerance": 0},
    "solution": [{"tool": "get-structured-content", "arguments": {"location": "Los Angeles"}}], "rationale": "a wrong claim"}
@@ -621,7 +624,7 @@ async fn judge_synth_candidates_meet_every_rule_through_generate() {
         given: Mutex::default(),
     };
     let mut opts = GenerateOptions::new(GeneratorId::JudgeSynth1, 1, 5);
-    opts.overgen_factor = 11.0;
+    opts.overgen_factor = 12.0;
     let dir = tempfile::tempdir().expect("temp dir");
     let tape_path = dir.path().join("agent.jsonl");
     let tape = Tap::create_kind(&tape_path, "test", vec![], "agent").expect("tape");
@@ -647,6 +650,7 @@ async fn judge_synth_candidates_meet_every_rule_through_generate() {
         .collect();
     let expected: BTreeMap<String, u64> = [
         ("answer-not-reached", 1),
+        ("secrets-tool", 1),
         ("answer-derivable", 1),
         ("answer-leak", 1),
         ("unknown-tool", 1),
@@ -661,7 +665,7 @@ async fn judge_synth_candidates_meet_every_rule_through_generate() {
     .map(|(k, v)| (k.to_owned(), v))
     .collect();
     assert_eq!(rules, expected, "{:#?}", report.rejections);
-    assert_eq!(report.ledger.candidates, Some(11));
+    assert_eq!(report.ledger.candidates, Some(12));
     assert_eq!(report.ledger.admitted, Some(1));
     assert_eq!(report.suite.tasks.len(), 1);
     assert_eq!(report.suite.tasks[0].answer_key, "82");
@@ -679,7 +683,7 @@ async fn judge_synth_candidates_meet_every_rule_through_generate() {
     };
     assert_eq!(phase("destructiveness").calls, 1);
     assert_eq!(phase("destructiveness").calls_without_usage, 1);
-    // Asked in batches of four: 4 + 4 + 3.
+    // Asked in batches of four.
     assert_eq!(phase("synthesis").calls, 3);
     assert_eq!(phase("synthesis").usage.input_tokens, 3000);
     let calls = report

@@ -6,6 +6,7 @@
 //! | `malformed` | a candidate that did not parse as a task |
 //! | `no-expected-tools` | no expected tools |
 //! | `unknown-tool` | an expected or solution tool the server does not list |
+//! | `secrets-tool` | a solution that calls a tool whose name says it returns the environment or credentials (`env`, `secret`, `token`...) |
 //! | `check-invalid` | a predicate that cannot be evaluated (bad regex, bad path…) |
 //! | `check-too-permissive` | see [`Predicate::is_too_permissive`] |
 //! | `check-rejects-key` | a predicate that does not accept the task's own answer key: it could never match |
@@ -80,6 +81,7 @@ pub const RULES: &[&str] = &[
     "malformed",
     "no-expected-tools",
     "unknown-tool",
+    "secrets-tool",
     "check-invalid",
     "check-too-permissive",
     "check-rejects-key",
@@ -227,6 +229,21 @@ pub fn check(task: &Task, ctx: &AdmissionContext) -> Result<(), (&'static str, S
     {
         if !known.contains(name) {
             return Err(("unknown-tool", format!("the server lists no tool `{name}`")));
+        }
+    }
+    // A tool whose name says it returns the environment or credentials:
+    // the walk never calls one, and no task may send the agent to it.
+    for call in &task.solution {
+        if let Some(tool) = ctx.tools.iter().find(|t| t.name == call.tool.as_str())
+            && let Some(word) = super::schema_walk::exposes_secrets(tool)
+        {
+            return Err((
+                "secrets-tool",
+                format!(
+                    "the solution calls `{}`, whose name says `{word}`: what it returns must reach neither a suite nor a tape",
+                    call.tool
+                ),
+            ));
         }
     }
     task.check

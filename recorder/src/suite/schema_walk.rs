@@ -235,7 +235,7 @@ const SECRET_WORDS: &[&str] = &[
     "dotenv",
 ];
 
-fn exposes_secrets(tool: &Tool) -> Option<&'static str> {
+pub(super) fn exposes_secrets(tool: &Tool) -> Option<&'static str> {
     destructive::words(&tool.name)
         .iter()
         .find_map(|w| SECRET_WORDS.iter().copied().find(|s| s == w))
