@@ -1,9 +1,10 @@
 //! The pairing and counting rules of `mcp-tape.stats/1`, each on a small
 //! tape written for it.
 
+use fitness_shared::stats::percentile_nearest_rank_as_reference as percentile;
 use fitness_shared::tape::add_tape;
 use fitness_shared::tape::stats::{
-    ErrorSource, Origin, Stats, StatsBuilder, ToolStats, merge_planes, percentile,
+    ErrorSource, Origin, Stats, StatsBuilder, ToolStats, merge_planes,
 };
 
 fn stats_of(files: &[&str]) -> Stats {
@@ -221,4 +222,38 @@ fn bytes_that_are_not_utf8_inside_a_string_read_as_a_replacement_character() {
     let s = builder.finish(None);
     assert_eq!(skips.count, 0);
     assert_eq!(s.tools[0].name, "a\u{fffd}");
+}
+
+#[test]
+fn the_reference_rank_and_the_exact_rank_differ_only_where_the_division_rounds() {
+    use fitness_shared::stats::percentile_nearest_rank;
+    // At the 50th and 95th percentiles the stats use, the two agree for
+    // every n up to 1,000; at others the division rounds up a rank:
+    // 28% of 25 is rank 7, but 0.28 * 25 computes to 7.000000000000001.
+    assert_eq!(
+        percentile_nearest_rank(&(1..=25).map(f64::from).collect::<Vec<_>>(), 28.0),
+        Some(7.0)
+    );
+    assert_eq!(
+        percentile(&(1..=25).map(f64::from).collect::<Vec<_>>(), 28.0),
+        Some(8.0)
+    );
+    let mut differ = 0;
+    for n in 1..=1000usize {
+        let sample: Vec<f64> = (1..=n).map(|i| i as f64).collect();
+        for p in (1..100).map(f64::from) {
+            let exact = percentile_nearest_rank(&sample, p).unwrap();
+            let reference = percentile(&sample, p).unwrap();
+            // The reference's rank is never lower, and at most one higher.
+            assert!(
+                reference >= exact && reference - exact <= 1.0,
+                "n {n} p {p}"
+            );
+            differ += usize::from(reference != exact);
+            if p == 50.0 || p == 95.0 {
+                assert_eq!(reference, exact, "n {n} p {p}");
+            }
+        }
+    }
+    assert_eq!(differ, 141, "the pairs where the division rounds");
 }

@@ -294,8 +294,8 @@ pub fn score(
                     .into_iter()
                     .map(|(k, v)| (k, Value::from(v)))
                     .collect::<Map<String, Value>>(),
-                p50_ms: nearest_rank(&latencies, 50),
-                p95_ms: nearest_rank(&latencies, 95),
+                p50_ms: nearest_rank(&latencies, 50.0),
+                p95_ms: nearest_rank(&latencies, 95.0),
             }
         })
         .collect();
@@ -341,12 +341,11 @@ fn failure_of(outcome: &TrialOutcome) -> String {
     }
 }
 
-fn nearest_rank(sorted: &[u64], pct: u64) -> Option<u64> {
-    if sorted.is_empty() {
-        return None;
-    }
-    let rank = (pct as usize * sorted.len()).div_ceil(100).max(1);
-    sorted.get(rank - 1).copied()
+/// The nearest-rank percentile of whole milliseconds
+/// ([`fitness_shared::stats::percentile_nearest_rank`], exact).
+fn nearest_rank(values: &[u64], pct: f64) -> Option<u64> {
+    let as_f64: Vec<f64> = values.iter().map(|&v| v as f64).collect();
+    fitness_shared::stats::percentile_nearest_rank(&as_f64, pct).map(|v| v as u64)
 }
 
 /// The methods notes every run of this generator carries, published once.
@@ -655,10 +654,10 @@ mod tests {
 
     #[test]
     fn nearest_rank_percentiles() {
-        assert_eq!(nearest_rank(&[], 50), None);
-        assert_eq!(nearest_rank(&[7], 95), Some(7));
-        assert_eq!(nearest_rank(&[1, 2, 3, 4], 50), Some(2));
-        assert_eq!(nearest_rank(&[1, 2, 3, 4], 95), Some(4));
+        assert_eq!(nearest_rank(&[], 50.0), None);
+        assert_eq!(nearest_rank(&[7], 95.0), Some(7));
+        assert_eq!(nearest_rank(&[4, 2, 3, 1], 50.0), Some(2));
+        assert_eq!(nearest_rank(&[1, 2, 3, 4], 95.0), Some(4));
     }
 
     #[test]

@@ -16,7 +16,10 @@ pub(crate) use binomial::Binomial;
 pub use binomial::{binom_cdf, binom_pmf, binom_sf};
 pub use interval::{Interval, separated, wilson};
 pub use normal::normal_quantile;
-pub use sizing::{percentile_nearest_rank, separate, separate_with, tie_rate};
+pub use sizing::{
+    percentile_nearest_rank, percentile_nearest_rank_as_reference, separate, separate_with,
+    tie_rate,
+};
 
 /// The two-sided confidence the board draws every interval at.
 pub const BOARD_CONFIDENCE: f64 = 0.95;

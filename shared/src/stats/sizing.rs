@@ -84,3 +84,23 @@ pub fn percentile_nearest_rank(values: &[f64], pct: f64) -> Option<f64> {
     let rank = ((pct * len as f64) / 100.0).ceil().max(1.0) as usize;
     Some(finite[rank.min(len) - 1])
 }
+
+/// [`percentile_nearest_rank`] with the rank computed as the reference's
+/// `mcp-tape.stats/1` does, `ceil(pct / 100 * len)` in floating point: the
+/// division first rounds, so a few `(pct, len)` pairs land one rank higher
+/// than the exact rule. The tape statistics use it, so that they agree with
+/// the `trace_stats` blocks the reference stored in its records; a gate
+/// never does.
+pub fn percentile_nearest_rank_as_reference(values: &[f64], pct: f64) -> Option<f64> {
+    if !(0.0..=100.0).contains(&pct) {
+        return None;
+    }
+    let mut finite: Vec<f64> = values.iter().copied().filter(|v| v.is_finite()).collect();
+    if finite.is_empty() {
+        return None;
+    }
+    finite.sort_by(f64::total_cmp);
+    let len = finite.len();
+    let rank = ((pct / 100.0) * len as f64).ceil().max(1.0) as usize;
+    Some(finite[rank.min(len) - 1])
+}

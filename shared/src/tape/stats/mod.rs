@@ -22,8 +22,6 @@ mod collect;
 mod merge;
 mod settle;
 
-use std::cmp::Ordering;
-
 use serde::{Serialize, Serializer};
 
 use crate::tape::line::LineKind;
@@ -290,17 +288,4 @@ pub fn resolve_price<'p>(model: &str, table: &'p [Price]) -> Option<&'p Price> {
                 .strip_prefix(p.model)
                 .is_some_and(|rest| rest.starts_with('-'))
     })
-}
-
-/// Nearest-rank percentile: the smallest value with at least `p`% of the
-/// sample at or below it. `None` for an empty sample.
-pub fn percentile(values: &[f64], p: f64) -> Option<f64> {
-    let mut vs: Vec<f64> = values.iter().copied().filter(|v| v.is_finite()).collect();
-    if vs.is_empty() {
-        return None;
-    }
-    vs.sort_by(|a, b| a.partial_cmp(b).unwrap_or(Ordering::Equal));
-    let n = vs.len();
-    let rank = (((p / 100.0) * n as f64).ceil() as usize).max(1);
-    vs.get(rank.min(n) - 1).copied()
 }

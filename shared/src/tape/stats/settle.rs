@@ -5,8 +5,9 @@ use std::collections::HashMap;
 use super::collect::{Request, Response, RpcError, TurnFacts};
 use super::{
     CACHE_READ_MULTIPLIER, CACHE_WRITE_MULTIPLIER, CostStats, ErrorSource, ErrorStats, JsNum,
-    ModelStats, ModelSummary, ModelsBlock, Origin, Price, ToolStats, percentile, resolve_price,
+    ModelStats, ModelSummary, ModelsBlock, Origin, Price, ToolStats, resolve_price,
 };
+use crate::stats::percentile_nearest_rank_as_reference as percentile;
 use crate::tape::js;
 
 // ---------------------------------------------------------------------------
