@@ -262,6 +262,13 @@ pub fn ledger_text(r: &GenerationReport) -> String {
             w.no_salient_answer,
             w.unstable
         ));
+        for u in &w.unsatisfiable {
+            out.push_str(&format!(
+                "walk: dropped `{}`: {}\n",
+                u["tool"].as_str().unwrap_or("?"),
+                u["why"].as_str().unwrap_or("")
+            ));
+        }
         if w.state_writes > 0 {
             out.push_str(&format!(
                 "walk: {} call(s) to tools that may write: the tasks can rely on server state those calls created\n",

@@ -461,6 +461,13 @@ impl Run<'_> {
         ));
         let tasks = generation.suite.tasks.clone();
         self.tasks = tasks.clone();
+        for u in generation.walk.iter().flat_map(|w| &w.unsatisfiable) {
+            self.own_notes.push(format!(
+                "Suite: the tool `{}` was dropped from the walk: {}.",
+                u["tool"].as_str().unwrap_or("?"),
+                u["why"].as_str().unwrap_or("")
+            ));
+        }
         self.generation = Some(generation);
 
         // 4. Free gates.
@@ -861,7 +868,20 @@ impl Run<'_> {
         let seed = self.cfg.seed ^ record::stable_hash(&corr) ^ arm;
         let mut rng = ChaCha8Rng::seed_from_u64(seed);
         let schema = serde_json::Value::Object((*tool.input_schema).clone());
-        let args = crate::suite::schema_args::valid_arguments(&schema, &mut rng);
+        let limits = crate::suite::schema_args::Limits::default().within(session.timeout());
+        let args =
+            match crate::suite::schema_args::valid_arguments_within(&schema, &mut rng, &limits) {
+                Ok(args) => args,
+                // No valid arguments, no call: the arm cannot pass this task.
+                Err(why) => {
+                    self.mcp.event(
+                        "fitness.arguments_unsatisfiable",
+                        json!({"tool": tool.name, "why": why.to_string()}),
+                        Some(&corr),
+                    );
+                    return false;
+                }
+            };
         session.set_corr_id(Some(&corr));
         let result = session.call_tool(&tool.name, args).await;
         session.set_corr_id(None);
