@@ -182,6 +182,9 @@ fn after_config(
         max_model_calls: None,
         label: Some(before.server.slug.clone()),
         fixed_suite: Some(args.run_dir.join("suite.json")),
+        max_tape_bytes: p
+            .max_tape_bytes
+            .unwrap_or(crate::mcp::tap::DEFAULT_TAPE_CAP),
     })
 }
 

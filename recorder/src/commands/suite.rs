@@ -144,7 +144,7 @@ pub fn run(args: SuiteArgs) -> anyhow::Result<()> {
         .enable_all()
         .build()?;
     let timeout = Duration::from_secs(args.timeout.max(1));
-    let outcome = runtime.block_on(async {
+    let outcome = runtime.block_on(crate::run::until_interrupted(async {
         let session = Session::connect(&target, wire.clone(), None, timeout)
             .await
             .context("the server could not be reached")?;
@@ -168,8 +168,12 @@ pub fn run(args: SuiteArgs) -> anyhow::Result<()> {
         .await;
         session.close().await;
         result
-    });
+    }));
     runtime.shutdown_timeout(Duration::from_secs(2));
+    // Ctrl-C stops generation wherever it is, and still closes the tapes.
+    let Some(outcome) = outcome else {
+        crate::run::exit_interrupted(&[&wire, &agent]);
+    };
     wire.end("suite");
     agent.end("suite");
     let report = outcome?;

@@ -77,7 +77,14 @@ impl Cancel {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Interruption {
     Cancelled,
-    SpendCap { calls: u64 },
+    SpendCap {
+        calls: u64,
+    },
+    /// A tape reached its registered size cap (the server flooded it).
+    TapeCap {
+        tape: &'static str,
+        limit: u64,
+    },
     Failed(String),
 }
 
@@ -86,6 +93,7 @@ impl Interruption {
         match self {
             Interruption::Cancelled => "The run was interrupted by the operator before it completed its registered size; nothing is scored or refused.".to_owned(),
             Interruption::SpendCap { calls } => format!("The run reached its spend cap of {calls} model calls before it completed its registered size; nothing is scored or refused."),
+            Interruption::TapeCap { tape, limit } => format!("The {tape} tape reached its registered cap of {limit} bytes before the run completed its registered size (the server sent more than a run can record); the run stopped there and nothing is scored or refused."),
             Interruption::Failed(why) => format!("The run could not complete its registered size: {why}"),
         }
     }
@@ -94,6 +102,7 @@ impl Interruption {
         match self {
             Interruption::Cancelled => "interrupted",
             Interruption::SpendCap { .. } => "spend_cap",
+            Interruption::TapeCap { .. } => "tape_cap",
             Interruption::Failed(_) => "failed",
         }
     }
@@ -198,6 +207,9 @@ pub async fn execute(
         command,
         crate::model::agent::AGENT_TAPE_KIND,
     )?;
+    mcp.set_cap(cfg.max_tape_bytes);
+    agent.set_cap(cfg.max_tape_bytes);
+    let stop = stop_signal(&cancel, &mcp, &agent, cfg.max_tape_bytes);
     let mut run = Run {
         cfg,
         id,
@@ -229,7 +241,21 @@ pub async fn execute(
         findings: Vec::new(),
         proposals: Vec::new(),
     };
-    let outcome = match run.stages().await {
+    // Ctrl-C or a full tape ends the run wherever it is (probing,
+    // generating, driving); dropping the stages kills the server. A trial
+    // notices Ctrl-C itself first, and says so on the agent tape.
+    let stages = tokio::select! {
+        biased;
+        result = run.stages() => result,
+        why = stop => {
+            run.mcp.event("fitness.interrupted", json!({"reason": why.reason()}), None);
+            run.agent.event("fitness.interrupted", json!({"reason": why.reason()}), None);
+            let message = why.note();
+            run.interrupted.get_or_insert(why);
+            Err(anyhow::anyhow!(message))
+        }
+    };
+    let outcome = match stages {
         Ok(Flow::Continue) => Outcome::Scored,
         Ok(Flow::Stop { outcome, gate }) => {
             if outcome != Outcome::Void {
@@ -249,6 +275,34 @@ pub async fn execute(
     }
     run.findings_and_proposals().await;
     record::finish(run, outcome)
+}
+
+/// Resolves with why the run must stop: Ctrl-C, or a tape at its cap.
+fn stop_signal(
+    cancel: &Cancel,
+    mcp: &Tap,
+    agent: &Tap,
+    limit: u64,
+) -> impl Future<Output = Interruption> + use<> {
+    let mut cancel = cancel.clone();
+    let (mcp, agent) = (mcp.cap_reached(), agent.cap_reached());
+    async move {
+        async fn reached(cap: Option<tokio::sync::watch::Receiver<bool>>) {
+            match cap {
+                Some(mut cap) => {
+                    if cap.wait_for(|r| *r).await.is_err() {
+                        std::future::pending::<()>().await;
+                    }
+                }
+                None => std::future::pending().await,
+            }
+        }
+        tokio::select! {
+            () = cancel.cancelled() => Interruption::Cancelled,
+            () = reached(mcp) => Interruption::TapeCap { tape: "wire (mcp.jsonl)", limit },
+            () = reached(agent) => Interruption::TapeCap { tape: "agent (agent.jsonl)", limit },
+        }
+    }
 }
 
 /// A gate's refusal code as the record's outcome.

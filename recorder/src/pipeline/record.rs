@@ -124,6 +124,7 @@ pub fn preregistration(cfg: &RunConfig) -> anyhow::Result<rec::PreRegistration> 
             "An unresolved construct gate consumes the next of {} batches of {} new tasks (x {} reps), generated and screened like the suite, and is decided again on the pooled counts; unresolved after the last batch it fails; with no batch registered it is refused as EXTEND_EXHAUSTED. Errors are gated apart at {}.",
             cfg.max_extensions, cfg.extension_size, cfg.reps, f.max_error_rate
         )),
+        max_tape_bytes: Some(cfg.max_tape_bytes),
     };
     let value = serde_json::to_value(&prereg)?;
     let bytes =
@@ -226,14 +227,16 @@ pub fn score(
         let mut failure = None;
         for (outcome, ok) in reps.iter().zip(&solved) {
             calls += outcome.calls.len() as u64;
-            input += outcome.usage.input_tokens;
-            output += outcome.usage.output_tokens;
+            input = input.saturating_add(outcome.usage.input_tokens);
+            output = output.saturating_add(outcome.usage.output_tokens);
             let trial_cost = trial_cost(runner_model, outcome, prices);
             task_cost = task_cost.zip(trial_cost).map(|(a, b)| a + b);
             if *ok {
                 done += 1;
                 done_calls += outcome.calls.len() as u64;
-                done_tokens += outcome.usage.input_tokens + outcome.usage.output_tokens;
+                done_tokens = done_tokens
+                    .saturating_add(outcome.usage.input_tokens)
+                    .saturating_add(outcome.usage.output_tokens);
                 match trial_cost {
                     Some(c) => done_cost += c,
                     None => cost_known = false,

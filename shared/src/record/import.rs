@@ -415,6 +415,7 @@ fn convert_prereg(r: &RecordV1) -> PreRegistration {
         null_screen: r.run.null_screen_enabled,
         credential_context: parse_credential(&r.server.credential_context),
         extension_protocol: s(construct_detail, "extensionProtocol"),
+        max_tape_bytes: None,
     }
 }
 

@@ -278,6 +278,10 @@ pub struct PreRegistration {
     /// The extension protocol in the run's own words.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub extension_protocol: Option<String>,
+    /// The size cap of each tape, in bytes: a server that fills a tape
+    /// past it ends the run VOID.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_tape_bytes: Option<u64>,
 }
 
 /// The fates of generated candidates, counted apart.

@@ -25,6 +25,7 @@ pub struct TapeWriter<W: Write> {
     out: W,
     buf: Vec<u8>,
     lines: u64,
+    bytes: u64,
 }
 
 impl<W: Write> TapeWriter<W> {
@@ -33,12 +34,18 @@ impl<W: Write> TapeWriter<W> {
             out,
             buf: Vec::new(),
             lines: 0,
+            bytes: 0,
         }
     }
 
     /// Lines written so far.
     pub fn lines_written(&self) -> u64 {
         self.lines
+    }
+
+    /// Bytes written so far, line breaks included.
+    pub fn bytes_written(&self) -> u64 {
+        self.bytes
     }
 
     /// Write one typed line.
@@ -90,6 +97,7 @@ impl<W: Write> TapeWriter<W> {
         self.out.write_all(&self.buf)?;
         self.out.flush()?;
         self.lines += 1;
+        self.bytes = self.bytes.saturating_add(self.buf.len() as u64);
         Ok(())
     }
 

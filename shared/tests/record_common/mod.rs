@@ -122,6 +122,7 @@ pub fn scored_record() -> RunRecord {
             null_screen: Some(true),
             credential_context: Some(CredentialContext::OwnerKey),
             extension_protocol: Some("6 tasks per batch, at most 2.".into()),
+            max_tape_bytes: Some(256 * 1024 * 1024),
         },
         suite: SuiteLedger {
             candidates: Some(30),
