@@ -16,7 +16,7 @@ pub const MAX_LINE: usize = 16 * 1024 * 1024;
 /// The longest server-sent event (its `data:` lines together).
 pub const MAX_EVENT: usize = 16 * 1024 * 1024;
 
-/// What a [`LineSplitter`] hands on.
+/// What a [`BoundedLines`] hands on.
 #[derive(Debug, PartialEq, Eq)]
 pub enum Piece<'a> {
     /// One complete line, without its `\n`.
@@ -27,16 +27,16 @@ pub enum Piece<'a> {
 
 /// Splits a byte stream into lines of at most `max` bytes.
 #[derive(Debug)]
-pub struct LineSplitter {
+pub struct BoundedLines {
     max: usize,
     line: Vec<u8>,
     /// Set while skipping the rest of an oversized line.
     skipping: bool,
 }
 
-impl LineSplitter {
+impl BoundedLines {
     pub fn new(max: usize) -> Self {
-        LineSplitter {
+        BoundedLines {
             max,
             line: Vec::new(),
             skipping: false,
@@ -47,7 +47,7 @@ impl LineSplitter {
     pub fn push(&mut self, chunk: &[u8], mut out: impl FnMut(Piece<'_>)) {
         let mut rest = chunk;
         while !rest.is_empty() {
-            let (part, done) = match memchr_newline(rest) {
+            let (part, done) = match newline_at(rest) {
                 Some(i) => (&rest[..i], true),
                 None => (rest, false),
             };
@@ -87,7 +87,7 @@ impl LineSplitter {
     }
 }
 
-fn memchr_newline(bytes: &[u8]) -> Option<usize> {
+fn newline_at(bytes: &[u8]) -> Option<usize> {
     bytes.iter().position(|&b| b == b'\n')
 }
 
@@ -133,7 +133,7 @@ pub enum SseItem {
 /// Reads `text/event-stream` bytes into events of at most `max` bytes.
 #[derive(Debug)]
 pub struct SseParser {
-    lines: LineSplitter,
+    lines: BoundedLines,
     data: String,
     max: usize,
     /// Set while dropping the rest of an oversized event.
@@ -143,7 +143,7 @@ pub struct SseParser {
 impl SseParser {
     pub fn new(max: usize) -> Self {
         SseParser {
-            lines: LineSplitter::new(max),
+            lines: BoundedLines::new(max),
             data: String::new(),
             max,
             dropping: false,
@@ -191,7 +191,7 @@ mod tests {
     use super::*;
 
     fn split(max: usize, chunks: &[&[u8]]) -> Vec<Result<Vec<u8>, ()>> {
-        let mut s = LineSplitter::new(max);
+        let mut s = BoundedLines::new(max);
         let mut out = Vec::new();
         let mut take = |p: Piece<'_>| {
             out.push(match p {

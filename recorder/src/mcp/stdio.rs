@@ -25,7 +25,7 @@ use tokio::io::{AsyncRead, AsyncReadExt as _, AsyncWrite, ReadBuf};
 use tokio::process::{Child, ChildStdin, ChildStdout, Command};
 use tokio::task::JoinHandle;
 
-use super::frames::{Frame, LineSplitter, MAX_LINE, Piece, classify, line_text};
+use super::frames::{BoundedLines, Frame, MAX_LINE, Piece, classify, line_text};
 use super::tap::Tap;
 use super::tapped::SharedCorrId;
 /// How much of the child's stderr we keep (the tail).
@@ -206,7 +206,7 @@ pub struct TapReader<R> {
     inner: R,
     tap: Tap,
     corr_id: SharedCorrId,
-    lines: LineSplitter,
+    lines: BoundedLines,
     /// Checked lines waiting to be read by the client.
     ready: Vec<u8>,
     ready_pos: usize,
@@ -219,7 +219,7 @@ impl<R> TapReader<R> {
             inner,
             tap,
             corr_id,
-            lines: LineSplitter::new(MAX_LINE),
+            lines: BoundedLines::new(MAX_LINE),
             ready: Vec::new(),
             ready_pos: 0,
             eof: false,

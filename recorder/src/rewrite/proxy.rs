@@ -23,7 +23,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::proposals::apply_all;
-use crate::mcp::frames::{LineSplitter, MAX_LINE, Piece};
+use crate::mcp::frames::{BoundedLines, MAX_LINE, Piece};
 
 #[derive(Debug, Args)]
 pub struct RewriteProxyArgs {
@@ -146,7 +146,7 @@ fn relay(
     to: &mut impl Write,
     mut each: impl FnMut(&[u8], &mut dyn Write) -> std::io::Result<()>,
 ) {
-    let mut lines = LineSplitter::new(MAX_LINE);
+    let mut lines = BoundedLines::new(MAX_LINE);
     let mut buf = vec![0u8; 64 * 1024];
     let mut written = Ok(());
     let mut take = |piece: Piece<'_>, to: &mut dyn Write, written: &mut std::io::Result<()>| {
