@@ -325,6 +325,20 @@ impl Session {
             .clone()
     }
 
+    /// Why the server is gone, when it is: the connection closed under the
+    /// client (a stdio child that exited or closed stdout, an HTTP session
+    /// the transport gave up on), with the child's last stderr lines.
+    pub fn lost(&self) -> Option<String> {
+        if !self.service.peer().is_transport_closed() {
+            return None;
+        }
+        let stderr = self
+            .stderr_tail()
+            .map(|t| stderr_note(&t))
+            .unwrap_or_default();
+        Some(format!("the server closed the connection{stderr}"))
+    }
+
     /// The tail of the child's stderr (stdio only).
     pub fn stderr_tail(&self) -> Option<String> {
         self.child.as_ref().map(StdioChild::stderr_tail)

@@ -436,6 +436,7 @@ impl Run<'_> {
         .await;
         session.set_corr_id(None);
         let generation = generation.context("suite generation failed")?;
+        self.ensure_server(session)?;
         self.after_generation(generation, session, tools, &runner, &reference, &judge)
             .await
     }
@@ -602,6 +603,19 @@ impl Run<'_> {
                 phase.calls_that_threw,
             );
             self.model_calls += phase.calls + phase.calls_that_threw;
+        }
+    }
+
+    /// A server that is gone ends the run VOID (a lost server), naming why,
+    /// rather than counting every later call against its surface.
+    fn ensure_server(&mut self, session: &Session) -> anyhow::Result<()> {
+        match session.lost() {
+            None => Ok(()),
+            Some(why) => {
+                let why = format!("lost the server: {why}");
+                self.interrupted = Some(Interruption::Failed(why.clone()));
+                anyhow::bail!(why)
+            }
         }
     }
 
@@ -804,6 +818,7 @@ impl Run<'_> {
             self.interrupted = Some(Interruption::Cancelled);
             anyhow::bail!("interrupted");
         }
+        self.ensure_server(session)?;
         let outcome = tokio::select! {
             outcome = trials.run(model, session, task, kind, &self.agent) => outcome,
             () = cancel.cancelled() => {
@@ -863,6 +878,7 @@ impl Run<'_> {
                         self.interrupted = Some(Interruption::Cancelled);
                         anyhow::bail!("interrupted");
                     }
+                    self.ensure_server(session)?;
                     let r = self.random_arm(session, tools, task, i as u64).await;
                     self.progress.advance();
                     r
