@@ -228,15 +228,7 @@ impl ModelClient for AnthropicClient {
                 ("x-api-key", self.key.clone()),
                 ("anthropic-version", API_VERSION.to_owned()),
             ];
-            let ex = post_json(
-                &self.http,
-                &self.url,
-                &headers,
-                &body,
-                self.opts.timeout,
-                self.opts.max_retries,
-            )
-            .await?;
+            let ex = post_json(&self.http, &self.url, &headers, &body, &self.opts).await?;
             let parsed = parse_response(&ex.body);
             http::reply(ex, parsed, &names, &self.id.model)
         })

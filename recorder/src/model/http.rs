@@ -58,15 +58,16 @@ pub struct Exchange {
     pub duration_ms: u64,
 }
 
-/// POST `body` to `url` with `headers`, retrying up to `max_retries` times.
+/// POST `body` to `url` with `headers`, each attempt bounded by
+/// `opts.timeout`, retrying up to `opts.max_retries` times.
 pub async fn post_json(
     client: &reqwest::Client,
     url: &str,
     headers: &[(&str, String)],
     body: &Value,
-    timeout: Duration,
-    max_retries: u32,
+    opts: &super::ClientOptions,
 ) -> Result<Exchange, LlmError> {
+    let timeout = opts.timeout;
     let started = Instant::now();
     let mut log: Vec<Attempt> = Vec::new();
     let payload = serde_json::to_vec(body).map_err(|e| {
@@ -124,7 +125,7 @@ pub async fn post_json(
                             format!("reading the body: {e}"),
                             None,
                         );
-                        if let Some(err) = step(&mut log, attempt, url, t0, f, max_retries).await {
+                        if let Some(err) = step(&mut log, attempt, url, t0, f, opts).await {
                             return Err(err);
                         }
                         continue;
@@ -136,7 +137,7 @@ pub async fn post_json(
                             format!("the body did not arrive within {timeout:?}"),
                             None,
                         );
-                        if let Some(err) = step(&mut log, attempt, url, t0, f, max_retries).await {
+                        if let Some(err) = step(&mut log, attempt, url, t0, f, opts).await {
                             return Err(err);
                         }
                         continue;
@@ -155,9 +156,7 @@ pub async fn post_json(
                                 format!("error in a {} body: {message}", status.as_u16()),
                                 None,
                             );
-                            if let Some(err) =
-                                step(&mut log, attempt, url, t0, f, max_retries).await
-                            {
+                            if let Some(err) = step(&mut log, attempt, url, t0, f, opts).await {
                                 return Err(err);
                             }
                             continue;
@@ -217,7 +216,7 @@ pub async fn post_json(
             }
         };
         let f = (class, status, message, retry_after);
-        if let Some(err) = step(&mut log, attempt, url, t0, f, max_retries).await {
+        if let Some(err) = step(&mut log, attempt, url, t0, f, opts).await {
             return Err(err);
         }
     }
@@ -233,7 +232,7 @@ async fn step(
     url: &str,
     t0: Instant,
     failed: Failed,
-    max_retries: u32,
+    opts: &super::ClientOptions,
 ) -> Option<LlmError> {
     let retryable = matches!(
         failed.0,
@@ -242,8 +241,8 @@ async fn step(
             | LlmErrorClass::Timeout
             | LlmErrorClass::Transport
     );
-    if retryable && attempt <= max_retries {
-        let wait = backoff(attempt, failed.3);
+    if retryable && attempt <= opts.max_retries {
+        let wait = backoff(attempt, failed.3).min(opts.max_backoff);
         let _ = fail(log, attempt, url, t0, failed, Some(wait));
         tokio::time::sleep(wait).await;
         None

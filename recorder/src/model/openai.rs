@@ -299,15 +299,7 @@ impl ModelClient for OpenAiClient {
             if let Some(key) = &self.key {
                 headers.push(("authorization", format!("Bearer {key}")));
             }
-            let ex = post_json(
-                &self.http,
-                &self.url,
-                &headers,
-                &body,
-                self.opts.timeout,
-                self.opts.max_retries,
-            )
-            .await?;
+            let ex = post_json(&self.http, &self.url, &headers, &body, &self.opts).await?;
             let parsed = parse_response(&ex.body);
             http::reply(ex, parsed, &names, &self.id.model)
         })

@@ -330,3 +330,32 @@ pub struct ReferenceHint {
     #[serde(default)]
     pub plan: Vec<PlannedCall>,
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn usage_sums_saturate_and_counts_past_the_bound_are_nonsense() {
+        let mut sum = Usage {
+            input_tokens: u64::MAX - 1,
+            thinking_tokens: Some(u64::MAX),
+            ..Usage::default()
+        };
+        sum.add(&Usage {
+            input_tokens: 5,
+            output_tokens: 7,
+            thinking_tokens: Some(1),
+            ..Usage::default()
+        });
+        assert_eq!(sum.input_tokens, u64::MAX);
+        assert_eq!(sum.output_tokens, 7);
+        assert_eq!(sum.thinking_tokens, Some(u64::MAX));
+        assert_eq!(sum.total(), u64::MAX);
+        let block = serde_json::json!({"a": MAX_CALL_TOKENS, "b": MAX_CALL_TOKENS + 1, "c": null});
+        assert_eq!(usage_count(&block, "/a"), Ok(Some(MAX_CALL_TOKENS)));
+        assert!(usage_count(&block, "/b").is_err());
+        assert_eq!(usage_count(&block, "/c"), Ok(None));
+        assert_eq!(usage_count(&block, "/missing"), Ok(None));
+    }
+}
