@@ -224,6 +224,9 @@ impl Session {
                 }
                 let mut config = StreamableHttpClientTransportConfig::with_uri(h.url.as_str())
                     .custom_headers(custom);
+                // rmcp reads bodies and events within these, as the raw probes do.
+                config.max_json_response_size = super::raw::MAX_BODY;
+                config.max_sse_event_size = super::frames::MAX_EVENT;
                 if let Some(token) = &h.bearer {
                     config = config.auth_header(token.clone());
                 }

@@ -256,3 +256,49 @@ impl Sink {
         false
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_tape_at_its_cap_takes_no_more_traffic_says_so_and_still_ends() {
+        let dir = tempfile::tempdir().expect("dir");
+        let path = dir.path().join("mcp.jsonl");
+        let tap = Tap::create(&path, "t", vec![]).expect("tape");
+        tap.set_cap(4096);
+        let reached = tap.cap_reached().expect("an enabled tap");
+        assert!(!*reached.borrow());
+        for i in 0..1000 {
+            tap.frame(Direction::Out, &format!("{{\"id\":{i}}}"), None);
+        }
+        assert!(*reached.borrow(), "the listener learns of the cap");
+        tap.event("fitness.outcome", Value::Null, None);
+        tap.end("tape_cap");
+        let text = std::fs::read_to_string(&path).expect("tape");
+        let lines: Vec<Value> = text
+            .lines()
+            .map(|l| serde_json::from_str(l).expect("every line is JSON"))
+            .collect();
+        assert!(text.len() < 4096 + 1024, "{} bytes", text.len());
+        let cap = lines
+            .iter()
+            .position(|l| l["kind"] == "fitness.tape_cap")
+            .expect("the cap event");
+        assert!(
+            lines[cap + 1..]
+                .iter()
+                .all(|l| l.get("raw").is_none_or(|r| r.get("id").is_none()))
+        );
+        assert_eq!(
+            lines[lines.len() - 2]["kind"],
+            "fitness.outcome",
+            "harness events still fit"
+        );
+        let end = lines.last().expect("end");
+        assert_eq!(end["type"], "end");
+        assert_eq!(end["reason"], "tape_cap");
+        let written = lines.iter().filter(|l| l["dir"] == "out").count() as u64;
+        assert_eq!(end["dropped_lines"].as_u64(), Some(1000 - written));
+    }
+}
