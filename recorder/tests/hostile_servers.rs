@@ -55,19 +55,7 @@ fn peak_rss_kib(pid: u32) -> Option<u64> {
 /// with the recorder's peak memory sampled while it runs.
 fn run_against(server: &[&str], extra: &[&str], limit: Duration) -> Hostile {
     let out = tempfile::tempdir().expect("tempdir");
-    let mut args = vec![
-        "run",
-        "--runner",
-        "sim/diligent",
-        "--out",
-        s(out.path()),
-        "--seed",
-        "7",
-        "--json",
-    ];
-    args.extend_from_slice(extra);
-    args.push("--");
-    args.extend_from_slice(server);
+    let args = common::run_args("sim/diligent", out.path(), extra, server);
     let started = Instant::now();
     let mut child = Command::new(FITNESS)
         .args(&args)
@@ -96,22 +84,7 @@ fn run_against(server: &[&str], extra: &[&str], limit: Duration) -> Hostile {
     };
     let elapsed = started.elapsed();
     let output = child.wait_with_output().expect("output");
-    let summary: Value = serde_json::from_slice(&output.stdout).unwrap_or_else(|e| {
-        panic!(
-            "no JSON summary ({e}): {}{}",
-            String::from_utf8_lossy(&output.stdout),
-            String::from_utf8_lossy(&output.stderr)
-        )
-    });
-    let dir = PathBuf::from(
-        summary["dir"]
-            .as_str()
-            .expect("the summary names the run dir"),
-    );
-    let record: Value = serde_json::from_slice(
-        &std::fs::read(dir.join("record.json")).expect("record.json is written"),
-    )
-    .expect("the record is JSON");
+    let (dir, record) = common::run_result(&output);
     assert_tapes_readable(&dir);
     eprintln!(
         "{server:?}: {} in {elapsed:.1?}, peak RSS {} KiB",
@@ -489,18 +462,12 @@ fn a_stdio_servers_grandchildren_end_with_it_on_close_timeout_and_ctrl_c() {
     let (script, pid_file) = launcher(dir.path(), &server("hang"));
     let out = tempfile::tempdir().expect("tempdir");
     let mut run = Command::new(FITNESS)
-        .args([
-            "run",
-            "--runner",
+        .args(common::run_args(
             "sim/diligent",
-            "--out",
-            s(out.path()),
-            "--timeout",
-            "30",
-            "--json",
-            "--",
-            s(&script),
-        ])
+            out.path(),
+            &["--timeout", "30"],
+            &[s(&script)],
+        ))
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
         .spawn()

@@ -266,6 +266,29 @@ async fn openai_tolerates_local_servers_without_usage_or_ids() {
     assert_eq!(fake.seen()[0].path, "/chat/completions");
 }
 
+/// One trial asking for a capital with no tools, on a fresh agent tape: its
+/// outcome and the tape's text.
+async fn trial_without_tools(
+    client: &dyn ModelClient,
+    corr_id: &str,
+) -> (fitness_recorder::model::agent::TrialOutcome, String) {
+    let dir = tempfile::tempdir().expect("dir");
+    let path = dir.path().join("agent.jsonl");
+    let tap = Tap::create_kind(&path, "t", vec![], "llm").expect("tape");
+    let spec = TrialSpec {
+        corr_id,
+        prompt: "What is the capital of France?",
+        instructions: None,
+        tools: &[],
+        mode: ToolMode::None,
+        reference: None,
+        budget: Budget::default(),
+    };
+    let out = run_trial(client, None, &spec, &tap).await;
+    tap.end("done");
+    (out, std::fs::read_to_string(&path).expect("tape"))
+}
+
 async fn rate_limited_then_ok(client: &dyn ModelClient, fake: &FakeApi) {
     let r = client
         .complete(&request_after_a_call())
@@ -306,20 +329,7 @@ async fn retries_are_taped_as_requests_and_errors_without_keys() {
     ])
     .await;
     let client = openai(&fake, &opts(5_000, 3));
-    let dir = tempfile::tempdir().expect("dir");
-    let path = dir.path().join("agent.jsonl");
-    let tap = Tap::create_kind(&path, "t", vec![], "llm").expect("tape");
-    let spec = TrialSpec {
-        corr_id: "null-1",
-        prompt: "What is the capital of France?",
-        instructions: None,
-        tools: &[],
-        mode: ToolMode::None,
-        reference: None,
-        budget: Budget::default(),
-    };
-    let out = run_trial(&client, None, &spec, &tap).await;
-    tap.end("done");
+    let (out, text) = trial_without_tools(&client, "null-1").await;
     assert_eq!(out.end, TrialEnd::Answered);
     assert_eq!(out.final_answer.as_deref(), Some("Paris"));
     assert_eq!(out.attempt_failures.len(), 1);
@@ -329,7 +339,6 @@ async fn retries_are_taped_as_requests_and_errors_without_keys() {
         fake.seen()[1].body.get("tools").is_none(),
         "no tools offered"
     );
-    let text = std::fs::read_to_string(&path).expect("tape");
     let lines: Vec<Value> = text
         .lines()
         .map(|l| serde_json::from_str(l).expect("json line"))
@@ -668,20 +677,7 @@ async fn nonsense_usage_is_recorded_as_such_and_never_summed() {
             "anthropic" => Box::new(anthropic(&fake, &o)),
             _ => Box::new(openai(&fake, &o)),
         };
-        let dir = tempfile::tempdir().expect("dir");
-        let path = dir.path().join("agent.jsonl");
-        let tap = Tap::create_kind(&path, "t", vec![], "llm").expect("tape");
-        let spec = TrialSpec {
-            corr_id: "t1",
-            prompt: "What is the capital of France?",
-            instructions: None,
-            tools: &[],
-            mode: ToolMode::None,
-            reference: None,
-            budget: Budget::default(),
-        };
-        let out = run_trial(client.as_ref(), None, &spec, &tap).await;
-        tap.end("done");
+        let (out, text) = trial_without_tools(client.as_ref(), "t1").await;
         assert_eq!(out.end, TrialEnd::Answered, "{provider} {field}");
         assert_eq!(
             out.usage,
@@ -689,7 +685,6 @@ async fn nonsense_usage_is_recorded_as_such_and_never_summed() {
             "nothing summed: {provider} {field}"
         );
         assert_eq!(out.calls_without_usage, 1);
-        let text = std::fs::read_to_string(&path).expect("tape");
         let rejected: Vec<Value> = text
             .lines()
             .map(|l| serde_json::from_str::<Value>(l).expect("json line"))

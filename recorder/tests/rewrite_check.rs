@@ -23,26 +23,14 @@ fn read_json(path: &Path) -> Value {
 }
 
 fn canary_run(out: &Path, extra: &[&str]) -> Run {
-    let mut args = vec![
-        "run",
-        "--runner",
+    let args = common::run_args(
         "sim/diligent",
-        "--out",
-        s(out),
-        "--seed",
-        "7",
-        "--json",
-    ];
-    args.extend_from_slice(extra);
-    args.extend_from_slice(&["--", FITNESS, "demo-server", "canary"]);
-    let output = run_bounded(&args, Duration::from_secs(240));
-    let summary: Value = serde_json::from_slice(&output.stdout)
-        .unwrap_or_else(|e| panic!("no JSON summary ({e}): {}", text(&output)));
-    let dir = PathBuf::from(summary["dir"].as_str().expect("summary names the run dir"));
-    Run {
-        record: read_json(&dir.join("record.json")),
-        dir,
-    }
+        out,
+        extra,
+        &[FITNESS, "demo-server", "canary"],
+    );
+    let (dir, record) = common::run_result(&run_bounded(&args, Duration::from_secs(240)));
+    Run { record, dir }
 }
 
 /// The tape's lines, parsed; `line(n)` is the 1-based line n.

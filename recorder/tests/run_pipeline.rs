@@ -41,27 +41,8 @@ impl Run {
 
 fn fitness_run(server: &[&str], runner: &str, extra: &[&str], limit: Duration) -> Run {
     let out = tempfile::tempdir().expect("tempdir");
-    let mut args = vec![
-        "run",
-        "--runner",
-        runner,
-        "--out",
-        s(out.path()),
-        "--seed",
-        "7",
-        "--json",
-    ];
-    args.extend_from_slice(extra);
-    args.push("--");
-    args.extend_from_slice(server);
-    let output = run_bounded(&args, limit);
-    let summary: Value = serde_json::from_slice(&output.stdout)
-        .unwrap_or_else(|e| panic!("no JSON summary ({e}): {}", text(&output)));
-    let dir = PathBuf::from(summary["dir"].as_str().expect("summary names the run dir"));
-    let record: Value = serde_json::from_slice(
-        &std::fs::read(dir.join("record.json")).expect("record.json is written"),
-    )
-    .expect("the record is JSON");
+    let output = run_bounded(&common::run_args(runner, out.path(), extra, server), limit);
+    let (dir, record) = common::run_result(&output);
     Run {
         record,
         dir,

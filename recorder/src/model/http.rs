@@ -93,25 +93,22 @@ pub async fn post_json(
             Ok(resp) => {
                 let status = resp.status();
                 let retry_after = retry_after(resp.headers());
+                // A reply that cannot be read is not retried: the server
+                // answered, and answering again is unlikely to change it.
+                let malformed = |log: &mut Vec<Attempt>, message: String| {
+                    let f = (
+                        LlmErrorClass::Malformed,
+                        Some(status.as_u16()),
+                        message,
+                        None,
+                    );
+                    fail(log, attempt, url, t0, f, None)
+                };
                 let body = crate::mcp::raw::body_within(resp, crate::mcp::raw::MAX_BODY);
                 let text = match tokio::time::timeout(timeout, body).await {
                     Ok(Ok(bytes)) => String::from_utf8_lossy(&bytes).into_owned(),
-                    // Not retried: a provider that answers with more than a
-                    // reply can be is not going to answer differently.
                     Ok(Err(e @ crate::mcp::raw::BodyError::TooLong(_))) => {
-                        return Err(fail(
-                            &mut log,
-                            attempt,
-                            url,
-                            t0,
-                            (
-                                LlmErrorClass::Malformed,
-                                Some(status.as_u16()),
-                                format!("reading the body: {e}"),
-                                None,
-                            ),
-                            None,
-                        ));
+                        return Err(malformed(&mut log, format!("reading the body: {e}")));
                     }
                     Ok(Err(crate::mcp::raw::BodyError::Read(e))) => {
                         let class = if e.is_timeout() {
@@ -176,25 +173,10 @@ pub async fn post_json(
                                 duration_ms: ms(started.elapsed()),
                             });
                         }
-                        // A malformed success body is not retried: the
-                        // server answered, and answering again is unlikely
-                        // to change what it says.
                         Err(e) => {
                             let message =
                                 format!("the response is not JSON ({e}): {}", snippet(&text));
-                            return Err(fail(
-                                &mut log,
-                                attempt,
-                                url,
-                                t0,
-                                (
-                                    LlmErrorClass::Malformed,
-                                    Some(status.as_u16()),
-                                    message,
-                                    None,
-                                ),
-                                None,
-                            ));
+                            return Err(malformed(&mut log, message));
                         }
                     }
                 }
