@@ -512,3 +512,66 @@ fn a_stdio_servers_grandchildren_end_with_it_on_close_timeout_and_ctrl_c() {
     assert_eq!(record["outcome"], "VOID");
     assert_tapes_readable(&run_dir);
 }
+
+#[test]
+fn fitness_suite_stops_on_ctrl_c_mid_generation_and_closes_its_tapes() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let tape = dir.path().join("tape");
+    let mut suite = Command::new(FITNESS)
+        .args([
+            "suite",
+            "--generator",
+            "schema-walk/1",
+            "--timeout",
+            "60",
+            "--tape",
+            s(&tape),
+            "--out",
+            s(&dir.path().join("suite.json")),
+            "--",
+            FITNESS,
+            "fixture-server",
+            "hang",
+        ])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("fitness starts");
+    // Wait for the walk's first (never answered) call.
+    let started = Instant::now();
+    while !std::fs::read_to_string(tape.join("mcp.jsonl"))
+        .is_ok_and(|t| t.contains("\"method\":\"tools/call\""))
+    {
+        assert!(started.elapsed() < Duration::from_secs(60), "no tools/call");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let kill = Command::new("kill")
+        .args(["-INT", &suite.id().to_string()])
+        .status()
+        .expect("kill runs");
+    assert!(kill.success());
+    let interrupted = Instant::now();
+    let status = loop {
+        if let Some(status) = suite.try_wait().expect("wait") {
+            break status;
+        }
+        if interrupted.elapsed() > Duration::from_secs(20) {
+            let _ = suite.kill();
+            panic!("fitness suite ignored Ctrl-C");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    assert_eq!(status.code(), Some(130));
+    assert!(interrupted.elapsed() < Duration::from_secs(10));
+    assert!(
+        !dir.path().join("suite.json").exists(),
+        "no suite is written"
+    );
+    for name in ["mcp.jsonl", "agent.jsonl"] {
+        let text = std::fs::read_to_string(tape.join(name)).expect("tape");
+        let end: Value =
+            serde_json::from_str(text.lines().last().expect("a last line")).expect("json");
+        assert_eq!(end["type"], "end", "{name}");
+        assert_eq!(end["reason"], "interrupted", "{name}");
+    }
+}
