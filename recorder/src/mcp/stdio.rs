@@ -160,11 +160,6 @@ impl StdioChild {
         String::from_utf8_lossy(&kept).into_owned()
     }
 
-    /// The child's process group id (its pid), for tests and diagnostics.
-    pub fn process_group(&self) -> Option<u32> {
-        self.group
-    }
-
     /// Kill the child's whole process group and stop the stderr reader.
     pub async fn kill(&mut self) {
         self.kill_group();
