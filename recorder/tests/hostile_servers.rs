@@ -485,22 +485,7 @@ fn a_stdio_servers_grandchildren_end_with_it_on_close_timeout_and_ctrl_c() {
         assert!(started.elapsed() < Duration::from_secs(60), "no tools/call");
         std::thread::sleep(Duration::from_millis(50));
     }
-    let kill = Command::new("kill")
-        .args(["-INT", &run.id().to_string()])
-        .status()
-        .expect("kill runs");
-    assert!(kill.success());
-    let interrupted = Instant::now();
-    let status = loop {
-        if let Some(status) = run.try_wait().expect("wait") {
-            break status;
-        }
-        if interrupted.elapsed() > Duration::from_secs(60) {
-            let _ = run.kill();
-            panic!("no exit after SIGINT");
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    };
+    let status = common::interrupt(&mut run, Duration::from_secs(60));
     assert_eq!(status.code(), Some(130));
     let mut summary = String::new();
     let _ = BufReader::new(run.stdout.take().expect("stdout")).read_line(&mut summary);
@@ -545,22 +530,8 @@ fn fitness_suite_stops_on_ctrl_c_mid_generation_and_closes_its_tapes() {
         assert!(started.elapsed() < Duration::from_secs(60), "no tools/call");
         std::thread::sleep(Duration::from_millis(50));
     }
-    let kill = Command::new("kill")
-        .args(["-INT", &suite.id().to_string()])
-        .status()
-        .expect("kill runs");
-    assert!(kill.success());
     let interrupted = Instant::now();
-    let status = loop {
-        if let Some(status) = suite.try_wait().expect("wait") {
-            break status;
-        }
-        if interrupted.elapsed() > Duration::from_secs(20) {
-            let _ = suite.kill();
-            panic!("fitness suite ignored Ctrl-C");
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    };
+    let status = common::interrupt(&mut suite, Duration::from_secs(20));
     assert_eq!(status.code(), Some(130));
     assert!(interrupted.elapsed() < Duration::from_secs(10));
     assert!(

@@ -346,22 +346,7 @@ fn an_interrupted_run_leaves_a_void_record_and_readable_tapes() {
             break tape;
         }
     };
-    let pid = child.id().to_string();
-    let kill = Command::new("kill")
-        .args(["-INT", &pid])
-        .status()
-        .expect("kill runs");
-    assert!(kill.success());
-    let status = loop {
-        if let Some(status) = child.try_wait().expect("wait") {
-            break status;
-        }
-        assert!(
-            started.elapsed() < Duration::from_secs(240),
-            "no exit after SIGINT"
-        );
-        std::thread::sleep(Duration::from_millis(50));
-    };
+    let status = common::interrupt(&mut child, Duration::from_secs(240));
     assert_eq!(status.code(), Some(130));
     let mut summary = String::new();
     let _ = BufReader::new(child.stdout.take().expect("stdout")).read_line(&mut summary);

@@ -296,6 +296,27 @@ pub fn text(out: &Output) -> String {
     )
 }
 
+/// Send `child` SIGINT (as Ctrl-C does) and wait for it to exit; fails the
+/// test when it is still running after `limit`.
+pub fn interrupt(child: &mut Child, limit: Duration) -> std::process::ExitStatus {
+    let kill = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .expect("kill runs");
+    assert!(kill.success(), "kill -INT failed");
+    let sent = Instant::now();
+    loop {
+        if let Some(status) = child.try_wait().expect("wait works") {
+            return status;
+        }
+        if sent.elapsed() > limit {
+            let _ = child.kill();
+            panic!("no exit within {limit:?} of SIGINT");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
 /// `run --runner RUNNER --out OUT --seed 7 --json EXTRA... -- SERVER...`
 pub fn run_args<'a>(
     runner: &'a str,
