@@ -112,6 +112,10 @@ pub struct RunArgs {
     /// extension batches kept beside it (suite-x<N>.json) are reused too.
     #[arg(long, value_name = "FILE")]
     pub suite: Option<PathBuf>,
+    /// The size cap of each tape, in MiB (registered): a server that fills
+    /// a tape past it ends the run VOID, with readable tapes.
+    #[arg(long, value_name = "MIB", default_value_t = crate::mcp::tap::DEFAULT_TAPE_CAP >> 20)]
+    pub max_tape_mb: u64,
     /// Print the final summary as JSON.
     #[arg(long)]
     pub json: bool,
@@ -176,6 +180,7 @@ impl RunArgs {
             max_model_calls: self.max_model_calls,
             label: self.label.clone(),
             fixed_suite: self.suite.clone(),
+            max_tape_bytes: self.max_tape_mb.clamp(1, 1 << 30) << 20,
         })
     }
 }
@@ -283,6 +288,27 @@ pub fn cancel_on_signals() -> Cancel {
         }
     });
     cancel
+}
+
+/// `work` to its end, or `None` when Ctrl-C or SIGTERM comes first: the
+/// future is then dropped, which ends any stdio server it started (its whole
+/// process group). For the commands that have no VOID record to write.
+pub async fn until_interrupted<T>(work: impl Future<Output = T>) -> Option<T> {
+    let mut cancel = cancel_on_signals();
+    tokio::select! {
+        biased;
+        done = work => Some(done),
+        () = cancel.cancelled() => None,
+    }
+}
+
+/// After [`until_interrupted`] returned `None`: close the tapes and exit 130.
+pub fn exit_interrupted(taps: &[&crate::mcp::tap::Tap]) -> ! {
+    for tap in taps {
+        tap.end("interrupted");
+    }
+    eprintln!("interrupted");
+    std::process::exit(130)
 }
 
 pub fn run(args: RunArgs) -> anyhow::Result<()> {

@@ -28,6 +28,7 @@ fn opts(timeout_ms: u64, max_retries: u32) -> ClientOptions {
         seed: 7,
         timeout: Duration::from_millis(timeout_ms),
         max_retries,
+        ..ClientOptions::default()
     }
 }
 
@@ -266,6 +267,29 @@ async fn openai_tolerates_local_servers_without_usage_or_ids() {
     assert_eq!(fake.seen()[0].path, "/chat/completions");
 }
 
+/// One trial asking for a capital with no tools, on a fresh agent tape: its
+/// outcome and the tape's text.
+async fn trial_without_tools(
+    client: &dyn ModelClient,
+    corr_id: &str,
+) -> (fitness_recorder::model::agent::TrialOutcome, String) {
+    let dir = tempfile::tempdir().expect("dir");
+    let path = dir.path().join("agent.jsonl");
+    let tap = Tap::create_kind(&path, "t", vec![], "llm").expect("tape");
+    let spec = TrialSpec {
+        corr_id,
+        prompt: "What is the capital of France?",
+        instructions: None,
+        tools: &[],
+        mode: ToolMode::None,
+        reference: None,
+        budget: Budget::default(),
+    };
+    let out = run_trial(client, None, &spec, &tap).await;
+    tap.end("done");
+    (out, std::fs::read_to_string(&path).expect("tape"))
+}
+
 async fn rate_limited_then_ok(client: &dyn ModelClient, fake: &FakeApi) {
     let r = client
         .complete(&request_after_a_call())
@@ -306,20 +330,7 @@ async fn retries_are_taped_as_requests_and_errors_without_keys() {
     ])
     .await;
     let client = openai(&fake, &opts(5_000, 3));
-    let dir = tempfile::tempdir().expect("dir");
-    let path = dir.path().join("agent.jsonl");
-    let tap = Tap::create_kind(&path, "t", vec![], "llm").expect("tape");
-    let spec = TrialSpec {
-        corr_id: "null-1",
-        prompt: "What is the capital of France?",
-        instructions: None,
-        tools: &[],
-        mode: ToolMode::None,
-        reference: None,
-        budget: Budget::default(),
-    };
-    let out = run_trial(&client, None, &spec, &tap).await;
-    tap.end("done");
+    let (out, text) = trial_without_tools(&client, "null-1").await;
     assert_eq!(out.end, TrialEnd::Answered);
     assert_eq!(out.final_answer.as_deref(), Some("Paris"));
     assert_eq!(out.attempt_failures.len(), 1);
@@ -329,7 +340,6 @@ async fn retries_are_taped_as_requests_and_errors_without_keys() {
         fake.seen()[1].body.get("tools").is_none(),
         "no tools offered"
     );
-    let text = std::fs::read_to_string(&path).expect("tape");
     let lines: Vec<Value> = text
         .lines()
         .map(|l| serde_json::from_str(l).expect("json line"))
@@ -567,4 +577,160 @@ async fn mcp_tool_names_the_apis_reject_are_mapped_and_restored() {
         seen[0].body["tools"][0]["name"], "add",
         "valid names are unchanged"
     );
+}
+
+/// Retry-After in every form through the real clients: nothing panics, no
+/// wait is longer than the client's cap (300 ms here; 20 s in a run), and a
+/// nonsense value falls back to the exponential backoff (250 ms first).
+#[tokio::test]
+async fn retry_after_in_every_form_is_capped_and_nonsense_falls_back() {
+    let day = std::time::SystemTime::now() + Duration::from_secs(86_400);
+    let far = httpdate::fmt_http_date(day);
+    let cases: &[(&'static str, &str, u64)] = &[
+        ("retry-after-ms", "1e30", 300),
+        ("retry-after-ms", "1.7e308", 300),
+        ("retry-after", "1e30", 300),
+        ("retry-after", &far, 300),
+        ("retry-after", "Sun, 06 Nov 1994 08:49:37 GMT", 0),
+        ("retry-after", "0.1", 100),
+        ("retry-after-ms", "40", 40),
+        ("retry-after-ms", "-5", 250),
+        ("retry-after-ms", "NaN", 250),
+        ("retry-after-ms", "inf", 250),
+        ("retry-after", "-1", 250),
+        ("retry-after", "NaN", 250),
+        ("retry-after", "soon", 250),
+    ];
+    for (i, (header, value, expect_ms)) in cases.iter().enumerate() {
+        let o = ClientOptions {
+            max_backoff: Duration::from_millis(300),
+            ..opts(5_000, 1)
+        };
+        let (fake, r) = if i % 2 == 0 {
+            let fake = FakeApi::start(vec![
+                Reply::status(429, "slow down").header(header, value),
+                openai_text("ok"),
+            ])
+            .await;
+            let r = openai(&fake, &o).complete(&request_after_a_call()).await;
+            (fake, r)
+        } else {
+            let fake = FakeApi::start(vec![
+                Reply::status(529, "overloaded").header(header, value),
+                anthropic_text("ok"),
+            ])
+            .await;
+            let r = anthropic(&fake, &o).complete(&request_after_a_call()).await;
+            (fake, r)
+        };
+        let r = r.unwrap_or_else(|e| panic!("{header}: {value}: {e}"));
+        let waited = r.log[0].failure.as_ref().and_then(|f| f.backoff_ms);
+        assert_eq!(waited, Some(*expect_ms), "{header}: {value}");
+        assert_eq!(fake.seen().len(), 2);
+    }
+}
+
+/// A usage block with a negative, fractional, absurd or overflowing count is
+/// not summed: the call counts as one without usage, the agent tape says
+/// why, and the cost is a floor that names the calls without usage.
+#[tokio::test]
+async fn nonsense_usage_is_recorded_as_such_and_never_summed() {
+    let anthropic_usage = |usage: Value| {
+        Reply::json(json!({
+            "model": "claude-sonnet-4-5-20250929",
+            "content": [{"type": "text", "text": "Paris"}], "stop_reason": "end_turn",
+            "usage": usage
+        }))
+    };
+    let openai_usage = |usage: Value| {
+        Reply::json(json!({
+            "model": "gpt-4o-2024-08-06",
+            "choices": [{"index": 0, "message": {"role": "assistant", "content": "Paris"}, "finish_reason": "stop"}],
+            "usage": usage
+        }))
+    };
+    let cases = [
+        (
+            "anthropic",
+            anthropic_usage(json!({"input_tokens": u64::MAX, "output_tokens": u64::MAX})),
+            "input_tokens",
+        ),
+        (
+            "anthropic",
+            anthropic_usage(json!({"input_tokens": 10, "output_tokens": -3})),
+            "output_tokens",
+        ),
+        (
+            "openai",
+            openai_usage(json!({"prompt_tokens": 1e300, "completion_tokens": 2})),
+            "prompt_tokens",
+        ),
+        (
+            "openai",
+            openai_usage(json!({"prompt_tokens": 5, "completion_tokens": 2.5})),
+            "completion_tokens",
+        ),
+    ];
+    for (provider, reply, field) in cases {
+        let fake = FakeApi::start(vec![reply]).await;
+        let o = opts(5_000, 0);
+        let client: Box<dyn ModelClient> = match provider {
+            "anthropic" => Box::new(anthropic(&fake, &o)),
+            _ => Box::new(openai(&fake, &o)),
+        };
+        let (out, text) = trial_without_tools(client.as_ref(), "t1").await;
+        assert_eq!(out.end, TrialEnd::Answered, "{provider} {field}");
+        assert_eq!(
+            out.usage,
+            Usage::default(),
+            "nothing summed: {provider} {field}"
+        );
+        assert_eq!(out.calls_without_usage, 1);
+        let rejected: Vec<Value> = text
+            .lines()
+            .map(|l| serde_json::from_str::<Value>(l).expect("json line"))
+            .filter(|l| l["kind"] == "llm.usage_rejected")
+            .collect();
+        assert_eq!(rejected.len(), 1, "{text}");
+        let why = rejected[0]["raw"]["why"].as_str().expect("why");
+        assert!(why.contains(field), "{why}");
+
+        let mut ledger = fitness_recorder::model::cost::CostLedger::new();
+        ledger.add_calls(
+            fitness_recorder::model::cost::Role::Runner,
+            client.id(),
+            &out.usage,
+            u64::from(out.model_calls),
+            u64::from(out.calls_without_usage),
+            0,
+        );
+        let prices = fitness_recorder::model::price::PriceTable::bundled();
+        match ledger.cost(&prices) {
+            fitness_shared::record::Cost::Floor { reasons, .. } => assert!(
+                reasons.iter().any(|r| r.contains("without usage")),
+                "{reasons:?}"
+            ),
+            other => panic!("{provider}: a cost with nonsense usage is a floor: {other:?}"),
+        }
+    }
+}
+
+#[tokio::test]
+async fn a_body_past_32_mib_is_a_malformed_failure_not_read_whole() {
+    let fake = FakeApi::start(vec![
+        Reply::status(200, &"x".repeat(33 << 20)),
+        openai_text("never reached"),
+    ])
+    .await;
+    let err = openai(&fake, &opts(10_000, 3))
+        .complete(&request_after_a_call())
+        .await
+        .expect_err("too long");
+    assert_eq!(err.class, LlmErrorClass::Malformed);
+    assert!(
+        err.message.contains("longer than 33554432 bytes"),
+        "{}",
+        err.message
+    );
+    assert_eq!(fake.seen().len(), 1, "not retried");
 }

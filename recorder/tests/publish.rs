@@ -382,3 +382,57 @@ async fn the_published_site_serves_tapes_with_its_own_headers() {
         "{raw}"
     );
 }
+
+/// A symlinked tape is refused, whatever it points at: publish reads a
+/// run's files only from inside its run directory.
+#[test]
+fn a_tape_symlinked_out_of_its_run_directory_is_refused() {
+    use std::os::unix::fs::symlink;
+    let tmp = tempfile::tempdir().unwrap();
+    let anchor = anchor_dir();
+    let runs = tmp.path().join("runs");
+    let out = fitness(&[
+        "import",
+        s(&anchor.join("runs.json")),
+        "--tapes",
+        s(&anchor.join("traces")),
+        "--out",
+        s(&runs),
+    ]);
+    assert!(out.status.success(), "{}", text(&out));
+    // The same bytes, moved out of the run directory and linked back: the
+    // hashes still match, so only the symlink check can stop it.
+    let run = runs.join("huggingface-co-2026-08-20T17-23-48-886Z");
+    let elsewhere = tmp.path().join("elsewhere.jsonl");
+    std::fs::rename(run.join("mcp.jsonl"), &elsewhere).unwrap();
+    symlink(&elsewhere, run.join("mcp.jsonl")).unwrap();
+    let site = tmp.path().join("site");
+    let out = fitness(&["publish", s(&runs), "--no-viewer", "--out", s(&site)]);
+    assert!(!out.status.success(), "{}", text(&out));
+    let message = text(&out);
+    assert!(
+        message.contains("mcp.jsonl leads outside") && message.contains("refused"),
+        "{message}"
+    );
+    assert!(!site.exists(), "a refused publish writes no site");
+
+    // The same through --import --traces: a trace dir's tape that is a
+    // symlink to a file outside it (here /etc/hostname) is refused too.
+    let traces = tmp.path().join("traces");
+    let id = "huggingface-co-2026-08-20T17-23-48-886Z";
+    std::fs::create_dir_all(traces.join(id)).unwrap();
+    symlink("/etc/hostname", traces.join(id).join("mcp.jsonl")).unwrap();
+    let out = fitness(&[
+        "publish",
+        "--import",
+        s(&anchor.join("runs.json")),
+        "--traces",
+        s(&traces),
+        "--no-viewer",
+        "--out",
+        s(&site),
+    ]);
+    assert!(!out.status.success(), "{}", text(&out));
+    assert!(text(&out).contains("leads outside"), "{}", text(&out));
+    assert!(!site.exists());
+}

@@ -41,27 +41,8 @@ impl Run {
 
 fn fitness_run(server: &[&str], runner: &str, extra: &[&str], limit: Duration) -> Run {
     let out = tempfile::tempdir().expect("tempdir");
-    let mut args = vec![
-        "run",
-        "--runner",
-        runner,
-        "--out",
-        s(out.path()),
-        "--seed",
-        "7",
-        "--json",
-    ];
-    args.extend_from_slice(extra);
-    args.push("--");
-    args.extend_from_slice(server);
-    let output = run_bounded(&args, limit);
-    let summary: Value = serde_json::from_slice(&output.stdout)
-        .unwrap_or_else(|e| panic!("no JSON summary ({e}): {}", text(&output)));
-    let dir = PathBuf::from(summary["dir"].as_str().expect("summary names the run dir"));
-    let record: Value = serde_json::from_slice(
-        &std::fs::read(dir.join("record.json")).expect("record.json is written"),
-    )
-    .expect("the record is JSON");
+    let output = run_bounded(&common::run_args(runner, out.path(), extra, server), limit);
+    let (dir, record) = common::run_result(&output);
     Run {
         record,
         dir,
@@ -533,22 +514,7 @@ fn an_interrupted_run_leaves_a_void_record_and_readable_tapes() {
             break tape;
         }
     };
-    let pid = child.id().to_string();
-    let kill = Command::new("kill")
-        .args(["-INT", &pid])
-        .status()
-        .expect("kill runs");
-    assert!(kill.success());
-    let status = loop {
-        if let Some(status) = child.try_wait().expect("wait") {
-            break status;
-        }
-        assert!(
-            started.elapsed() < Duration::from_secs(240),
-            "no exit after SIGINT"
-        );
-        std::thread::sleep(Duration::from_millis(50));
-    };
+    let status = common::interrupt(&mut child, Duration::from_secs(240));
     assert_eq!(status.code(), Some(130));
     let mut summary = String::new();
     let _ = BufReader::new(child.stdout.take().expect("stdout")).read_line(&mut summary);

@@ -221,3 +221,37 @@ fn a_missing_site_is_a_clear_error() {
     let err = fitness_recorder::serve::router(Path::new("/definitely/not/here")).unwrap_err();
     assert!(err.to_string().contains("no site directory"), "{err}");
 }
+
+#[tokio::test]
+async fn symlinks_that_lead_out_of_the_site_are_refused_and_those_inside_served() {
+    use std::os::unix::fs::symlink;
+    let dir = site();
+    let root = dir.path().join("site");
+    let secret = dir.path().join("secret.txt");
+    // A file, a directory and a precompressed twin that lead outside, and a
+    // system file as in the issue (once served with ACAO *).
+    symlink(&secret, root.join("runs/r1/leak.jsonl")).unwrap();
+    symlink(dir.path(), root.join("runs/outside")).unwrap();
+    symlink("/etc/hostname", root.join("runs/r1/hostname.jsonl")).unwrap();
+    write(&root.join("runs/r1/agent.jsonl"), b"{}\n");
+    symlink(&secret, root.join("runs/r1/agent.jsonl.gz")).unwrap();
+    // Inside the site: a convenience link is fine.
+    symlink(root.join("runs/r1"), root.join("runs/latest")).unwrap();
+    let addr = start(&root).await;
+    for (path, encoding) in [
+        ("/runs/r1/leak.jsonl", "identity"),
+        ("/runs/outside/secret.txt", "identity"),
+        ("/runs/r1/hostname.jsonl", "identity"),
+        ("/runs/r1/agent.jsonl", "gzip"),
+    ] {
+        let reply = get(addr, path, &[("Accept-Encoding", encoding)]).await;
+        assert_eq!(reply.status, 404, "{path}");
+        assert_eq!(reply.body, b"not found\n", "{path}");
+    }
+    let inside = get(addr, "/runs/latest/mcp.jsonl", &[]).await;
+    assert_eq!(inside.status, 200);
+    assert_eq!(
+        inside.body,
+        std::fs::read(root.join("runs/r1/mcp.jsonl")).unwrap()
+    );
+}

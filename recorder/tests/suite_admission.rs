@@ -497,6 +497,7 @@ impl ModelClient for Scripted {
                     output_tokens: 20,
                     ..Usage::default()
                 }),
+                usage_rejected: None,
                 model: "fake-1".into(),
                 duration_ms: 5,
                 ttft_ms: None,

@@ -302,6 +302,7 @@ impl ModelClient for NullRunner {
                     output_tokens: 10,
                     ..Usage::default()
                 }),
+                usage_rejected: None,
                 model: "null-runner".into(),
                 duration_ms: 1,
                 ttft_ms: None,
@@ -599,6 +600,7 @@ impl ModelClient for ScriptedJudge {
                 content: vec![ContentBlock::Text { text }],
                 stop: StopReason::EndTurn,
                 usage,
+                usage_rejected: None,
                 model: "judge-1".into(),
                 duration_ms: 2,
                 ttft_ms: None,

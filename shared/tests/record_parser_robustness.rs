@@ -1,6 +1,6 @@
 //! The record parser never panics: arbitrary bytes, and real records with one
 //! value replaced anywhere, either parse and validate or fail with an error.
-//! (The long-running search is the cargo-fuzz target in shared/fuzz.)
+//! (The long-running search is the cargo-fuzz target record_parser in fuzz/.)
 
 mod record_common;
 

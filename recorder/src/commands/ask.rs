@@ -108,7 +108,7 @@ pub fn run(args: AskArgs) -> anyhow::Result<()> {
         max_turns: args.max_turns.max(1),
         ..Budget::default()
     };
-    let result = runtime.block_on(async {
+    let result = runtime.block_on(crate::run::until_interrupted(async {
         let session = Session::connect(&target, mcp_tap.clone(), None, timeout)
             .await
             .context("the server could not be reached")?;
@@ -135,8 +135,11 @@ pub fn run(args: AskArgs) -> anyhow::Result<()> {
         let outcome = run_trial(model.as_ref(), Some(&session), &spec, &agent_tap).await;
         session.close().await;
         Ok(outcome)
-    });
+    }));
     runtime.shutdown_timeout(Duration::from_secs(2));
+    let Some(result) = result else {
+        crate::run::exit_interrupted(&[&mcp_tap, &agent_tap]);
+    };
     let outcome = match result {
         Ok(o) => o,
         Err(e) => {

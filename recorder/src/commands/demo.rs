@@ -190,6 +190,7 @@ pub fn scenario_config(
         max_model_calls: s.max_model_calls,
         label: Some(format!("demo-{}", s.name)),
         fixed_suite: None,
+        max_tape_bytes: crate::mcp::tap::DEFAULT_TAPE_CAP,
     })
 }
 

@@ -129,6 +129,9 @@ pub(crate) fn attach_tapes(from: &Path, dir: &Path) -> anyhow::Result<Vec<TapeRe
         if !src.is_file() {
             continue;
         }
+        let run_dir = std::fs::canonicalize(from)
+            .with_context(|| format!("failed to resolve {}", from.display()))?;
+        let src = crate::serve::resolve_within(&run_dir, &src)?;
         let dst = dir.join(name);
         std::fs::copy(&src, &dst)
             .with_context(|| format!("failed to copy {} to {}", src.display(), dst.display()))?;

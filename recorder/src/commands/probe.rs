@@ -78,7 +78,16 @@ pub fn run(args: ProbeArgs) -> anyhow::Result<()> {
         .enable_all()
         .build()?;
     let timeout = Duration::from_secs(args.timeout.max(1));
-    let outcome = runtime.block_on(report::probe(&target, tap.clone(), timeout, &calls));
+    let outcome = runtime.block_on(crate::run::until_interrupted(report::probe(
+        &target,
+        tap.clone(),
+        timeout,
+        &calls,
+    )));
+    let Some(outcome) = outcome else {
+        runtime.shutdown_timeout(Duration::from_secs(2));
+        crate::run::exit_interrupted(&[&tap]);
+    };
     // rmcp's connect errors drop the cause; ask reqwest for it.
     let cause = match (&outcome, &target) {
         (Err(_), Target::Http(h)) => runtime.block_on(raw::connection_error(&h.url, timeout)),

@@ -221,6 +221,9 @@ fn after_config(
         max_model_calls: p.max_model_calls,
         label: Some(before.server.slug.clone()),
         fixed_suite: Some(args.run_dir.join("suite.json")),
+        max_tape_bytes: p
+            .max_tape_bytes
+            .unwrap_or(crate::mcp::tap::DEFAULT_TAPE_CAP),
     })
 }
 

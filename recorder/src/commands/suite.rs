@@ -152,7 +152,7 @@ pub fn run(args: SuiteArgs) -> anyhow::Result<()> {
         .enable_all()
         .build()?;
     let timeout = Duration::from_secs(args.timeout.max(1));
-    let outcome = runtime.block_on(async {
+    let outcome = runtime.block_on(crate::run::until_interrupted(async {
         let session = Session::connect(&target, wire.clone(), None, timeout)
             .await
             .context("the server could not be reached")?;
@@ -176,8 +176,12 @@ pub fn run(args: SuiteArgs) -> anyhow::Result<()> {
         .await;
         session.close().await;
         result
-    });
+    }));
     runtime.shutdown_timeout(Duration::from_secs(2));
+    // Ctrl-C stops generation wherever it is, and still closes the tapes.
+    let Some(outcome) = outcome else {
+        crate::run::exit_interrupted(&[&wire, &agent]);
+    };
     wire.end("suite");
     agent.end("suite");
     let report = outcome?;
@@ -310,6 +314,13 @@ pub fn ledger_text(r: &GenerationReport) -> String {
             w.no_salient_answer,
             w.unstable
         ));
+        for u in &w.unsatisfiable {
+            out.push_str(&format!(
+                "walk: dropped `{}`: {}\n",
+                u["tool"].as_str().unwrap_or("?"),
+                u["why"].as_str().unwrap_or("")
+            ));
+        }
         if w.state_writes > 0 {
             out.push_str(&format!(
                 "walk: {} call(s) to tools that may write: the tasks can rely on server state those calls created\n",

@@ -224,6 +224,9 @@ impl Session {
                 }
                 let mut config = StreamableHttpClientTransportConfig::with_uri(h.url.as_str())
                     .custom_headers(custom);
+                // rmcp reads bodies and events within these, as the raw probes do.
+                config.max_json_response_size = super::raw::MAX_BODY;
+                config.max_sse_event_size = super::frames::MAX_EVENT;
                 if let Some(token) = &h.bearer {
                     config = config.auth_header(token.clone());
                 }
@@ -323,6 +326,20 @@ impl Session {
             .lock()
             .unwrap_or_else(|p| p.into_inner())
             .clone()
+    }
+
+    /// Why the server is gone, when it is: the connection closed under the
+    /// client (a stdio child that exited or closed stdout, an HTTP session
+    /// the transport gave up on), with the child's last stderr lines.
+    pub fn lost(&self) -> Option<String> {
+        if !self.service.peer().is_transport_closed() {
+            return None;
+        }
+        let stderr = self
+            .stderr_tail()
+            .map(|t| stderr_note(&t))
+            .unwrap_or_default();
+        Some(format!("the server closed the connection{stderr}"))
     }
 
     /// The tail of the child's stderr (stdio only).

@@ -11,6 +11,7 @@
 pub mod clock;
 pub mod connect;
 pub mod fixtures;
+pub mod frames;
 pub mod probes;
 pub mod raw;
 pub mod report;

@@ -16,6 +16,7 @@ use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 use tokio::process::{ChildStdin, ChildStdout};
 
 use super::connect::{Era, HttpTarget};
+use super::frames::{MAX_EVENT, SseItem, SseParser};
 use super::stdio::{StdioChild, StdioTarget, TapReader, TapWriter};
 use super::tap::Tap;
 
@@ -332,6 +333,37 @@ pub async fn connection_error(url: &str, timeout: Duration) -> Option<String> {
     }
 }
 
+/// The longest HTTP body read whole: a probe's reply, a model API's reply.
+pub const MAX_BODY: usize = 32 * 1024 * 1024;
+
+/// Why a body was not read.
+#[derive(Debug, thiserror::Error)]
+pub enum BodyError {
+    #[error("the body is longer than {0} bytes")]
+    TooLong(usize),
+    #[error("{0}")]
+    Read(#[from] reqwest::Error),
+}
+
+/// Read `response`'s body, but never more than `max` bytes of it: a longer
+/// body (declared or streamed) is refused as soon as it passes `max`.
+pub async fn body_within(
+    mut response: reqwest::Response,
+    max: usize,
+) -> Result<Vec<u8>, BodyError> {
+    if response.content_length().is_some_and(|n| n > max as u64) {
+        return Err(BodyError::TooLong(max));
+    }
+    let mut body = Vec::new();
+    while let Some(chunk) = response.chunk().await? {
+        if body.len().saturating_add(chunk.len()) > max {
+            return Err(BodyError::TooLong(max));
+        }
+        body.extend_from_slice(&chunk);
+    }
+    Ok(body)
+}
+
 /// Plain HTTP to an MCP endpoint.
 pub struct RawHttp {
     client: reqwest::Client,
@@ -474,7 +506,10 @@ impl RawHttp {
         let reply = if is_sse {
             self.read_sse(response, id, corr_id).await
         } else {
-            match tokio::time::timeout(self.timeout, response.text()).await {
+            let body = tokio::time::timeout(self.timeout, body_within(response, MAX_BODY))
+                .await
+                .map(|r| r.map(|b| String::from_utf8_lossy(&b).into_owned()));
+            match body {
                 Ok(Ok(body)) if !body.trim().is_empty() => {
                     self.tap.frame(Direction::Out, body.trim(), Some(corr_id));
                     match serde_json::from_str::<Value>(&body) {
@@ -503,39 +538,42 @@ impl RawHttp {
         id: Option<&str>,
         corr_id: &str,
     ) -> Reply {
-        use futures::StreamExt;
-        let mut stream = response.bytes_stream();
-        let mut pending = String::new();
-        let mut data = String::new();
+        let mut response = response;
+        let mut events = SseParser::new(MAX_EVENT);
+        let mut ready = Vec::new();
         let deadline = tokio::time::Instant::now() + self.timeout;
         loop {
-            let chunk = match tokio::time::timeout_at(deadline, stream.next()).await {
+            let chunk = match tokio::time::timeout_at(deadline, response.chunk()).await {
                 Err(_) => return Reply::Silence(format!("no event within {:?}", self.timeout)),
-                Ok(None) => return Reply::Silence("the event stream ended".into()),
-                Ok(Some(Err(e))) => return Reply::Silence(format!("stream failed: {e}")),
-                Ok(Some(Ok(c))) => c,
+                Ok(Ok(None)) => return Reply::Silence("the event stream ended".into()),
+                Ok(Err(e)) => return Reply::Silence(format!("stream failed: {e}")),
+                Ok(Ok(Some(c))) => c,
             };
-            pending.push_str(&String::from_utf8_lossy(&chunk));
-            while let Some(nl) = pending.find('\n') {
-                let line: String = pending.drain(..=nl).collect();
-                let line = line.trim_end_matches(['\r', '\n']);
-                if let Some(d) = line.strip_prefix("data:") {
-                    data.push_str(d.strip_prefix(' ').unwrap_or(d));
-                } else if line.is_empty() && !data.is_empty() {
-                    let frame = std::mem::take(&mut data);
-                    self.tap.frame(Direction::Out, &frame, Some(corr_id));
-                    match serde_json::from_str::<Value>(&frame) {
-                        Ok(Value::Array(items)) => return Reply::Batch(items),
-                        Ok(v) => {
-                            let matches = id.is_none()
-                                || (v.get("id").and_then(Value::as_str) == id
-                                    && v.get("method").is_none());
-                            if matches {
-                                return Reply::Response(v);
-                            }
-                        }
-                        Err(_) => {}
+            events.push(&chunk, |item| ready.push(item));
+            for item in ready.drain(..) {
+                let frame = match item {
+                    SseItem::Event(frame) => frame,
+                    SseItem::TooLong => {
+                        self.tap.event(
+                            "fitness.oversized_event",
+                            json!({"limit": MAX_EVENT}),
+                            Some(corr_id),
+                        );
+                        continue;
                     }
+                };
+                self.tap.frame(Direction::Out, &frame, Some(corr_id));
+                match serde_json::from_str::<Value>(&frame) {
+                    Ok(Value::Array(items)) => return Reply::Batch(items),
+                    Ok(v) => {
+                        let matches = id.is_none()
+                            || (v.get("id").and_then(Value::as_str) == id
+                                && v.get("method").is_none());
+                        if matches {
+                            return Reply::Response(v);
+                        }
+                    }
+                    Err(_) => {}
                 }
             }
         }

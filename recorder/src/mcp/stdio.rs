@@ -6,8 +6,12 @@
 //! or writes it, so the tap adds no extra hop. Lines from the server that are
 //! not JSON are recorded as events and not passed on, so a garbage-speaking
 //! server cannot derail the client. The child gets a minimal environment plus
-//! what the user passed; its stderr is kept apart, and it is killed when the
-//! [`StdioChild`] is dropped.
+//! what the user passed; its stderr is kept apart. It runs in a process group
+//! of its own, and the whole group is killed when the session closes, times
+//! out or is interrupted, or the [`StdioChild`] is dropped: the grandchildren
+//! a launcher such as `npx` starts go with it. (A grandchild that makes
+//! itself a session leader with `setsid` has left the group and is beyond
+//! reach.)
 
 use std::io;
 use std::pin::Pin;
@@ -17,16 +21,13 @@ use std::task::{Context, Poll, ready};
 
 use fitness_shared::tape::Direction;
 use serde_json::json;
-use serde_json::value::RawValue;
-use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, BufReader, ReadBuf};
+use tokio::io::{AsyncRead, AsyncReadExt as _, AsyncWrite, ReadBuf};
 use tokio::process::{Child, ChildStdin, ChildStdout, Command};
 use tokio::task::JoinHandle;
 
+use super::frames::{BoundedLines, Frame, MAX_LINE, Piece, classify, line_text};
 use super::tap::Tap;
 use super::tapped::SharedCorrId;
-
-/// The longest line we accept from a child; longer lines are dropped.
-const MAX_LINE: usize = 16 * 1024 * 1024;
 /// How much of the child's stderr we keep (the tail).
 const STDERR_KEEP: usize = 64 * 1024;
 
@@ -72,6 +73,10 @@ impl StdioTarget {
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .kill_on_drop(true);
+        // Its own group: a terminal's Ctrl-C reaches the recorder, not the
+        // server, and the recorder ends the whole group itself.
+        #[cfg(unix)]
+        cmd.process_group(0);
         cmd
     }
 }
@@ -82,6 +87,8 @@ pub type TappedPipes = (TapReader<ChildStdout>, TapWriter<ChildStdin>);
 /// A running child and the task that keeps its stderr.
 pub struct StdioChild {
     child: Child,
+    /// The child's process group (its pid), while it may have members.
+    group: Option<u32>,
     stderr: Arc<Mutex<Vec<u8>>>,
     tasks: Vec<JoinHandle<()>>,
 }
@@ -106,6 +113,7 @@ impl StdioChild {
         let mut child = target.command().spawn().map_err(|e| {
             anyhow::anyhow!("failed to start `{}`: {e}", target.command_line().join(" "))
         })?;
+        let group = child.id();
         let (Some(stdout), Some(stdin)) = (child.stdout.take(), child.stdin.take()) else {
             anyhow::bail!("the child's pipes were not opened");
         };
@@ -113,20 +121,21 @@ impl StdioChild {
         let stderr = Arc::new(Mutex::new(Vec::new()));
         if let Some(err) = child.stderr.take() {
             let keep = stderr.clone();
+            // Only the tail is kept, so stderr is read in chunks, never
+            // as lines: a line of any length costs no more than the tail.
             tasks.push(tokio::spawn(async move {
-                let mut reader = BufReader::new(err);
-                let mut buf = Vec::new();
-                while let Ok(n) = reader.read_until(b'\n', &mut buf).await {
+                let mut err = err;
+                let mut buf = vec![0u8; 8 * 1024];
+                while let Ok(n) = err.read(&mut buf).await {
                     if n == 0 {
                         break;
                     }
                     let mut kept = keep.lock().unwrap_or_else(|p| p.into_inner());
-                    kept.extend_from_slice(&buf);
+                    kept.extend_from_slice(&buf[..n]);
                     if kept.len() > STDERR_KEEP {
                         let cut = kept.len() - STDERR_KEEP;
                         kept.drain(..cut);
                     }
-                    buf.clear();
                 }
             }));
         }
@@ -138,6 +147,7 @@ impl StdioChild {
             pipes,
             StdioChild {
                 child,
+                group,
                 stderr,
                 tasks,
             },
@@ -150,18 +160,34 @@ impl StdioChild {
         String::from_utf8_lossy(&kept).into_owned()
     }
 
-    /// Kill the child and stop the stderr reader.
+    /// Kill the child's whole process group and stop the stderr reader.
     pub async fn kill(&mut self) {
+        self.kill_group();
         let _ = self.child.start_kill();
         let _ = tokio::time::timeout(std::time::Duration::from_secs(2), self.child.wait()).await;
         for task in &self.tasks {
             task.abort();
         }
     }
+
+    /// SIGKILL to every process in the child's group.
+    fn kill_group(&mut self) {
+        #[cfg(unix)]
+        if let Some(pid) = self
+            .group
+            .take()
+            .and_then(|g| i32::try_from(g).ok())
+            .filter(|g| *g > 1)
+            .and_then(rustix::process::Pid::from_raw)
+        {
+            let _ = rustix::process::kill_process_group(pid, rustix::process::Signal::KILL);
+        }
+    }
 }
 
 impl Drop for StdioChild {
     fn drop(&mut self) {
+        self.kill_group();
         let _ = self.child.start_kill();
         for task in &self.tasks {
             task.abort();
@@ -175,10 +201,7 @@ pub struct TapReader<R> {
     inner: R,
     tap: Tap,
     corr_id: SharedCorrId,
-    /// Bytes of the line being read.
-    line: Vec<u8>,
-    /// Set while skipping the rest of an oversized line.
-    skipping: bool,
+    lines: BoundedLines,
     /// Checked lines waiting to be read by the client.
     ready: Vec<u8>,
     ready_pos: usize,
@@ -191,65 +214,49 @@ impl<R> TapReader<R> {
             inner,
             tap,
             corr_id,
-            line: Vec::new(),
-            skipping: false,
+            lines: BoundedLines::new(MAX_LINE),
             ready: Vec::new(),
             ready_pos: 0,
             eof: false,
         }
     }
 
-    fn finish_line(&mut self) {
-        let bytes = std::mem::take(&mut self.line);
-        let text = String::from_utf8_lossy(&bytes);
-        let line = text.trim_end_matches(['\r', '\n']);
-        if !line.trim().is_empty() {
-            match serde_json::from_str::<&RawValue>(line) {
-                Ok(raw) => {
-                    self.tap
-                        .frame_raw(Direction::Out, raw, self.corr_id.get().as_deref());
-                    self.ready.extend_from_slice(line.as_bytes());
-                    self.ready.push(b'\n');
-                }
-                // Garbage stays on the tape as an event and goes no further.
-                Err(_) => self
-                    .tap
-                    .frame(Direction::Out, line, self.corr_id.get().as_deref()),
+    /// Tape one piece and queue it for the client when it is a frame.
+    fn take(tap: &Tap, corr_id: &SharedCorrId, ready: &mut Vec<u8>, piece: Piece<'_>) {
+        let line = match piece {
+            Piece::Line(line) => line,
+            Piece::TooLong => {
+                tap.event(
+                    "fitness.oversized_line",
+                    json!({"limit": MAX_LINE}),
+                    corr_id.get().as_deref(),
+                );
+                return;
             }
+        };
+        let text = line_text(line);
+        match classify(&text) {
+            Frame::Blank => {}
+            Frame::Json(raw) => {
+                tap.frame_raw(Direction::Out, raw, corr_id.get().as_deref());
+                ready.extend_from_slice(text.as_bytes());
+                ready.push(b'\n');
+            }
+            // Garbage stays on the tape as an event and goes no further.
+            Frame::Garbage(text) => tap.frame(Direction::Out, text, corr_id.get().as_deref()),
         }
-        self.line = bytes;
-        self.line.clear();
     }
 
     fn take_chunk(&mut self, chunk: &[u8]) {
-        let mut rest = chunk;
-        while !rest.is_empty() {
-            let (part, done) = match rest.iter().position(|&b| b == b'\n') {
-                Some(i) => (&rest[..=i], true),
-                None => (rest, false),
-            };
-            rest = &rest[part.len()..];
-            if !self.skipping {
-                if self.line.len() + part.len() > MAX_LINE {
-                    self.skipping = true;
-                    self.line.clear();
-                    self.tap.event(
-                        "fitness.oversized_line",
-                        json!({"limit": MAX_LINE}),
-                        self.corr_id.get().as_deref(),
-                    );
-                } else {
-                    self.line.extend_from_slice(part);
-                }
-            }
-            if done {
-                if self.skipping {
-                    self.skipping = false;
-                } else {
-                    self.finish_line();
-                }
-            }
-        }
+        let (tap, corr_id, ready) = (&self.tap, &self.corr_id, &mut self.ready);
+        self.lines
+            .push(chunk, |piece| Self::take(tap, corr_id, ready, piece));
+    }
+
+    fn finish(&mut self) {
+        let (tap, corr_id, ready) = (&self.tap, &self.corr_id, &mut self.ready);
+        self.lines
+            .finish(|piece| Self::take(tap, corr_id, ready, piece));
     }
 }
 
@@ -280,9 +287,7 @@ impl<R: AsyncRead + Unpin> AsyncRead for TapReader<R> {
             let n = read.filled().len();
             if n == 0 {
                 this.eof = true;
-                if !this.line.is_empty() && !this.skipping {
-                    this.finish_line();
-                }
+                this.finish();
                 this.tap.event(
                     "fitness.stdio_closed",
                     json!({"stream": "stdout"}),

@@ -316,8 +316,11 @@ async fn drive(
         out.model_calls += 1;
         out.turns += 1;
         match &response.usage {
-            Some(u) => add_usage(&mut out.usage, u),
+            Some(u) => out.usage.add(u),
             None => out.calls_without_usage += 1,
+        }
+        if let Some(why) = &response.usage_rejected {
+            tape.event("llm.usage_rejected", json!({"why": why}), corr);
         }
         out.model_reported = Some(response.model.clone());
         tape.line(&turn_line(
@@ -407,24 +410,10 @@ async fn drive(
 fn budget_end(out: &TrialOutcome, budget: &Budget) -> Option<TrialEnd> {
     if out.turns >= budget.max_turns {
         Some(TrialEnd::TurnBudget)
-    } else if total_tokens(&out.usage) >= budget.max_tokens {
+    } else if out.usage.total() >= budget.max_tokens {
         Some(TrialEnd::TokenBudget)
     } else {
         None
-    }
-}
-
-fn total_tokens(u: &Usage) -> u64 {
-    u.input_tokens + u.output_tokens + u.cache_read_input_tokens + u.cache_creation_input_tokens
-}
-
-fn add_usage(sum: &mut Usage, u: &Usage) {
-    sum.input_tokens += u.input_tokens;
-    sum.output_tokens += u.output_tokens;
-    sum.cache_read_input_tokens += u.cache_read_input_tokens;
-    sum.cache_creation_input_tokens += u.cache_creation_input_tokens;
-    if let Some(t) = u.thinking_tokens {
-        sum.thinking_tokens = Some(sum.thinking_tokens.unwrap_or(0) + t);
     }
 }
 

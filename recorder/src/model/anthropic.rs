@@ -15,7 +15,7 @@ use super::ClientOptions;
 use super::http::{self, post_json};
 use super::types::{
     ChatRequest, ChatResponse, ContentBlock, LlmError, LlmErrorClass, Message, ModelClient,
-    ModelId, Role, StopReason, Usage,
+    ModelId, Role, StopReason, Usage, UsageRead, usage_count,
 };
 
 pub const KEY_ENV: &str = "ANTHROPIC_API_KEY";
@@ -145,7 +145,7 @@ fn message(m: &Message) -> Option<Value> {
 
 /// A reply read from a provider's body: blocks, why it stopped, usage (when
 /// reported) and the model the provider named.
-pub type ParsedReply = (Vec<ContentBlock>, StopReason, Option<Usage>, Option<String>);
+pub type ParsedReply = (Vec<ContentBlock>, StopReason, UsageRead, Option<String>);
 
 /// Read a Messages API response body.
 pub fn parse_response(body: &Value) -> Result<ParsedReply, String> {
@@ -192,18 +192,24 @@ pub fn parse_response(body: &Value) -> Result<ParsedReply, String> {
         Some("max_tokens") => StopReason::MaxTokens,
         _ => StopReason::Other,
     };
-    let usage = body.get("usage").filter(|u| u.is_object()).map(|u| {
-        let n = |k: &str| u.get(k).and_then(Value::as_u64).unwrap_or(0);
-        Usage {
-            input_tokens: n("input_tokens"),
-            output_tokens: n("output_tokens"),
-            cache_read_input_tokens: n("cache_read_input_tokens"),
-            cache_creation_input_tokens: n("cache_creation_input_tokens"),
-            thinking_tokens: None,
-        }
-    });
+    let usage = match body.get("usage").filter(|u| u.is_object()) {
+        None => Ok(None),
+        Some(u) => read_usage(u).map(Some),
+    };
     let model = body.get("model").and_then(Value::as_str).map(str::to_owned);
     Ok((blocks, stop, usage, model))
+}
+
+/// A Messages API `usage` object; already normalised by Anthropic.
+fn read_usage(u: &Value) -> Result<Usage, String> {
+    let n = |k: &str| usage_count(u, k).map(|c| c.unwrap_or(0));
+    Ok(Usage {
+        input_tokens: n("/input_tokens")?,
+        output_tokens: n("/output_tokens")?,
+        cache_read_input_tokens: n("/cache_read_input_tokens")?,
+        cache_creation_input_tokens: n("/cache_creation_input_tokens")?,
+        thinking_tokens: None,
+    })
 }
 
 impl ModelClient for AnthropicClient {
@@ -222,15 +228,7 @@ impl ModelClient for AnthropicClient {
                 ("x-api-key", self.key.clone()),
                 ("anthropic-version", API_VERSION.to_owned()),
             ];
-            let ex = post_json(
-                &self.http,
-                &self.url,
-                &headers,
-                &body,
-                self.opts.timeout,
-                self.opts.max_retries,
-            )
-            .await?;
+            let ex = post_json(&self.http, &self.url, &headers, &body, &self.opts).await?;
             let parsed = parse_response(&ex.body);
             http::reply(ex, parsed, &names, &self.id.model)
         })

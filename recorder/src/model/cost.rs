@@ -45,16 +45,7 @@ impl CostLedger {
         }
         spend.calls += 1;
         match usage {
-            Some(u) => {
-                let s = &mut spend.usage;
-                s.input_tokens += u.input_tokens;
-                s.output_tokens += u.output_tokens;
-                s.cache_read_input_tokens += u.cache_read_input_tokens;
-                s.cache_creation_input_tokens += u.cache_creation_input_tokens;
-                if let Some(t) = u.thinking_tokens {
-                    s.thinking_tokens = Some(s.thinking_tokens.unwrap_or(0) + t);
-                }
-            }
+            Some(u) => spend.usage.add(u),
             None => spend.calls_without_usage += 1,
         }
     }
@@ -94,16 +85,12 @@ impl CostLedger {
                 .lines
                 .entry((*role, model.to_string()))
                 .or_insert_with(|| (model.clone(), Spend::default()));
-            s.usage.input_tokens += spend.usage.input_tokens;
-            s.usage.output_tokens += spend.usage.output_tokens;
-            s.usage.cache_read_input_tokens += spend.usage.cache_read_input_tokens;
-            s.usage.cache_creation_input_tokens += spend.usage.cache_creation_input_tokens;
-            if let Some(t) = spend.usage.thinking_tokens {
-                s.usage.thinking_tokens = Some(s.usage.thinking_tokens.unwrap_or(0) + t);
-            }
-            s.calls += spend.calls;
-            s.calls_without_usage += spend.calls_without_usage;
-            s.calls_that_threw += spend.calls_that_threw;
+            s.usage.add(&spend.usage);
+            s.calls = s.calls.saturating_add(spend.calls);
+            s.calls_without_usage = s
+                .calls_without_usage
+                .saturating_add(spend.calls_without_usage);
+            s.calls_that_threw = s.calls_that_threw.saturating_add(spend.calls_that_threw);
         }
     }
 

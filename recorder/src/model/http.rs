@@ -31,10 +31,15 @@ pub fn reply(
     match parsed {
         Ok((mut content, stop, usage, model)) => {
             names.restore(&mut content);
+            let (usage, usage_rejected) = match usage {
+                Ok(usage) => (usage, None),
+                Err(why) => (None, Some(why)),
+            };
             Ok(super::types::ChatResponse {
                 content,
                 stop,
                 usage,
+                usage_rejected,
                 model: model.unwrap_or_else(|| fallback_model.to_owned()),
                 duration_ms: ex.duration_ms,
                 ttft_ms: None,
@@ -53,15 +58,16 @@ pub struct Exchange {
     pub duration_ms: u64,
 }
 
-/// POST `body` to `url` with `headers`, retrying up to `max_retries` times.
+/// POST `body` to `url` with `headers`, each attempt bounded by
+/// `opts.timeout`, retrying up to `opts.max_retries` times.
 pub async fn post_json(
     client: &reqwest::Client,
     url: &str,
     headers: &[(&str, String)],
     body: &Value,
-    timeout: Duration,
-    max_retries: u32,
+    opts: &super::ClientOptions,
 ) -> Result<Exchange, LlmError> {
+    let timeout = opts.timeout;
     let started = Instant::now();
     let mut log: Vec<Attempt> = Vec::new();
     let payload = serde_json::to_vec(body).map_err(|e| {
@@ -87,9 +93,24 @@ pub async fn post_json(
             Ok(resp) => {
                 let status = resp.status();
                 let retry_after = retry_after(resp.headers());
-                let text = match tokio::time::timeout(timeout, resp.text()).await {
-                    Ok(Ok(text)) => text,
-                    Ok(Err(e)) => {
+                // A reply that cannot be read is not retried: the server
+                // answered, and answering again is unlikely to change it.
+                let malformed = |log: &mut Vec<Attempt>, message: String| {
+                    let f = (
+                        LlmErrorClass::Malformed,
+                        Some(status.as_u16()),
+                        message,
+                        None,
+                    );
+                    fail(log, attempt, url, t0, f, None)
+                };
+                let body = crate::mcp::raw::body_within(resp, crate::mcp::raw::MAX_BODY);
+                let text = match tokio::time::timeout(timeout, body).await {
+                    Ok(Ok(bytes)) => String::from_utf8_lossy(&bytes).into_owned(),
+                    Ok(Err(e @ crate::mcp::raw::BodyError::TooLong(_))) => {
+                        return Err(malformed(&mut log, format!("reading the body: {e}")));
+                    }
+                    Ok(Err(crate::mcp::raw::BodyError::Read(e))) => {
                         let class = if e.is_timeout() {
                             LlmErrorClass::Timeout
                         } else {
@@ -101,7 +122,7 @@ pub async fn post_json(
                             format!("reading the body: {e}"),
                             None,
                         );
-                        if let Some(err) = step(&mut log, attempt, url, t0, f, max_retries).await {
+                        if let Some(err) = step(&mut log, attempt, url, t0, f, opts).await {
                             return Err(err);
                         }
                         continue;
@@ -113,7 +134,7 @@ pub async fn post_json(
                             format!("the body did not arrive within {timeout:?}"),
                             None,
                         );
-                        if let Some(err) = step(&mut log, attempt, url, t0, f, max_retries).await {
+                        if let Some(err) = step(&mut log, attempt, url, t0, f, opts).await {
                             return Err(err);
                         }
                         continue;
@@ -132,9 +153,7 @@ pub async fn post_json(
                                 format!("error in a {} body: {message}", status.as_u16()),
                                 None,
                             );
-                            if let Some(err) =
-                                step(&mut log, attempt, url, t0, f, max_retries).await
-                            {
+                            if let Some(err) = step(&mut log, attempt, url, t0, f, opts).await {
                                 return Err(err);
                             }
                             continue;
@@ -154,25 +173,10 @@ pub async fn post_json(
                                 duration_ms: ms(started.elapsed()),
                             });
                         }
-                        // A malformed success body is not retried: the
-                        // server answered, and answering again is unlikely
-                        // to change what it says.
                         Err(e) => {
                             let message =
                                 format!("the response is not JSON ({e}): {}", snippet(&text));
-                            return Err(fail(
-                                &mut log,
-                                attempt,
-                                url,
-                                t0,
-                                (
-                                    LlmErrorClass::Malformed,
-                                    Some(status.as_u16()),
-                                    message,
-                                    None,
-                                ),
-                                None,
-                            ));
+                            return Err(malformed(&mut log, message));
                         }
                     }
                 }
@@ -194,7 +198,7 @@ pub async fn post_json(
             }
         };
         let f = (class, status, message, retry_after);
-        if let Some(err) = step(&mut log, attempt, url, t0, f, max_retries).await {
+        if let Some(err) = step(&mut log, attempt, url, t0, f, opts).await {
             return Err(err);
         }
     }
@@ -210,7 +214,7 @@ async fn step(
     url: &str,
     t0: Instant,
     failed: Failed,
-    max_retries: u32,
+    opts: &super::ClientOptions,
 ) -> Option<LlmError> {
     let retryable = matches!(
         failed.0,
@@ -219,8 +223,8 @@ async fn step(
             | LlmErrorClass::Timeout
             | LlmErrorClass::Transport
     );
-    if retryable && attempt <= max_retries {
-        let wait = backoff(attempt, failed.3);
+    if retryable && attempt <= opts.max_retries {
+        let wait = backoff(attempt, failed.3).min(opts.max_backoff);
         let _ = fail(log, attempt, url, t0, failed, Some(wait));
         tokio::time::sleep(wait).await;
         None
@@ -299,22 +303,39 @@ fn body_error(body: &Value) -> Option<(u16, String)> {
     Some((code, message))
 }
 
-/// `Retry-After` in seconds (fractions allowed) or `retry-after-ms`.
-fn retry_after(headers: &reqwest::header::HeaderMap) -> Option<Duration> {
-    if let Some(ms) = headers
-        .get("retry-after-ms")
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.trim().parse::<f64>().ok())
-        .filter(|v| v.is_finite() && *v >= 0.0)
+/// The server's wait: `retry-after-ms` (milliseconds), else `Retry-After`
+/// in seconds or as an HTTP date; fractions allowed, never more than
+/// [`BACKOFF_CAP`]. A negative, non-finite or unreadable value is no wait
+/// at all (the exponential backoff applies); a date in the past is zero.
+pub fn retry_after(headers: &reqwest::header::HeaderMap) -> Option<Duration> {
+    let header = |name: &str| {
+        headers
+            .get(name)
+            .and_then(|v| v.to_str().ok())
+            .map(str::trim)
+    };
+    let seconds = |s: f64| {
+        (s.is_finite() && s >= 0.0)
+            .then(|| Duration::try_from_secs_f64(s.min(BACKOFF_CAP.as_secs_f64())).ok())
+            .flatten()
+    };
+    if let Some(wait) = header("retry-after-ms")
+        .and_then(|v| v.parse::<f64>().ok())
+        .and_then(|ms| seconds(ms / 1000.0))
     {
-        return Some(Duration::from_secs_f64(ms / 1000.0));
+        return Some(wait);
     }
-    headers
-        .get(reqwest::header::RETRY_AFTER)
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.trim().parse::<f64>().ok())
-        .filter(|v| v.is_finite() && *v >= 0.0)
-        .map(|s| Duration::from_secs_f64(s.min(BACKOFF_CAP.as_secs_f64())))
+    let value = header("retry-after")?;
+    match value.parse::<f64>() {
+        Ok(s) => seconds(s),
+        Err(_) => {
+            let at = httpdate::parse_http_date(value).ok()?;
+            let wait = at
+                .duration_since(std::time::SystemTime::now())
+                .unwrap_or(Duration::ZERO);
+            Some(wait.min(BACKOFF_CAP))
+        }
+    }
 }
 
 fn transport_message(e: &reqwest::Error, timeout: Duration) -> String {
@@ -376,6 +397,51 @@ mod tests {
         );
         assert_eq!(backoff(1, Some(Duration::from_secs(3600))), BACKOFF_CAP);
         assert_eq!(backoff(40, None), BACKOFF_CAP);
+    }
+
+    #[test]
+    fn retry_after_in_every_form_is_capped_and_nonsense_ignored() {
+        let wait = |pairs: &[(&'static str, &str)]| {
+            let mut h = reqwest::header::HeaderMap::new();
+            for (k, v) in pairs {
+                h.insert(*k, v.parse().expect("header value"));
+            }
+            retry_after(&h)
+        };
+        let secs = Duration::from_secs;
+        assert_eq!(wait(&[("retry-after", "2")]), Some(secs(2)));
+        assert_eq!(
+            wait(&[("retry-after", "0.5")]),
+            Some(Duration::from_millis(500))
+        );
+        assert_eq!(wait(&[("retry-after", "1e30")]), Some(BACKOFF_CAP));
+        assert_eq!(wait(&[("retry-after-ms", "1e30")]), Some(BACKOFF_CAP));
+        assert_eq!(
+            wait(&[("retry-after-ms", "1500")]),
+            Some(Duration::from_millis(1500))
+        );
+        assert_eq!(
+            wait(&[("retry-after-ms", "1.7e308"), ("retry-after", "3")]),
+            Some(BACKOFF_CAP)
+        );
+        for nonsense in ["-1", "NaN", "inf", "-inf", "soon", "", "1e400"] {
+            assert_eq!(wait(&[("retry-after", nonsense)]), None, "{nonsense:?}");
+            assert_eq!(wait(&[("retry-after-ms", nonsense)]), None, "{nonsense:?}");
+        }
+        // A bad retry-after-ms falls back to Retry-After.
+        assert_eq!(
+            wait(&[("retry-after-ms", "-5"), ("retry-after", "1")]),
+            Some(secs(1))
+        );
+        let later = httpdate::fmt_http_date(std::time::SystemTime::now() + secs(3600));
+        assert_eq!(wait(&[("retry-after", &later)]), Some(BACKOFF_CAP));
+        let soon = httpdate::fmt_http_date(std::time::SystemTime::now() + secs(8));
+        let got = wait(&[("retry-after", &soon)]).expect("a wait");
+        assert!(got <= secs(8) && got >= secs(6), "{got:?}");
+        assert_eq!(
+            wait(&[("retry-after", "Sun, 06 Nov 1994 08:49:37 GMT")]),
+            Some(Duration::ZERO)
+        );
     }
 
     #[test]

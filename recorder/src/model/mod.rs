@@ -43,6 +43,9 @@ pub struct ClientOptions {
     /// Retries after the first attempt on 429 / 5xx / timeouts / connection
     /// failures.
     pub max_retries: u32,
+    /// The longest wait before a retry, whatever `Retry-After` says (at most
+    /// [`http::BACKOFF_CAP`]).
+    pub max_backoff: Duration,
 }
 
 impl Default for ClientOptions {
@@ -51,6 +54,7 @@ impl Default for ClientOptions {
             seed: 0,
             timeout: Duration::from_secs(120),
             max_retries: 3,
+            max_backoff: http::BACKOFF_CAP,
         }
     }
 }

@@ -25,7 +25,7 @@ use super::anthropic::{ParsedReply, object_schema};
 use super::http::{self, post_json};
 use super::types::{
     ChatRequest, ChatResponse, ContentBlock, LlmError, Message, ModelClient, ModelId, Role,
-    StopReason, Usage,
+    StopReason, Usage, UsageRead, usage_count,
 };
 
 pub const KEY_ENV: &str = "OPENAI_API_KEY";
@@ -179,24 +179,27 @@ fn push_message(out: &mut Vec<Value>, m: &Message) {
     }
 }
 
-/// Normalise a Chat Completions `usage` object (R-TAPE-4).
-pub fn normalise_usage(u: &Value) -> Option<Usage> {
-    let obj = u.as_object()?;
-    let n = |v: Option<&Value>| v.and_then(Value::as_u64);
-    let prompt = n(obj.get("prompt_tokens"));
-    let completion = n(obj.get("completion_tokens"));
-    if prompt.is_none() && completion.is_none() {
-        return None;
+/// Normalise a Chat Completions `usage` object (R-TAPE-4): `Ok(None)` when
+/// it reports no counts, an error when a count is nonsense.
+pub fn normalise_usage(u: &Value) -> UsageRead {
+    if !u.is_object() {
+        return Ok(None);
     }
-    let cached = n(u.pointer("/prompt_tokens_details/cached_tokens")).unwrap_or(0);
+    let prompt = usage_count(u, "/prompt_tokens")?;
+    let completion = usage_count(u, "/completion_tokens")?;
+    if prompt.is_none() && completion.is_none() {
+        return Ok(None);
+    }
+    let cached = usage_count(u, "/prompt_tokens_details/cached_tokens")?.unwrap_or(0);
+    let thinking = usage_count(u, "/completion_tokens_details/reasoning_tokens")?;
     let prompt = prompt.unwrap_or(0);
-    Some(Usage {
+    Ok(Some(Usage {
         input_tokens: prompt.saturating_sub(cached),
         output_tokens: completion.unwrap_or(0),
         cache_read_input_tokens: cached.min(prompt),
         cache_creation_input_tokens: 0,
-        thinking_tokens: n(u.pointer("/completion_tokens_details/reasoning_tokens")),
-    })
+        thinking_tokens: thinking,
+    }))
 }
 
 /// Read a Chat Completions response body.
@@ -278,7 +281,7 @@ pub fn parse_response(body: &Value) -> Result<ParsedReply, String> {
         None => StopReason::EndTurn,
         Some(_) => StopReason::Other,
     };
-    let usage = body.get("usage").and_then(normalise_usage);
+    let usage = body.get("usage").map_or(Ok(None), normalise_usage);
     let model = body.get("model").and_then(Value::as_str).map(str::to_owned);
     Ok((blocks, stop, usage, model))
 }
@@ -299,15 +302,7 @@ impl ModelClient for OpenAiClient {
             if let Some(key) = &self.key {
                 headers.push(("authorization", format!("Bearer {key}")));
             }
-            let ex = post_json(
-                &self.http,
-                &self.url,
-                &headers,
-                &body,
-                self.opts.timeout,
-                self.opts.max_retries,
-            )
-            .await?;
+            let ex = post_json(&self.http, &self.url, &headers, &body, &self.opts).await?;
             let parsed = parse_response(&ex.body);
             http::reply(ex, parsed, &names, &self.id.model)
         })
@@ -325,13 +320,48 @@ mod tests {
             "prompt_tokens_details": {"cached_tokens": 1000},
             "completion_tokens_details": {"reasoning_tokens": 120}
         }))
+        .expect("counts")
         .expect("usage");
         assert_eq!(u.input_tokens, 200);
         assert_eq!(u.cache_read_input_tokens, 1000);
         assert_eq!(u.output_tokens, 300);
         assert_eq!(u.thinking_tokens, Some(120));
-        assert_eq!(normalise_usage(&json!({})), None);
-        assert_eq!(normalise_usage(&Value::Null), None);
+        assert_eq!(normalise_usage(&json!({})), Ok(None));
+        assert_eq!(normalise_usage(&Value::Null), Ok(None));
+    }
+
+    #[test]
+    fn nonsense_usage_is_named_not_counted() {
+        for (usage, why) in [
+            (
+                json!({"prompt_tokens": -5, "completion_tokens": 1}),
+                "`prompt_tokens` is -5",
+            ),
+            (
+                json!({"prompt_tokens": 1, "completion_tokens": 1.5}),
+                "`completion_tokens` is 1.5",
+            ),
+            (
+                json!({"prompt_tokens": u64::MAX, "completion_tokens": 1}),
+                "18446744073709551615",
+            ),
+            (
+                json!({"prompt_tokens": 1e300, "completion_tokens": 1}),
+                "1e+300",
+            ),
+            (
+                json!({"prompt_tokens": 1, "completion_tokens": "many"}),
+                "\"many\"",
+            ),
+            (
+                json!({"prompt_tokens": 2, "completion_tokens": 1,
+                    "completion_tokens_details": {"reasoning_tokens": 1_000_000_001_u64}}),
+                "reasoning_tokens",
+            ),
+        ] {
+            let err = normalise_usage(&usage).expect_err("nonsense");
+            assert!(err.contains(why), "{usage}: {err}");
+        }
     }
 
     #[test]
@@ -343,7 +373,7 @@ mod tests {
             ]}, "finish_reason": "tool_calls"}]});
         let (blocks, stop, usage, model) = parse_response(&body).expect("parsed");
         assert_eq!(stop, StopReason::ToolUse);
-        assert_eq!(usage, None);
+        assert_eq!(usage, Ok(None));
         assert_eq!(model, None);
         assert_eq!(
             blocks,

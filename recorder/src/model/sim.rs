@@ -155,6 +155,7 @@ impl ModelClient for SimClient {
                 content,
                 stop,
                 usage: Some(usage),
+                usage_rejected: None,
                 model: self.id.to_string(),
                 duration_ms: super::http::ms(started.elapsed()),
                 ttft_ms: None,

@@ -157,13 +157,76 @@ pub struct Usage {
     pub thinking_tokens: Option<u64>,
 }
 
+/// A token count one call can never honestly report: no context window or
+/// output limit comes near it. A usage block with a count above it (or a
+/// negative, fractional or non-numeric one) is nonsense and is not counted.
+pub const MAX_CALL_TOKENS: u64 = 1_000_000_000;
+
+impl Usage {
+    /// Add `other` in, saturating: a sum never wraps.
+    pub fn add(&mut self, other: &Usage) {
+        self.input_tokens = self.input_tokens.saturating_add(other.input_tokens);
+        self.output_tokens = self.output_tokens.saturating_add(other.output_tokens);
+        self.cache_read_input_tokens = self
+            .cache_read_input_tokens
+            .saturating_add(other.cache_read_input_tokens);
+        self.cache_creation_input_tokens = self
+            .cache_creation_input_tokens
+            .saturating_add(other.cache_creation_input_tokens);
+        if let Some(t) = other.thinking_tokens {
+            self.thinking_tokens = Some(self.thinking_tokens.unwrap_or(0).saturating_add(t));
+        }
+    }
+
+    /// Every token counted, saturating.
+    pub fn total(&self) -> u64 {
+        self.input_tokens
+            .saturating_add(self.output_tokens)
+            .saturating_add(self.cache_read_input_tokens)
+            .saturating_add(self.cache_creation_input_tokens)
+    }
+}
+
+/// What a response's usage block said: `Ok(None)` when it had none, an
+/// error naming the nonsense when it is not a usage block we can count.
+pub type UsageRead = Result<Option<Usage>, String>;
+
+/// One count of a usage block at `pointer`: `None` when absent or null, an
+/// error when it is not a whole number from 0 to [`MAX_CALL_TOKENS`].
+pub fn usage_count(block: &Value, pointer: &str) -> Result<Option<u64>, String> {
+    match block.pointer(pointer) {
+        None | Some(Value::Null) => Ok(None),
+        Some(v) => match v.as_u64() {
+            Some(n) if n <= MAX_CALL_TOKENS => Ok(Some(n)),
+            _ => Err(format!(
+                "usage `{}` is {}, not a token count from 0 to {MAX_CALL_TOKENS}",
+                pointer.trim_start_matches('/'),
+                short(v)
+            )),
+        },
+    }
+}
+
+/// A value for a message, cut short.
+fn short(v: &Value) -> String {
+    let text = v.to_string();
+    match text.char_indices().nth(40) {
+        Some((i, _)) => format!("{}…", &text[..i]),
+        None => text,
+    }
+}
+
 /// One assistant message back from a model.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ChatResponse {
     pub content: Vec<ContentBlock>,
     pub stop: StopReason,
-    /// `None` when the provider reported no usage (the cost block must say so).
+    /// `None` when the provider reported no usage, or nonsense (the cost
+    /// block must say so).
     pub usage: Option<Usage>,
+    /// Why the usage block was not counted, when it was nonsense (negative,
+    /// absurd, overflowing); the agent tape records it.
+    pub usage_rejected: Option<String>,
     /// The model as the provider reported it (pinned in the record).
     pub model: String,
     pub duration_ms: u64,
@@ -270,4 +333,33 @@ pub struct ReferenceHint {
     pub expected_tools: Vec<String>,
     #[serde(default)]
     pub plan: Vec<PlannedCall>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn usage_sums_saturate_and_counts_past_the_bound_are_nonsense() {
+        let mut sum = Usage {
+            input_tokens: u64::MAX - 1,
+            thinking_tokens: Some(u64::MAX),
+            ..Usage::default()
+        };
+        sum.add(&Usage {
+            input_tokens: 5,
+            output_tokens: 7,
+            thinking_tokens: Some(1),
+            ..Usage::default()
+        });
+        assert_eq!(sum.input_tokens, u64::MAX);
+        assert_eq!(sum.output_tokens, 7);
+        assert_eq!(sum.thinking_tokens, Some(u64::MAX));
+        assert_eq!(sum.total(), u64::MAX);
+        let block = serde_json::json!({"a": MAX_CALL_TOKENS, "b": MAX_CALL_TOKENS + 1, "c": null});
+        assert_eq!(usage_count(&block, "/a"), Ok(Some(MAX_CALL_TOKENS)));
+        assert!(usage_count(&block, "/b").is_err());
+        assert_eq!(usage_count(&block, "/c"), Ok(None));
+        assert_eq!(usage_count(&block, "/missing"), Ok(None));
+    }
 }

@@ -147,4 +147,6 @@ pub struct RunConfig {
     /// extension batches kept beside it (`suite-x<N>.json`) are consumed
     /// instead of generating batch N.
     pub fixed_suite: Option<PathBuf>,
+    /// The size cap of each tape (registered): past it the run is VOID.
+    pub max_tape_bytes: u64,
 }

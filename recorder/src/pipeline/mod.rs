@@ -77,7 +77,14 @@ impl Cancel {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Interruption {
     Cancelled,
-    SpendCap { calls: u64 },
+    SpendCap {
+        calls: u64,
+    },
+    /// A tape reached its registered size cap (the server flooded it).
+    TapeCap {
+        tape: &'static str,
+        limit: u64,
+    },
     Failed(String),
 }
 
@@ -86,6 +93,7 @@ impl Interruption {
         match self {
             Interruption::Cancelled => "The run was interrupted by the operator before it completed its registered size; nothing is scored or refused.".to_owned(),
             Interruption::SpendCap { calls } => format!("The run reached its spend cap of {calls} model calls before it completed its registered size; nothing is scored or refused."),
+            Interruption::TapeCap { tape, limit } => format!("The {tape} tape reached its registered cap of {limit} bytes before the run completed its registered size (the server sent more than a run can record); the run stopped there and nothing is scored or refused."),
             Interruption::Failed(why) => format!("The run could not complete its registered size: {why}"),
         }
     }
@@ -94,6 +102,7 @@ impl Interruption {
         match self {
             Interruption::Cancelled => "interrupted",
             Interruption::SpendCap { .. } => "spend_cap",
+            Interruption::TapeCap { .. } => "tape_cap",
             Interruption::Failed(_) => "failed",
         }
     }
@@ -207,6 +216,9 @@ pub async fn execute(
         command,
         crate::model::agent::AGENT_TAPE_KIND,
     )?;
+    mcp.set_cap(cfg.max_tape_bytes);
+    agent.set_cap(cfg.max_tape_bytes);
+    let stop = stop_signal(&cancel, &mcp, &agent, cfg.max_tape_bytes);
     let mut run = Run {
         cfg,
         id,
@@ -239,7 +251,21 @@ pub async fn execute(
         proposals: Vec::new(),
         redacted: fitness_shared::redact::Hits::default(),
     };
-    let outcome = match run.stages().await {
+    // Ctrl-C or a full tape ends the run wherever it is (probing,
+    // generating, driving); dropping the stages kills the server. A trial
+    // notices Ctrl-C itself first, and says so on the agent tape.
+    let stages = tokio::select! {
+        biased;
+        result = run.stages() => result,
+        why = stop => {
+            run.mcp.event("fitness.interrupted", json!({"reason": why.reason()}), None);
+            run.agent.event("fitness.interrupted", json!({"reason": why.reason()}), None);
+            let message = why.note();
+            run.interrupted.get_or_insert(why);
+            Err(anyhow::anyhow!(message))
+        }
+    };
+    let outcome = match stages {
         Ok(Flow::Continue) => Outcome::Scored,
         Ok(Flow::Stop { outcome, gate }) => {
             if outcome != Outcome::Void {
@@ -259,6 +285,34 @@ pub async fn execute(
     }
     run.findings_and_proposals().await;
     record::finish(run, outcome)
+}
+
+/// Resolves with why the run must stop: Ctrl-C, or a tape at its cap.
+fn stop_signal(
+    cancel: &Cancel,
+    mcp: &Tap,
+    agent: &Tap,
+    limit: u64,
+) -> impl Future<Output = Interruption> + use<> {
+    let mut cancel = cancel.clone();
+    let (mcp, agent) = (mcp.cap_reached(), agent.cap_reached());
+    async move {
+        async fn reached(cap: Option<tokio::sync::watch::Receiver<bool>>) {
+            match cap {
+                Some(mut cap) => {
+                    if cap.wait_for(|r| *r).await.is_err() {
+                        std::future::pending::<()>().await;
+                    }
+                }
+                None => std::future::pending().await,
+            }
+        }
+        tokio::select! {
+            () = cancel.cancelled() => Interruption::Cancelled,
+            () = reached(mcp) => Interruption::TapeCap { tape: "wire (mcp.jsonl)", limit },
+            () = reached(agent) => Interruption::TapeCap { tape: "agent (agent.jsonl)", limit },
+        }
+    }
 }
 
 /// A gate's refusal code as the record's outcome.
@@ -414,6 +468,7 @@ impl Run<'_> {
         .await;
         session.set_corr_id(None);
         let generation = generation.context("suite generation failed")?;
+        self.ensure_server(session)?;
         self.after_generation(generation, session, tools, &runner, &reference, &judge)
             .await
     }
@@ -494,6 +549,13 @@ impl Run<'_> {
         ));
         let tasks = generation.suite.tasks.clone();
         self.tasks = tasks.clone();
+        for u in generation.walk.iter().flat_map(|w| &w.unsatisfiable) {
+            self.own_notes.push(format!(
+                "Suite: the tool `{}` was dropped from the walk: {}.",
+                u["tool"].as_str().unwrap_or("?"),
+                u["why"].as_str().unwrap_or("")
+            ));
+        }
         self.generation = Some(generation);
 
         // 4. Our own failures first: a judge that could not write the
@@ -576,6 +638,19 @@ impl Run<'_> {
                 phase.calls_that_threw,
             );
             self.model_calls += phase.calls + phase.calls_that_threw;
+        }
+    }
+
+    /// A server that is gone ends the run VOID (a lost server), naming why,
+    /// rather than counting every later call against its surface.
+    fn ensure_server(&mut self, session: &Session) -> anyhow::Result<()> {
+        match session.lost() {
+            None => Ok(()),
+            Some(why) => {
+                let why = format!("lost the server: {why}");
+                self.interrupted = Some(Interruption::Failed(why.clone()));
+                anyhow::bail!(why)
+            }
         }
     }
 
@@ -893,6 +968,7 @@ impl Run<'_> {
             self.interrupted = Some(Interruption::Cancelled);
             anyhow::bail!("interrupted");
         }
+        self.ensure_server(session)?;
         let outcome = tokio::select! {
             outcome = trials.run(model, session, task, kind, &self.agent) => outcome,
             () = cancel.cancelled() => {
@@ -952,6 +1028,7 @@ impl Run<'_> {
                         self.interrupted = Some(Interruption::Cancelled);
                         anyhow::bail!("interrupted");
                     }
+                    self.ensure_server(session)?;
                     let r = self.random_arm(session, tools, task, i as u64).await;
                     self.progress.advance();
                     r
@@ -1011,7 +1088,20 @@ impl Run<'_> {
         let seed = self.cfg.seed ^ record::stable_hash(&corr) ^ arm;
         let mut rng = ChaCha8Rng::seed_from_u64(seed);
         let schema = serde_json::Value::Object((*tool.input_schema).clone());
-        let args = crate::suite::schema_args::valid_arguments(&schema, &mut rng);
+        let limits = crate::suite::schema_args::Limits::default().within(session.timeout());
+        let args =
+            match crate::suite::schema_args::valid_arguments_within(&schema, &mut rng, &limits) {
+                Ok(args) => args,
+                // No valid arguments, no call: the arm cannot pass this task.
+                Err(why) => {
+                    self.mcp.event(
+                        "fitness.arguments_unsatisfiable",
+                        json!({"tool": tool.name, "why": why.to_string()}),
+                        Some(&corr),
+                    );
+                    return false;
+                }
+            };
         session.set_corr_id(Some(&corr));
         let result = session.call_tool(&tool.name, args).await;
         session.set_corr_id(None);

@@ -132,6 +132,7 @@ pub fn preregistration(cfg: &RunConfig) -> anyhow::Result<rec::PreRegistration> 
         request_timeout_ms: Some(u64::try_from(cfg.timeout.as_millis()).unwrap_or(u64::MAX)),
         model_timeout_ms: Some(u64::try_from(cfg.model_timeout.as_millis()).unwrap_or(u64::MAX)),
         max_model_calls: cfg.max_model_calls,
+        max_tape_bytes: Some(cfg.max_tape_bytes),
     };
     let value = serde_json::to_value(&prereg)?;
     let bytes =
@@ -234,14 +235,16 @@ pub fn score(
         let mut failure = None;
         for (outcome, ok) in reps.iter().zip(&solved) {
             calls += outcome.calls.len() as u64;
-            input += outcome.usage.input_tokens;
-            output += outcome.usage.output_tokens;
+            input = input.saturating_add(outcome.usage.input_tokens);
+            output = output.saturating_add(outcome.usage.output_tokens);
             let trial_cost = trial_cost(runner_model, outcome, prices);
             task_cost = task_cost.zip(trial_cost).map(|(a, b)| a + b);
             if *ok {
                 done += 1;
                 done_calls += outcome.calls.len() as u64;
-                done_tokens += outcome.usage.input_tokens + outcome.usage.output_tokens;
+                done_tokens = done_tokens
+                    .saturating_add(outcome.usage.input_tokens)
+                    .saturating_add(outcome.usage.output_tokens);
                 match trial_cost {
                     Some(c) => done_cost += c,
                     None => cost_known = false,

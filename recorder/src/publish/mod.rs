@@ -13,6 +13,8 @@
 //!
 //! The site is assembled in a staging directory beside `SITE` and moved into
 //! place only when complete, so a failed publish never leaves half a site.
+//! Nothing is read through a symlink that leads out of its run directory (or
+//! the imported traces' run directory): such a publish fails and names it.
 
 pub mod badge;
 
@@ -197,6 +199,9 @@ fn read_runs_dir(
     for path in paths {
         let record_path = path.join("record.json");
         if record_path.is_file() {
+            let run_dir = std::fs::canonicalize(&path)
+                .with_context(|| format!("failed to resolve {}", path.display()))?;
+            crate::serve::resolve_within(&run_dir, &record_path)?;
             let text = std::fs::read_to_string(&record_path)
                 .with_context(|| format!("failed to read {}", record_path.display()))?;
             let record = RunRecord::from_json(&text).with_context(|| {
@@ -210,11 +215,14 @@ fn read_runs_dir(
                 tape_dir: Some(path),
             });
         } else if path.file_name().is_some_and(|n| n == "standing-notes") {
+            let notes_dir = std::fs::canonicalize(&path)
+                .with_context(|| format!("failed to resolve {}", path.display()))?;
             for entry in std::fs::read_dir(&path)?.filter_map(|e| e.ok()) {
                 let p = entry.path();
                 let Some(hex) = p.file_stem().and_then(|s| s.to_str()) else {
                     continue;
                 };
+                crate::serve::resolve_within(&notes_dir, &p)?;
                 let text = std::fs::read_to_string(&p)
                     .with_context(|| format!("failed to read {}", p.display()))?;
                 let set: StandingNotesSet = serde_json::from_str(&text)
@@ -252,8 +260,10 @@ fn write_site(
         match (&source.tape_dir, record.tapes.is_empty()) {
             (Some(from), true) => record.tapes = import::attach_tapes(from, &dir)?,
             (Some(from), false) => {
+                let run_dir = std::fs::canonicalize(from)
+                    .with_context(|| format!("failed to resolve {}", from.display()))?;
                 for tape in &record.tapes {
-                    let src = from.join(&tape.path);
+                    let src = crate::serve::resolve_within(&run_dir, &from.join(&tape.path))?;
                     let dst = dir.join(&tape.path);
                     if let Some(parent) = dst.parent() {
                         create_dir(parent)?;

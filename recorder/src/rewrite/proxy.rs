@@ -3,13 +3,15 @@
 //! substituted. It spawns the server, passes every line through unchanged in
 //! both directions, except the responses to `tools/list` requests, whose
 //! `result.tools` get the proposals applied (descriptions, parameter
-//! descriptions, annotations). The server's stderr is inherited.
+//! descriptions, annotations). The server's stderr is inherited. Lines are
+//! read within [`MAX_LINE`]: a longer one is dropped (with a note on stderr),
+//! never held whole.
 //!
 //! The rewrites file is JSON: `{"proposals": [Proposal, ...]}` (the
 //! record's proposals).
 
 use std::collections::HashSet;
-use std::io::{BufRead as _, BufReader, BufWriter, Write as _};
+use std::io::{BufWriter, Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::{Arc, Mutex};
@@ -21,6 +23,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::proposals::apply_all;
+use crate::mcp::frames::{BoundedLines, MAX_LINE, Piece};
 
 #[derive(Debug, Args)]
 pub struct RewriteProxyArgs {
@@ -103,49 +106,28 @@ pub fn run(args: RewriteProxyArgs) -> anyhow::Result<()> {
         let pending = Arc::clone(&pending);
         std::thread::spawn(move || {
             let stdin = std::io::stdin();
-            let mut reader = stdin.lock();
-            let mut line = String::new();
-            loop {
-                line.clear();
-                match reader.read_line(&mut line) {
-                    Ok(0) | Err(_) => break,
-                    Ok(_) => {
-                        note_request(&line, &pending);
-                        if child_in
-                            .write_all(line.as_bytes())
-                            .and_then(|()| child_in.flush())
-                            .is_err()
-                        {
-                            break;
-                        }
-                    }
-                }
-            }
+            relay(stdin.lock(), &mut child_in, |line, to| {
+                note_request(&String::from_utf8_lossy(line), &pending);
+                to.write_all(line)?;
+                to.write_all(b"\n")
+            });
             // Dropping the pipe closes the server's stdin.
         })
     };
 
-    let mut reader = BufReader::new(child_out);
     let stdout = std::io::stdout();
     let mut out = BufWriter::new(stdout.lock());
-    let mut line = String::new();
-    loop {
-        line.clear();
-        match reader.read_line(&mut line) {
-            Ok(0) | Err(_) => break,
-            Ok(_) => {
-                let written = match rewrite_line(&line, &pending, &rewrites.proposals) {
-                    Some(new) => out
-                        .write_all(new.as_bytes())
-                        .and_then(|()| out.write_all(b"\n")),
-                    None => out.write_all(line.as_bytes()),
-                };
-                if written.and_then(|()| out.flush()).is_err() {
-                    break;
-                }
-            }
+    relay(child_out, &mut out, |line, to| {
+        match rewrite_line(
+            &String::from_utf8_lossy(line),
+            &pending,
+            &rewrites.proposals,
+        ) {
+            Some(new) => to.write_all(new.as_bytes())?,
+            None => to.write_all(line)?,
         }
-    }
+        to.write_all(b"\n")
+    });
     drop(out);
     let status = child.wait().context("the server did not exit cleanly")?;
     // The stdin thread ends when our stdin closes; do not wait for it.
@@ -154,6 +136,45 @@ pub fn run(args: RewriteProxyArgs) -> anyhow::Result<()> {
         std::process::exit(status.code().unwrap_or(1));
     }
     Ok(())
+}
+
+/// Copy `from` to `to` line by line through `each` (which writes the line,
+/// changed or not), flushing after every chunk; stops at the end of `from`
+/// or the first failed write. A line over [`MAX_LINE`] is dropped.
+fn relay(
+    mut from: impl Read,
+    to: &mut impl Write,
+    mut each: impl FnMut(&[u8], &mut dyn Write) -> std::io::Result<()>,
+) {
+    let mut lines = BoundedLines::new(MAX_LINE);
+    let mut buf = vec![0u8; 64 * 1024];
+    let mut written = Ok(());
+    let mut take = |piece: Piece<'_>, to: &mut dyn Write, written: &mut std::io::Result<()>| {
+        if written.is_err() {
+            return;
+        }
+        *written = match piece {
+            Piece::Line(line) => each(line, to),
+            Piece::TooLong => {
+                eprintln!("rewrite-proxy: dropped a line longer than {MAX_LINE} bytes");
+                Ok(())
+            }
+        };
+    };
+    loop {
+        let n = match from.read(&mut buf) {
+            Ok(0) => break,
+            Ok(n) => n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(_) => break,
+        };
+        lines.push(&buf[..n], |piece| take(piece, to, &mut written));
+        if written.is_err() || to.flush().is_err() {
+            return;
+        }
+    }
+    lines.finish(|piece| take(piece, to, &mut written));
+    let _ = to.flush();
 }
 
 #[cfg(test)]
@@ -193,5 +214,18 @@ mod tests {
         );
         // Answered once: a repeat of the id passes through.
         assert_eq!(rewrite_line(answer, &pending, &proposals), None);
+    }
+
+    #[test]
+    fn relay_passes_lines_byte_for_byte_and_drops_only_an_oversized_one() {
+        let mut input = b"{\"a\":1}\r\n".to_vec();
+        input.extend(std::iter::repeat_n(b'x', MAX_LINE + 1));
+        input.extend_from_slice(b"\n{\"b\":2}");
+        let mut out = Vec::new();
+        relay(input.as_slice(), &mut out, |line, to| {
+            to.write_all(line)?;
+            to.write_all(b"\n")
+        });
+        assert_eq!(out, b"{\"a\":1}\r\n{\"b\":2}\n");
     }
 }

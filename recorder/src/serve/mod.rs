@@ -1,6 +1,7 @@
 //! `fitness serve`: serve a published site over HTTP with the same headers a
 //! static host would send from its `_headers` file, gzip, range requests,
-//! clean 404s, and no way out of the site root.
+//! clean 404s, and no way out of the site root: neither by the path (`..`,
+//! however encoded) nor by a symlink that leads outside it.
 
 pub mod headers;
 
@@ -56,6 +57,8 @@ pub fn run(args: ServeArgs) -> anyhow::Result<()> {
 /// file (or the default site rules when it has none).
 pub fn router(site: &Path) -> anyhow::Result<Router> {
     anyhow::ensure!(site.is_dir(), "no site directory at {}", site.display());
+    let root = std::fs::canonicalize(site)
+        .with_context(|| format!("failed to resolve {}", site.display()))?;
     let rules = load_rules(site)?;
     let files = ServeDir::new(site)
         .precompressed_gzip()
@@ -70,6 +73,10 @@ pub fn router(site: &Path) -> anyhow::Result<Router> {
         .layer(middleware::from_fn_with_state(
             std::sync::Arc::new(rules),
             apply_rules,
+        ))
+        .layer(middleware::from_fn_with_state(
+            std::sync::Arc::new(root),
+            refuse_symlink_escapes,
         ))
         .layer(middleware::from_fn(refuse_escapes)))
 }
@@ -100,6 +107,45 @@ async fn not_found() -> Response {
 /// `..` segments (also `%2e%2e`), backslashes, encoded slashes and NUL bytes.
 async fn refuse_escapes(request: Request, next: Next) -> Response {
     if is_escape_attempt(request.uri().path()) {
+        return not_found().await;
+    }
+    next.run(request).await
+}
+
+/// `path` with every symlink resolved; an error when it does not exist or
+/// resolves outside `root` (itself resolved).
+pub fn resolve_within(root: &Path, path: &Path) -> anyhow::Result<PathBuf> {
+    let real = std::fs::canonicalize(path)
+        .with_context(|| format!("failed to resolve {}", path.display()))?;
+    anyhow::ensure!(
+        real.starts_with(root),
+        "{} leads outside {} (to {}): refused",
+        path.display(),
+        root.display(),
+        real.display()
+    );
+    Ok(real)
+}
+
+/// Refuse a path when the file the static service would send for it (the
+/// file, its `.gz`, or a directory's `index.html` and its `.gz`) is a
+/// symlink, or lies under one, that leads outside the site root.
+async fn refuse_symlink_escapes(
+    axum::extract::State(root): axum::extract::State<std::sync::Arc<PathBuf>>,
+    request: Request,
+    next: Next,
+) -> Response {
+    let path = root.join(percent_decode(request.uri().path()).trim_start_matches('/'));
+    let gz = |p: &Path| {
+        let mut name = p.as_os_str().to_owned();
+        name.push(".gz");
+        PathBuf::from(name)
+    };
+    let index = path.join("index.html");
+    let escapes = [gz(&path), gz(&index), path, index]
+        .iter()
+        .any(|p| std::fs::symlink_metadata(p).is_ok() && resolve_within(&root, p).is_err());
+    if escapes {
         return not_found().await;
     }
     next.run(request).await

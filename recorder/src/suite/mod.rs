@@ -186,15 +186,7 @@ impl PhaseSpend {
     pub fn count(&mut self, usage: Option<&Usage>) {
         self.calls += 1;
         match usage {
-            Some(u) => {
-                self.usage.input_tokens += u.input_tokens;
-                self.usage.output_tokens += u.output_tokens;
-                self.usage.cache_read_input_tokens += u.cache_read_input_tokens;
-                self.usage.cache_creation_input_tokens += u.cache_creation_input_tokens;
-                if let Some(t) = u.thinking_tokens {
-                    self.usage.thinking_tokens = Some(self.usage.thinking_tokens.unwrap_or(0) + t);
-                }
-            }
+            Some(u) => self.usage.add(u),
             None => self.calls_without_usage += 1,
         }
     }

@@ -46,7 +46,7 @@ use serde_json::{Map, Value, json};
 
 use super::admission::{Candidate, contains_token};
 use super::predicate::{first_json_value, numbers_in};
-use super::schema_args::valid_arguments;
+use super::schema_args::{Limits, Unsatisfiable, valid_arguments_within};
 use super::task::{Predicate, Task};
 use super::{GenerateOptions, ToolDestructiveness, destructive};
 use crate::mcp::connect::Session;
@@ -59,6 +59,9 @@ pub struct WalkConfig {
     pub call_timeout: Duration,
     pub max_calls: usize,
     pub max_rounds: usize,
+    /// Caps on each generated argument set (its wall time is also cut to
+    /// `call_timeout`).
+    pub argument_limits: Limits,
 }
 
 impl Default for WalkConfig {
@@ -68,17 +71,24 @@ impl Default for WalkConfig {
             call_timeout: Duration::from_secs(5),
             max_calls: 400,
             max_rounds: 6,
+            argument_limits: Limits::default(),
         }
     }
 }
 
 impl WalkConfig {
+    /// The argument caps in force: the time budget is at most a call's.
+    pub fn limits(&self) -> Limits {
+        self.argument_limits.within(self.call_timeout)
+    }
+
     pub fn to_json(&self) -> Value {
         json!({
             "samples_per_tool": self.samples_per_tool,
             "call_timeout_ms": self.call_timeout.as_millis() as u64,
             "max_calls": self.max_calls,
             "max_rounds": self.max_rounds,
+            "argument_limits": self.limits().to_json(),
             "prompt_template": PROMPT_TEMPLATE,
         })
     }
@@ -93,6 +103,10 @@ pub struct WalkStats {
     pub callable_tools: Vec<String>,
     /// Tools not called, with why.
     pub not_called: Vec<Value>,
+    /// Tools dropped because no argument set valid under their input
+    /// schema fits the argument caps (or exists), with why.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub unsatisfiable: Vec<Value>,
     pub calls: u64,
     pub timeouts: u64,
     pub call_failures: u64,
@@ -524,8 +538,13 @@ pub(super) fn string_leaves(v: &Value, out: &mut Vec<String>) {
 }
 
 /// Arguments for `schema` with harvested strings in its free string slots.
-fn harvest_args(schema: &Value, rng: &mut ChaCha8Rng, harvested: &[String]) -> Map<String, Value> {
-    let mut args = valid_arguments(schema, rng);
+fn harvest_args(
+    schema: &Value,
+    rng: &mut ChaCha8Rng,
+    harvested: &[String],
+    limits: &Limits,
+) -> Result<Map<String, Value>, Unsatisfiable> {
+    let mut args = valid_arguments_within(schema, rng, limits)?;
     let props = schema.get("properties").and_then(Value::as_object);
     for (k, v) in args.iter_mut() {
         let Some(p) = props.and_then(|p| p.get(k)) else {
@@ -547,7 +566,7 @@ fn harvest_args(schema: &Value, rng: &mut ChaCha8Rng, harvested: &[String]) -> M
             *v = json!([pick(rng)]);
         }
     }
-    args
+    Ok(args)
 }
 
 /// Strings worth trying as arguments: JSON string leaves of a response.
@@ -653,6 +672,7 @@ pub async fn walk(
     let mut dead: HashSet<String> = HashSet::new();
     let mut candidates = Vec::new();
     let mut observed = BTreeMap::new();
+    let limits = config.limits();
 
     'rounds: for round in 0..config.max_rounds {
         stats.rounds += 1;
@@ -676,10 +696,20 @@ pub async fn walk(
                 if stats.calls as usize >= config.max_calls {
                     break 'rounds;
                 }
-                let args = if round > 0 && !harvested.is_empty() {
-                    harvest_args(&schema, &mut rng, &harvested)
+                let drawn = if round > 0 && !harvested.is_empty() {
+                    harvest_args(&schema, &mut rng, &harvested, &limits)
                 } else {
-                    valid_arguments(&schema, &mut rng)
+                    valid_arguments_within(&schema, &mut rng, &limits)
+                };
+                let args = match drawn {
+                    Ok(args) => args,
+                    Err(why) => {
+                        stats.unsatisfiable.push(json!({"tool": name, "why": format!(
+                            "no argument set valid under its input schema within the caps: {why}"
+                        )}));
+                        dead.insert(name.clone());
+                        break;
+                    }
                 };
                 let args_json = Value::Object(args.clone()).to_string();
                 if !tried.insert(format!("{name}\u{0}{args_json}")) {

@@ -342,6 +342,66 @@ pub fn text(out: &Output) -> String {
     )
 }
 
+/// Send `child` SIGINT (as Ctrl-C does) and wait for it to exit; fails the
+/// test when it is still running after `limit`.
+pub fn interrupt(child: &mut Child, limit: Duration) -> std::process::ExitStatus {
+    let kill = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .expect("kill runs");
+    assert!(kill.success(), "kill -INT failed");
+    let sent = Instant::now();
+    loop {
+        if let Some(status) = child.try_wait().expect("wait works") {
+            return status;
+        }
+        if sent.elapsed() > limit {
+            let _ = child.kill();
+            panic!("no exit within {limit:?} of SIGINT");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// `run --runner RUNNER --out OUT --seed 7 --json EXTRA... -- SERVER...`
+pub fn run_args<'a>(
+    runner: &'a str,
+    out: &'a Path,
+    extra: &[&'a str],
+    server: &[&'a str],
+) -> Vec<&'a str> {
+    let mut args = vec![
+        "run",
+        "--runner",
+        runner,
+        "--out",
+        s(out),
+        "--seed",
+        "7",
+        "--json",
+    ];
+    args.extend_from_slice(extra);
+    args.push("--");
+    args.extend_from_slice(server);
+    args
+}
+
+/// The run directory a `fitness run --json` summary names, and its record.
+pub fn run_result(output: &Output) -> (PathBuf, Value) {
+    let summary: Value = serde_json::from_slice(&output.stdout)
+        .unwrap_or_else(|e| panic!("no JSON summary ({e}): {}", text(output)));
+    let dir = PathBuf::from(
+        summary["dir"]
+            .as_str()
+            .expect("the summary names the run dir"),
+    );
+    let record: Value = serde_json::from_slice(
+        &std::fs::read(dir.join("record.json")).expect("record.json is written"),
+    )
+    .expect("the record is JSON");
+    (dir, record)
+}
+
 /// A path as a command-line argument.
 pub fn s(p: &Path) -> &str {
     p.to_str().expect("utf-8 temp path")

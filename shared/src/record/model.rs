@@ -347,6 +347,10 @@ pub struct PreRegistration {
     /// The spend cap in model calls, when one was set.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_model_calls: Option<u64>,
+    /// The size cap of each tape, in bytes: a server that fills a tape
+    /// past it ends the run VOID.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_tape_bytes: Option<u64>,
 }
 
 /// The fates of generated candidates, counted apart.

@@ -35,6 +35,7 @@ pub struct TapeWriter<W: Write> {
     lines: u64,
     redactor: Option<Arc<Redactor>>,
     hits: Hits,
+    bytes: u64,
 }
 
 impl<W: Write> TapeWriter<W> {
@@ -46,6 +47,7 @@ impl<W: Write> TapeWriter<W> {
             lines: 0,
             redactor: None,
             hits: Hits::default(),
+            bytes: 0,
         }
     }
 
@@ -65,6 +67,11 @@ impl<W: Write> TapeWriter<W> {
     /// Lines written so far.
     pub fn lines_written(&self) -> u64 {
         self.lines
+    }
+
+    /// Bytes written so far, line breaks included.
+    pub fn bytes_written(&self) -> u64 {
+        self.bytes
     }
 
     /// Write one typed line.
@@ -121,6 +128,7 @@ impl<W: Write> TapeWriter<W> {
         self.out.write_all(&self.buf)?;
         self.out.flush()?;
         self.lines += 1;
+        self.bytes = self.bytes.saturating_add(self.buf.len() as u64);
         Ok(())
     }
 

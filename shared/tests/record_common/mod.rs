@@ -130,6 +130,7 @@ pub fn scored_record() -> RunRecord {
             request_timeout_ms: Some(20_000),
             model_timeout_ms: Some(120_000),
             max_model_calls: None,
+            max_tape_bytes: Some(256 * 1024 * 1024),
         },
         suite: SuiteLedger {
             candidates: Some(30),

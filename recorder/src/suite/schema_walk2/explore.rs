@@ -8,10 +8,10 @@ use std::collections::HashSet;
 use rand::SeedableRng;
 use rand::rngs::ChaCha8Rng;
 use rmcp::model::Tool;
-use serde_json::{Map, Value};
+use serde_json::{Map, Value, json};
 
 use super::super::predicate::first_json_value;
-use super::super::schema_args::valid_arguments;
+use super::super::schema_args::{Limits, Unsatisfiable, valid_arguments_within};
 use super::super::schema_walk::{Called, WalkStats, call};
 use super::text::{Handle, harvest};
 use super::{WalkConfig2, reads_as_empty, reads_as_error};
@@ -148,7 +148,8 @@ fn first_round_args(
     schema: &Value,
     rng: &mut ChaCha8Rng,
     samples: usize,
-) -> Vec<Map<String, Value>> {
+    limits: &Limits,
+) -> Result<Vec<Map<String, Value>>, Unsatisfiable> {
     let enumerated = schema
         .get("properties")
         .and_then(Value::as_object)
@@ -169,24 +170,24 @@ fn first_round_args(
             .into_iter()
             .take(samples)
             .map(|v| {
-                let mut args = valid_arguments(schema, rng);
+                let mut args = valid_arguments_within(schema, rng, limits)?;
                 args.insert(key.clone(), v);
-                args
+                Ok(args)
             })
             .collect(),
         None if has_args => {
             let required = required_of(schema);
             (0..samples)
                 .map(|i| {
-                    let mut args = valid_arguments(schema, rng);
+                    let mut args = valid_arguments_within(schema, rng, limits)?;
                     if i == 0 {
                         args.retain(|k, _| required.contains(k));
                     }
-                    args
+                    Ok(args)
                 })
                 .collect()
         }
-        None => vec![Map::new()],
+        None => Ok(vec![Map::new()]),
     }
 }
 
@@ -260,6 +261,7 @@ pub async fn explore(
     }
     let mut tried: HashSet<String> = HashSet::new();
     let mut dead: HashSet<String> = HashSet::new();
+    let limits = config.limits();
     for round in 0..config.max_rounds {
         stats.rounds += 1;
         let mut new_calls = 0;
@@ -276,11 +278,9 @@ pub async fn explore(
             if round > 0 && may_write(tool) {
                 continue;
             }
-            let plans: Vec<Plan> = if round == 0 {
-                first_round_args(&schema, &mut rng, config.samples_per_tool)
-                    .into_iter()
-                    .map(|a| (a, Vec::new()))
-                    .collect()
+            let planned = if round == 0 {
+                first_round_args(&schema, &mut rng, config.samples_per_tool, &limits)
+                    .map(|sets| sets.into_iter().map(|a| (a, Vec::new())).collect())
             } else {
                 handle_plans(
                     &schema,
@@ -289,8 +289,20 @@ pub async fn explore(
                     config.samples_per_tool,
                     &tried,
                     &name,
+                    &limits,
                 )
             };
+            let plans: Vec<Plan> =
+                match planned {
+                    Ok(plans) => plans,
+                    Err(why) => {
+                        stats.unsatisfiable.push(json!({"tool": name, "why": format!(
+                        "no argument set valid under its input schema within the caps: {why}"
+                    )}));
+                        dead.insert(name);
+                        continue;
+                    }
+                };
             for (args, inputs) in plans {
                 if stats.calls as usize >= config.max_calls {
                     return ex;
@@ -393,7 +405,8 @@ fn handle_plans(
     samples: usize,
     tried: &HashSet<String>,
     tool: &str,
-) -> Vec<Plan> {
+    limits: &Limits,
+) -> Result<Vec<Plan>, Unsatisfiable> {
     let required = required_of(schema);
     let slots = slots(schema);
     let ranked: Vec<Vec<usize>> = slots
@@ -413,9 +426,9 @@ fn handle_plans(
     for (vary, (slot, _)) in slots.iter().enumerate() {
         for &i in &ranked[vary] {
             if plans.len() >= samples {
-                return plans;
+                return Ok(plans);
             }
-            let mut args = valid_arguments(schema, rng);
+            let mut args = valid_arguments_within(schema, rng, limits)?;
             args.retain(|k, _| k == slot || required.contains(k));
             let mut inputs = Vec::new();
             for (j, (other, is_array)) in slots.iter().enumerate() {
@@ -446,7 +459,7 @@ fn handle_plans(
             plans.push((args, inputs));
         }
     }
-    plans
+    Ok(plans)
 }
 
 fn required_of(schema: &Value) -> Vec<String> {

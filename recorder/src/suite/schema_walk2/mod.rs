@@ -42,6 +42,7 @@ use rmcp::model::Tool;
 use serde_json::{Map, Value, json};
 
 use super::admission::{Candidate, contains_token};
+use super::schema_args::Limits;
 use super::schema_walk::{
     Called, STOPWORDS, VOLATILE, WalkOutcome, WalkStats, call, callable_tools, salient,
 };
@@ -61,6 +62,9 @@ pub struct WalkConfig2 {
     pub max_rounds: usize,
     /// Facts taken from one observation at most.
     pub facts_per_call: usize,
+    /// Caps on each generated argument set (its wall time is also cut to
+    /// `call_timeout`).
+    pub argument_limits: Limits,
 }
 
 impl Default for WalkConfig2 {
@@ -71,11 +75,17 @@ impl Default for WalkConfig2 {
             max_calls: 400,
             max_rounds: 5,
             facts_per_call: 6,
+            argument_limits: Limits::default(),
         }
     }
 }
 
 impl WalkConfig2 {
+    /// The argument caps in force: the time budget is at most a call's.
+    pub fn limits(&self) -> Limits {
+        self.argument_limits.within(self.call_timeout)
+    }
+
     pub fn to_json(&self, max_per_tool: usize) -> Value {
         json!({
             "samples_per_tool": self.samples_per_tool,
@@ -84,6 +94,7 @@ impl WalkConfig2 {
             "max_rounds": self.max_rounds,
             "facts_per_call": self.facts_per_call,
             "max_per_tool": max_per_tool,
+            "argument_limits": self.limits().to_json(),
             "prompt_templates": [LABELLED_PROMPT, QUOTE_PROMPT],
         })
     }
