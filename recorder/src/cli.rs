@@ -22,6 +22,9 @@ pub enum Command {
     /// Measure a server: probes, suite, pre-registration, gates in cost order,
     /// the drive, and a signed record with a score or the refusal that replaced it.
     Run(crate::run::RunArgs),
+    /// Measure every target of a roster (target x runner x rerun), -j N at a
+    /// time, resumable, shardable: `fitness sweep ROSTER.toml [-j N] [--shard I/N]`.
+    Sweep(crate::sweep::SweepArgs),
     /// Run the bundled demo servers with the offline sim runner, publish the
     /// board and serve it at http://127.0.0.1:8080 (no key, no network).
     Demo(crate::commands::demo::DemoArgs),

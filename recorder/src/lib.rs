@@ -11,6 +11,7 @@ pub mod rewrite;
 pub mod run;
 pub mod serve;
 pub mod suite;
+pub mod sweep;
 
 /// Run one parsed command line.
 pub fn run(cli: cli::Cli) -> anyhow::Result<()> {
@@ -22,6 +23,7 @@ pub fn run(cli: cli::Cli) -> anyhow::Result<()> {
     };
     match command {
         cli::Command::Run(args) => run::run(args),
+        cli::Command::Sweep(args) => sweep::run(args),
         cli::Command::Demo(args) => commands::demo::run(args),
         cli::Command::Publish(args) => publish::run(args),
         cli::Command::Serve(args) => serve::run(args),

@@ -190,6 +190,8 @@ pub fn scenario_config(
         max_model_calls: s.max_model_calls,
         label: Some(format!("demo-{}", s.name)),
         fixed_suite: None,
+        run_tag: None,
+        conformance: false,
     })
 }
 

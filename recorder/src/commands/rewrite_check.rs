@@ -186,6 +186,8 @@ fn after_config(
         max_model_calls: None,
         label: Some(before.server.slug.clone()),
         fixed_suite: Some(args.run_dir.join("suite.json")),
+        run_tag: None,
+        conformance: false,
     })
 }
 

@@ -147,4 +147,8 @@ pub struct RunConfig {
     /// extension batches kept beside it (`suite-x<N>.json`) are consumed
     /// instead of generating batch N.
     pub fixed_suite: Option<PathBuf>,
+    /// Appended to the run id (`fitness sweep` names the slot and attempt).
+    pub run_tag: Option<String>,
+    /// Run the official conformance suite before the probes (HTTP only).
+    pub conformance: bool,
 }

@@ -191,7 +191,10 @@ pub async fn execute(
     };
     let started_at = crate::mcp::clock::now();
     let slug = record::slug_for(cfg);
-    let id = record::run_id(&slug, &started_at, cfg.seed);
+    if let Some(tag) = &cfg.run_tag {
+        record::check_run_tag(tag)?;
+    }
+    let id = record::run_id(&slug, &started_at, cfg.seed, cfg.run_tag.as_deref());
     let dir = cfg.out_dir.join(&id);
     std::fs::create_dir_all(&dir)
         .with_context(|| format!("failed to create the run directory {}", dir.display()))?;
