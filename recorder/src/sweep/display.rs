@@ -56,7 +56,9 @@ impl Display {
 
     pub fn start(&self, name: &str, attempt: u32) -> SlotLine {
         let bar = self.bars.as_ref().map(|b| {
-            let bar = b.multi.insert_before(&b.overall, ProgressBar::new_spinner());
+            let bar = b
+                .multi
+                .insert_before(&b.overall, ProgressBar::new_spinner());
             bar.set_style(
                 ProgressStyle::with_template("  {spinner} {prefix} {msg} ({elapsed})")
                     .unwrap_or_else(|_| ProgressStyle::default_spinner()),

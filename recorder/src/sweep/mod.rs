@@ -150,7 +150,12 @@ pub fn run(args: SweepArgs) -> anyhow::Result<()> {
                 Plan::Skip { attempt } => format!("skip (completed: {})", attempt.dir.display()),
                 Plan::Run { number, .. } => format!("run attempt {number}"),
             };
-            println!("{:>4}  {}  {}  {what}", slot.index, slot.tag, slot.describe());
+            println!(
+                "{:>4}  {}  {}  {what}",
+                slot.index,
+                slot.tag,
+                slot.describe()
+            );
         }
         return Ok(());
     }
@@ -271,7 +276,8 @@ async fn sweep(args: &SweepArgs, slots: Vec<Slot>) -> (Vec<SlotSummary>, bool) {
                 return SlotSummary::new(&slot, "not-started", "the sweep stopped".to_owned());
             };
             if *ctx.stop.borrow() {
-                ctx.display.settled(&name, "not started: the sweep was interrupted");
+                ctx.display
+                    .settled(&name, "not started: the sweep was interrupted");
                 return SlotSummary::new(
                     &slot,
                     "not-started",
@@ -458,7 +464,8 @@ async fn run_slot(
             } else {
                 "re-run"
             };
-            SlotSummary::new(slot, status, format!("attempt {number}{earlier}")).with_record(&record)
+            SlotSummary::new(slot, status, format!("attempt {number}{earlier}"))
+                .with_record(&record)
         }
         Some((AttemptState::Interrupted { why }, dir)) => {
             let status = if stopped_by == Some("the sweep was interrupted") {
@@ -520,7 +527,9 @@ async fn sleep_or_forever(limit: Option<Duration>) {
     }
 }
 
-async fn wait_or_kill(child: &mut tokio::process::Child) -> std::io::Result<std::process::ExitStatus> {
+async fn wait_or_kill(
+    child: &mut tokio::process::Child,
+) -> std::io::Result<std::process::ExitStatus> {
     match tokio::time::timeout(GRACE, child.wait()).await {
         Ok(status) => status,
         Err(_) => {

@@ -503,8 +503,7 @@ tasks = 16
                 "remote · sim/diligent · run 2 of 2",
             ]
         );
-        let tags: std::collections::BTreeSet<&str> =
-            slots.iter().map(|s| s.tag.as_str()).collect();
+        let tags: std::collections::BTreeSet<&str> = slots.iter().map(|s| s.tag.as_str()).collect();
         assert_eq!(tags.len(), slots.len(), "every slot has its own tag");
         // Reruns step the seed; target flags override the roster's.
         let args = slots[1].run_args();
