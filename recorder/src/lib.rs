@@ -24,6 +24,7 @@ pub fn run(cli: cli::Cli) -> anyhow::Result<()> {
     match command {
         cli::Command::Run(args) => run::run(args),
         cli::Command::Sweep(args) => sweep::run(args),
+        cli::Command::Compare(args) => commands::compare::run(args),
         cli::Command::Demo(args) => commands::demo::run(args),
         cli::Command::Publish(args) => publish::run(args),
         cli::Command::Serve(args) => serve::run(args),
