@@ -102,3 +102,71 @@ fn compare_reads_pairs_of_real_runs_and_exits_with_its_verdict() {
     let (code, _) = compare(&good, &dir.path().join("missing"), "text");
     assert_eq!(code, 1);
 }
+
+/// The composite action's gate (`action.yml` runs `scripts/fitness-gate`):
+/// a measurement, the compare against a baseline, the Markdown in the job
+/// summary, the outputs, and a step that fails only on the verdicts asked.
+#[test]
+fn the_action_gate_measures_compares_and_fails_on_the_verdicts_asked() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let action = std::fs::read_to_string(root.join("action.yml")).unwrap();
+    assert!(action.contains("using: composite"));
+    assert!(action.contains("$GITHUB_ACTION_PATH/scripts/fitness-gate"));
+    for (input, env) in [
+        ("run-args", "FITNESS_RUN_ARGS"),
+        ("baseline", "FITNESS_BASELINE"),
+        ("fail-on", "FITNESS_FAIL_ON"),
+        ("out", "FITNESS_OUT"),
+    ] {
+        assert!(
+            action.contains(&format!("{env}: ${{{{ inputs.{input} }}}}")),
+            "{input} reaches the gate as {env}"
+        );
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let baseline = run(dir.path(), "good", "sim/diligent", &[]).join("record.json");
+    let gate = |target: &str, fail_on: &str, tag: &str| {
+        let work = dir.path().join(tag);
+        std::fs::create_dir_all(&work).unwrap();
+        let output = std::process::Command::new(root.join("scripts/fitness-gate"))
+            .current_dir(&work)
+            .env("FITNESS_BIN", FITNESS)
+            .env("FITNESS_BASELINE", &baseline)
+            .env(
+                "FITNESS_RUN_ARGS",
+                format!("--runner sim/diligent --label server -- '{FITNESS}' demo-server {target}"),
+            )
+            .env("FITNESS_FAIL_ON", fail_on)
+            .env("GITHUB_OUTPUT", work.join("outputs"))
+            .env("GITHUB_STEP_SUMMARY", work.join("summary.md"))
+            .output()
+            .unwrap();
+        let outputs = std::fs::read_to_string(work.join("outputs")).unwrap_or_default();
+        let summary = std::fs::read_to_string(work.join("summary.md")).unwrap_or_default();
+        (output.status.code().unwrap(), outputs, summary)
+    };
+    let (code, outputs, summary) = gate("thin", "regressed incomparable", "strict");
+    assert_eq!(code, 4, "{outputs}");
+    assert!(
+        outputs.contains("verdict=regressed\nexit-code=4\n"),
+        "{outputs}"
+    );
+    assert!(
+        summary.starts_with("### Fitness Report: regressed"),
+        "{summary}"
+    );
+    let record = outputs
+        .lines()
+        .find_map(|l| l.strip_prefix("record="))
+        .unwrap();
+    assert!(dir.path().join("strict").join(record).is_file());
+    // The same regression passes a gate that does not fail on it.
+    let (code, outputs, _) = gate("thin", "incomparable", "lenient");
+    assert_eq!(code, 0, "{outputs}");
+    let (code, outputs, _) = gate("good", "regressed incomparable", "same");
+    assert_eq!(code, 0, "{outputs}");
+    assert!(
+        outputs.contains("verdict=no_change_established"),
+        "{outputs}"
+    );
+}
