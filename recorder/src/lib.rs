@@ -2,6 +2,7 @@
 
 pub mod cli;
 pub mod commands;
+pub mod conformance;
 pub mod demo;
 pub mod mcp;
 pub mod model;

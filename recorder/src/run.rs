@@ -166,8 +166,13 @@ impl RunArgs {
             max_error_rate: self.max_error_rate,
         };
         floors.check()?;
+        let target = parse_target(&self.target)?;
+        anyhow::ensure!(
+            !self.conformance || matches!(target, crate::mcp::connect::Target::Http(_)),
+            "--conformance runs the official suite (server --url) against HTTP targets only; this target is a stdio command"
+        );
         Ok(RunConfig {
-            target: parse_target(&self.target)?,
+            target,
             runner,
             judge,
             generator,

@@ -151,6 +151,8 @@ struct Run<'a> {
     tasks: Vec<Task>,
     findings: Vec<rec::Finding>,
     proposals: Vec<rec::Proposal>,
+    /// The official conformance suite's result (`--conformance`).
+    conformance: Option<rec::Conformance>,
 }
 
 /// Run the whole pipeline and write `out_dir/<run-id>/record.json` with its
@@ -237,6 +239,7 @@ pub async fn execute(
         tasks: Vec::new(),
         findings: Vec::new(),
         proposals: Vec::new(),
+        conformance: None,
     };
     let outcome = match run.stages().await {
         Ok(Flow::Continue) => Outcome::Scored,
@@ -302,7 +305,13 @@ impl Run<'_> {
             return Ok(Flow::Stop { outcome, gate });
         }
 
-        // 2. Connect and probe: zero tokens.
+        // 2. The official conformance suite, when asked: before our probes,
+        // counted apart from them.
+        if cfg.conformance {
+            self.official_conformance().await?;
+        }
+
+        // 3. Connect and probe: zero tokens.
         self.progress.phase("probe", 1);
         let report = report::probe(&cfg.target, self.mcp.clone(), cfg.timeout, &[])
             .await
@@ -327,6 +336,42 @@ impl Run<'_> {
         };
         session.close().await;
         result
+    }
+
+    async fn official_conformance(&mut self) -> anyhow::Result<()> {
+        let crate::mcp::connect::Target::Http(http) = &self.cfg.target else {
+            anyhow::bail!("--conformance runs the official suite against HTTP targets only");
+        };
+        self.progress.phase("conformance", 1);
+        let mut cancel = self.cancel.clone();
+        let result = tokio::select! {
+            r = crate::conformance::run(&http.url, &self.dir) => r,
+            () = cancel.cancelled() => {
+                self.interrupted = Some(Interruption::Cancelled);
+                anyhow::bail!("interrupted");
+            }
+        };
+        let summary = match &result.error {
+            Some(why) => format!("the official suite gave no result: {why}"),
+            None => format!(
+                "official suite: {} passed, {} failed",
+                result.passed, result.failed
+            ),
+        };
+        self.mcp.event(
+            "fitness.conformance",
+            json!({
+                "suite": result.suite,
+                "passed": result.passed,
+                "failed": result.failed,
+                "other": result.other,
+                "error": result.error,
+            }),
+            None,
+        );
+        self.progress.finish_phase(&summary);
+        self.conformance = Some(result);
+        Ok(())
     }
 
     fn register(&mut self) -> anyhow::Result<()> {

@@ -138,6 +138,7 @@ pub fn preregistration(cfg: &RunConfig) -> anyhow::Result<rec::PreRegistration> 
         judge_model: Some(judge_label(cfg)),
         generator: Some(cfg.generator.to_string()),
         null_screen: Some(cfg.screen),
+        conformance: cfg.conformance.then_some(true),
         credential_context: Some(cfg.credential),
         extension_protocol: Some(format!(
             "An unresolved construct gate consumes the next of {} batches of {} new tasks (x {} reps), generated and screened like the suite, and is decided again on the pooled counts; unresolved after the last batch it fails; with no batch registered it is refused as EXTEND_EXHAUSTED. Errors are gated apart at {}.",
@@ -627,6 +628,7 @@ pub fn finish(run: Run<'_>, outcome: Outcome) -> anyhow::Result<RunOutput> {
         findings: run.findings,
         proposals: run.proposals,
         rewrite: None,
+        conformance: run.conformance,
         signature: None,
     };
     record

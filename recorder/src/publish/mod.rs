@@ -253,6 +253,10 @@ fn write_site(
             }
             (None, _) => record.tapes.clear(),
         }
+        // The official conformance suite's checks travel with the record.
+        if let (Some(from), Some(c)) = (&source.tape_dir, &record.conformance) {
+            crate::conformance::copy_files(c, from, &dir)?;
+        }
         for tape in &record.tapes {
             let path = dir.join(&tape.path);
             let (sha, bytes) = crate::commands::verify::hash_file(&path)?;
