@@ -61,6 +61,7 @@ fn main() -> anyhow::Result<()> {
         no_viewer: true,
         sign_key: None,
         published_at: Some("2026-11-30T00:00:00.000Z".into()),
+        replace: true,
     };
     let started = Instant::now();
     let published = fitness_recorder::publish::publish(&args)?;

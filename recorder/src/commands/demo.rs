@@ -264,6 +264,8 @@ pub fn run(args: DemoArgs) -> anyhow::Result<()> {
         no_viewer: !has_viewer,
         sign_key: args.key.clone(),
         published_at: None,
+        // The demo's runs are replaced on each demo, and so is its board.
+        replace: true,
     })?;
     println!(
         "published {} runs ({} scored, {} refused) to {}",
