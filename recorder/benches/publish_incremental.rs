@@ -59,11 +59,18 @@ fn main() -> anyhow::Result<()> {
     let site = tmp.path().join("site");
     publish(&args(vec![old.clone()], &site, true))?;
     let (incremental, rows) = timed(&args(vec![new.clone()], &site, false))?;
-    anyhow::ensure!(rows == full_rows, "{rows} rows after the merge, {full_rows} in full");
+    anyhow::ensure!(
+        rows == full_rows,
+        "{rows} rows after the merge, {full_rows} in full"
+    );
     // Everything again over the merged site: nothing changed.
     let (again, _) = timed(&args(vec![old, new], &site, false))?;
 
-    let tapes = if with_tapes { "with tapes" } else { "records only" };
+    let tapes = if with_tapes {
+        "with tapes"
+    } else {
+        "records only"
+    };
     println!(
         "full publish of {} runs ({tapes}): {:.2} s",
         runs + added,

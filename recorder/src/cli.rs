@@ -18,6 +18,10 @@ pub struct Cli {
 }
 
 #[derive(Debug, Subcommand)]
+#[expect(
+    clippy::large_enum_variant,
+    reason = "parsed once per process; boxing the run's flags buys nothing"
+)]
 pub enum Command {
     /// Measure a server: probes, suite, pre-registration, gates in cost order,
     /// the drive, and a signed record with a score or the refusal that replaced it.

@@ -42,7 +42,10 @@ pub fn write_runs(
         );
         let run_dir = dir.join(&record.run.id);
         std::fs::create_dir_all(&run_dir)?;
-        if let Some(from) = traces.map(|t| t.join(&source.run.id)).filter(|d| d.is_dir()) {
+        if let Some(from) = traces
+            .map(|t| t.join(&source.run.id))
+            .filter(|d| d.is_dir())
+        {
             for (plane, name) in [
                 (fitness_shared::record::TapePlane::Mcp, "mcp.jsonl"),
                 (fitness_shared::record::TapePlane::Agent, "agent.jsonl"),
