@@ -10,7 +10,7 @@ mod common;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use common::{FITNESS, free_port, require_tool, s, spawn_guarded, text, wait_for_port};
+use common::{FITNESS, s, text};
 use serde_json::Value;
 
 /// The suite as scripts/setup installs it (or as FITNESS_CONFORMANCE names it).
@@ -48,15 +48,7 @@ fn statuses(path: &Path) -> (u64, u64, u64) {
 #[test]
 fn the_official_suite_runs_beside_the_probes_and_its_counts_are_its_own() {
     require_suite();
-    let bin = require_tool("mcp-server-everything");
-    let port = free_port();
-    let server = spawn_guarded(
-        &bin,
-        &["streamableHttp"],
-        &[("PORT", port.to_string())],
-        format!("http://127.0.0.1:{port}/mcp"),
-    );
-    wait_for_port(port, Duration::from_secs(60));
+    let server = common::everything_over_http();
     let dir = tempfile::tempdir().unwrap();
     let key = dir.path().join("publisher.key");
     let made = common::fitness(&["keygen", "--out", s(&key)]);

@@ -7,7 +7,7 @@ mod common;
 
 use std::time::Duration;
 
-use common::{free_port, probe, require_tool, spawn_guarded, wait_for_port};
+use common::{probe, require_tool};
 
 const LIMIT: Duration = Duration::from_secs(180);
 
@@ -42,17 +42,7 @@ fn server_everything_over_stdio() {
 
 #[test]
 fn server_everything_over_streamable_http() {
-    let bin = require_tool("mcp-server-everything");
-    let port = free_port();
-    // It binds every interface and has no host option: we connect through
-    // 127.0.0.1 only, and the guard kills it by PID.
-    let server = spawn_guarded(
-        &bin,
-        &["streamableHttp"],
-        &[("PORT", port.to_string())],
-        format!("http://127.0.0.1:{port}/mcp"),
-    );
-    wait_for_port(port, Duration::from_secs(60));
+    let server = common::everything_over_http();
     let run = probe(
         &[server.url.as_str()],
         &["--call", r#"echo={"message":"hi"}"#],
