@@ -488,3 +488,86 @@ fn three_shards_published_together_give_the_board_of_one_sweep() {
     assert_eq!(ids.len(), whole_tags.len());
     assert_eq!(board_signature(&one), board_signature(&merged));
 }
+
+/// The slow target and a quick one, for the stop paths.
+fn slow_roster(fx: &Fixture) -> PathBuf {
+    let text = format!(
+        "runners = [\"sim/diligent\"]\n[run]\ngenerator = \"schema-walk/1\"\n\n\
+         [[target]]\nlabel = \"demo-broken\"\ncommand = [\"{FITNESS}\", \"demo-server\", \"broken\"]\n[target.run]\ntimeout = 1\n\n\
+         [[target]]\nlabel = \"demo-thin\"\ncommand = [\"{FITNESS}\", \"demo-server\", \"thin\"]\n"
+    );
+    let path = fx.path("slow.toml");
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+fn status_of<'a>(summary: &'a Value, label: &str) -> &'a Value {
+    slots(summary).iter().find(|s| s["label"] == label).unwrap()
+}
+
+#[test]
+fn sigterm_and_run_timeout_stop_runs_with_void_records_that_resume_as_new_attempts() {
+    let fx = Fixture::new();
+    let roster = slow_roster(&fx);
+    let memory = fx.path("memory.jsonl");
+
+    // --run-timeout: the slow run is asked to stop, writes a VOID record,
+    // and its slot has no completed run (exit 1); the other slot completes.
+    let out = fx.path("timeout");
+    let (code, summary) = Sweep::start(&roster, &out, &["--run-timeout", "6"], &memory)
+        .finish(Duration::from_secs(300));
+    assert_eq!(code, Some(1), "{summary:#}");
+    let slow = status_of(&summary, "demo-broken");
+    assert_eq!(slow["status"], "failed", "{slow:#}");
+    assert!(
+        slow["detail"].as_str().unwrap().contains("--run-timeout"),
+        "{slow:#}"
+    );
+    assert_eq!(slow["outcome"], "VOID", "{slow:#}");
+    assert_eq!(status_of(&summary, "demo-thin")["status"], "ran");
+
+    // SIGTERM to the sweep: running slots stop and write VOID records, the
+    // sweep exits 130 and says so; a resumed sweep re-runs them as attempt 2.
+    let out = fx.path("term");
+    let sweep = Sweep::start(&roster, &out, &[], &memory);
+    let started = Instant::now();
+    while records_in(&out).is_empty() {
+        assert!(
+            started.elapsed() < Duration::from_secs(120),
+            "the quick slot never finished"
+        );
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    let ok = Command::new("kill")
+        .args(["-TERM", &sweep.child.id().to_string()])
+        .status()
+        .unwrap()
+        .success();
+    assert!(ok);
+    let (code, summary) = sweep.finish(Duration::from_secs(60));
+    assert_eq!(code, Some(130), "{summary:#}");
+    let slow = status_of(&summary, "demo-broken");
+    assert_eq!(slow["status"], "interrupted", "{slow:#}");
+    assert_eq!(
+        slow["outcome"], "VOID",
+        "a VOID record was written: {slow:#}"
+    );
+    let first = slow["run_id"].as_str().unwrap().to_owned();
+    assert!(first.ends_with("-a1"));
+
+    let (_, again) = Sweep::start(&roster, &out, &["--run-timeout", "3"], &memory)
+        .finish(Duration::from_secs(120));
+    let slow = status_of(&again, "demo-broken");
+    assert!(
+        slow["run_id"].as_str().unwrap().ends_with("-a2"),
+        "never continued, always a new attempt: {slow:#}"
+    );
+    assert!(
+        slow["detail"]
+            .as_str()
+            .unwrap()
+            .contains("earlier attempt 1 interrupted"),
+        "{slow:#}"
+    );
+    assert_eq!(status_of(&again, "demo-thin")["status"], "skipped");
+}

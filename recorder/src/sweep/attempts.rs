@@ -94,7 +94,7 @@ fn tape_end_reason(path: &Path) -> Option<String> {
     let text = String::from_utf8_lossy(&buf);
     let last = text.lines().rev().find(|l| !l.trim().is_empty())?;
     let value: serde_json::Value = serde_json::from_str(last).ok()?;
-    (value.get("kind")?.as_str()? == "end")
+    (value.get("type")?.as_str()? == "end")
         .then(|| value.get("reason")?.as_str().map(str::to_owned))
         .flatten()
 }

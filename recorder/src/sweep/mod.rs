@@ -477,7 +477,7 @@ async fn run_slot(
                 slot,
                 status,
                 format!(
-                    "attempt {number} did not complete ({}): {why}",
+                    "attempt {number} did not complete ({}): {why}{earlier}",
                     stopped_by.unwrap_or("it stopped early")
                 ),
             );
@@ -507,7 +507,7 @@ async fn run_slot(
                 } else {
                     "failed"
                 },
-                format!("attempt {number} left no run directory ({code}): {last}"),
+                format!("attempt {number} left no run directory ({code}): {last}{earlier}"),
             )
         }
     };
