@@ -5,11 +5,11 @@
 //!
 //! `cargo bench -p fitness-recorder --bench publish [-- RUNS]`
 
-use std::io::Write as _;
-use std::path::PathBuf;
-use std::time::Instant;
+#[path = "common/synthetic.rs"]
+mod synthetic;
 
-use fitness_shared::record::import::import_runs;
+use std::io::Write as _;
+use std::time::Instant;
 
 const REFERENCE_BYTES_PER_RUN_GZ: f64 = 3200.0;
 
@@ -18,38 +18,10 @@ fn main() -> anyhow::Result<()> {
         .skip(1)
         .find_map(|a| a.parse().ok())
         .unwrap_or(5000);
-    let anchor = PathBuf::from(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../fixtures/anchor-board/runs.json"
-    ));
-    let doc: serde_json::Value = serde_json::from_slice(&std::fs::read(&anchor)?)?;
-    let set = import_runs(&doc)?;
-
+    let (records, _) = synthetic::anchor()?;
     let tmp = tempfile::tempdir()?;
     let runs_dir = tmp.path().join("runs");
-    for i in 0..runs {
-        let mut record = set.records[i % set.records.len()].clone();
-        record.run.id = format!("{}-{i:05}", record.run.id);
-        record.server.slug = format!("{}-{}", record.server.slug, i % 700);
-        record.tapes.clear();
-        // Vary what really varies between runs (suite hash, start time), so
-        // the clones do not compress better than real rows would.
-        record.run.suite_hash =
-            fitness_shared::integrity::sha256_hex(format!("suite-{i}").as_bytes());
-        record.run.started_at = format!(
-            "2026-{:02}-{:02}T{:02}:{:02}:{:02}.{:03}Z",
-            1 + i % 12,
-            1 + i % 28,
-            i % 24,
-            (i * 7) % 60,
-            (i * 13) % 60,
-            (i * 37) % 1000
-        );
-        let dir = runs_dir.join(&record.run.id);
-        std::fs::create_dir_all(&dir)?;
-        let bytes = fitness_shared::integrity::record_file_bytes(&serde_json::to_value(&record)?)?;
-        std::fs::write(dir.join("record.json"), bytes)?;
-    }
+    synthetic::write_runs(&runs_dir, 0..runs, &records, None)?;
 
     let out = tmp.path().join("site");
     let args = fitness_recorder::publish::PublishArgs {
@@ -61,6 +33,7 @@ fn main() -> anyhow::Result<()> {
         no_viewer: true,
         sign_key: None,
         published_at: Some("2026-11-30T00:00:00.000Z".into()),
+        replace: true,
     };
     let started = Instant::now();
     let published = fitness_recorder::publish::publish(&args)?;

@@ -18,10 +18,21 @@ pub struct Cli {
 }
 
 #[derive(Debug, Subcommand)]
+#[expect(
+    clippy::large_enum_variant,
+    reason = "parsed once per process; boxing the run's flags buys nothing"
+)]
 pub enum Command {
     /// Measure a server: probes, suite, pre-registration, gates in cost order,
     /// the drive, and a signed record with a score or the refusal that replaced it.
     Run(crate::run::RunArgs),
+    /// Measure every target of a roster (target x runner x rerun), -j N at a
+    /// time, resumable, shardable: `fitness sweep ROSTER.toml [-j N] [--shard I/N]`.
+    Sweep(crate::sweep::SweepArgs),
+    /// Read two runs of a server against each other for CI: comparable or
+    /// not, the outcome change, the two stored intervals and whether they are
+    /// separated; exit codes a workflow gates on.
+    Compare(crate::commands::compare::CompareArgs),
     /// Run the bundled demo servers with the offline sim runner, publish the
     /// board and serve it at http://127.0.0.1:8080 (no key, no network).
     Demo(crate::commands::demo::DemoArgs),

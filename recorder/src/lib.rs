@@ -2,6 +2,7 @@
 
 pub mod cli;
 pub mod commands;
+pub mod conformance;
 pub mod demo;
 pub mod mcp;
 pub mod model;
@@ -12,6 +13,7 @@ pub mod run;
 pub mod secrets;
 pub mod serve;
 pub mod suite;
+pub mod sweep;
 
 /// Run one parsed command line.
 pub fn run(cli: cli::Cli) -> anyhow::Result<()> {
@@ -23,6 +25,8 @@ pub fn run(cli: cli::Cli) -> anyhow::Result<()> {
     };
     match command {
         cli::Command::Run(args) => run::run(args),
+        cli::Command::Sweep(args) => sweep::run(args),
+        cli::Command::Compare(args) => commands::compare::run(args),
         cli::Command::Demo(args) => commands::demo::run(args),
         cli::Command::Publish(args) => publish::run(args),
         cli::Command::Serve(args) => serve::run(args),

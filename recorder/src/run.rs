@@ -119,6 +119,20 @@ pub struct RunArgs {
     /// Print the final summary as JSON.
     #[arg(long)]
     pub json: bool,
+    /// Run the official MCP conformance suite (`@modelcontextprotocol/conformance
+    /// server --url`, Node 22) against an HTTP target before the probes; its
+    /// checks.json files are kept beside the tapes, hashed in the record.
+    #[arg(long)]
+    pub conformance: bool,
+    /// Appended to the run id (`<slug>-<time>-s<seed>-<TAG>`): lowercase
+    /// letters, digits and dashes. `fitness sweep` tags each run with its
+    /// roster slot and attempt, so ids stay unique without coordination.
+    #[arg(long, value_name = "TAG")]
+    pub run_tag: Option<String>,
+    /// Run under `fitness sweep`: phases reported on stderr as lines, and the
+    /// run stops (VOID) when stdin closes.
+    #[arg(long, hide = true)]
+    pub supervised: bool,
 }
 
 #[derive(Debug, Clone, Copy, clap::ValueEnum)]
@@ -156,8 +170,13 @@ impl RunArgs {
             max_error_rate: self.max_error_rate,
         };
         floors.check()?;
+        let target = parse_target(&self.target)?;
+        anyhow::ensure!(
+            !self.conformance || matches!(target, crate::mcp::connect::Target::Http(_)),
+            "--conformance runs the official suite (server --url) against HTTP targets only; this target is a stdio command"
+        );
         Ok(RunConfig {
-            target: parse_target(&self.target)?,
+            target,
             runner,
             judge,
             generator,
@@ -181,6 +200,8 @@ impl RunArgs {
             label: self.label.clone(),
             fixed_suite: self.suite.clone(),
             max_tape_bytes: self.max_tape_mb.clamp(1, 1 << 30) << 20,
+            run_tag: self.run_tag.clone(),
+            conformance: self.conformance,
         })
     }
 }
@@ -257,6 +278,19 @@ impl Progress for Bars {
     }
 }
 
+/// Phases as lines on stderr, for a supervisor (`fitness sweep`) to read.
+struct PhaseLines;
+
+impl Progress for PhaseLines {
+    fn phase(&self, name: &str, total: u64) {
+        eprintln!(
+            "{}{}",
+            crate::sweep::PROGRESS_PREFIX,
+            serde_json::json!({"phase": name, "total": total})
+        );
+    }
+}
+
 /// The runtime and signal handling shared by `fitness run` and `fitness demo`.
 pub fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
     Ok(tokio::runtime::Builder::new_multi_thread()
@@ -267,7 +301,24 @@ pub fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
 
 /// Cancel on Ctrl-C or SIGTERM.
 pub fn cancel_on_signals() -> Cancel {
+    cancel_on(Cancel::new())
+}
+
+/// Cancel on Ctrl-C, SIGTERM, or when stdin reaches its end: a supervised
+/// run stops when its supervisor closes the pipe (or dies).
+fn cancel_on_signals_or_stdin_end() -> Cancel {
     let (tx, cancel) = Cancel::new();
+    let stdin_tx = tx.clone();
+    std::thread::spawn(move || {
+        let mut sink = [0u8; 256];
+        let mut stdin = std::io::stdin().lock();
+        while matches!(std::io::Read::read(&mut stdin, &mut sink), Ok(n) if n > 0) {}
+        let _ = stdin_tx.send(true);
+    });
+    cancel_on((tx, cancel))
+}
+
+fn cancel_on((tx, cancel): (tokio::sync::watch::Sender<bool>, Cancel)) -> Cancel {
     tokio::spawn(async move {
         #[cfg(unix)]
         {
@@ -316,8 +367,13 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
     let rt = runtime()?;
     let bars = Bars::new(args.json);
     let output = rt.block_on(async {
-        let cancel = cancel_on_signals();
-        pipeline::execute(&cfg, cancel, &bars).await
+        if args.supervised {
+            let cancel = cancel_on_signals_or_stdin_end();
+            pipeline::execute(&cfg, cancel, &PhaseLines).await
+        } else {
+            let cancel = cancel_on_signals();
+            pipeline::execute(&cfg, cancel, &bars).await
+        }
     });
     rt.shutdown_timeout(Duration::from_secs(2));
     let output = output?;

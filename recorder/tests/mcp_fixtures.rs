@@ -39,6 +39,7 @@ fn correct_stdio_server_is_modern_and_passes_what_applies() {
     // Headers and Origin do not exist on stdio: unknown, never pass.
     assert_eq!(run.status("header_mismatch"), "unknown");
     assert_eq!(run.status("origin"), "unknown");
+    assert_eq!(run.status("dns_rebinding"), "unknown");
     assert_eq!(run.pending(), 0);
     // Probe frames carry their probe's corr_id.
     assert!(
@@ -223,4 +224,20 @@ fn credentials_never_reach_the_tape() {
     assert!(!run.tape_text().contains("s3cret-header-value"));
     // An authenticated server that marks tools/list public is a finding.
     assert_eq!(run.status("cache_hints"), "fail");
+}
+
+#[test]
+fn a_server_that_checks_host_but_not_origin_splits_the_two_rebinding_probes() {
+    // Our origin probe (foreign Origin, valid Host) gets in; the official
+    // suite's dns-rebinding variant (both foreign) is refused.
+    let server = http_fixture("host-only");
+    let run = probe(&[server.url.as_str()], &[], LIMIT);
+    assert_eq!(run.status("origin"), "fail", "{:#}", run.report);
+    assert_eq!(run.status("dns_rebinding"), "pass", "{:#}", run.report);
+    // A server that checks Origin refuses both.
+    let server = http_fixture("correct");
+    let run = probe(&[server.url.as_str()], &[], LIMIT);
+    assert_eq!(run.status("origin"), "pass");
+    assert_eq!(run.status("dns_rebinding"), "pass");
+    assert!(run.tape_text().contains(r#""host":"evil.example.com""#));
 }

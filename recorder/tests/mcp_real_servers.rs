@@ -7,7 +7,7 @@ mod common;
 
 use std::time::Duration;
 
-use common::{free_port, probe, require_tool, spawn_guarded, wait_for_port};
+use common::{probe, require_tool};
 
 const LIMIT: Duration = Duration::from_secs(180);
 
@@ -37,21 +37,12 @@ fn server_everything_over_stdio() {
     assert_eq!(run.status("deprecation_surface"), "pass");
     assert_eq!(run.status("header_mismatch"), "unknown");
     assert_eq!(run.status("origin"), "unknown");
+    assert_eq!(run.status("dns_rebinding"), "unknown");
 }
 
 #[test]
 fn server_everything_over_streamable_http() {
-    let bin = require_tool("mcp-server-everything");
-    let port = free_port();
-    // It binds every interface and has no host option: we connect through
-    // 127.0.0.1 only, and the guard kills it by PID.
-    let server = spawn_guarded(
-        &bin,
-        &["streamableHttp"],
-        &[("PORT", port.to_string())],
-        format!("http://127.0.0.1:{port}/mcp"),
-    );
-    wait_for_port(port, Duration::from_secs(60));
+    let server = common::everything_over_http();
     let run = probe(
         &[server.url.as_str()],
         &["--call", r#"echo={"message":"hi"}"#],
@@ -70,6 +61,8 @@ fn server_everything_over_streamable_http() {
     // Findings: it answers a batched request and accepts a foreign Origin.
     assert_eq!(run.status("deprecation_surface"), "fail");
     assert_eq!(run.status("origin"), "fail");
+    // It accepts a foreign Host as well: the official suite's variant fails too.
+    assert_eq!(run.status("dns_rebinding"), "fail");
     assert!(run.tape_text().contains(r#""kind":"fitness.http""#));
 }
 

@@ -234,6 +234,22 @@ pub struct Row {
     /// The run's tapes, site-relative, with their hashes (empty: none published).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub tapes: Vec<TapeRef>,
+    /// The official conformance suite's result, its own column: never part
+    /// of `probes`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub conformance: Option<RowConformance>,
+}
+
+/// The official conformance suite's counts, as its record stores them.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RowConformance {
+    /// The package and version that ran.
+    pub suite: String,
+    pub passed: u64,
+    pub failed: u64,
+    /// Why the suite gave no result, when it did not.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
 }
 
 fn is_zero(n: &u64) -> bool {
@@ -629,6 +645,12 @@ pub fn row_for(record: &RunRecord) -> Row {
         extensions: record.extensions.len() as u64,
         record: format!("runs/{}/record.json", record.run.id),
         tapes,
+        conformance: record.conformance.as_ref().map(|c| RowConformance {
+            suite: c.suite.clone(),
+            passed: c.passed,
+            failed: c.failed,
+            error: c.error.clone(),
+        }),
     }
 }
 

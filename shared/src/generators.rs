@@ -14,6 +14,15 @@ pub fn dictates_calls(generator: &str) -> bool {
     DICTATING.contains(&generator)
 }
 
+/// Generators whose tasks a judge model writes: the suite depends on which
+/// judge, so runs are read against each other only with the same judge.
+pub const JUDGE_WRITTEN: &[&str] = &["judge-synth/1"];
+
+/// Does a judge model write `generator`'s tasks?
+pub fn judge_writes_tasks(generator: &str) -> bool {
+    JUDGE_WRITTEN.contains(&generator)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

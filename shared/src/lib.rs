@@ -7,6 +7,7 @@
 //! recorder and the viewer share one copy of the maths and the formats.
 
 pub mod board;
+pub mod compare;
 pub mod cost;
 pub mod gates;
 pub mod generators;

@@ -457,6 +457,13 @@ pub fn RowView(row: Row) -> impl IntoView {
                     <span class="checks">{probe_text}</span>
                     " " {failed}
                 </p>
+                {row.conformance.as_ref().map(|c| {
+                    let text = match &c.error {
+                        Some(why) => format!("official conformance suite: no result ({why})"),
+                        None => format!("official conformance suite: {} passed, {} failed", c.passed, c.failed),
+                    };
+                    view! { <p class="conformance" title=c.suite.clone()>{text}</p> }
+                })}
                 <p class="cost-line">{cost_view(&row.cost)}</p>
                 <p class="links">
                     <a class="open-record" href=record_href>"Open the record"</a>

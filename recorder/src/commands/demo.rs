@@ -191,6 +191,8 @@ pub fn scenario_config(
         label: Some(format!("demo-{}", s.name)),
         fixed_suite: None,
         max_tape_bytes: crate::mcp::tap::DEFAULT_TAPE_CAP,
+        run_tag: None,
+        conformance: false,
     })
 }
 
@@ -263,6 +265,8 @@ pub fn run(args: DemoArgs) -> anyhow::Result<()> {
         no_viewer: !has_viewer,
         sign_key: args.key.clone(),
         published_at: None,
+        // The demo's runs are replaced on each demo, and so is its board.
+        replace: true,
     })?;
     crate::outln!(
         "published {} runs ({} scored, {} refused) to {}",

@@ -1,6 +1,7 @@
 //! One module per subcommand family.
 
 pub mod ask;
+pub mod compare;
 pub mod demo;
 pub mod import;
 pub mod keygen;

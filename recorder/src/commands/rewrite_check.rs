@@ -224,6 +224,8 @@ fn after_config(
         max_tape_bytes: p
             .max_tape_bytes
             .unwrap_or(crate::mcp::tap::DEFAULT_TAPE_CAP),
+        run_tag: None,
+        conformance: false,
     })
 }
 

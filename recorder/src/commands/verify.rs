@@ -32,13 +32,12 @@ pub fn run(args: VerifyArgs) -> anyhow::Result<()> {
         integrity::sha256_hex(&bytes)
     );
     let failures = check_tapes(&args.record, &record);
-    for tape in &record.tapes {
-        if !failures.iter().any(|f| f.path == tape.path) {
+    let files = named_files(&record);
+    for (path, sha256, bytes) in &files {
+        if !failures.iter().any(|f| f.path == *path) {
             crate::outln!(
-                "ok      {}  sha256 {}  {} bytes",
-                tape_path(&args.record, &tape.path).display(),
-                tape.sha256,
-                tape.bytes
+                "ok      {}  sha256 {sha256}  {bytes} bytes",
+                tape_path(&args.record, path).display(),
             );
         }
     }
@@ -47,9 +46,9 @@ pub fn run(args: VerifyArgs) -> anyhow::Result<()> {
     }
     if !failures.is_empty() {
         bail!(
-            "{} of {} tape(s) failed verification: {}",
+            "{} of {} file(s) failed verification: {}",
             failures.len(),
-            record.tapes.len(),
+            files.len(),
             failures[0]
         );
     }
@@ -77,28 +76,42 @@ fn tape_path(record: &Path, rel: &str) -> PathBuf {
     record.parent().unwrap_or_else(|| Path::new(".")).join(rel)
 }
 
-/// Hash every tape a record names and compare with what it says.
+/// Every file a record vouches for, `(path, sha256, bytes)`: its tapes and
+/// the official conformance suite's `checks.json` files.
+pub fn named_files(record: &RunRecord) -> Vec<(String, String, u64)> {
+    let tapes = record
+        .tapes
+        .iter()
+        .map(|t| (t.path.clone(), t.sha256.clone(), t.bytes));
+    let checks = record
+        .conformance
+        .iter()
+        .flat_map(|c| &c.scenarios)
+        .map(|s| (s.path.clone(), s.sha256.clone(), s.bytes));
+    tapes.chain(checks).collect()
+}
+
+/// Hash every file a record names (tapes, conformance checks) and compare
+/// with what it says.
 pub fn check_tapes(record_path: &Path, record: &RunRecord) -> Vec<TapeFailure> {
     let mut failures = Vec::new();
-    for tape in &record.tapes {
-        let file = tape_path(record_path, &tape.path);
+    for (path, want_sha, want_bytes) in named_files(record) {
+        let file = tape_path(record_path, &path);
         let fail = |why: String| TapeFailure {
-            path: tape.path.clone(),
+            path: path.clone(),
             file: file.clone(),
             why,
         };
         match hash_file(&file) {
             Err(err) => failures.push(fail(format!("cannot read: {err}"))),
             Ok((sha256, bytes)) => {
-                if bytes != tape.bytes {
+                if bytes != want_bytes {
                     failures.push(fail(format!(
-                        "size is {bytes} bytes, the record says {}",
-                        tape.bytes
+                        "size is {bytes} bytes, the record says {want_bytes}"
                     )));
-                } else if sha256 != tape.sha256 {
+                } else if sha256 != want_sha {
                     failures.push(fail(format!(
-                        "sha256 is {sha256}, the record says {}",
-                        tape.sha256
+                        "sha256 is {sha256}, the record says {want_sha}"
                     )));
                 }
             }

@@ -188,6 +188,7 @@ pub struct HttpExchange {
 
 /// Request headers we may record; credentials are never among them.
 const RECORDED_REQUEST_HEADERS: &[&str] = &[
+    "host",
     "origin",
     "mcp-method",
     "mcp-name",

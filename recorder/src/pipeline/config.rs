@@ -149,4 +149,8 @@ pub struct RunConfig {
     pub fixed_suite: Option<PathBuf>,
     /// The size cap of each tape (registered): past it the run is VOID.
     pub max_tape_bytes: u64,
+    /// Appended to the run id (`fitness sweep` names the slot and attempt).
+    pub run_tag: Option<String>,
+    /// Run the official conformance suite before the probes (HTTP only).
+    pub conformance: bool,
 }

@@ -163,6 +163,8 @@ struct Run<'a> {
     /// What redaction replaced in the files written beside the tapes
     /// (suite.json and its extension batches).
     redacted: fitness_shared::redact::Hits,
+    /// The official conformance suite's result (`--conformance`).
+    conformance: Option<rec::Conformance>,
 }
 
 /// Run the whole pipeline and write `out_dir/<run-id>/record.json` with its
@@ -203,7 +205,10 @@ pub async fn execute(
     };
     let started_at = crate::mcp::clock::now();
     let slug = record::slug_for(cfg);
-    let id = record::run_id(&slug, &started_at, cfg.seed);
+    if let Some(tag) = &cfg.run_tag {
+        record::check_run_tag(tag)?;
+    }
+    let id = record::run_id(&slug, &started_at, cfg.seed, cfg.run_tag.as_deref());
     let dir = cfg.out_dir.join(&id);
     std::fs::create_dir_all(&dir)
         .with_context(|| format!("failed to create the run directory {}", dir.display()))?;
@@ -250,6 +255,7 @@ pub async fn execute(
         findings: Vec::new(),
         proposals: Vec::new(),
         redacted: fitness_shared::redact::Hits::default(),
+        conformance: None,
     };
     // Ctrl-C or a full tape ends the run wherever it is (probing,
     // generating, driving); dropping the stages kills the server. A trial
@@ -357,7 +363,13 @@ impl Run<'_> {
             return Ok(Flow::Stop { outcome, gate });
         }
 
-        // 2. Connect and probe: zero tokens.
+        // 2. The official conformance suite, when asked: before our probes,
+        // counted apart from them.
+        if cfg.conformance {
+            self.official_conformance().await?;
+        }
+
+        // 3. Connect and probe: zero tokens.
         self.progress.phase("probe", 1);
         let report = report::probe(&cfg.target, self.mcp.clone(), cfg.timeout, &[])
             .await
@@ -396,6 +408,42 @@ impl Run<'_> {
         let mut value = serde_json::to_value(item)?;
         crate::secrets::redact_value(&mut value, &mut self.redacted);
         record::write_atomic(path, &serde_json::to_vec_pretty(&value)?)
+    }
+
+    async fn official_conformance(&mut self) -> anyhow::Result<()> {
+        let crate::mcp::connect::Target::Http(http) = &self.cfg.target else {
+            anyhow::bail!("--conformance runs the official suite against HTTP targets only");
+        };
+        self.progress.phase("conformance", 1);
+        let mut cancel = self.cancel.clone();
+        let result = tokio::select! {
+            r = crate::conformance::run(&http.url, &self.dir) => r,
+            () = cancel.cancelled() => {
+                self.interrupted = Some(Interruption::Cancelled);
+                anyhow::bail!("interrupted");
+            }
+        };
+        let summary = match &result.error {
+            Some(why) => format!("the official suite gave no result: {why}"),
+            None => format!(
+                "official suite: {} passed, {} failed",
+                result.passed, result.failed
+            ),
+        };
+        self.mcp.event(
+            "fitness.conformance",
+            json!({
+                "suite": result.suite,
+                "passed": result.passed,
+                "failed": result.failed,
+                "other": result.other,
+                "error": result.error,
+            }),
+            None,
+        );
+        self.progress.finish_phase(&summary);
+        self.conformance = Some(result);
+        Ok(())
     }
 
     fn register(&mut self) -> anyhow::Result<()> {

@@ -73,8 +73,10 @@ pub fn slug_for(cfg: &RunConfig) -> String {
     }
 }
 
-/// `<slug>-<yyyymmddThhmmss>-<seed>`: sortable, and unique per second.
-pub fn run_id(slug: &str, started_at: &str, seed: u64) -> String {
+/// `<slug>-<yyyymmddThhmmssmmm>-s<seed>[-<tag>]`: sortable, unique per
+/// millisecond, and with a tag (`fitness sweep`'s slot and attempt) unique
+/// across machines that never talk to each other.
+pub fn run_id(slug: &str, started_at: &str, seed: u64, tag: Option<&str>) -> String {
     let stamp: String = started_at
         .chars()
         .filter(|c| c.is_ascii_digit() || *c == 'T')
@@ -84,7 +86,24 @@ pub fn run_id(slug: &str, started_at: &str, seed: u64) -> String {
         .duration_since(std::time::UNIX_EPOCH)
         .map(|d| d.subsec_millis())
         .unwrap_or(0);
-    format!("{slug}-{stamp}{nanos:03}-s{seed}")
+    match tag {
+        Some(tag) => format!("{slug}-{stamp}{nanos:03}-s{seed}-{tag}"),
+        None => format!("{slug}-{stamp}{nanos:03}-s{seed}"),
+    }
+}
+
+/// A run tag is a path segment and part of an id: 1 to 40 of `[a-z0-9-]`.
+pub fn check_run_tag(tag: &str) -> anyhow::Result<()> {
+    anyhow::ensure!(
+        !tag.is_empty()
+            && tag.len() <= 40
+            && tag
+                .chars()
+                .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
+            && !tag.starts_with('-'),
+        "--run-tag {tag:?}: use 1 to 40 lowercase letters, digits and dashes"
+    );
+    Ok(())
 }
 
 /// A stable (not randomised per process) hash of a string, for seeding.
@@ -120,6 +139,7 @@ pub fn preregistration(cfg: &RunConfig) -> anyhow::Result<rec::PreRegistration> 
         judge_model: Some(judge_label(cfg)),
         generator: Some(cfg.generator.to_string()),
         null_screen: Some(cfg.screen),
+        conformance: cfg.conformance.then_some(true),
         credential_context: Some(cfg.credential),
         extension_protocol: Some(format!(
             "An unresolved construct gate consumes the next of {} batches of {} new tasks (x {} reps), generated and screened like the suite, and is decided again on the pooled counts; unresolved after the last batch it fails; with no batch registered it is refused as EXTEND_EXHAUSTED. Errors are gated apart at {}.",
@@ -616,6 +636,7 @@ pub fn finish(run: Run<'_>, outcome: Outcome) -> anyhow::Result<RunOutput> {
         proposals: run.proposals,
         rewrite: None,
         redactions: None,
+        conformance: run.conformance,
         signature: None,
     };
     record
@@ -665,8 +686,13 @@ mod tests {
 
     #[test]
     fn run_ids_sort_by_time_and_keep_the_seed() {
-        let id = run_id("demo-good", "2026-11-30T04:20:01.123Z", 7);
+        let id = run_id("demo-good", "2026-11-30T04:20:01.123Z", 7, None);
         assert!(id.starts_with("demo-good-20261130T042001"), "{id}");
         assert!(id.ends_with("-s7"), "{id}");
+        let tagged = run_id("demo-good", "2026-11-30T04:20:01.123Z", 7, Some("ab12-a2"));
+        assert!(tagged.ends_with("-s7-ab12-a2"), "{tagged}");
+        assert!(check_run_tag("ab12-a2").is_ok());
+        assert!(check_run_tag("../x").is_err());
+        assert!(check_run_tag("").is_err());
     }
 }

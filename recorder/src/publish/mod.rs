@@ -17,6 +17,7 @@
 //! the imported traces' run directory): such a publish fails and names it.
 
 pub mod badge;
+pub mod incremental;
 
 use std::collections::BTreeMap;
 use std::io::Write as _;
@@ -32,7 +33,7 @@ use serde_json::Value;
 use crate::commands::{import, keygen, sign};
 use crate::serve::headers::{HeaderRules, content_security_policy};
 
-#[derive(Debug, clap::Args)]
+#[derive(Debug, Clone, clap::Args)]
 pub struct PublishArgs {
     /// Directories holding runs, each run as `<run-id>/record.json` with its tapes.
     pub runs: Vec<PathBuf>,
@@ -42,9 +43,14 @@ pub struct PublishArgs {
     /// Tapes of the imported runs: `<dir>/<run-id>/{mcp,agent}.jsonl`.
     #[arg(long, requires = "import")]
     pub traces: Option<PathBuf>,
-    /// The site directory to write (replaced when it already holds a site).
+    /// The site directory to write. When it already holds a site the runs
+    /// are merged into it: new ones added, changed ones replaced, every
+    /// other run kept (see --replace).
     #[arg(long)]
     pub out: PathBuf,
+    /// Replace an existing site with these runs alone instead of merging.
+    #[arg(long)]
+    pub replace: bool,
     /// The viewer's release build (default: `dist/` in the current directory).
     #[arg(long, conflicts_with = "no_viewer")]
     pub viewer: Option<PathBuf>,
@@ -67,6 +73,8 @@ pub struct Published {
     pub board: Board,
     pub tapes: usize,
     pub badges: usize,
+    /// Set when the runs were merged into an existing site.
+    pub merge: Option<incremental::Merge>,
 }
 
 pub fn run(args: PublishArgs) -> anyhow::Result<()> {
@@ -81,6 +89,12 @@ pub fn run(args: PublishArgs) -> anyhow::Result<()> {
         published.badges,
         published.site.display()
     );
+    if let Some(m) = &published.merge {
+        println!(
+            "merged into the existing site: {} added, {} replaced, {} unchanged, {} kept",
+            m.added, m.replaced, m.unchanged, m.kept
+        );
+    }
     Ok(())
 }
 
@@ -145,6 +159,9 @@ pub fn publish(args: &PublishArgs) -> anyhow::Result<Published> {
         }
     }
 
+    if !args.replace && incremental::is_site(&args.out) {
+        return incremental::publish(args, sources, standing, seed.as_ref(), viewer.as_deref());
+    }
     let staging = staging_dir(&args.out)?;
     let result = write_site(
         &staging,
@@ -162,6 +179,7 @@ pub fn publish(args: &PublishArgs) -> anyhow::Result<Published> {
                 board,
                 tapes,
                 badges,
+                merge: None,
             })
         }
         Err(err) => {
@@ -251,6 +269,24 @@ fn write_site(
     let mut records = Vec::with_capacity(sources.len());
     let mut tapes = 0usize;
     for source in sources {
+        let (record, written) = write_run(site, source, seed)?;
+        tapes += written;
+        records.push(record);
+    }
+    let (board, badges) = write_index(site, &records, standing, seed, viewer, args)?;
+    Ok((board, tapes, badges))
+}
+
+/// Write one run's directory (`runs/<id>/`): its tapes copied and checked,
+/// gzipped beside, and its record (signed with `seed`). Returns the record
+/// as published and how many tapes were written.
+fn write_run(
+    site: &Path,
+    source: Source,
+    seed: Option<&[u8; 32]>,
+) -> anyhow::Result<(RunRecord, usize)> {
+    let mut tapes = 0usize;
+    {
         let mut record = source.record;
         import::check_segment(&record.run.id)?;
         let dir = site.join("runs").join(&record.run.id);
@@ -274,6 +310,10 @@ fn write_site(
             }
             (None, _) => record.tapes.clear(),
         }
+        // The official conformance suite's checks travel with the record.
+        if let (Some(from), Some(c)) = (&source.tape_dir, &record.conformance) {
+            crate::conformance::copy_files(c, from, &dir)?;
+        }
         for tape in &record.tapes {
             let path = dir.join(&tape.path);
             let (sha, bytes) = crate::commands::verify::hash_file(&path)?;
@@ -296,9 +336,20 @@ fn write_site(
             sign::sign_value(&mut value, seed)?;
         }
         sign::write_record(&dir.join("record.json"), &value)?;
-        records.push(record);
+        Ok((record, tapes))
     }
+}
 
+/// Everything but the run directories: standing notes, `data/board.json`
+/// over `records`, badges, the viewer and `_headers`.
+fn write_index(
+    site: &Path,
+    records: &[RunRecord],
+    standing: &BTreeMap<String, StandingNotesSet>,
+    seed: Option<&[u8; 32]>,
+    viewer: Option<&Path>,
+    args: &PublishArgs,
+) -> anyhow::Result<(Board, usize)> {
     if !standing.is_empty() {
         let dir = site.join("standing-notes");
         create_dir(&dir)?;
@@ -316,7 +367,7 @@ fn write_site(
         .clone()
         .unwrap_or_else(crate::mcp::clock::now);
     let publisher_key = seed.map(signing::public_key_b64);
-    let mut board = build_board(&records, &published_at, publisher_key);
+    let mut board = build_board(records, &published_at, publisher_key);
     // The methods section prints each standing-notes set once, from the board.
     board
         .attach_standing_notes(standing)
@@ -336,7 +387,7 @@ fn write_site(
     }
     let rules = HeaderRules::for_site(&content_security_policy(&script_hashes));
     write_file(&site.join("_headers"), rules.render().as_bytes())?;
-    Ok((board, tapes, badges))
+    Ok((board, badges))
 }
 
 /// One badge per server, for its newest run.

@@ -229,6 +229,22 @@ pub fn spawn_guarded(
     }
 }
 
+/// `mcp-server-everything streamableHttp` on a free port. It binds every
+/// interface and has no host option: we connect through 127.0.0.1 only, and
+/// the guard kills it by PID.
+pub fn everything_over_http() -> ServerGuard {
+    let bin = require_tool("mcp-server-everything");
+    let port = free_port();
+    let server = spawn_guarded(
+        &bin,
+        &["streamableHttp"],
+        &[("PORT", port.to_string())],
+        format!("http://127.0.0.1:{port}/mcp"),
+    );
+    wait_for_port(port, Duration::from_secs(60));
+    server
+}
+
 /// Find an installed tool on PATH or under $FITNESS_TOOLS; a missing one
 /// fails the test with the fix, never a silent skip.
 pub fn require_tool(name: &str) -> PathBuf {

@@ -267,6 +267,7 @@ fn convert(
         proposals: Vec::new(),
         rewrite: None,
         redactions: None,
+        conformance: None,
         signature: None,
     };
     record.validate().map_err(|source| ImportError::Invalid {
@@ -415,6 +416,7 @@ fn convert_prereg(r: &RecordV1) -> PreRegistration {
         judge_model: Some(r.run.judge_model.clone()),
         generator: r.run.generator_version.clone().filter(|g| !g.is_empty()),
         null_screen: r.run.null_screen_enabled,
+        conformance: None,
         credential_context: parse_credential(&r.server.credential_context),
         extension_protocol: s(construct_detail, "extensionProtocol"),
         // fitness-report/1 did not register the budgets and timeouts.

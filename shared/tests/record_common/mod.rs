@@ -121,6 +121,7 @@ pub fn scored_record() -> RunRecord {
             judge_model: Some("sim/judge".into()),
             generator: Some("schema-walk/1".into()),
             null_screen: Some(true),
+            conformance: None,
             credential_context: Some(CredentialContext::OwnerKey),
             extension_protocol: Some("6 tasks per batch, at most 2.".into()),
             max_error_rate: Some(0.05),
@@ -379,6 +380,7 @@ pub fn scored_record() -> RunRecord {
         proposals: Vec::new(),
         rewrite: None,
         redactions: None,
+        conformance: None,
         signature: None,
     }
 }

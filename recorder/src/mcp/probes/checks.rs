@@ -24,6 +24,7 @@ pub async fn run_all(ctx: &ProbeContext) -> Vec<ProbeResult> {
         cache_hints(ctx).await,
         deprecation_surface(ctx).await,
         origin_check(ctx).await,
+        dns_rebinding(ctx).await,
         unknown_method(ctx).await,
     ]
 }
@@ -328,31 +329,56 @@ fn sse_url(url: &str) -> String {
     }
 }
 
+/// A foreign `Origin` with a valid `Host`: what a browser page on another
+/// site sends to a local server it reaches by its real address.
 async fn origin_check(ctx: &ProbeContext) -> ProbeResult {
-    const ID: &str = "origin";
+    let headers = [("origin", "http://fitness-rebinding.invalid".to_owned())];
+    foreign_request(ctx, "origin", "a foreign Origin", &headers).await
+}
+
+/// Both `Host` and `Origin` foreign (`evil.example.com`): what the official
+/// conformance suite's dns-rebinding-protection scenario sends, a page that
+/// rebound its own name to the server's address. A server that checks only
+/// one of the two headers passes one of these probes and fails the other.
+async fn dns_rebinding(ctx: &ProbeContext) -> ProbeResult {
+    let headers = [
+        ("host", "evil.example.com".to_owned()),
+        ("origin", "http://evil.example.com".to_owned()),
+    ];
+    foreign_request(ctx, "dns_rebinding", "a foreign Host and Origin", &headers).await
+}
+
+/// Send the session's first request with `headers` on a fresh connection:
+/// 4xx passes, 2xx fails.
+async fn foreign_request(
+    ctx: &ProbeContext,
+    id: &'static str,
+    what: &str,
+    headers: &[(&str, String)],
+) -> ProbeResult {
     if ctx.http().is_none() {
-        return ProbeResult::unknown(ID, "stdio has no Origin; not applicable");
+        return ProbeResult::unknown(id, "stdio has no Host or Origin; not applicable");
     }
-    let mut conn = match open(ctx, ID, false).await {
+    let mut conn = match open(ctx, id, false).await {
         Ok(c) => c,
         Err(r) => return r,
     };
+    let corr = format!("probe-{id}");
     let frame = match ctx.era {
-        Era::Legacy => initialize_frame("probe-origin", &ctx.negotiated_version),
-        Era::Modern => request_frame("probe-origin", "server/discover", json!({}), Era::Modern),
+        Era::Legacy => initialize_frame(&corr, &ctx.negotiated_version),
+        Era::Modern => request_frame(&corr, "server/discover", json!({}), Era::Modern),
     };
-    let headers = [("origin", "http://fitness-rebinding.invalid".to_owned())];
-    let answer = conn.request(&frame, "probe-origin", &headers).await;
+    let answer = conn.request(&frame, &corr, headers).await;
     conn.close().await;
     match answer.status {
         Some(s) if (400..500).contains(&s) => {
-            ProbeResult::pass(ID, format!("a foreign Origin was refused with HTTP {s}"))
+            ProbeResult::pass(id, format!("{what} was refused with HTTP {s}"))
         }
         Some(s) if (200..300).contains(&s) => {
-            ProbeResult::fail(ID, format!("a foreign Origin was accepted (HTTP {s})"))
+            ProbeResult::fail(id, format!("{what} was accepted (HTTP {s})"))
         }
-        Some(s) => ProbeResult::unknown(ID, format!("HTTP {s} to a foreign Origin")),
-        None => ProbeResult::unknown(ID, format!("no HTTP answer: {}", describe(&answer.reply))),
+        Some(s) => ProbeResult::unknown(id, format!("HTTP {s} to {what}")),
+        None => ProbeResult::unknown(id, format!("no HTTP answer: {}", describe(&answer.reply))),
     }
 }
 

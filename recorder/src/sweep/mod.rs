@@ -1,0 +1,655 @@
+//! `fitness sweep ROSTER.toml`: every slot of a roster (target x runner x
+//! rerun) measured by an ordinary `fitness run`, `-j N` at a time, with one
+//! progress display and a summary table at the end.
+//!
+//! Each run is its own `fitness run` process (one misbehaving target cannot
+//! take the others down) writing an ordinary run directory under `--out`;
+//! the sweep reads nothing back but the files. Resuming is running the same
+//! sweep again: a slot with a completed attempt is skipped, an interrupted
+//! one is re-run as a new attempt (see [`attempts`]). `--shard I/N` takes a
+//! deterministic slice of the slots, so any fan-out engine runs a sweep
+//! without coordination, and run ids carry the slot's tag and attempt, so
+//! they are unique without coordination too.
+//!
+//! Exit codes: 0 every slot of the shard has a completed run (whatever its
+//! outcome); 1 some slot has none (it could not start, or its run failed
+//! without a record); 130 the sweep was interrupted (Ctrl-C, SIGTERM).
+
+pub mod attempts;
+mod display;
+pub mod roster;
+
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use anyhow::Context as _;
+use clap::Args;
+use fitness_shared::record::{Outcome, RunRecord};
+use serde::Serialize;
+use tokio::io::{AsyncBufReadExt as _, AsyncReadExt as _};
+
+use attempts::{AttemptState, Plan};
+use display::Display;
+use roster::{Shard, Slot};
+
+/// Lines a supervised `fitness run` prints on stderr to report its phase.
+pub const PROGRESS_PREFIX: &str = "fitness-progress ";
+
+#[derive(Debug, Args)]
+#[command(after_help = "Examples:\n  \
+fitness sweep roster.toml -j 4 --out runs\n  \
+fitness sweep roster.toml --shard 1/3 --out runs/shard-1\n\n\
+Every run is an ordinary run directory under --out; publish them with `fitness publish`.\n\
+Run the same command again to resume: completed slots are skipped, interrupted ones re-run as a new attempt.\n\
+Exit codes: 0 every slot has a completed run, 1 some slot has none, 130 interrupted.")]
+pub struct SweepArgs {
+    /// The roster (TOML): targets, runners, reruns and run flags.
+    pub roster: PathBuf,
+    /// Runs at a time.
+    #[arg(short = 'j', long = "jobs", default_value_t = 2)]
+    pub jobs: usize,
+    /// Take shard I of N (0-based): slot k belongs to shard k mod N.
+    #[arg(long, value_name = "I/N")]
+    pub shard: Option<Shard>,
+    /// Where run directories go (one per attempt).
+    #[arg(long, default_value = "runs")]
+    pub out: PathBuf,
+    /// A publisher key from `fitness keygen` for every run (else FITNESS_SIGNING_KEY).
+    #[arg(long)]
+    pub key: Option<PathBuf>,
+    /// Seconds one run may take before it is interrupted (VOID, re-run on resume).
+    #[arg(long, value_name = "SECS")]
+    pub run_timeout: Option<u64>,
+    /// List the slots this shard would run, and what it would do with each, then exit.
+    #[arg(long)]
+    pub dry_run: bool,
+    /// Print the summary as JSON instead of a table.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// What happened to one slot in this sweep.
+#[derive(Debug, Clone, Serialize)]
+pub struct SlotSummary {
+    pub index: usize,
+    pub label: String,
+    pub runner: String,
+    pub rerun: u32,
+    pub reruns: u32,
+    pub tag: String,
+    /// `ran`, `skipped`, `re-run`, `failed`, `interrupted` or `not-started`.
+    pub status: &'static str,
+    /// The status in words (which attempt, why).
+    pub detail: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub run_id: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub outcome: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub result: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub seconds: Option<f64>,
+}
+
+impl SlotSummary {
+    fn new(slot: &Slot, status: &'static str, detail: String) -> SlotSummary {
+        SlotSummary {
+            index: slot.index,
+            label: slot.label.clone(),
+            runner: slot.runner.clone(),
+            rerun: slot.rerun,
+            reruns: slot.reruns,
+            tag: slot.tag.clone(),
+            status,
+            detail,
+            run_id: None,
+            outcome: None,
+            result: None,
+            seconds: None,
+        }
+    }
+
+    fn with_record(mut self, record: &RunRecord) -> SlotSummary {
+        self.run_id = Some(record.run.id.clone());
+        self.outcome = Some(record.outcome.code().to_owned());
+        self.result = Some(result_text(record));
+        self
+    }
+
+    /// A completed run exists for this slot (whatever its outcome).
+    fn completed(&self) -> bool {
+        matches!(self.status, "ran" | "skipped" | "re-run")
+    }
+}
+
+/// The whole sweep's summary (`OUT/.sweep/summary[-shard-I-of-N].json`).
+#[derive(Debug, Serialize)]
+pub struct Summary {
+    pub roster: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub shard: Option<String>,
+    pub slots: Vec<SlotSummary>,
+    pub seconds: f64,
+    pub interrupted: bool,
+}
+
+pub fn run(args: SweepArgs) -> anyhow::Result<()> {
+    let roster = roster::load(&args.roster)?;
+    anyhow::ensure!(args.jobs >= 1, "-j must be at least 1");
+    let mine: Vec<Slot> = roster::slots(&roster)
+        .into_iter()
+        .filter(|s| args.shard.is_none_or(|sh| sh.owns(s)))
+        .collect();
+    if args.dry_run {
+        for slot in &mine {
+            let plan = attempts::plan(attempts::scan(&args.out, &slot.tag));
+            let what = match plan {
+                Plan::Skip { attempt } => format!("skip (completed: {})", attempt.dir.display()),
+                Plan::Run { number, .. } => format!("run attempt {number}"),
+            };
+            println!(
+                "{:>4}  {}  {}  {what}",
+                slot.index,
+                slot.tag,
+                slot.describe()
+            );
+        }
+        return Ok(());
+    }
+    std::fs::create_dir_all(args.out.join(".sweep/logs"))
+        .with_context(|| format!("failed to create {}", args.out.display()))?;
+    let lock = Lock::take(&args.out.join(".sweep").join(lock_name(args.shard)))?;
+    let started = Instant::now();
+    let rt = crate::run::runtime()?;
+    let (slots, interrupted) = rt.block_on(sweep(&args, mine));
+    rt.shutdown_timeout(Duration::from_secs(2));
+    let summary = Summary {
+        roster: args.roster.display().to_string(),
+        shard: args.shard.map(|s| s.to_string()),
+        slots,
+        seconds: started.elapsed().as_secs_f64(),
+        interrupted,
+    };
+    let path = args.out.join(".sweep").join(summary_name(args.shard));
+    crate::pipeline::write_record_atomic(&path, &serde_json::to_vec_pretty(&summary)?)?;
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&summary)?);
+    } else {
+        print!("{}", table(&summary));
+    }
+    // `exit` skips destructors: let go of the lock first.
+    drop(lock);
+    if interrupted {
+        std::process::exit(130);
+    }
+    if summary.slots.iter().any(|s| !s.completed()) {
+        std::process::exit(1);
+    }
+    Ok(())
+}
+
+fn lock_name(shard: Option<Shard>) -> String {
+    match shard {
+        Some(s) => format!("lock-shard-{}-of-{}", s.index, s.count),
+        None => "lock".to_owned(),
+    }
+}
+
+fn summary_name(shard: Option<Shard>) -> String {
+    match shard {
+        Some(s) => format!("summary-shard-{}-of-{}.json", s.index, s.count),
+        None => "summary.json".to_owned(),
+    }
+}
+
+/// Run the slots; returns their summaries in slot order and whether the
+/// sweep was interrupted.
+async fn sweep(args: &SweepArgs, slots: Vec<Slot>) -> (Vec<SlotSummary>, bool) {
+    let display = Arc::new(Display::new(slots.len() as u64, args.json));
+    let (stop_tx, stop) = tokio::sync::watch::channel(false);
+    spawn_signal_watch(stop_tx);
+    let exe = match std::env::current_exe() {
+        Ok(e) => e,
+        Err(e) => {
+            let why = format!("cannot find the fitness binary: {e}");
+            return (
+                slots
+                    .iter()
+                    .map(|s| SlotSummary::new(s, "failed", why.clone()))
+                    .collect(),
+                false,
+            );
+        }
+    };
+    let ctx = Arc::new(Ctx {
+        exe,
+        out: args.out.clone(),
+        key: args.key.clone(),
+        run_timeout: args.run_timeout.map(Duration::from_secs),
+        display: display.clone(),
+        stop,
+    });
+    let semaphore = Arc::new(tokio::sync::Semaphore::new(args.jobs));
+    let running = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let mut handles = Vec::new();
+    for slot in slots {
+        let ctx = ctx.clone();
+        let semaphore = semaphore.clone();
+        let running = running.clone();
+        handles.push(tokio::spawn(async move {
+            let name = slot.describe();
+            let plan = attempts::plan(attempts::scan(&ctx.out, &slot.tag));
+            let (number, interrupted) = match plan {
+                Plan::Skip { attempt } => {
+                    let summary = match &attempt.state {
+                        AttemptState::Completed(record) => SlotSummary::new(
+                            &slot,
+                            "skipped",
+                            format!("completed earlier (attempt {})", attempt.number),
+                        )
+                        .with_record(record),
+                        AttemptState::Interrupted { .. } => unreachable_skip(&slot),
+                    };
+                    ctx.display.settled(&name, "skipped: completed earlier");
+                    return summary;
+                }
+                Plan::Run {
+                    number,
+                    interrupted,
+                } => (number, interrupted),
+            };
+            let missing = slot.missing_env();
+            if !missing.is_empty() {
+                let why = format!(
+                    "not started: the environment variable{} {} {} not set",
+                    if missing.len() > 1 { "s" } else { "" },
+                    missing.join(", "),
+                    if missing.len() > 1 { "are" } else { "is" }
+                );
+                ctx.display.settled(&name, &why);
+                return SlotSummary::new(&slot, "failed", why);
+            }
+            let Ok(_permit) = semaphore.acquire().await else {
+                return SlotSummary::new(&slot, "not-started", "the sweep stopped".to_owned());
+            };
+            if *ctx.stop.borrow() {
+                ctx.display
+                    .settled(&name, "not started: the sweep was interrupted");
+                return SlotSummary::new(
+                    &slot,
+                    "not-started",
+                    "the sweep was interrupted before this slot started".to_owned(),
+                );
+            }
+            let now = running.fetch_add(1, std::sync::atomic::Ordering::SeqCst) + 1;
+            ctx.display.running(now);
+            let summary = run_slot(&ctx, &slot, number, &interrupted).await;
+            let now = running.fetch_sub(1, std::sync::atomic::Ordering::SeqCst) - 1;
+            ctx.display.running(now);
+            summary
+        }));
+    }
+    let mut out = Vec::new();
+    for handle in handles {
+        match handle.await {
+            Ok(s) => out.push(s),
+            Err(e) => display.message(&format!("a slot's task failed: {e}")),
+        }
+    }
+    display.close();
+    out.sort_by_key(|s| s.index);
+    let interrupted = *ctx.stop.borrow();
+    (out, interrupted)
+}
+
+fn unreachable_skip(slot: &Slot) -> SlotSummary {
+    SlotSummary::new(
+        slot,
+        "failed",
+        "internal: a skipped slot without a completed attempt".to_owned(),
+    )
+}
+
+struct Ctx {
+    exe: PathBuf,
+    out: PathBuf,
+    key: Option<PathBuf>,
+    run_timeout: Option<Duration>,
+    display: Arc<Display>,
+    stop: tokio::sync::watch::Receiver<bool>,
+}
+
+/// Set `stop` on Ctrl-C or SIGTERM.
+fn spawn_signal_watch(stop: tokio::sync::watch::Sender<bool>) {
+    tokio::spawn(async move {
+        #[cfg(unix)]
+        {
+            use tokio::signal::unix::{SignalKind, signal};
+            if let (Ok(mut term), Ok(mut int)) = (
+                signal(SignalKind::terminate()),
+                signal(SignalKind::interrupt()),
+            ) {
+                tokio::select! {
+                    _ = term.recv() => {}
+                    _ = int.recv() => {}
+                }
+                let _ = stop.send(true);
+                return;
+            }
+        }
+        if tokio::signal::ctrl_c().await.is_ok() {
+            let _ = stop.send(true);
+        }
+    });
+}
+
+/// How long an interrupted run gets to write its VOID record.
+const GRACE: Duration = Duration::from_secs(30);
+
+async fn run_slot(
+    ctx: &Ctx,
+    slot: &Slot,
+    number: u32,
+    interrupted: &[attempts::Attempt],
+) -> SlotSummary {
+    let name = slot.describe();
+    let tag = attempts::run_tag(&slot.tag, number);
+    let line = ctx.display.start(&name, number);
+    let started = Instant::now();
+    let log_path = ctx.out.join(".sweep/logs").join(format!("{tag}.log"));
+    let mut cmd = tokio::process::Command::new(&ctx.exe);
+    cmd.arg("run")
+        .arg("--out")
+        .arg(&ctx.out)
+        .arg("--run-tag")
+        .arg(&tag)
+        .arg("--json")
+        .arg("--supervised");
+    if let Some(key) = &ctx.key {
+        cmd.arg("--key").arg(key);
+    }
+    cmd.args(slot.run_args())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .kill_on_drop(true);
+    let mut child = match cmd.spawn() {
+        Ok(c) => c,
+        Err(e) => {
+            let why = format!("could not start fitness run: {e}");
+            ctx.display.finish(line, &why);
+            return SlotSummary::new(slot, "failed", why);
+        }
+    };
+    // Closing the child's stdin asks it to stop (it writes a VOID record).
+    let mut stdin = child.stdin.take();
+    let mut stdout = child.stdout.take();
+    let stderr = child.stderr.take();
+    let log = std::fs::File::create(&log_path).ok();
+    let display = ctx.display.clone();
+    let phase_line = line.clone();
+    let stderr_task = tokio::spawn(async move {
+        let mut tail: Vec<String> = Vec::new();
+        let (Some(stderr), Some(mut log)) = (stderr, log) else {
+            return tail;
+        };
+        let mut lines = tokio::io::BufReader::new(stderr).lines();
+        while let Ok(Some(text)) = lines.next_line().await {
+            if let Some(event) = text.strip_prefix(PROGRESS_PREFIX) {
+                if let Ok(v) = serde_json::from_str::<serde_json::Value>(event)
+                    && let Some(phase) = v.get("phase").and_then(|p| p.as_str())
+                {
+                    display.phase(&phase_line, phase);
+                }
+                continue;
+            }
+            let _ = writeln!(log, "{text}");
+            tail.push(text);
+            if tail.len() > 20 {
+                tail.remove(0);
+            }
+        }
+        tail
+    });
+    let stdout_task = tokio::spawn(async move {
+        let mut buf = Vec::new();
+        if let Some(out) = stdout.as_mut() {
+            let _ = out.read_to_end(&mut buf).await;
+        }
+        buf
+    });
+    let mut stop = ctx.stop.clone();
+    let deadline = ctx.run_timeout;
+    let mut stopped_by: Option<&'static str> = None;
+    let status = tokio::select! {
+        s = child.wait() => s,
+        () = async { let _ = stop.wait_for(|s| *s).await; } => {
+            stopped_by = Some("the sweep was interrupted");
+            drop(stdin.take());
+            wait_or_kill(&mut child).await
+        }
+        _ = sleep_or_forever(deadline) => {
+            stopped_by = Some("it ran past --run-timeout");
+            drop(stdin.take());
+            wait_or_kill(&mut child).await
+        }
+    };
+    drop(stdin);
+    let tail = stderr_task.await.unwrap_or_default();
+    let _ = stdout_task.await;
+    let seconds = started.elapsed().as_secs_f64();
+    let found = attempts::scan(&ctx.out, &slot.tag)
+        .into_iter()
+        .find(|a| a.number == number);
+    let earlier = if interrupted.is_empty() {
+        String::new()
+    } else {
+        format!(
+            "; earlier attempt{} {} interrupted",
+            if interrupted.len() > 1 { "s" } else { "" },
+            interrupted
+                .iter()
+                .map(|a| a.number.to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        )
+    };
+    let mut summary = match found.map(|a| (a.state, a.dir)) {
+        Some((AttemptState::Completed(record), _)) => {
+            let status = if interrupted.is_empty() {
+                "ran"
+            } else {
+                "re-run"
+            };
+            SlotSummary::new(slot, status, format!("attempt {number}{earlier}"))
+                .with_record(&record)
+        }
+        Some((AttemptState::Interrupted { why }, dir)) => {
+            let status = if stopped_by == Some("the sweep was interrupted") {
+                "interrupted"
+            } else {
+                "failed"
+            };
+            let mut s = SlotSummary::new(
+                slot,
+                status,
+                format!(
+                    "attempt {number} did not complete ({}): {why}{earlier}",
+                    stopped_by.unwrap_or("it stopped early")
+                ),
+            );
+            if let Ok(text) = std::fs::read_to_string(dir.join("record.json"))
+                && let Ok(record) = RunRecord::from_json(&text)
+            {
+                s = s.with_record(&record);
+            }
+            s
+        }
+        None => {
+            let code = status
+                .ok()
+                .and_then(|s| s.code())
+                .map_or_else(|| "a signal".to_owned(), |c| format!("exit {c}"));
+            let last = tail
+                .iter()
+                .rev()
+                .find(|l| l.starts_with("error:"))
+                .or(tail.last())
+                .cloned()
+                .unwrap_or_default();
+            SlotSummary::new(
+                slot,
+                if stopped_by == Some("the sweep was interrupted") {
+                    "interrupted"
+                } else {
+                    "failed"
+                },
+                format!("attempt {number} left no run directory ({code}): {last}{earlier}"),
+            )
+        }
+    };
+    summary.seconds = Some(seconds);
+    let what = match (&summary.outcome, summary.status) {
+        (Some(o), "ran" | "re-run") => format!("{o} ({:.0} s)", seconds),
+        _ => summary.detail.clone(),
+    };
+    ctx.display.finish(line, &what);
+    summary
+}
+
+async fn sleep_or_forever(limit: Option<Duration>) {
+    match limit {
+        Some(d) => tokio::time::sleep(d).await,
+        None => std::future::pending().await,
+    }
+}
+
+async fn wait_or_kill(
+    child: &mut tokio::process::Child,
+) -> std::io::Result<std::process::ExitStatus> {
+    match tokio::time::timeout(GRACE, child.wait()).await {
+        Ok(status) => status,
+        Err(_) => {
+            let _ = child.start_kill();
+            child.wait().await
+        }
+    }
+}
+
+/// The result column: a score with its interval, or the refusal.
+pub fn result_text(record: &RunRecord) -> String {
+    match (&record.score, record.outcome) {
+        (Some(s), Outcome::Scored) => format!(
+            "first try {:.1}% (95% CI {:.1}% to {:.1}%), {} of {}",
+            s.first_try.rate * 100.0,
+            s.first_try.low * 100.0,
+            s.first_try.high * 100.0,
+            s.first_try.k,
+            s.first_try.n
+        ),
+        (_, o) => match &record.gates.refused_at {
+            Some(gate) => format!("{} at the {gate} gate", o.code()),
+            None => o.code().to_owned(),
+        },
+    }
+}
+
+/// The summary table printed at the end.
+pub fn table(summary: &Summary) -> String {
+    let mut rows: Vec<[String; 6]> = vec![[
+        "#".into(),
+        "target".into(),
+        "runner".into(),
+        "status".into(),
+        "result".into(),
+        "run".into(),
+    ]];
+    for s in &summary.slots {
+        rows.push([
+            s.index.to_string(),
+            format!("{} (run {} of {})", s.label, s.rerun, s.reruns),
+            s.runner.clone(),
+            format!("{}: {}", s.status, s.detail),
+            s.result.clone().unwrap_or_default(),
+            s.run_id.clone().unwrap_or_default(),
+        ]);
+    }
+    let widths: Vec<usize> = (0..6)
+        .map(|c| rows.iter().map(|r| r[c].chars().count()).max().unwrap_or(0))
+        .collect();
+    let mut out = String::new();
+    for row in &rows {
+        let cells: Vec<String> = row
+            .iter()
+            .zip(&widths)
+            .map(|(cell, w)| format!("{cell:<w$}"))
+            .collect();
+        out.push_str(cells.join("  ").trim_end());
+        out.push('\n');
+    }
+    let count = |status: &str| summary.slots.iter().filter(|s| s.status == status).count();
+    out.push_str(&format!(
+        "\n{} slots in {:.0} s: {} ran, {} skipped (completed earlier), {} re-run (earlier attempt interrupted), {} failed, {} interrupted, {} not started\n",
+        summary.slots.len(),
+        summary.seconds,
+        count("ran"),
+        count("skipped"),
+        count("re-run"),
+        count("failed"),
+        count("interrupted"),
+        count("not-started"),
+    ));
+    out
+}
+
+/// One sweep at a time per output directory (and shard): a lock file with
+/// the holder's pid, taken over when that process is gone.
+struct Lock {
+    path: PathBuf,
+}
+
+impl Lock {
+    fn take(path: &Path) -> anyhow::Result<Lock> {
+        for _ in 0..2 {
+            match std::fs::OpenOptions::new()
+                .write(true)
+                .create_new(true)
+                .open(path)
+            {
+                Ok(mut f) => {
+                    let _ = write!(f, "{}", std::process::id());
+                    return Ok(Lock {
+                        path: path.to_owned(),
+                    });
+                }
+                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
+                    let holder = std::fs::read_to_string(path).unwrap_or_default();
+                    let alive = holder
+                        .trim()
+                        .parse::<u32>()
+                        .is_ok_and(|pid| Path::new(&format!("/proc/{pid}")).exists());
+                    anyhow::ensure!(
+                        !alive,
+                        "another sweep (pid {}) is writing to this output directory ({})",
+                        holder.trim(),
+                        path.display()
+                    );
+                    let _ = std::fs::remove_file(path);
+                }
+                Err(e) => {
+                    return Err(e).with_context(|| format!("failed to take {}", path.display()));
+                }
+            }
+        }
+        anyhow::bail!("failed to take the sweep lock {}", path.display())
+    }
+}
+
+impl Drop for Lock {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.path);
+    }
+}

@@ -1,0 +1,333 @@
+//! Comparing two runs of one server for CI (`fitness compare BEFORE AFTER`):
+//! whether the two measurements can be read against each other at all, the
+//! outcome change, the two stored first-try intervals with whether they are
+//! separated ([`crate::rewrite::delta`]), and a verdict a workflow gates on.
+//!
+//! Only stored numbers are read; nothing here recomputes an interval. Two
+//! runs are comparable when the same runner model ran them (as registered,
+//! and as the provider reported it), the same generator built their suites
+//! (with the same judge, for a generator that writes with one), and they ran
+//! under the same credential context.
+
+use serde::Serialize;
+
+use crate::generators;
+use crate::record::{Outcome, RewriteDelta, RunRecord};
+use crate::rewrite::{delta, stored_interval};
+
+/// Why two runs cannot be read against each other.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Incomparable {
+    /// `runner_model`, `runner_reported`, `generator`, `judge_model`, `credential_context`.
+    pub field: &'static str,
+    pub before: String,
+    pub after: String,
+}
+
+impl std::fmt::Display for Incomparable {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let what = match self.field {
+            "runner_model" => "the runner model differs",
+            "runner_reported" => "the provider reported different runner models",
+            "generator" => "the task generator differs",
+            "judge_model" => "the judge that wrote the tasks differs",
+            _ => "the credential context differs",
+        };
+        write!(f, "{what}: {} before, {} after", self.before, self.after)
+    }
+}
+
+/// What the comparison concludes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Verdict {
+    /// The runs cannot be read against each other.
+    Incomparable,
+    /// One of the two measurements did not complete or was compromised
+    /// (VOID, COMPROMISED): nothing can be said about the server.
+    Inconclusive,
+    /// The after interval lies entirely below the before interval, or the
+    /// server lost its score to a refusal.
+    Regressed,
+    /// The after interval lies entirely above the before interval, or a
+    /// refused server now scores.
+    Improved,
+    /// No change is established: overlapping intervals, or the same outcome.
+    NoChangeEstablished,
+    /// Both refused, with different outcomes: reported, not ranked.
+    OutcomeChanged,
+}
+
+impl Verdict {
+    /// The process exit code `fitness compare` ends with.
+    pub fn exit_code(self) -> u8 {
+        match self {
+            Verdict::Improved | Verdict::NoChangeEstablished | Verdict::OutcomeChanged => 0,
+            Verdict::Incomparable => 3,
+            Verdict::Regressed => 4,
+            Verdict::Inconclusive => 5,
+        }
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Verdict::Incomparable => "incomparable",
+            Verdict::Inconclusive => "inconclusive",
+            Verdict::Regressed => "regressed",
+            Verdict::Improved => "improved",
+            Verdict::NoChangeEstablished => "no change established",
+            Verdict::OutcomeChanged => "outcome changed",
+        }
+    }
+}
+
+/// One side of the comparison, as stored in its record.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Side {
+    pub run: String,
+    pub outcome: Outcome,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub refused_at: Option<String>,
+    pub runner_model: String,
+    pub generator: String,
+    pub suite_hash: String,
+}
+
+/// The comparison of two records.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Comparison {
+    pub before: Side,
+    pub after: Side,
+    /// Empty when the runs are comparable.
+    pub incomparable: Vec<Incomparable>,
+    /// The stored first-try intervals, their difference and separation.
+    pub delta: RewriteDelta,
+    pub verdict: Verdict,
+    /// The verdict in one sentence.
+    pub reason: String,
+}
+
+/// Outcomes that say the measurement itself did not hold.
+fn incomplete(o: Outcome) -> bool {
+    matches!(o, Outcome::Void | Outcome::Compromised)
+}
+
+/// What stands in the way of reading `after` against `before`.
+pub fn comparability(before: &RunRecord, after: &RunRecord) -> Vec<Incomparable> {
+    let mut out = Vec::new();
+    let mut differ = |field: &'static str, b: String, a: String| {
+        if b != a {
+            out.push(Incomparable {
+                field,
+                before: b,
+                after: a,
+            });
+        }
+    };
+    let (b, a) = (&before.run, &after.run);
+    differ(
+        "runner_model",
+        b.runner_model.clone(),
+        a.runner_model.clone(),
+    );
+    // A provider that upgrades the model behind one name changes what ran.
+    if let (Some(rb), Some(ra)) = (&b.runner_reported, &a.runner_reported) {
+        differ("runner_reported", rb.clone(), ra.clone());
+    }
+    differ(
+        "generator",
+        b.generator_label().to_owned(),
+        a.generator_label().to_owned(),
+    );
+    let judged = b
+        .generator
+        .as_deref()
+        .is_some_and(generators::judge_writes_tasks);
+    if judged {
+        differ("judge_model", b.judge_model.clone(), a.judge_model.clone());
+    }
+    let credential = |r: &RunRecord| {
+        serde_json::to_value(r.server.credential_context)
+            .ok()
+            .and_then(|v| v.as_str().map(str::to_owned))
+            .unwrap_or_default()
+    };
+    differ("credential_context", credential(before), credential(after));
+    out
+}
+
+fn side(r: &RunRecord) -> Side {
+    Side {
+        run: r.run.id.clone(),
+        outcome: r.outcome,
+        refused_at: r.gates.refused_at.clone(),
+        runner_model: r.run.runner_model.clone(),
+        generator: r.run.generator_label().to_owned(),
+        suite_hash: r.run.suite_hash.clone(),
+    }
+}
+
+/// Compare `after` against the baseline `before`.
+pub fn compare(before: &RunRecord, after: &RunRecord) -> Comparison {
+    let incomparable = comparability(before, after);
+    let d = delta(stored_interval(before), stored_interval(after));
+    let (b, a) = (before.outcome, after.outcome);
+    let (verdict, reason) = if !incomparable.is_empty() {
+        (
+            Verdict::Incomparable,
+            format!(
+                "The runs cannot be read against each other: {}.",
+                incomparable
+                    .iter()
+                    .map(ToString::to_string)
+                    .collect::<Vec<_>>()
+                    .join("; ")
+            ),
+        )
+    } else if incomplete(b) || incomplete(a) {
+        let which = if incomplete(a) {
+            ("after", a)
+        } else {
+            ("before", b)
+        };
+        (
+            Verdict::Inconclusive,
+            format!(
+                "The {} run is {}: that measurement did not hold, so nothing is said about the server.",
+                which.0,
+                which.1.code()
+            ),
+        )
+    } else {
+        match (&d.before, &d.after, d.difference) {
+            (Some(_), Some(_), Some(diff)) if d.separated && diff < 0.0 => (
+                Verdict::Regressed,
+                "First-try success fell: the after interval lies entirely below the before interval."
+                    .to_owned(),
+            ),
+            (Some(_), Some(_), Some(_)) if d.separated => (
+                Verdict::Improved,
+                "First-try success rose: the after interval lies entirely above the before interval."
+                    .to_owned(),
+            ),
+            (Some(_), Some(_), _) => (
+                Verdict::NoChangeEstablished,
+                "The intervals overlap, so no change in first-try success is established."
+                    .to_owned(),
+            ),
+            (Some(_), None, _) => (
+                Verdict::Regressed,
+                format!(
+                    "The server lost its score: the after run was refused ({}).",
+                    a.code()
+                ),
+            ),
+            (None, Some(_), _) => (
+                Verdict::Improved,
+                format!(
+                    "The server now scores: the before run was refused ({}).",
+                    b.code()
+                ),
+            ),
+            _ if a == b => (
+                Verdict::NoChangeEstablished,
+                format!("Both runs were refused with {}.", a.code()),
+            ),
+            _ => (
+                Verdict::OutcomeChanged,
+                format!(
+                    "Both runs were refused, {} before and {} after; neither has a score to compare.",
+                    b.code(),
+                    a.code()
+                ),
+            ),
+        }
+    };
+    Comparison {
+        before: side(before),
+        after: side(after),
+        incomparable,
+        delta: d,
+        verdict,
+        reason,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::stats::{BOARD_CONFIDENCE, wilson};
+
+    /// The anchor board's scored runs (real records of the reference).
+    fn anchor_scored() -> Vec<RunRecord> {
+        let path = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../fixtures/anchor-board/runs.json"
+        );
+        let doc: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(path).expect("anchor runs.json"))
+                .expect("anchor runs.json is JSON");
+        crate::record::import::import_runs(&doc)
+            .expect("anchor imports")
+            .records
+            .into_iter()
+            .filter(|r| r.outcome == Outcome::Scored)
+            .collect()
+    }
+
+    fn with_first_try(mut r: RunRecord, k: u64, n: u64) -> RunRecord {
+        if let Some(score) = r.score.as_mut() {
+            score.first_try = wilson(k, n, BOARD_CONFIDENCE);
+        }
+        r
+    }
+
+    #[test]
+    fn overlapping_anchor_intervals_establish_no_change() {
+        let scored = anchor_scored();
+        let (a, b) = (&scored[0], &scored[1]);
+        let c = compare(a, b);
+        assert!(c.incomparable.is_empty(), "{:?}", c.incomparable);
+        assert_eq!(c.verdict, Verdict::NoChangeEstablished, "{}", c.reason);
+        assert_eq!(c.verdict.exit_code(), 0);
+        assert_eq!(c.delta.before, stored_interval(a));
+        assert_eq!(c.delta.after, stored_interval(b));
+        assert!(!c.delta.separated);
+    }
+
+    #[test]
+    fn separated_intervals_are_a_regression_or_an_improvement() {
+        let base = anchor_scored().remove(0);
+        let high = with_first_try(base.clone(), 12, 12);
+        let low = with_first_try(base, 3, 12);
+        let down = compare(&high, &low);
+        assert!(down.delta.separated);
+        assert_eq!(down.verdict, Verdict::Regressed, "{}", down.reason);
+        assert_eq!(down.verdict.exit_code(), 4);
+        let up = compare(&low, &high);
+        assert_eq!(up.verdict, Verdict::Improved);
+        assert_eq!(up.verdict.exit_code(), 0);
+        assert!((up.delta.difference.unwrap() - 0.75).abs() < 1e-12);
+    }
+
+    #[test]
+    fn another_runner_generator_or_credential_is_incomparable() {
+        let a = anchor_scored().remove(0);
+        let mut b = a.clone();
+        b.run.runner_model = "openai/gpt-4o".to_owned();
+        b.run.generator = Some("schema-walk/2".to_owned());
+        b.server.credential_context = crate::record::CredentialContext::OwnerKey;
+        let c = compare(&a, &b);
+        let fields: Vec<&str> = c.incomparable.iter().map(|i| i.field).collect();
+        assert_eq!(fields, ["runner_model", "generator", "credential_context"]);
+        assert_eq!(c.verdict, Verdict::Incomparable);
+        assert_eq!(c.verdict.exit_code(), 3);
+        assert!(c.reason.contains("owner-key after"), "{}", c.reason);
+        // judge-synth suites depend on their judge.
+        let mut j1 = a.clone();
+        j1.run.generator = Some("judge-synth/1".to_owned());
+        let mut j2 = j1.clone();
+        j2.run.judge_model = "anthropic/another-judge".to_owned();
+        assert_eq!(compare(&j1, &j2).incomparable[0].field, "judge_model");
+    }
+}
