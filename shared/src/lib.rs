@@ -26,3 +26,4 @@ pub const VERSION: &str = env!("CARGO_PKG_VERSION");
 pub mod integrity;
 pub mod record;
 pub mod rewrite;
+pub mod site;

@@ -36,7 +36,9 @@ pub use null_baseline::{
 };
 pub use outcome::{Counts, GateError, Outcome, OutcomeCode};
 pub use plan_power::{PlanPowerReason, PlanPowerReport, perfect_agent_min_trials, plan_power_gate};
-pub use prereg::{MAX_REGISTERED_TRIALS, PreRegistration, default_detectable};
+pub use prereg::{
+    DEFAULT_PLANNED_POWER, MAX_REGISTERED_TRIALS, PreRegistration, default_detectable,
+};
 pub use published::{PublishedReason, PublishedVerdict, published_verdict};
 pub use structural::{
     MIN_ADMISSION_RATE, MIN_SUITE_SIZE, StructuralReason, StructuralReport, SuiteFates, structural,
