@@ -407,6 +407,20 @@ pub struct ScoreCaveat {
 }
 
 impl ScoreCaveat {
+    /// The short form a board row prints: what the rule reads, with the
+    /// Wilson low and the threshold.
+    pub fn summary(&self) -> String {
+        format!(
+            "Under {schema} the construct gate reads {reads}: {k} of {n}, Wilson 95% low {low:.1}%, below the {t:.0}% threshold.",
+            schema = crate::RECORD_SCHEMA,
+            reads = self.reads,
+            k = self.k,
+            n = self.n,
+            low = self.wilson_low * 100.0,
+            t = self.threshold * 100.0,
+        )
+    }
+
     /// One sentence with the numbers: what the rule reads and why.
     pub fn sentence(&self) -> String {
         let who = if self.imported {

@@ -86,10 +86,21 @@ pub async fn clear_cache(client: &Client) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// Write a screenshot to the temporary directory as `name`; returns the path.
+/// Where screenshots go: `FITNESS_SHOTS`, or `fitness-screenshots/` in the
+/// temporary directory.
+pub fn screenshot_dir() -> PathBuf {
+    std::env::var_os("FITNESS_SHOTS")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| std::env::temp_dir().join("fitness-screenshots"))
+}
+
+/// Write a screenshot of the window as `name` in [`screenshot_dir`];
+/// returns the path.
 pub async fn screenshot(client: &Client, name: &str) -> anyhow::Result<PathBuf> {
     let png = client.screenshot().await?;
-    let path = std::env::temp_dir().join(name);
+    let dir = screenshot_dir();
+    std::fs::create_dir_all(&dir)?;
+    let path = dir.join(name);
     std::fs::write(&path, png)?;
     Ok(path)
 }

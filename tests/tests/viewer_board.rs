@@ -551,11 +551,17 @@ async fn a_1000_run_board_counts_other_attempts_and_links_each_history() -> anyh
             .filter(|r| r.server.slug == "mcp-svelte-dev")
             .max_by_key(|r| r.run.started_at.clone())
             .context("svelte runs")?;
-        let attempt = text(
-            c,
-            &format!("article.row[data-run-id='{}'] .attempt", last.run.id),
-        )
-        .await?;
+        // The newest run sits in its group's folded part: read its text
+        // whether or not the group is open.
+        let attempt = c
+            .execute(
+                "return document.querySelector(arguments[0]).textContent;",
+                vec![format!("article.row[data-run-id='{}'] .attempt", last.run.id).into()],
+            )
+            .await?
+            .as_str()
+            .unwrap_or_default()
+            .to_owned();
         anyhow::ensure!(
             attempt.starts_with(&format!(
                 "Run {svelte} of {svelte} of this server; the other {}: ",

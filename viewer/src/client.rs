@@ -87,7 +87,9 @@ pub fn start() {
     };
     match rendered {
         Some(page) if wanted.view == View::from(&page) && !wanted.embed => {
-            leptos::task::spawn_local(async move {
+            // Leptos starts its executor when it mounts; until then the
+            // browser's own runs this.
+            wasm_bindgen_futures::spawn_local(async move {
                 match preload(&page).await {
                     Ok((data, after)) => hydrate(mount, wanted, data, after),
                     // The static page stays readable until the page in the

@@ -145,19 +145,25 @@ pub fn IntervalBar(interval: Interval) -> impl IntoView {
 }
 
 /// What the publication rule reads on an imported (or otherwise unresolved)
-/// pass: the score stands as it was published, with this beside it.
+/// pass: the score stands as it was published, with this beside it (the
+/// short form on a board row, the whole sentence on the record page).
 #[component]
-pub fn CaveatNote(caveat: ScoreCaveat) -> impl IntoView {
+pub fn CaveatNote(caveat: ScoreCaveat, #[prop(optional)] full: bool) -> impl IntoView {
     let label = if caveat.imported {
-        "Imported pass"
+        "Imported pass."
     } else {
-        "Unresolved pass"
+        "Unresolved pass."
+    };
+    let text = if full {
+        caveat.sentence()
+    } else {
+        caveat.summary()
     };
     view! {
         <p class="caveat" data-reads=caveat.reads.clone()>
             <span class="caveat-label">{label}</span>
             " "
-            {caveat.sentence()}
+            {text}
         </p>
     }
 }

@@ -158,7 +158,7 @@ pub fn BoardView(
                 .collect_view();
             let t = *t;
             view! {
-                <li class="tier-card" data-tier=t class:selected=move || tier.get().as_deref() == Some(t)>
+                <li class="tier-card" data-tier=t>
                     <h3>{*title}</h3>
                     <p class="tier-count">{tier_total(t)}</p>
                     <ul class="outcomes">{cells}</ul>
@@ -191,16 +191,6 @@ pub fn BoardView(
             }
         })
         .collect_view();
-    let filter_note = move || {
-        tier.get().map(|t| {
-            view! {
-                <p class="filter-note" role="status">
-                    {format!("Showing the {t} tier only. ")}
-                    <a href=crate::api::site_url("./")>"Show every tier"</a>
-                </p>
-            }
-        })
-    };
     let groups = board
         .groups
         .iter()
@@ -215,10 +205,12 @@ pub fn BoardView(
         .collect_view();
     view! {
         <section class="summary" aria-label="Summary">
-            <p class="headline">{headline}</p>
-            <p class="sub">{sub}</p>
+            <div class="summary-lead">
+                <p class="headline">{headline}</p>
+                <p class="sub">{sub}</p>
+                <p class="published">{format!("Published {}", board.published_at.replace('T', " "))}</p>
+            </div>
             {spend_view(&board.spend)}
-            <p class="published">{format!("Published {}", board.published_at.replace('T', " "))}</p>
         </section>
         <section class="ledger" aria-labelledby="ledger-heading">
             <h2 id="ledger-heading">"Outcomes by the tier that decided them"</h2>
@@ -231,7 +223,6 @@ pub fn BoardView(
                     {filters}
                 </nav>
             </div>
-            {filter_note}
             <BoardHead />
             {groups}
         </section>

@@ -11,7 +11,7 @@ use leptos::either::{Either, EitherOf3, EitherOf9};
 use leptos::prelude::*;
 
 use crate::api;
-use crate::{CaveatNote, IntervalBar, SignatureChip, interval_text, pct};
+use crate::{AxisLabels, CaveatNote, IntervalBar, SignatureChip, interval_text, pct};
 
 /// A record as the page shows it.
 #[derive(Clone)]
@@ -136,7 +136,7 @@ pub fn RecordView(
     let score_bar = record
         .score
         .as_ref()
-        .map(|s| view! { <div class="result scored"><IntervalBar interval=s.first_try /></div> });
+        .map(|s| view! { <div class="result scored"><IntervalBar interval=s.first_try /><AxisLabels /></div> });
     let deciding_view = deciding
         .clone()
         .map(|g| view! { <DecidingGate gate=g record=shared.clone() /> });
