@@ -34,6 +34,10 @@ pub enum Preloaded {
     },
 }
 
+/// A fingerprint of the sources the views are built from (see `build.rs`):
+/// a pre-rendered page carries the one it was rendered with.
+pub const VIEW_BUILD: &str = env!("FITNESS_VIEW_BUILD");
+
 /// The page's title, for the document head.
 pub fn page_title(view: &View) -> String {
     let what = match view {
@@ -95,7 +99,7 @@ fn shell(
         });
     }
     Either::Right(view! {
-        <main id="fitness-app" data-page=kind data-id=id data-ready=ready_attr>
+        <main id="fitness-app" data-page=kind data-id=id data-build=VIEW_BUILD data-ready=ready_attr>
             <header class="masthead">
                 <h1 class="wordmark"><a href=crate::api::site_url("./")>"Fitness Report"</a></h1>
                 <p class="thesis">

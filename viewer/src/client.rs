@@ -22,9 +22,17 @@ thread_local! {
     static ROOT: RefCell<String> = RefCell::new("/".to_owned());
 }
 
-/// The page a pre-rendered root element says it holds
-/// (`data-page`, `data-id`).
+/// The page a pre-rendered root element says it holds (`data-page`,
+/// `data-id`), if it was rendered by these very views (`data-build`).
 fn rendered_page(app: &web_sys::Element) -> Option<Page> {
+    if app.get_attribute("data-build").as_deref() != Some(crate::app::VIEW_BUILD) {
+        if app.has_attribute("data-page") {
+            leptos::logging::warn!(
+                "this page was pre-rendered by another build of the viewer; rendering it afresh"
+            );
+        }
+        return None;
+    }
     let id = app.get_attribute("data-id").unwrap_or_default();
     match app.get_attribute("data-page")?.as_str() {
         "board" => Some(Page::Board),
