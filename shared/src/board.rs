@@ -421,21 +421,18 @@ impl ScoreCaveat {
         )
     }
 
-    /// One sentence with the numbers: what the rule reads and why.
+    /// The whole of it, for the record page: who published the pass, what
+    /// the rule reads, and the power the trials reach.
     pub fn sentence(&self) -> String {
         let who = if self.imported {
-            "The reference implementation published this pass"
+            "The reference implementation published this pass."
         } else {
-            "This run published a pass"
+            "This run published a pass."
         };
         format!(
-            "{who}; under {schema} the construct gate reads {reads}: {k} of {n} has a Wilson 95% low of {low:.1}%, below the {t:.0}% threshold, and {n} trials reach power {p:.2} of the {pp:.2} planned.",
-            schema = crate::RECORD_SCHEMA,
-            reads = self.reads,
-            k = self.k,
+            "{who} {} {n} trials reach power {p:.2} of the {pp:.2} planned.",
+            self.summary(),
             n = self.n,
-            low = self.wilson_low * 100.0,
-            t = self.threshold * 100.0,
             p = self.achieved_power,
             pp = self.planned_power,
         )

@@ -180,7 +180,7 @@ pub fn cloned_anchor(copies: usize) -> anyhow::Result<Vec<RunRecord>> {
 
 /// `2026-08-20T03:20:57.056Z` moved `days` days later, staying a valid
 /// timestamp (the day of the month wraps within 28).
-fn shifted(at: &str, days: usize) -> String {
+pub fn shifted(at: &str, days: usize) -> String {
     let day: usize = at.get(8..10).and_then(|d| d.parse().ok()).unwrap_or(1);
     let month: usize = at.get(5..7).and_then(|m| m.parse().ok()).unwrap_or(1);
     let total = (day - 1) + days;

@@ -316,29 +316,27 @@ async fn anchor_board_and_record_page_in_chromium() -> anyhow::Result<()> {
         }
         anyhow::ensure!(count(c, "article.row a.standing-link").await? == carried.len());
 
+        // The board, a record and a replay at both widths, light and dark.
         for dark in [false, true] {
             color_scheme(c, dark).await?;
             let scheme = if dark { "dark" } else { "light" };
-            c.set_window_size(1400, 900).await?;
-            c.goto(&server.url("/")).await?;
-            live(c).await?;
-            screenshot(c, &format!("fitness-board-1400-{scheme}.png")).await?;
-            scroll_to(c, "section.group[data-tier='scored']").await?;
-            screenshot(c, &format!("fitness-board-1400-{scheme}-scored.png")).await?;
-            scroll_to(c, "section.group[data-tier='free'] article.row").await?;
-            screenshot(c, &format!("fitness-board-1400-{scheme}-refused.png")).await?;
-            c.goto(&server.url(&format!("/runs/{HF}/"))).await?;
-            live(c).await?;
-            screenshot(c, &format!("fitness-record-1400-{scheme}.png")).await?;
-            c.set_window_size(390, 844).await?;
-            c.goto(&server.url("/")).await?;
-            live(c).await?;
-            screenshot(c, &format!("fitness-board-390-{scheme}.png")).await?;
-            scroll_to(c, "section.group[data-tier='scored'] article.row").await?;
-            screenshot(c, &format!("fitness-board-390-{scheme}-scored.png")).await?;
-            c.goto(&server.url(&format!("/runs/{HF}/"))).await?;
-            live(c).await?;
-            screenshot(c, &format!("fitness-record-390-{scheme}.png")).await?;
+            for (width, height) in [(1400, 900), (390, 844)] {
+                c.set_window_size(width, height).await?;
+                let name = |what: &str| format!("fitness-{what}-{width}-{scheme}.png");
+                c.goto(&server.url("/")).await?;
+                live(c).await?;
+                screenshot(c, &name("board")).await?;
+                scroll_to(c, "section.group[data-tier='scored'] article.row").await?;
+                screenshot(c, &name("board-scored")).await?;
+                scroll_to(c, "section.group[data-tier='free'] article.row").await?;
+                screenshot(c, &name("board-refused")).await?;
+                c.goto(&server.url(&format!("/runs/{HF}/"))).await?;
+                live(c).await?;
+                screenshot(c, &name("record")).await?;
+                c.goto(&server.url(&format!("/runs/{HF}/?view=replay"))).await?;
+                wait_for(c, ".replay[data-complete='1'] .tl-row").await?;
+                screenshot(c, &name("replay")).await?;
+            }
         }
         color_scheme(c, false).await?;
         c.set_window_size(1400, 900).await?;

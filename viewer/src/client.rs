@@ -98,6 +98,9 @@ pub fn start() {
             // Leptos starts its executor when it mounts; until then the
             // browser's own runs this.
             wasm_bindgen_futures::spawn_local(async move {
+                // The page is readable as sent: let the browser paint it
+                // before the hydration's work takes the main thread.
+                after_paint().await;
                 match preload(&page).await {
                     Ok((data, after)) => hydrate(mount, wanted, data, after),
                     // The static page stays readable until the page in the
@@ -108,6 +111,22 @@ pub fn start() {
         }
         _ => render(mount, wanted),
     }
+}
+
+/// Resolves once the browser has painted a frame (the next animation frame,
+/// then a task after it).
+async fn after_paint() {
+    let Some(window) = web_sys::window() else {
+        return;
+    };
+    let frame = js_sys::Promise::new(&mut |resolve, _| {
+        let _ = window.request_animation_frame(&resolve);
+    });
+    let _ = wasm_bindgen_futures::JsFuture::from(frame).await;
+    let task = js_sys::Promise::new(&mut |resolve, _| {
+        let _ = window.set_timeout_with_callback_and_timeout_and_arguments_0(&resolve, 0);
+    });
+    let _ = wasm_bindgen_futures::JsFuture::from(task).await;
 }
 
 /// What a pre-rendered page was rendered from, and what changes once the

@@ -326,6 +326,7 @@ fn write_site(
         copy_tree(viewer, site)?;
         let shell = std::fs::read_to_string(site.join(site::PAGE_FILE))?;
         script_hashes = pages::write_pages(site, &shell, &board, &records)?.script_hashes;
+        pages::precompress_viewer(site, viewer)?;
     }
     let rules = HeaderRules::for_site(&content_security_policy(&script_hashes));
     write_file(&site.join("_headers"), rules.render().as_bytes())?;

@@ -20,6 +20,25 @@ use fitness_shared::record::RunRecord;
 use fitness_shared::site::{self, Page};
 use fitness_viewer::render;
 
+/// Write a `.gz` beside each of the viewer's own files in the site (its
+/// wasm, JavaScript and stylesheet), so `fitness serve` sends them
+/// compressed without compressing them on every request.
+pub fn precompress_viewer(site: &Path, viewer: &Path) -> anyhow::Result<()> {
+    for entry in std::fs::read_dir(viewer)
+        .with_context(|| format!("failed to read {}", viewer.display()))?
+    {
+        let name = entry?.file_name();
+        let path = site.join(&name);
+        let wanted = path
+            .extension()
+            .is_some_and(|e| e == "wasm" || e == "js" || e == "css");
+        if wanted && path.is_file() {
+            super::gzip_beside(&path)?;
+        }
+    }
+    Ok(())
+}
+
 /// What [`write_pages`] wrote.
 #[derive(Debug, Default)]
 pub struct Pages {
@@ -55,6 +74,8 @@ pub fn write_pages(
         let path = dir.join(site::PAGE_FILE);
         std::fs::write(&path, &html)
             .with_context(|| format!("failed to write {}", path.display()))?;
+        // Served precompressed, as the tapes and board.json are.
+        super::gzip_beside(&path)?;
         hashes.extend(super::inline_script_hashes(&html));
         out.pages += 1;
         Ok(html.len())

@@ -15,13 +15,19 @@
 //! - layout shift (every `layout-shift` entry without recent input), until
 //!   our page is hydrated and a second after.
 //!
-//! Printed: medians of 5 loads per site, the ratios ours / reference
+//! Printed: medians of 7 loads per site, the ratios ours / reference
 //! (goal: at most 0.5 for both measures at both sizes), the layout shift of
 //! hydration (goal: under 0.01), board.json per run gzipped (goal: at most
 //! 1 KB), the board page's HTML per row, and the viewer's wasm + JS
 //! gzipped (goal: under 400 KB).
 //!
-//! Needs the viewer build (`trunk build --release`, or FITNESS_DIST).
+//! `BOARD_BENCH_URLS=url,url` measures those pages instead (first paint and
+//! first screen of rows only), for trying a change to a published page.
+//!
+//! Needs the viewer build (`trunk build --release`, or FITNESS_DIST) and
+//! the reference's static board: `FITNESS_REFERENCE_SITE`, by default
+//! `../shared/fixtures/anchor-board/reference-site` beside the workspace
+//! (the team's read-only copy; it is not part of this repository).
 //! Run: `cargo run --release -p fitness-e2e --bin board_bench`.
 
 use std::io::Write as _;
@@ -37,7 +43,7 @@ use fitness_e2e::{copy_dir, viewer_dist};
 use serde_json::Value;
 
 /// Loads per site and size; the median is printed.
-const LOADS: usize = 5;
+const LOADS: usize = 7;
 /// The viewport the first screen is measured in.
 const WIDTH: u32 = 1400;
 const HEIGHT: u32 = 900;
@@ -152,7 +158,7 @@ fn v1_records(n: usize) -> anyhow::Result<Vec<Value>> {
                         .into(),
                 );
                 let at = run["startedAt"].as_str().unwrap_or_default().to_owned();
-                run.insert("startedAt".into(), shifted(&at, copy).into());
+                run.insert("startedAt".into(), fitness_e2e::site::shifted(&at, copy).into());
             }
             out.push(r);
         }
@@ -160,13 +166,19 @@ fn v1_records(n: usize) -> anyhow::Result<Vec<Value>> {
     Ok(out)
 }
 
-/// `2026-08-20T03:20:57.056Z` moved `days` later (the day wraps within 28).
-fn shifted(at: &str, days: usize) -> String {
-    let day: usize = at.get(8..10).and_then(|d| d.parse().ok()).unwrap_or(1);
-    let month: usize = at.get(5..7).and_then(|m| m.parse().ok()).unwrap_or(1);
-    let total = (day - 1) + days;
-    let (month, day) = (((month - 1 + total / 28) % 12) + 1, total % 28 + 1);
-    format!("{}{month:02}-{day:02}{}", &at[..5], &at[10..])
+/// The reference implementation's static board (its files, no data).
+fn reference_site() -> anyhow::Result<std::path::PathBuf> {
+    let dir = std::env::var_os("FITNESS_REFERENCE_SITE")
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|| {
+            fitness_e2e::workspace_root().join("../shared/fixtures/anchor-board/reference-site")
+        });
+    anyhow::ensure!(
+        dir.join("index.html").is_file() && dir.join("app.js").is_file(),
+        "no reference board at {} (set FITNESS_REFERENCE_SITE)",
+        dir.display()
+    );
+    Ok(dir)
 }
 
 /// Both sites for one set of records: (ours, reference).
@@ -190,7 +202,7 @@ fn sites(
         published_at: Some("2026-11-30T00:00:00.000Z".to_owned()),
     })?;
     let reference = dir.join("reference");
-    copy_dir(&anchor_dir().join("reference-site"), &reference)?;
+    copy_dir(&reference_site()?, &reference)?;
     std::fs::create_dir_all(reference.join("data"))?;
     std::fs::copy(&runs, reference.join("data/runs.json"))?;
     Ok((ours, reference))
@@ -226,6 +238,19 @@ async fn main() -> anyhow::Result<()> {
             serde_json::json!({ "source": PROBE }),
         )
         .await?;
+        // Pages named on the command line instead of the two boards.
+        if let Ok(urls) = std::env::var("BOARD_BENCH_URLS") {
+            for url in urls.split(',') {
+                let mut xs = Vec::new();
+                for _ in 0..LOADS {
+                    xs.push(load(&c, url, false).await?);
+                }
+                let fcp = median(xs.iter().map(|l| l.fcp).collect());
+                let rows = median(xs.iter().map(|l| l.rows).collect());
+                println!("{url}: fcp {fcp:.0} ms, rows {rows:.0} ms");
+            }
+            return Ok(());
+        }
         for n in [33usize, 1000] {
             let dir = tempfile::tempdir()?;
             let records = v1_records(n)?;
