@@ -9,14 +9,14 @@ use serde_json::Value;
 mod common;
 use common::{anchor_dir, fitness, s, text};
 
-/// A stand-in viewer build: an index.html with one inline bootstrap script,
-/// like Trunk's, and one asset.
+/// A stand-in viewer build: an index.html with one inline bootstrap script
+/// and the root element pages are rendered into, like Trunk's, and one asset.
 fn fake_viewer(dir: &Path) -> PathBuf {
     let viewer = dir.join("dist");
     std::fs::create_dir_all(&viewer).unwrap();
     std::fs::write(
         viewer.join("index.html"),
-        "<!doctype html><html><head><script type=\"module\">import init from '/v.js'; init();</script></head><body></body></html>",
+        "<!doctype html><html><head><title>Fitness Report</title><script type=\"module\">import init from './v.js'; init();</script></head><body><div id=\"fitness-root\"></div></body></html>",
     )
     .unwrap();
     std::fs::write(viewer.join("v.js"), "export default function init() {}").unwrap();
@@ -76,7 +76,7 @@ fn the_anchor_board_has_33_rows_7_scored_26_refused_grouped_by_tier() {
         site.stdout
     );
     let board = board(&site);
-    assert_eq!(board["schema"], "fitness-board/1");
+    assert_eq!(board["schema"], "fitness-board/2");
     assert_eq!(board["rows"].as_array().unwrap().len(), 33);
     assert_eq!(board["counts"]["scored"], 7);
     assert_eq!(board["counts"]["refused"], 26);
@@ -142,7 +142,7 @@ fn the_anchor_board_has_33_rows_7_scored_26_refused_grouped_by_tier() {
 }
 
 #[test]
-fn huggingface_has_three_attempts_that_name_each_other() {
+fn huggingface_has_three_attempts_counted_by_outcome() {
     let site = publish_anchor();
     let board = board(&site);
     let rows: Vec<&Value> = board["rows"]
@@ -152,18 +152,24 @@ fn huggingface_has_three_attempts_that_name_each_other() {
         .filter(|r| r["server"]["slug"] == "huggingface-co")
         .collect();
     assert_eq!(rows.len(), 3);
-    let ids: Vec<&str> = rows.iter().map(|r| r["id"].as_str().unwrap()).collect();
+    let outcome = |r: &Value| match r["result"]["kind"].as_str().unwrap() {
+        "scored" => "SCORED".to_owned(),
+        _ => r["result"]["code"].as_str().unwrap().to_owned(),
+    };
     for (i, row) in rows.iter().enumerate() {
         assert_eq!(row["attempt"]["index"], i as u64 + 1);
         assert_eq!(row["attempt"]["of"], 3);
-        let others: Vec<&str> = row["attempt"]["others"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|o| o["id"].as_str().unwrap())
-            .collect();
-        let expected: Vec<&str> = ids.iter().copied().filter(|id| *id != ids[i]).collect();
-        assert_eq!(others, expected);
+        // The other two, counted by outcome: no list of ids on any row.
+        let mut expected = serde_json::Map::new();
+        for (j, other) in rows.iter().enumerate().filter(|(j, _)| *j != i) {
+            let _ = j;
+            let n = expected
+                .get(&outcome(other))
+                .and_then(Value::as_u64)
+                .unwrap_or(0);
+            expected.insert(outcome(other), (n + 1).into());
+        }
+        assert_eq!(row["attempt"]["others"], Value::Object(expected));
     }
     let newest = rows[2];
     assert_eq!(newest["id"], "huggingface-co-2026-08-20T17-23-48-886Z");
@@ -202,6 +208,20 @@ fn per_run_files_tapes_gzip_headers_and_viewer_are_written() {
     );
 
     assert!(site.root.join("index.html").is_file() && site.root.join("v.js").is_file());
+    // The board row names the tape by the record's own path; the site path
+    // is the run directory plus that, once.
+    let board = board(&site);
+    let row = board["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["id"] == "huggingface-co-2026-08-20T17-23-48-886Z")
+        .unwrap();
+    for tape in row["tapes"].as_array().unwrap() {
+        let path = tape["path"].as_str().unwrap();
+        assert!(!path.contains('/'), "{path}");
+        assert!(run.join(path).is_file(), "{path}");
+    }
     let headers = std::fs::read_to_string(site.root.join("_headers")).unwrap();
     // The CSP names the inline bootstrap script by hash instead of allowing inline scripts.
     let csp = headers
@@ -213,6 +233,85 @@ fn per_run_files_tapes_gzip_headers_and_viewer_are_written() {
     assert!(headers.contains("/runs/*.jsonl\n  Content-Type: application/x-ndjson; charset=utf-8"));
     assert!(headers.contains("Cache-Control: public, max-age=31536000, immutable"));
     assert!(site.root.join("standing-notes").read_dir().unwrap().count() >= 2);
+}
+
+/// Occurrences of `needle` in `html` (a count of elements of one kind).
+fn count(html: &str, needle: &str) -> usize {
+    html.matches(needle).count()
+}
+
+#[test]
+fn the_board_every_record_and_every_server_history_are_pre_rendered() {
+    let site = publish_anchor();
+    let board = board(&site);
+    let rows = board["rows"].as_array().unwrap();
+    let page = std::fs::read_to_string(site.root.join("index.html")).unwrap();
+    assert!(
+        page.contains(r#"<main id="fitness-app" data-page="board""#),
+        "{page}"
+    );
+    assert_eq!(count(&page, "<article "), 33);
+    assert!(page.contains("26 of 33 published runs published no score."));
+    assert!(page.contains("Measured model spend") && page.contains("at least $"));
+    // Signed with the site's key: every row reads verified, and says by which key.
+    assert_eq!(count(&page, r#"data-signature="verified""#), 33 * 2);
+    // The reference's seven passes keep their numbers and say what our rule reads.
+    assert_eq!(count(&page, r#"data-reads="EXTEND""#), 7);
+    // Tape links name the run directory once.
+    assert!(page.contains(r#"href="runs/huggingface-co-2026-08-20T17-23-48-886Z/mcp.jsonl""#));
+    assert!(!page.contains("runs/huggingface-co-2026-08-20T17-23-48-886Z/runs/"));
+    let script_hashes: Vec<String> = {
+        let headers = std::fs::read_to_string(site.root.join("_headers")).unwrap();
+        headers
+            .split('\'')
+            .filter(|t| t.starts_with("sha256-"))
+            .map(str::to_owned)
+            .collect()
+    };
+    for row in rows {
+        let id = row["id"].as_str().unwrap();
+        let path = site.root.join(format!("runs/{id}/index.html"));
+        let html = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{id}: {e}"));
+        assert!(
+            html.contains(&format!(r#"data-page="record" data-id="{id}""#)),
+            "{id}"
+        );
+        assert!(
+            html.contains(&format!("<title>{id} · Fitness Report</title>")),
+            "{id}"
+        );
+        assert!(
+            html.contains("from '../../v.js'"),
+            "{id}: assets lead back to the root"
+        );
+        assert!(
+            html.contains(r#"href="../../servers/"#),
+            "{id}: links its server's history"
+        );
+        // The inline bootstrap of a page one directory pair down is allowed by its hash.
+        let script = html.split("<script type=\"module\">").nth(1).unwrap();
+        let body = script.split("</script>").next().unwrap();
+        let digest = sha256_b64(body.as_bytes());
+        assert!(script_hashes.contains(&format!("sha256-{digest}")), "{id}");
+    }
+    let mut slugs: Vec<&str> = rows
+        .iter()
+        .map(|r| r["server"]["slug"].as_str().unwrap())
+        .collect();
+    slugs.sort();
+    slugs.dedup();
+    for slug in slugs {
+        let html =
+            std::fs::read_to_string(site.root.join(format!("servers/{slug}/index.html"))).unwrap();
+        let runs = rows.iter().filter(|r| r["server"]["slug"] == slug).count();
+        assert_eq!(count(&html, "<article "), runs, "{slug}");
+    }
+}
+
+fn sha256_b64(bytes: &[u8]) -> String {
+    use base64::Engine as _;
+    use sha2::Digest as _;
+    base64::engine::general_purpose::STANDARD.encode(sha2::Sha256::digest(bytes))
 }
 
 #[test]

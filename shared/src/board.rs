@@ -8,7 +8,9 @@
 //!   different groups are never compared;
 //! - refusals are grouped by the cost tier of the gate that stopped them
 //!   (free, cheap, paid), and a group says when it mixes generators;
-//! - every run of a server is a numbered attempt that names the others;
+//! - every run of a server is a numbered attempt that counts the others by
+//!   outcome and links the server's history page, so the index stays
+//!   linear in the number of runs;
 //! - a scored group states whether any pair of its intervals is separated,
 //!   from the stored intervals only ([`crate::stats::separated`]).
 
@@ -16,14 +18,18 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
+use crate::integrity::{self, SignatureState};
 use crate::record::{
-    CostTier, GateDetail, Interval, Outcome, ProbeStatus, RunRecord, ServerTarget,
-    StandingNotesSet, TapeRef,
+    Cost, CostTier, GateDetail, Interval, Outcome, ProbeStatus, RunRecord, StandingNotesSet,
+    TapeRef,
 };
 use crate::stats;
 
-/// Schema id of `board.json`.
-pub const BOARD_SCHEMA: &str = "fitness-board/1";
+/// Schema id of `board.json`. Version 2: attempts are counted, not listed;
+/// tape paths are the record's own; rows carry their signature state,
+/// per-task economics and any caveat on an imported score; the board
+/// carries its measured spend.
+pub const BOARD_SCHEMA: &str = "fitness-board/2";
 
 /// The label used when a record does not name its generator.
 pub const GENERATOR_NOT_RECORDED: &str = "generator not recorded";
@@ -38,6 +44,8 @@ pub struct Board {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub publisher_key: Option<String>,
     pub counts: Counts,
+    /// The model spend the records measured, summed once for the masthead.
+    pub spend: Spend,
     pub groups: Vec<Group>,
     pub rows: Vec<Row>,
     /// The standing-notes sets the rows reference, each printed once in the
@@ -147,6 +155,71 @@ pub struct Counts {
     pub by_tier: BTreeMap<String, BTreeMap<String, u64>>,
 }
 
+/// The model spend of every run on the board, from each record's cost: a
+/// total only when every run's figure is a total.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Spend {
+    /// The sum of every dollar figure the runs carry (totals and floors).
+    pub usd: f64,
+    /// Runs whose figure is a total.
+    pub total_runs: u64,
+    /// Runs whose figure is a floor ("at least").
+    pub floor_runs: u64,
+    /// Runs that carry no figure.
+    pub none_runs: u64,
+    /// Why the sum is a floor: each reason a run gives, with how many runs
+    /// give it, most common first.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub reasons: Vec<SpendReason>,
+}
+
+impl Spend {
+    /// Whether the sum is a total: nothing known is missing from any run's figure.
+    pub fn is_total(&self) -> bool {
+        self.floor_runs == 0 && self.none_runs == 0
+    }
+}
+
+/// One reason some runs' figures are floors, or missing.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SpendReason {
+    pub reason: String,
+    pub runs: u64,
+}
+
+/// Sum the runs' costs into the board's spend.
+pub fn spend(costs: &[&Cost]) -> Spend {
+    let mut out = Spend::default();
+    let mut reasons: Vec<SpendReason> = Vec::new();
+    let mut note = |reason: String| match reasons.iter_mut().find(|r| r.reason == reason) {
+        Some(r) => r.runs += 1,
+        None => reasons.push(SpendReason { reason, runs: 1 }),
+    };
+    for cost in costs {
+        match cost {
+            Cost::Total { usd, .. } => {
+                out.usd += usd;
+                out.total_runs += 1;
+            }
+            Cost::Floor { usd, reasons, .. } => {
+                out.usd += usd;
+                out.floor_runs += 1;
+                for r in reasons {
+                    note(r.clone());
+                }
+            }
+            Cost::None { why } => {
+                out.none_runs += 1;
+                note(format!("no dollar figure: {why}"));
+            }
+        }
+    }
+    // Most common first; ties keep first-seen order.
+    reasons.sort_by_key(|r| std::cmp::Reverse(r.runs));
+    out.reasons = reasons;
+    out
+}
+
 /// Where a row sits on the board: the tier that stopped it, or `scored`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -218,8 +291,14 @@ pub struct Row {
     pub started_at: String,
     pub attempt: RowAttempt,
     pub result: RowResult,
+    /// Calls, tokens and dollars per completed task, on a scored row.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub economics: Option<RowEconomics>,
     pub probes: RowProbes,
     pub cost: RowCost,
+    /// The record's signature, read against the site's key when the board
+    /// was built.
+    pub signature: SignatureState,
     /// Whether the suite was null-screened at generation (`None`: not recorded).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub screened: Option<bool>,
@@ -229,9 +308,8 @@ pub struct Row {
     /// Extension batches this run consumed.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub extensions: u64,
-    /// Site-relative path of the full record.
-    pub record: String,
-    /// The run's tapes, site-relative, with their hashes (empty: none published).
+    /// The run's tapes as its record names them (paths relative to the run
+    /// directory, [`crate::site::tape`]), with their hashes; empty: none.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub tapes: Vec<TapeRef>,
     /// The official conformance suite's result, its own column: never part
@@ -252,6 +330,17 @@ pub struct RowConformance {
     pub error: Option<String>,
 }
 
+/// Per completed task, as the record's score states them.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct RowEconomics {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub calls: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tokens: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub usd: Option<f64>,
+}
+
 fn is_zero(n: &u64) -> bool {
     *n == 0
 }
@@ -259,30 +348,24 @@ fn is_zero(n: &u64) -> bool {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RowServer {
     pub slug: String,
-    /// The URL, or the command line for a stdio server.
+    /// The URL, or the command line for a stdio server
+    /// ([`crate::record::ServerTarget::display`]).
     pub target: String,
     pub era: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub version: Option<String>,
 }
 
-/// "run i of N", naming the other attempts and the group each sits in.
+/// "run i of N" of one server, with the other N - 1 counted by outcome.
+/// The runs themselves are listed on the server's history page
+/// ([`crate::site::server_page`]), never on every row.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RowAttempt {
     pub index: u32,
     pub of: u32,
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub others: Vec<OtherAttempt>,
-}
-
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct OtherAttempt {
-    pub id: String,
-    pub index: u32,
-    /// The id of the group that row sits in.
-    pub group: String,
-    /// Outcome code of that run.
-    pub outcome: String,
+    /// The other runs of this server: outcome code -> runs.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub others: BTreeMap<String, u32>,
 }
 
 /// The row's result slot: a score or the refusal that replaced it.
@@ -292,6 +375,10 @@ pub struct OtherAttempt {
 pub enum RowResult {
     Scored {
         first_try: Interval,
+        /// Set when the publication rule of this schema would not publish
+        /// the pass the score rests on (an imported reference run).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        caveat: Option<ScoreCaveat>,
     },
     Refused {
         code: String,
@@ -313,6 +400,92 @@ pub enum RowResult {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         p_value: Option<f64>,
     },
+}
+
+/// A score whose construct pass this schema's publication rule
+/// ([`crate::gates::published_verdict`]) reads otherwise. The score stays
+/// as it was published; the board and the record say what the rule reads.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ScoreCaveat {
+    /// What the construct gate reads under the rule (`EXTEND`).
+    pub reads: String,
+    pub k: u64,
+    pub n: u64,
+    /// Wilson 95% lower bound of k of n.
+    pub wilson_low: f64,
+    /// The construct threshold the low bound is read against.
+    pub threshold: f64,
+    /// The power n trials achieve, against the planned power.
+    pub achieved_power: f64,
+    pub planned_power: f64,
+    /// The record was imported: another implementation published the score.
+    pub imported: bool,
+}
+
+impl ScoreCaveat {
+    /// The short form a board row prints: what the rule reads, with the
+    /// Wilson low and the threshold.
+    pub fn summary(&self) -> String {
+        format!(
+            "Under {schema} the construct gate reads {reads}: {k} of {n}, Wilson 95% low {low:.1}%, below the {t:.0}% threshold.",
+            schema = crate::RECORD_SCHEMA,
+            reads = self.reads,
+            k = self.k,
+            n = self.n,
+            low = self.wilson_low * 100.0,
+            t = self.threshold * 100.0,
+        )
+    }
+
+    /// The whole of it, for the record page: who published the pass, what
+    /// the rule reads, and the power the trials reach.
+    pub fn sentence(&self) -> String {
+        let who = if self.imported {
+            "The reference implementation published this pass."
+        } else {
+            "This run published a pass."
+        };
+        format!(
+            "{who} {} {n} trials reach power {p:.2} of the {pp:.2} planned.",
+            self.summary(),
+            n = self.n,
+            p = self.achieved_power,
+            pp = self.planned_power,
+        )
+    }
+}
+
+/// The caveat on a scored record whose construct pass this schema's
+/// publication rule does not publish, from the construct gate's stored
+/// counts and the registration (defaults where it is silent).
+pub fn score_caveat(record: &RunRecord) -> Option<ScoreCaveat> {
+    record.score.as_ref()?;
+    let gate = record.gates.record("construct")?;
+    let v = gate.verdict.as_ref()?;
+    let prereg = &record.preregistration;
+    let detectable = prereg
+        .detectable_rate
+        .unwrap_or_else(|| crate::gates::default_detectable(v.threshold));
+    let planned = prereg
+        .planned_power
+        .unwrap_or(crate::gates::DEFAULT_PLANNED_POWER);
+    let read = crate::gates::published_verdict(v.k, v.n, v.threshold, v.alpha, detectable, planned)
+        .ok()?;
+    let reads = match read.outcome {
+        crate::gates::Outcome::Pass => return None,
+        crate::gates::Outcome::Extend => "EXTEND",
+        crate::gates::Outcome::Fail => "FAIL",
+    };
+    Some(ScoreCaveat {
+        reads: reads.to_owned(),
+        k: v.k,
+        n: v.n,
+        wilson_low: read.wilson_low,
+        threshold: v.threshold,
+        achieved_power: read.achieved_power,
+        planned_power: planned,
+        imported: record.imported.is_some(),
+    })
 }
 
 /// Probe columns: passes counted over applicable checks, unknowns apart.
@@ -353,10 +526,14 @@ pub fn build_board(
             .cmp(&(b.run.started_at.as_str(), b.run.id.as_str()))
     });
 
-    let mut rows: Vec<Row> = ordered.iter().map(|r| row_for(r)).collect();
+    let mut rows: Vec<Row> = ordered
+        .iter()
+        .map(|r| row_for(r, publisher_key.as_deref()))
+        .collect();
     let group_ids: Vec<String> = rows.iter().map(group_id).collect();
 
-    // Attempts: every run of one server, numbered by start time.
+    // Attempts: every run of one server, numbered by start time, the others
+    // counted by outcome (linear in the runs, however many reruns).
     let mut by_server: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
     for (i, row) in rows.iter().enumerate() {
         by_server
@@ -368,24 +545,25 @@ pub fn build_board(
         RowAttempt {
             index: 1,
             of: 1,
-            others: Vec::new()
+            others: BTreeMap::new()
         };
         rows.len()
     ];
     for members in by_server.values() {
         let of = members.len() as u32;
+        let mut all: BTreeMap<String, u32> = BTreeMap::new();
+        for &j in members {
+            *all.entry(outcome_code(&rows[j]).to_owned()).or_default() += 1;
+        }
         for (pos, &i) in members.iter().enumerate() {
-            let others = members
-                .iter()
-                .enumerate()
-                .filter(|(_, j)| **j != i)
-                .map(|(other_pos, &j)| OtherAttempt {
-                    id: rows[j].id.clone(),
-                    index: other_pos as u32 + 1,
-                    group: group_ids[j].clone(),
-                    outcome: outcome_code(&rows[j]).to_owned(),
-                })
-                .collect();
+            let mut others = all.clone();
+            let own = outcome_code(&rows[i]);
+            if let Some(n) = others.get_mut(own) {
+                *n -= 1;
+                if *n == 0 {
+                    others.remove(own);
+                }
+            }
             attempts[i] = RowAttempt {
                 index: pos as u32 + 1,
                 of,
@@ -399,11 +577,13 @@ pub fn build_board(
 
     let groups = build_groups(&rows, &group_ids);
     let counts = count(&rows);
+    let costs: Vec<&Cost> = ordered.iter().map(|r| &r.cost).collect();
     Board {
         schema: BOARD_SCHEMA.to_owned(),
         published_at: published_at.to_owned(),
         publisher_key,
         counts,
+        spend: spend(&costs),
         groups,
         rows,
         standing_notes: Vec::new(),
@@ -473,12 +653,16 @@ fn build_groups(rows: &[Row], group_ids: &[String]) -> Vec<Group> {
                 let intervals: Vec<&Interval> = idx
                     .iter()
                     .filter_map(|&i| match &rows[i].result {
-                        RowResult::Scored { first_try } => Some(first_try),
+                        RowResult::Scored { first_try, .. } => Some(first_try),
                         RowResult::Refused { .. } => None,
                     })
                     .collect();
                 let separated_pairs = separated_pairs(&intervals);
-                let statement = scored_statement(intervals.len(), separated_pairs);
+                let mut statement = scored_statement(intervals.len(), separated_pairs);
+                if crate::generators::dictates_calls(&generators[0]) {
+                    statement.push(' ');
+                    statement.push_str(crate::generators::RELAY_SENTENCE);
+                }
                 (
                     format!("Scored with runner {} · {}", first.runner_model, generators[0]),
                     statement,
@@ -571,9 +755,10 @@ fn count(rows: &[Row]) -> Counts {
     counts
 }
 
-/// The compact row for one record. Attempt numbering is filled in by
-/// [`build_board`], which sees every run of the server.
-pub fn row_for(record: &RunRecord) -> Row {
+/// The compact row for one record, its signature read against `site_key`
+/// (base64). Attempt numbering is filled in by [`build_board`], which sees
+/// every run of the server.
+pub fn row_for(record: &RunRecord, site_key: Option<&str>) -> Row {
     let (passed, failed_n, unknown) = record.probes.tally();
     let failed = record
         .probes
@@ -582,25 +767,25 @@ pub fn row_for(record: &RunRecord) -> Row {
         .filter(|p| p.status == ProbeStatus::Fail)
         .map(|p| p.id.clone())
         .collect();
-    let target = match &record.server.target {
-        ServerTarget::Url { url } => url.clone(),
-        ServerTarget::Command { argv } => argv.join(" "),
+    let signature = match serde_json::to_value(record) {
+        Ok(value) => integrity::signature_state(&value, site_key),
+        Err(e) => SignatureState::Invalid {
+            why: format!("the record does not serialise: {e}"),
+        },
     };
-    let tapes = record
-        .tapes
-        .iter()
-        .map(|t| TapeRef {
-            plane: t.plane,
-            path: format!("runs/{}/{}", record.run.id, t.path),
-            sha256: t.sha256.clone(),
-            bytes: t.bytes,
-        })
-        .collect();
+    let economics = record.score.as_ref().and_then(|s| {
+        let e = RowEconomics {
+            calls: s.mean_calls_per_completed_task,
+            tokens: s.mean_tokens_per_completed_task,
+            usd: s.mean_cost_per_completed_task_usd,
+        };
+        (e.calls.is_some() || e.tokens.is_some() || e.usd.is_some()).then_some(e)
+    });
     Row {
         id: record.run.id.clone(),
         server: RowServer {
             slug: record.server.slug.clone(),
-            target,
+            target: record.server.target.display(),
             era: match record.server.era {
                 crate::record::Era::Legacy => "legacy".to_owned(),
                 crate::record::Era::Modern => "modern".to_owned(),
@@ -615,9 +800,10 @@ pub fn row_for(record: &RunRecord) -> Row {
         attempt: RowAttempt {
             index: 1,
             of: 1,
-            others: Vec::new(),
+            others: BTreeMap::new(),
         },
         result: result_for(record),
+        economics,
         probes: RowProbes {
             spec: record
                 .probes
@@ -630,21 +816,21 @@ pub fn row_for(record: &RunRecord) -> Row {
             failed,
         },
         cost: match &record.cost {
-            crate::record::Cost::Total { usd, .. } => RowCost::Total { usd: *usd },
-            crate::record::Cost::Floor { usd, reasons, .. } => RowCost::Floor {
+            Cost::Total { usd, .. } => RowCost::Total { usd: *usd },
+            Cost::Floor { usd, reasons, .. } => RowCost::Floor {
                 usd: *usd,
                 reasons: reasons.clone(),
             },
-            crate::record::Cost::None { why } => RowCost::None { why: why.clone() },
+            Cost::None { why } => RowCost::None { why: why.clone() },
         },
+        signature,
         screened: record.preregistration.null_screen,
         standing: record.notes.standing.as_ref().map(|s| RowStanding {
             set_id: s.set_id.clone(),
             count: s.count,
         }),
         extensions: record.extensions.len() as u64,
-        record: format!("runs/{}/record.json", record.run.id),
-        tapes,
+        tapes: record.tapes.clone(),
         conformance: record.conformance.as_ref().map(|c| RowConformance {
             suite: c.suite.clone(),
             passed: c.passed,
@@ -666,6 +852,7 @@ fn result_for(record: &RunRecord) -> RowResult {
     if let (Outcome::Scored, Some(score)) = (record.outcome, &record.score) {
         return RowResult::Scored {
             first_try: score.first_try,
+            caveat: score_caveat(record),
         };
     }
     let gate = record
@@ -858,6 +1045,164 @@ mod tests {
             .attach_standing_notes(&BTreeMap::new())
             .expect_err("sets are referenced but none supplied");
         assert!(err.to_string().contains("was not supplied"), "{err}");
+    }
+
+    /// The anchor's 33 records cloned `copies` times under new ids and
+    /// start times, keeping their servers: every server rerun many times.
+    fn reruns(copies: usize) -> Vec<RunRecord> {
+        let set = anchor_import();
+        let mut out = Vec::new();
+        for copy in 0..copies {
+            for r in &set.records {
+                let mut r = r.clone();
+                r.run.id = format!("{}-c{copy}", r.run.id);
+                r.run.started_at = format!("{}{copy:04}", r.run.started_at);
+                out.push(r);
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn other_attempts_are_counted_and_the_index_stays_linear() {
+        let board = build_board(&reruns(1), "2026-11-30T00:00:00Z", None);
+        for row in &board.rows {
+            let same: Vec<&Row> = board
+                .rows
+                .iter()
+                .filter(|r| r.server.slug == row.server.slug)
+                .collect();
+            assert_eq!(row.attempt.of as usize, same.len(), "{}", row.id);
+            let mut others: BTreeMap<String, u32> = BTreeMap::new();
+            for r in same.iter().filter(|r| r.id != row.id) {
+                *others.entry(outcome_code(r).to_owned()).or_default() += 1;
+            }
+            assert_eq!(row.attempt.others, others, "{}", row.id);
+        }
+        // Bytes per row do not grow with the reruns of a server: 30 copies
+        // (every server run 30 to 90 times) cost what one copy costs per row.
+        let per_row = |copies: usize| {
+            let b = build_board(&reruns(copies), "2026-11-30T00:00:00Z", None);
+            serde_json::to_vec(&b).unwrap().len() as f64 / b.rows.len() as f64
+        };
+        let (one, thirty) = (per_row(1), per_row(30));
+        assert!(thirty < one * 1.05, "{one:.0} -> {thirty:.0} bytes per row");
+    }
+
+    #[test]
+    fn an_imported_pass_our_rule_reads_as_extend_says_so() {
+        let set = anchor_import();
+        let board = build_board(&set.records, "2026-11-30T00:00:00Z", None);
+        let mut scored = 0;
+        for (row, record) in board.rows.iter().filter_map(|row| {
+            let record = set.records.iter().find(|r| r.run.id == row.id)?;
+            Some((row, record))
+        }) {
+            let RowResult::Scored { first_try, caveat } = &row.result else {
+                continue;
+            };
+            scored += 1;
+            // The number stays the reference's.
+            assert_eq!(Some(first_try), record.score.as_ref().map(|s| &s.first_try));
+            let caveat = caveat.as_ref().expect("every anchor pass is underpowered");
+            assert_eq!(caveat.reads, "EXTEND", "{}", row.id);
+            assert!(caveat.imported);
+            assert!(caveat.wilson_low < caveat.threshold, "{caveat:?}");
+            // The reference stored the same reading beside its pass (its
+            // Wilson bound uses z = 1.96, ours the exact quantile).
+            let Some(GateDetail::Construct {
+                published: Some(p), ..
+            }) = record.gates.record("construct").map(|g| &g.detail)
+            else {
+                panic!("{}: no published block", row.id);
+            };
+            assert!(
+                (p.wilson_low - caveat.wilson_low).abs() < 1e-4,
+                "{} {p:?} {caveat:?}",
+                row.id
+            );
+            assert!(
+                (p.achieved_power - caveat.achieved_power).abs() < 1e-9,
+                "{}",
+                row.id
+            );
+            let sentence = caveat.sentence();
+            assert!(
+                sentence.contains("reads EXTEND") && sentence.contains("threshold"),
+                "{sentence}"
+            );
+        }
+        assert_eq!(scored, 7);
+    }
+
+    #[test]
+    fn the_spend_is_a_floor_when_any_run_is_and_sums_every_figure() {
+        let set = anchor_import();
+        let board = build_board(&set.records, "2026-11-30T00:00:00Z", None);
+        let spend = &board.spend;
+        assert_eq!(spend.total_runs + spend.floor_runs + spend.none_runs, 33);
+        let sum: f64 = set
+            .records
+            .iter()
+            .map(|r| match &r.cost {
+                Cost::Total { usd, .. } | Cost::Floor { usd, .. } => *usd,
+                Cost::None { .. } => 0.0,
+            })
+            .sum();
+        assert!((spend.usd - sum).abs() < 1e-9);
+        assert!(!spend.is_total());
+        let floors = set
+            .records
+            .iter()
+            .filter(|r| matches!(r.cost, Cost::Floor { .. }))
+            .count() as u64;
+        assert_eq!(spend.floor_runs, floors);
+        assert!(spend.reasons.windows(2).all(|w| w[0].runs >= w[1].runs));
+        let only_totals = spend_of(&[Cost::Total {
+            usd: 1.5,
+            runner_usd: None,
+            judge_usd: None,
+        }]);
+        assert!(only_totals.is_total() && only_totals.reasons.is_empty());
+    }
+
+    fn spend_of(costs: &[Cost]) -> Spend {
+        spend(&costs.iter().collect::<Vec<_>>())
+    }
+
+    #[test]
+    fn a_scored_group_built_by_a_call_dictating_generator_says_it_measures_relay() {
+        let set = anchor_import();
+        let scored = set
+            .records
+            .iter()
+            .find(|r| r.score.is_some())
+            .expect("the anchor has scored runs");
+        let mut records = Vec::new();
+        for (i, generator) in ["schema-walk/1", "schema-walk/2"].into_iter().enumerate() {
+            let mut r = scored.clone();
+            r.run.id = format!("relay-{i}");
+            r.run.generator = Some(generator.to_owned());
+            records.push(r);
+        }
+        let board = build_board(&records, "2026-11-30T00:00:00Z", None);
+        let group_of = |generator: &str| {
+            board
+                .groups
+                .iter()
+                .find(|g| g.tier == Tier::Scored && g.generators == [generator])
+                .unwrap_or_else(|| panic!("no scored group of {generator}: {:?}", board.groups))
+        };
+        assert!(
+            group_of("schema-walk/1")
+                .statement
+                .ends_with(crate::generators::RELAY_SENTENCE)
+        );
+        assert!(
+            !group_of("schema-walk/2")
+                .statement
+                .contains(crate::generators::RELAY_SENTENCE)
+        );
     }
 
     #[test]

@@ -32,7 +32,7 @@
 
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD as BASE64;
-use ed25519_dalek::{Signature as DalekSignature, Verifier as _, VerifyingKey};
+use ed25519_dalek::{Signature as DalekSignature, VerifyingKey};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use sha2::{Digest as _, Sha256};
@@ -371,7 +371,8 @@ pub fn verify_record(
         .map_err(|_| IntegrityError::BadSignatureEncoding)?;
     let signature = DalekSignature::from_bytes(&sig_array);
     let message = signing_message(record)?;
-    key.verify(&message, &signature)
+    // Strict: no weak keys, no malleable (non-canonical) signatures.
+    key.verify_strict(&message, &signature)
         .map_err(|_| IntegrityError::SignatureMismatch)?;
     Ok(VerifiedBy {
         public_key: key.to_bytes(),
@@ -395,6 +396,116 @@ pub fn verify_record_bytes(
     }
     let by = verify_record(&value, expected_key)?;
     Ok((value, by))
+}
+
+/// Who vouches for a record, read against the key its site publishes. The
+/// board rows, the record page and the replay badge all show this one
+/// state; only [`SignatureState::Verified`] may be called verified.
+// `Deserialize` is in `crate::tagged` (one pass, no buffering).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "state", rename_all = "kebab-case")]
+pub enum SignatureState {
+    /// Signed by the site's publisher key, and the signature verifies.
+    Verified { fingerprint: String },
+    /// The signature verifies, but it was made by a key other than the
+    /// one the site publishes.
+    OtherKey { fingerprint: String, site: String },
+    /// The signature verifies, but the site publishes no key to hold it
+    /// against, so nothing ties it to this site's publisher.
+    NoSiteKey { fingerprint: String },
+    /// The record carries no signature.
+    Unsigned,
+    /// The signature (or the site's key) cannot be checked, or does not
+    /// match the record's bytes; why, in words.
+    Invalid { why: String },
+}
+
+impl SignatureState {
+    /// A stable one-word name for the state (`verified`, `other-key`, ...).
+    pub fn name(&self) -> &'static str {
+        match self {
+            SignatureState::Verified { .. } => "verified",
+            SignatureState::OtherKey { .. } => "other-key",
+            SignatureState::NoSiteKey { .. } => "no-site-key",
+            SignatureState::Unsigned => "unsigned",
+            SignatureState::Invalid { .. } => "invalid",
+        }
+    }
+
+    /// One sentence saying what was checked and what it found.
+    /// `site_key` tells whether the site publishes a key (for `Unsigned`).
+    pub fn sentence(&self, site_key: bool) -> String {
+        match self {
+            SignatureState::Verified { fingerprint } => format!(
+                "Signed by this site's publisher key {fingerprint}; the signature verifies."
+            ),
+            SignatureState::OtherKey { fingerprint, site } => format!(
+                "Not verified: signed by key {fingerprint}, not by this site's publisher key {site}."
+            ),
+            SignatureState::NoSiteKey { fingerprint } => format!(
+                "Not verified: signed by key {fingerprint}, but this site publishes no key to check it against."
+            ),
+            SignatureState::Unsigned if site_key => {
+                "Not verified: the record is unsigned, though this site publishes a key.".to_owned()
+            }
+            SignatureState::Unsigned => {
+                "Unsigned: nothing vouches for this record, and the site publishes no key."
+                    .to_owned()
+            }
+            SignatureState::Invalid { why } => format!("Not verified: {why}."),
+        }
+    }
+}
+
+/// The signature state of a parsed record against the site's key (base64).
+pub fn signature_state(record: &Value, site_key: Option<&str>) -> SignatureState {
+    let site = match site_key.map(decode_public_key) {
+        None => None,
+        Some(Ok(key)) => Some(key),
+        Some(Err(_)) => {
+            return SignatureState::Invalid {
+                why: "the site's publisher key is not a valid ed25519 key".to_owned(),
+            };
+        }
+    };
+    match verify_record(record, None) {
+        Err(IntegrityError::Unsigned) => SignatureState::Unsigned,
+        Err(e) => SignatureState::Invalid {
+            why: format!("record signature: {e}"),
+        },
+        Ok(by) => match site {
+            None => SignatureState::NoSiteKey {
+                fingerprint: by.fingerprint,
+            },
+            Some(key) if key.as_bytes() == &by.public_key => SignatureState::Verified {
+                fingerprint: by.fingerprint,
+            },
+            Some(key) => SignatureState::OtherKey {
+                fingerprint: by.fingerprint,
+                site: key_fingerprint(key.as_bytes()),
+            },
+        },
+    }
+}
+
+/// The signature state of a record file as stored: its bytes must also be
+/// the record's canonical form, so no byte of the file escapes the check.
+pub fn signature_state_of_bytes(bytes: &[u8], site_key: Option<&str>) -> SignatureState {
+    let Ok(value) = serde_json::from_slice::<Value>(bytes) else {
+        return SignatureState::Invalid {
+            why: IntegrityError::NotJson.to_string(),
+        };
+    };
+    let canonical = match canonical_json(&value) {
+        Ok(c) => c,
+        Err(e) => return SignatureState::Invalid { why: e.to_string() },
+    };
+    if value.get("signature").is_some() && bytes.strip_suffix(b"\n").unwrap_or(bytes) != canonical {
+        return SignatureState::Invalid {
+            why: IntegrityError::NotCanonical.to_string(),
+        };
+    }
+    signature_state(&value, site_key)
 }
 
 /// The bytes a record file holds: canonical JSON and one trailing newline.

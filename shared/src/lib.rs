@@ -29,3 +29,4 @@ pub mod integrity;
 pub mod record;
 pub mod redact;
 pub mod rewrite;
+pub mod site;

@@ -14,7 +14,8 @@
 use serde::de::{Deserialize, Deserializer, Error};
 use serde_json::Value;
 
-use crate::board::{RowCost, RowResult, Tier};
+use crate::board::{RowCost, RowResult, ScoreCaveat, Tier};
+use crate::integrity::SignatureState;
 use crate::record::{
     Cost, Count, GateDetail, NullRate, ProbeStatus, PublishedVerdict, ServerTarget, TapeReading,
 };
@@ -124,9 +125,54 @@ impl<'de> Deserialize<'de> for RowCost {
 }
 
 #[derive(serde::Deserialize)]
+struct SignatureStateWire {
+    state: Option<String>,
+    fingerprint: Option<String>,
+    site: Option<String>,
+    why: Option<String>,
+}
+
+impl<'de> Deserialize<'de> for SignatureState {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let w = SignatureStateWire::deserialize(d)?;
+        let state = tag::<D::Error>(w.state, "state")?;
+        let fingerprint = || need(w.fingerprint.clone(), &state, "fingerprint");
+        Ok(match state.as_str() {
+            "verified" => SignatureState::Verified {
+                fingerprint: fingerprint()?,
+            },
+            "other-key" => SignatureState::OtherKey {
+                fingerprint: fingerprint()?,
+                site: need(w.site.clone(), &state, "site")?,
+            },
+            "no-site-key" => SignatureState::NoSiteKey {
+                fingerprint: fingerprint()?,
+            },
+            "unsigned" => SignatureState::Unsigned,
+            "invalid" => SignatureState::Invalid {
+                why: need(w.why.clone(), &state, "why")?,
+            },
+            other => {
+                return Err(D::Error::unknown_variant(
+                    other,
+                    &[
+                        "verified",
+                        "other-key",
+                        "no-site-key",
+                        "unsigned",
+                        "invalid",
+                    ],
+                ));
+            }
+        })
+    }
+}
+
+#[derive(serde::Deserialize)]
 struct RowResultWire {
     kind: Option<String>,
     first_try: Option<Interval>,
+    caveat: Option<ScoreCaveat>,
     code: Option<String>,
     gate: Option<String>,
     tier: Option<Tier>,
@@ -145,6 +191,7 @@ impl<'de> Deserialize<'de> for RowResult {
         match tag::<D::Error>(w.kind, "kind")?.as_str() {
             "scored" => Ok(RowResult::Scored {
                 first_try: need(w.first_try, "scored", "first_try")?,
+                caveat: w.caveat,
             }),
             "refused" => Ok(RowResult::Refused {
                 code: need(w.code, "refused", "code")?,
@@ -441,6 +488,25 @@ mod tests {
         ] {
             let back: ServerTarget = read(serde_json::to_value(&t).unwrap()).unwrap();
             assert_eq!(back, t);
+        }
+        for s in [
+            SignatureState::Verified {
+                fingerprint: "ab".into(),
+            },
+            SignatureState::OtherKey {
+                fingerprint: "ab".into(),
+                site: "cd".into(),
+            },
+            SignatureState::NoSiteKey {
+                fingerprint: "ab".into(),
+            },
+            SignatureState::Unsigned,
+            SignatureState::Invalid { why: "x".into() },
+        ] {
+            let value = serde_json::to_value(&s).unwrap();
+            assert_eq!(value["state"], s.name(), "{value}");
+            let back: SignatureState = read(value).unwrap();
+            assert_eq!(back, s);
         }
     }
 }

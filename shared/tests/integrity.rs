@@ -242,6 +242,81 @@ fn flipping_any_single_byte_of_a_signed_record_fails_verification() {
     assert!(checked >= bytes.len() * 2);
 }
 
+#[test]
+fn only_the_sites_own_key_reads_as_verified() {
+    let site = public_key_b64(&SEED);
+    let fingerprint = |seed: &[u8; 32]| {
+        let key = decode_public_key(&public_key_b64(seed)).unwrap();
+        key_fingerprint(key.as_bytes())
+    };
+    let ours = signed_file(&SEED);
+    assert_eq!(
+        signature_state_of_bytes(&ours, Some(&site)),
+        SignatureState::Verified {
+            fingerprint: fingerprint(&SEED)
+        }
+    );
+    // A valid signature by someone else's key is not this site's.
+    let theirs = signed_file(&OTHER_SEED);
+    let state = signature_state_of_bytes(&theirs, Some(&site));
+    assert_eq!(
+        state,
+        SignatureState::OtherKey {
+            fingerprint: fingerprint(&OTHER_SEED),
+            site: fingerprint(&SEED),
+        }
+    );
+    assert!(
+        state.sentence(true).starts_with("Not verified"),
+        "{}",
+        state.sentence(true)
+    );
+    // A site that publishes no key vouches for nothing.
+    let state = signature_state_of_bytes(&ours, None);
+    assert_eq!(state.name(), "no-site-key");
+    assert!(state.sentence(false).contains(&fingerprint(&SEED)));
+    // Unsigned, with and without a site key.
+    let unsigned = record_file_bytes(
+        &serde_json::to_value(record_common::refusal_record(Outcome::Degenerate)).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(
+        signature_state_of_bytes(&unsigned, Some(&site)),
+        SignatureState::Unsigned
+    );
+    assert!(
+        SignatureState::Unsigned
+            .sentence(true)
+            .starts_with("Not verified")
+    );
+    // One byte changed, a pretty-printed file, a bad site key.
+    let mut flipped = ours.clone();
+    let at = flipped.iter().position(|&b| b == b'G').unwrap();
+    flipped[at] = b'H';
+    assert_eq!(
+        signature_state_of_bytes(&flipped, Some(&site)).name(),
+        "invalid"
+    );
+    let pretty =
+        serde_json::to_vec_pretty(&serde_json::from_slice::<Value>(&ours).unwrap()).unwrap();
+    assert_eq!(
+        signature_state_of_bytes(&pretty, Some(&site)).name(),
+        "invalid"
+    );
+    assert_eq!(
+        signature_state_of_bytes(&ours, Some("not a key")).name(),
+        "invalid"
+    );
+    for state in [
+        signature_state_of_bytes(&theirs, Some(&site)),
+        signature_state_of_bytes(&ours, None),
+        SignatureState::Unsigned,
+        signature_state_of_bytes(&flipped, Some(&site)),
+    ] {
+        assert!(!state.sentence(true).contains("Verified"), "{state:?}");
+    }
+}
+
 fn arb_json() -> impl Strategy<Value = Value> {
     let leaf = prop_oneof![
         Just(Value::Null),

@@ -13,6 +13,98 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, bail};
 use fantoccini::{Client, ClientBuilder};
 
+/// A DevTools command sent through chromedriver (`goog/cdp/execute`): what
+/// WebDriver itself cannot do, such as emulating `prefers-color-scheme` or
+/// running a script before a page's own.
+#[derive(Debug)]
+struct Cdp {
+    cmd: String,
+    params: serde_json::Value,
+}
+
+impl fantoccini::wd::WebDriverCompatibleCommand for Cdp {
+    fn endpoint(
+        &self,
+        base_url: &url::Url,
+        session_id: Option<&str>,
+    ) -> Result<url::Url, url::ParseError> {
+        base_url.join(&format!(
+            "session/{}/goog/cdp/execute",
+            session_id.unwrap_or_default()
+        ))
+    }
+
+    fn method_and_body(&self, _url: &url::Url) -> (http::Method, Option<String>) {
+        let body = serde_json::json!({ "cmd": self.cmd, "params": self.params });
+        (http::Method::POST, Some(body.to_string()))
+    }
+}
+
+/// Send a DevTools command to the browser behind `client`.
+pub async fn cdp(
+    client: &Client,
+    cmd: &str,
+    params: serde_json::Value,
+) -> anyhow::Result<serde_json::Value> {
+    client
+        .issue_cmd(Cdp {
+            cmd: cmd.to_owned(),
+            params,
+        })
+        .await
+        .with_context(|| format!("DevTools {cmd}"))
+}
+
+/// Emulate `prefers-color-scheme: dark` (or light) from now on.
+pub async fn color_scheme(client: &Client, dark: bool) -> anyhow::Result<()> {
+    let value = if dark { "dark" } else { "light" };
+    cdp(
+        client,
+        "Emulation.setEmulatedMedia",
+        serde_json::json!({ "features": [{ "name": "prefers-color-scheme", "value": value }] }),
+    )
+    .await?;
+    Ok(())
+}
+
+/// Turn the pages' own scripts off (or on) from the next navigation on:
+/// a reader with JavaScript disabled.
+pub async fn scripts_enabled(client: &Client, on: bool) -> anyhow::Result<()> {
+    cdp(
+        client,
+        "Emulation.setScriptExecutionDisabled",
+        serde_json::json!({ "value": !on }),
+    )
+    .await?;
+    Ok(())
+}
+
+/// Empty the browser's HTTP cache (a test that changes a published file
+/// must not read the copy the browser kept).
+pub async fn clear_cache(client: &Client) -> anyhow::Result<()> {
+    cdp(client, "Network.clearBrowserCache", serde_json::json!({})).await?;
+    Ok(())
+}
+
+/// Where screenshots go: `FITNESS_SHOTS`, or `fitness-screenshots/` in the
+/// temporary directory.
+pub fn screenshot_dir() -> PathBuf {
+    std::env::var_os("FITNESS_SHOTS")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| std::env::temp_dir().join("fitness-screenshots"))
+}
+
+/// Write a screenshot of the window as `name` in [`screenshot_dir`];
+/// returns the path.
+pub async fn screenshot(client: &Client, name: &str) -> anyhow::Result<PathBuf> {
+    let png = client.screenshot().await?;
+    let dir = screenshot_dir();
+    std::fs::create_dir_all(&dir)?;
+    let path = dir.join(name);
+    std::fs::write(&path, png)?;
+    Ok(path)
+}
+
 /// Where chromium lives (override with `FITNESS_CHROMIUM`).
 pub fn chromium_path() -> PathBuf {
     std::env::var_os("FITNESS_CHROMIUM")

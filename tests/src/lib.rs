@@ -1,9 +1,11 @@
 //! Helpers shared by the end-to-end tests: locating the workspace, serving a
-//! directory on 127.0.0.1, and driving headless Chromium through chromedriver
+//! directory on 127.0.0.1, publishing sites with the product's own
+//! `fitness publish`, and driving headless Chromium through chromedriver
 //! with guaranteed clean-up.
 
 pub mod browser;
 pub mod serve;
+pub mod site;
 
 use std::path::PathBuf;
 
@@ -28,6 +30,27 @@ pub fn viewer_dist() -> anyhow::Result<PathBuf> {
         dist.display()
     );
     Ok(dist)
+}
+
+/// The `fitness` binary: `FITNESS_BIN`, or the one cargo built beside this
+/// test (`cargo nextest run --workspace` and `scripts/test` build it).
+/// Fails, rather than skipping, when it is missing.
+pub fn fitness_bin() -> anyhow::Result<PathBuf> {
+    if let Some(bin) = std::env::var_os("FITNESS_BIN") {
+        return Ok(PathBuf::from(bin));
+    }
+    let exe = std::env::current_exe()?;
+    let dir = exe
+        .parent()
+        .and_then(|deps| deps.parent())
+        .ok_or_else(|| anyhow::anyhow!("no target directory above {}", exe.display()))?;
+    let bin = dir.join("fitness");
+    anyhow::ensure!(
+        bin.is_file(),
+        "no fitness binary at {} (run `cargo build -p fitness-recorder` first, or set FITNESS_BIN)",
+        bin.display()
+    );
+    Ok(bin)
 }
 
 /// Copy the directory tree `from` into `to` (created if missing).

@@ -45,6 +45,18 @@ impl StaticServer {
         Ok(Self { addr, task })
     }
 
+    /// Serve a published site the way `fitness serve` does: its `_headers`
+    /// (the Content-Security-Policy included), gzip, and no path escape.
+    pub async fn start_site(site: &Path) -> anyhow::Result<Self> {
+        let app = fitness_recorder::serve::router(site)?;
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
+        let addr = listener.local_addr()?;
+        let task = tokio::spawn(async move {
+            let _ = axum::serve(listener, app).await;
+        });
+        Ok(Self { addr, task })
+    }
+
     /// `http://127.0.0.1:PORT` + `path`.
     pub fn url(&self, path: &str) -> String {
         format!("http://{}{}", self.addr, path)

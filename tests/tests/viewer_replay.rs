@@ -1,20 +1,19 @@
-//! The replay in a real browser: a site is laid out as `fitness publish`
-//! lays it out (viewer build, signed records with their tapes, board.json
-//! naming the publisher key), served on 127.0.0.1, and opened in headless
-//! Chromium. What the page shows is compared with the shared crate's figures
-//! for the same tapes (`fitness tape stats` and the timeline builder).
+//! The replay in a real browser: the anchor site is published by `fitness
+//! publish` (the 33 runs, the tapes of the 8 that have them, signed by the
+//! site's key), served by `fitness serve`'s router, and opened in headless
+//! Chromium. What the page shows is compared with the shared crate's
+//! figures for the same tapes (`fitness tape stats` and the timeline
+//! builder), and the integrity badge is read in each of its states.
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use anyhow::Context;
 use fantoccini::{Client, Locator};
-use fitness_e2e::{
-    anchor_import, browser::Browser, copy_dir, serve::StaticServer, viewer_dist, workspace_root,
-};
-use fitness_shared::board::build_board;
-use fitness_shared::integrity::{self, signing};
-use fitness_shared::record::{RunRecord, TapePlane, TapeRef};
+use fitness_e2e::site::{Publish, Site, publish_site};
+use fitness_e2e::{anchor_import, browser::Browser, serve::StaticServer, workspace_root};
+use fitness_shared::integrity;
+use fitness_shared::record::RunRecord;
 use fitness_shared::tape::stats::{Origin, Plane, Stats};
 use fitness_shared::tape::timeline::{EntryKind, Timeline, TimelineBuilder};
 use fitness_shared::tape::{StatsBuilder, add_tape};
@@ -23,7 +22,6 @@ const HF: &str = "huggingface-co-2026-08-20T17-23-48-886Z";
 const TAMPERED: &str = "mcp-vercel-com-2026-08-20T18-17-32-685Z";
 /// A run whose record names an agent tape the site does not serve.
 const MISSING: &str = "mcp-svelte-dev-2026-08-19T23-51-53-742Z";
-const SEED: [u8; 32] = [7; 32];
 /// A timeline row once every tape has been read (before that, the page
 /// shows a preview of the timeline's settled beginning).
 const LOADED_ROW: &str = ".replay[data-complete='1'] .tl-row";
@@ -35,72 +33,59 @@ fn traces() -> PathBuf {
     workspace_root().join("fixtures/anchor-board/traces")
 }
 
-/// The anchor site: 33 signed records, the 8 runs with tapes carrying them
-/// (hashed into `tapes[]`), one of those tapes changed by one byte after
-/// signing, and a hostile trace under `xss/`.
-fn write_site(site: &Path) -> anyhow::Result<()> {
-    copy_dir(&viewer_dist()?, site)?;
-    let mut records: Vec<RunRecord> = anchor_import()?.records;
-    for record in &mut records {
-        let id = record.run.id.clone();
-        let dir = site.join("runs").join(&id);
-        std::fs::create_dir_all(&dir)?;
-        if id == HF {
-            let probe = record
-                .probes
-                .findings
-                .first_mut()
-                .context("the huggingface record has no probes")?;
-            probe.evidence = vec![EVIDENCE.to_owned()];
-        }
-        let from = traces().join(&id);
-        if from.is_dir() {
-            for (name, plane) in [
-                ("mcp.jsonl", TapePlane::Mcp),
-                ("agent.jsonl", TapePlane::Agent),
-            ] {
-                let bytes = std::fs::read(from.join(name))?;
-                std::fs::write(dir.join(name), &bytes)?;
-                record.tapes.push(TapeRef {
-                    plane,
-                    path: name.to_owned(),
-                    sha256: integrity::sha256_hex(&bytes),
-                    bytes: bytes.len() as u64,
-                });
-            }
-        }
-        let mut value = serde_json::to_value(&*record)?;
-        signing::sign_record(&mut value, &SEED)?;
-        std::fs::write(
-            dir.join("record.json"),
-            integrity::record_file_bytes(&value)?,
-        )?;
-    }
-    // One byte of one published tape changes after the record was signed.
-    let tampered = site.join("runs").join(TAMPERED).join("mcp.jsonl");
+/// The anchor's records, the huggingface run's first probe naming
+/// [`EVIDENCE`] as its evidence.
+fn anchor_records() -> anyhow::Result<(Vec<RunRecord>, fitness_shared::record::import::ImportSet)> {
+    let set = anchor_import()?;
+    let mut records = set.records.clone();
+    let hf = records
+        .iter_mut()
+        .find(|r| r.run.id == HF)
+        .context("no huggingface run")?;
+    hf.probes
+        .findings
+        .first_mut()
+        .context("the huggingface record has no probes")?
+        .evidence = vec![EVIDENCE.to_owned()];
+    Ok((records, set))
+}
+
+/// Remove a published file and the `.gz` the server would send instead.
+fn remove_published(path: &Path) -> anyhow::Result<()> {
+    std::fs::remove_file(path)?;
+    let mut gz = path.as_os_str().to_owned();
+    gz.push(".gz");
+    let _ = std::fs::remove_file(PathBuf::from(gz));
+    Ok(())
+}
+
+/// The anchor site as `fitness publish` writes it, signed by the site's
+/// key; then one byte of one published tape changes, one published tape
+/// goes missing, and a hostile trace is put under `xss/`.
+fn write_site() -> anyhow::Result<Site> {
+    let (records, set) = anchor_records()?;
+    let site = publish_site(Publish {
+        records: Some((&records, &set.standing_notes)),
+        anchor: false,
+        ..Publish::default()
+    })?;
+    let root = &site.root;
+    let tampered = root.join("runs").join(TAMPERED).join("mcp.jsonl");
     let mut bytes = std::fs::read(&tampered)?;
     let at = bytes
         .iter()
         .position(|&b| b == b'V')
         .context("no 'V' in the tape")?;
     bytes[at] = b'W';
+    remove_published(&tampered)?;
     std::fs::write(&tampered, bytes)?;
-    // One published tape is missing.
-    std::fs::remove_file(site.join("runs").join(MISSING).join("agent.jsonl"))?;
+    remove_published(&root.join("runs").join(MISSING).join("agent.jsonl"))?;
 
-    let board = build_board(
-        &records,
-        "2026-11-30T00:00:00Z",
-        Some(signing::public_key_b64(&SEED)),
-    );
-    std::fs::create_dir_all(site.join("data"))?;
-    std::fs::write(site.join("data/board.json"), serde_json::to_vec(&board)?)?;
-
-    let xss = site.join("xss");
+    let xss = root.join("xss");
     std::fs::create_dir_all(&xss)?;
     std::fs::write(xss.join("mcp.jsonl"), XSS_MCP)?;
     std::fs::write(xss.join("agent.jsonl"), XSS_AGENT)?;
-    Ok(())
+    Ok(site)
 }
 
 const XSS_MCP: &str = concat!(
@@ -196,13 +181,17 @@ where
     F: FnOnce(Client, String) -> Fut,
     Fut: std::future::Future<Output = anyhow::Result<()>>,
 {
-    let site = tempfile::tempdir()?;
-    write_site(site.path())?;
-    let server = StaticServer::start_cors(site.path()).await?;
+    let site = write_site()?;
+    let server = StaticServer::start_site(&site.root).await?;
     let browser = Browser::start(width, 900).await?;
     let outcome = f(browser.client.clone(), server.url("/")).await;
     browser.close().await?;
     outcome
+}
+
+/// The replay of `run`: its URL under the site root.
+fn replay(root: &str, run: &str) -> String {
+    format!("{root}runs/{run}/?view=replay")
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -211,7 +200,7 @@ async fn anchor_replay_is_verified_and_counts_equal_the_stats() -> anyhow::Resul
     let agent = stats_of(&tape_bytes(HF, "agent.jsonl")?)?;
     with_site(1400, |c, root| async move {
         let started = Instant::now();
-        c.goto(&format!("{root}?run={HF}&view=replay")).await?;
+        c.goto(&replay(&root, HF)).await?;
         wait_for(&c, "#shown-count").await?;
         eprintln!("replay of {HF}: timeline after {:?}", started.elapsed());
         wait_for(&c, LOADED_ROW).await?;
@@ -298,7 +287,7 @@ async fn deep_links_open_the_event_and_the_trial() -> anyhow::Result<()> {
         .clone();
     let (trial, _, trial_len) = timeline.trials[3].clone();
     with_site(1400, |c, root| async move {
-        c.goto(&format!("{root}?run={HF}&view=replay&event={}", entry.n))
+        c.goto(&format!("{}&event={}", replay(&root, HF), entry.n))
             .await?;
         let detail = wait_for(&c, &format!("#detail .detail-body[data-n='{}']", entry.n)).await?;
         let text = detail.text().await?;
@@ -326,7 +315,7 @@ async fn deep_links_open_the_event_and_the_trial() -> anyhow::Result<()> {
         screenshot(&c, "replay-hf-deeplink.png").await?;
 
         let corr: String = url_encode(&trial);
-        c.goto(&format!("{root}?run={HF}&view=replay&corr={corr}"))
+        c.goto(&format!("{}&corr={corr}", replay(&root, HF)))
             .await?;
         wait_for(&c, LOADED_ROW).await?;
         let shown = attr_u64(&c, "#shown-count", "data-shown").await?;
@@ -349,7 +338,7 @@ async fn the_record_page_links_probe_evidence_into_the_replay() -> anyhow::Resul
         .count();
     anyhow::ensure!(expected > 0, "no entries for {EVIDENCE}");
     with_site(1400, |c, root| async move {
-        c.goto(&format!("{root}?run={HF}")).await?;
+        c.goto(&format!("{root}runs/{HF}/")).await?;
         let link = wait_for(&c, ".probes-section a.evidence").await?;
         anyhow::ensure!(link.text().await? == EVIDENCE);
         anyhow::ensure!(
@@ -388,8 +377,7 @@ fn url_encode(s: &str) -> String {
 async fn a_tape_with_one_byte_changed_is_unverified() -> anyhow::Result<()> {
     // At a phone's width: the badge and the list still read.
     with_site(390, |c, root| async move {
-        c.goto(&format!("{root}?run={TAMPERED}&view=replay"))
-            .await?;
+        c.goto(&replay(&root, TAMPERED)).await?;
         let text = unverified_badge(&c).await?;
         anyhow::ensure!(
             text.contains("mcp.jsonl sha256 differs from the record"),
@@ -454,9 +442,8 @@ async fn tape_html_renders_as_text_and_runs_nothing() -> anyhow::Result<()> {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_third_party_page_embeds_a_replay_a_run_a_board_and_an_iframe() -> anyhow::Result<()> {
-    let site = tempfile::tempdir()?;
-    write_site(site.path())?;
-    let server = StaticServer::start_cors(site.path()).await?;
+    let site = write_site()?;
+    let server = StaticServer::start_site(&site.root).await?;
     let host_dir = tempfile::tempdir()?;
     let root = server.url("/");
     let host_html = format!(
@@ -584,10 +571,9 @@ async fn row_titles(c: &Client) -> anyhow::Result<Vec<(u64, String)>> {
 /// entries, in the same order: nothing moves when the rest arrives.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_first_entries_show_before_the_tapes_are_read_and_do_not_move() -> anyhow::Result<()> {
-    let site = tempfile::tempdir()?;
-    write_site(site.path())?;
+    let site = write_site()?;
     let (release, held) = tokio::sync::watch::channel(false);
-    let (root, task) = start_held_server(site.path(), 256 << 10, held).await?;
+    let (root, task) = start_held_server(&site.root, 256 << 10, held).await?;
     let browser = Browser::start(1400, 900).await?;
     let c = browser.client.clone();
     let outcome = async {
@@ -637,7 +623,7 @@ async fn a_missing_tape_is_named_and_the_other_is_still_replayed() -> anyhow::Re
         b.finish()
     };
     with_site(1400, |c, root| async move {
-        c.goto(&format!("{root}?run={MISSING}&view=replay")).await?;
+        c.goto(&replay(&root, MISSING)).await?;
         let text = unverified_badge(&c).await?;
         anyhow::ensure!(
             text.contains("agent.jsonl") && text.contains("HTTP 404"),
@@ -658,4 +644,156 @@ async fn a_missing_tape_is_named_and_the_other_is_still_replayed() -> anyhow::Re
         Ok(())
     })
     .await
+}
+
+/// The fingerprint of the public key in a key file.
+fn fingerprint_of(key: &Path) -> anyhow::Result<String> {
+    let seed = fitness_recorder::commands::keygen::read_secret(key)?;
+    let public = integrity::decode_public_key(&integrity::signing::public_key_b64(&seed))?;
+    Ok(integrity::key_fingerprint(public.as_bytes()))
+}
+
+/// The state a record page states, and its sentence.
+async fn record_state(c: &Client, root: &str, run: &str) -> anyhow::Result<(String, String)> {
+    fitness_e2e::browser::clear_cache(c).await?;
+    c.goto(&format!("{root}runs/{run}/")).await?;
+    wait_for(c, "#fitness-app[data-ready='1']").await?;
+    // The page checks the record's bytes once it is live.
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let p = wait_for(c, ".signature-state").await?;
+    Ok((
+        p.attr("data-signature").await?.unwrap_or_default(),
+        p.text().await?,
+    ))
+}
+
+/// The replay badge's state and text, once the tapes are read.
+async fn badge_state(c: &Client, root: &str, run: &str) -> anyhow::Result<(String, String)> {
+    fitness_e2e::browser::clear_cache(c).await?;
+    c.goto(&replay(root, run)).await?;
+    let badge = wait_for(c, "#integrity").await?;
+    Ok((
+        badge.attr("data-state").await?.unwrap_or_default(),
+        badge.text().await?,
+    ))
+}
+
+/// The board row's signature state.
+async fn row_state(c: &Client, root: &str, run: &str) -> anyhow::Result<String> {
+    c.goto(root).await?;
+    let row = wait_for(c, &format!("article.row[data-run-id='{run}']")).await?;
+    Ok(row.attr("data-signature").await?.unwrap_or_default())
+}
+
+/// Verified means one thing: signed by the key the site publishes, which
+/// the badge names. The board row, the record page and the replay agree.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn verified_is_signed_by_the_sites_own_key_and_names_it() -> anyhow::Result<()> {
+    let site = write_site()?;
+    let fingerprint = fingerprint_of(site.key.as_ref().context("a signed site")?)?;
+    let server = StaticServer::start_site(&site.root).await?;
+    let browser = Browser::start(1400, 900).await?;
+    let c = browser.client.clone();
+    let root = server.url("/");
+    let outcome = async {
+        anyhow::ensure!(row_state(&c, &root, HF).await? == "verified");
+        let (state, text) = record_state(&c, &root, HF).await?;
+        anyhow::ensure!(
+            state == "verified" && text.contains(&fingerprint),
+            "{state}: {text}"
+        );
+        let (state, text) = badge_state(&c, &root, HF).await?;
+        anyhow::ensure!(state == "verified", "{state}: {text}");
+        anyhow::ensure!(
+            text.starts_with("Verified.") && text.contains(&fingerprint),
+            "the badge names the site's key {fingerprint}: {text}"
+        );
+
+        // The same record file, re-signed by another key after publishing:
+        // its signature is valid, but it is not this site's.
+        let other = site.other_key()?;
+        let other_fp = fingerprint_of(&other)?;
+        let path = site.root.join("runs").join(HF).join("record.json");
+        let mut value: serde_json::Value = serde_json::from_slice(&std::fs::read(&path)?)?;
+        integrity::signing::sign_record(
+            &mut value,
+            &fitness_recorder::commands::keygen::read_secret(&other)?,
+        )?;
+        remove_published(&path)?;
+        std::fs::write(&path, integrity::record_file_bytes(&value)?)?;
+        let (state, text) = record_state(&c, &root, HF).await?;
+        anyhow::ensure!(state == "other-key", "{state}: {text}");
+        anyhow::ensure!(
+            text.contains(&other_fp) && text.contains(&fingerprint) && !text.contains("Verified"),
+            "{text}"
+        );
+        let (state, text) = badge_state(&c, &root, HF).await?;
+        anyhow::ensure!(state == "other-key", "{state}: {text}");
+        anyhow::ensure!(
+            text.starts_with("Not verified") && text.contains(&other_fp),
+            "{text}"
+        );
+
+        // A record file that is another run's: the run asked for is not the
+        // record served.
+        let src = site.root.join("runs").join(TAMPERED).join("record.json");
+        let dst = site.root.join("runs").join(MISSING).join("record.json");
+        remove_published(&dst)?;
+        std::fs::copy(&src, &dst)?;
+        let (state, text) = badge_state(&c, &root, MISSING).await?;
+        anyhow::ensure!(state == "unverified", "{state}: {text}");
+        anyhow::ensure!(
+            text.contains(&format!("holds the record of run {TAMPERED}")),
+            "{text}"
+        );
+        fitness_e2e::browser::clear_cache(&c).await?;
+        c.goto(&format!("{root}runs/{MISSING}/?embed=1")).await?;
+        let error = wait_for(&c, "p.error").await?.text().await?;
+        anyhow::ensure!(error.contains("holds the record of run"), "{error}");
+        Ok(())
+    }
+    .await;
+    browser.close().await?;
+    outcome
+}
+
+/// A site that publishes no key vouches for nothing: records signed by the
+/// runs' own key read "no site key", unsigned ones "unsigned", on the row,
+/// the record page and the replay alike, and never verified.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn without_a_site_key_nothing_reads_verified() -> anyhow::Result<()> {
+    let (records, set) = anchor_records()?;
+    let browser = Browser::start(1400, 900).await?;
+    let c = browser.client.clone();
+    let outcome = async {
+        for (signed, expected) in [(true, "no-site-key"), (false, "unsigned")] {
+            let site = publish_site(Publish {
+                records: Some((&records, &set.standing_notes)),
+                anchor: false,
+                sign: false,
+                records_signed: signed,
+            })?;
+            let server = StaticServer::start_site(&site.root).await?;
+            let root = server.url("/");
+            anyhow::ensure!(
+                row_state(&c, &root, HF).await? == expected,
+                "{expected}: row"
+            );
+            let (state, text) = record_state(&c, &root, HF).await?;
+            anyhow::ensure!(
+                state == expected && !text.contains("Verified"),
+                "{state}: {text}"
+            );
+            let (state, text) = badge_state(&c, &root, HF).await?;
+            anyhow::ensure!(state == expected, "{expected}: badge {state}: {text}");
+            anyhow::ensure!(!text.contains("Verified"), "{text}");
+            if signed {
+                anyhow::ensure!(text.contains("publishes no key"), "{text}");
+            }
+        }
+        Ok(())
+    }
+    .await;
+    browser.close().await?;
+    outcome
 }

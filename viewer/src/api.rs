@@ -1,20 +1,26 @@
 //! The only place that builds data URLs and fetches them.
 //!
-//! Site paths are relative to a base: empty for the site's own pages (the
-//! browser resolves them against the page), the site's URL when the viewer is
-//! embedded in another origin's page ([`set_base`]).
+//! Site paths come from [`fitness_shared::site`] and are joined onto a base
+//! that leads to the site's root: `""` on the board, `"../../"` on a page
+//! one directory pair down (`runs/<id>/`), the site's URL when the viewer
+//! is embedded in another origin's page ([`set_base`]).
 
 use std::cell::RefCell;
+use std::sync::Arc;
 
 use fitness_shared::board::Board;
-use fitness_shared::record::RunRecord;
+use fitness_shared::site;
 use gloo_net::http::Request;
 
 thread_local! {
     static BASE: RefCell<String> = const { RefCell::new(String::new()) };
+    /// The board index, once read, by the URL it was read from: every page
+    /// of the site reads the same one.
+    static BOARD: RefCell<Option<(String, Arc<Board>)>> = const { RefCell::new(None) };
 }
 
-/// Resolve site paths against `base` (e.g. `https://site.example/`) from now on.
+/// Resolve site paths against `base` (`""`, `"../../"`, or a site URL such
+/// as `https://site.example/`) from now on.
 pub fn set_base(base: &str) {
     let mut base = base.to_owned();
     if !base.is_empty() && !base.ends_with('/') {
@@ -28,45 +34,37 @@ pub fn base() -> String {
     BASE.with(|b| b.borrow().clone())
 }
 
-/// A site path as a URL to fetch or link to.
+/// A site path ([`fitness_shared::site`]) as a URL to fetch or link to.
 pub fn site_url(path: &str) -> String {
-    format!("{}{path}", base())
+    site::join(&base(), path)
 }
 
-/// Site-relative path of the board index.
-pub const BOARD_PATH: &str = "data/board.json";
-
-/// Site-relative path of one run's record. Ids are restricted to the
-/// characters run ids use, so a query string cannot point elsewhere.
-pub fn record_path(run_id: &str) -> Option<String> {
-    let ok = !run_id.is_empty()
-        && run_id
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
-        && !run_id.contains("..");
-    ok.then(|| format!("runs/{run_id}/record.json"))
+/// The link to a run's record page.
+pub fn record_page_url(run_id: &str) -> String {
+    site::run_dir(run_id)
+        .map(|p| site_url(&p))
+        .unwrap_or_default()
 }
 
-/// Site-relative path of a standing-notes set, from its id (`sha256:<hex>`).
-pub fn standing_notes_path(set_id: &str) -> Option<String> {
-    let hex = set_id.strip_prefix("sha256:")?;
-    (hex.len() == 64 && hex.chars().all(|c| c.is_ascii_hexdigit()))
-        .then(|| format!("standing-notes/{hex}.json"))
+/// The link to a run's replay.
+pub fn replay_url(run_id: &str) -> String {
+    site::replay(run_id)
+        .map(|p| site_url(&p))
+        .unwrap_or_default()
 }
 
-/// Site-relative path of a tape a run's record names (`tapes[].path`, which is
-/// relative to the record's directory). Refuses paths that could leave it.
-pub fn tape_path(run_id: &str, tape: &str) -> Option<String> {
-    let dir = record_path(run_id)?;
-    let dir = dir.strip_suffix("record.json")?;
-    let ok = !tape.is_empty()
-        && !tape.starts_with('/')
-        && !tape.contains('\\')
-        && !tape.contains(':')
-        && tape
-            .split('/')
-            .all(|seg| !seg.is_empty() && seg != "." && seg != "..");
-    ok.then(|| format!("{dir}{tape}"))
+/// The link to a run's replay opened on one trial (`corr_id`).
+pub fn replay_trial_url(run_id: &str, corr_id: &str) -> String {
+    site::replay(run_id)
+        .map(|p| site_url(&format!("{p}&corr={}", crate::state::encode(corr_id))))
+        .unwrap_or_default()
+}
+
+/// The link to a server's history page.
+pub fn server_page_url(slug: &str) -> String {
+    site::server_page(slug)
+        .map(|p| site_url(&p))
+        .unwrap_or_default()
 }
 
 /// GET `url` (used as given); an HTTP error status is an error.
@@ -152,13 +150,36 @@ pub async fn fetch_json<T: serde::de::DeserializeOwned>(path: &str) -> Result<T,
     serde_json::from_slice(&bytes).map_err(|e| format!("failed to read {path}: {e}"))
 }
 
-/// The board index.
-pub async fn fetch_board() -> Result<Board, String> {
-    fetch_json(BOARD_PATH).await
+/// The board index (read once per site URL, then shared by every page).
+pub async fn fetch_board() -> Result<Arc<Board>, String> {
+    let url = site_url(site::BOARD_JSON);
+    let absolute = absolute(&url);
+    if let Some(board) = BOARD.with(|b| {
+        b.borrow()
+            .as_ref()
+            .filter(|(at, _)| *at == absolute)
+            .map(|(_, board)| board.clone())
+    }) {
+        return Ok(board);
+    }
+    let bytes = fetch_bytes(&url).await?;
+    let board: Arc<Board> =
+        Arc::new(serde_json::from_slice(&bytes).map_err(|e| format!("failed to read {url}: {e}"))?);
+    BOARD.with(|b| *b.borrow_mut() = Some((absolute, board.clone())));
+    Ok(board)
 }
 
-/// One run's full record, fetched only when its page is opened.
-pub async fn fetch_record(run_id: String) -> Result<RunRecord, String> {
-    let path = record_path(&run_id).ok_or_else(|| format!("not a run id: {run_id}"))?;
-    fetch_json(&path).await
+/// `url` resolved against the page, so two spellings of one file compare equal.
+fn absolute(url: &str) -> String {
+    web_sys::window()
+        .and_then(|w| w.location().href().ok())
+        .and_then(|here| web_sys::Url::new_with_base(url, &here).ok())
+        .map(|u| u.href())
+        .unwrap_or_else(|| url.to_owned())
+}
+
+/// The bytes of one run's record file (its signature covers these bytes).
+pub async fn fetch_record_bytes(run_id: &str) -> Result<Vec<u8>, String> {
+    let path = site::record_json(run_id).ok_or_else(|| format!("not a run id: {run_id}"))?;
+    fetch_bytes(&site_url(&path)).await
 }

@@ -1,14 +1,33 @@
-//! The Fitness Report viewer: the board, the run record page and the replay.
+//! The Fitness Report viewer: the board, the run record page, a server's
+//! history and the replay.
 //!
-//! Components shared by the pages live here; `api` is the only module that
-//! fetches; each page is a module under `routes`. Every number shown is a
-//! stored number from `board.json` or a run record: nothing is recomputed.
+//! The same components render twice: `fitness publish` renders the board,
+//! every record page and every server page to static HTML (`render`, the
+//! `ssr` feature), and in the browser the wasm hydrates those pages (the
+//! `hydrate` feature, `client`) or renders the ones no file holds (the
+//! replay, a filtered board, an embed). Shared components live here; `api`
+//! is the only module that builds data URLs and fetches; each page is a
+//! module under `routes`. Every number shown is a stored number from
+//! `board.json` or a run record: nothing is recomputed.
+
+#![recursion_limit = "256"]
 
 pub mod api;
+pub mod app;
+#[cfg(feature = "hydrate")]
+pub mod client;
+#[cfg(feature = "ssr")]
+pub mod render;
 pub mod routes;
+pub mod state;
 
-use fitness_shared::board::{Row, RowCost, RowResult};
+pub use app::{App, Preloaded};
+pub use state::{UrlState, View};
+
+use fitness_shared::board::{Row, RowCost, RowEconomics, RowResult, ScoreCaveat};
+use fitness_shared::integrity::SignatureState;
 use fitness_shared::record::Interval;
+use leptos::either::{Either, EitherOf3};
 use leptos::prelude::*;
 
 use std::cell::Cell;
@@ -28,197 +47,32 @@ pub fn set_embedded(on: bool) {
     EMBEDDED.with(|e| e.set(on));
 }
 
-/// The page state read from the URL query (`?run=<id>`, `?tier=<tier>`,
-/// `&view=replay`, `?trace=URL1;URL2`, `&event=<n>`, `&corr=<id>`,
-/// `&arm=<arm>`, `&kind=<kind>`, `&embed=1`).
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct UrlState {
-    pub run: Option<String>,
-    pub tier: Option<String>,
-    pub view: Option<String>,
-    pub trace: Vec<String>,
-    pub event: Option<usize>,
-    pub corr: Option<String>,
-    pub arm: Option<String>,
-    pub kind: Option<String>,
-    /// Iframe mode: no masthead or footer.
-    pub embed: bool,
-}
-
-impl UrlState {
-    /// Read the state from the current location's query string.
-    pub fn from_location() -> Self {
-        let search = web_sys::window()
-            .and_then(|w| w.location().search().ok())
-            .unwrap_or_default();
-        Self::parse(&search)
-    }
-
-    /// Parse a query string such as `?run=abc&tier=free`.
-    pub fn parse(search: &str) -> Self {
-        let mut state = UrlState::default();
-        let Ok(params) = web_sys::UrlSearchParams::new_with_str(search) else {
-            return state;
-        };
-        state.run = params.get("run").filter(|s| !s.is_empty());
-        state.tier = params.get("tier").filter(|s| !s.is_empty());
-        state.view = params.get("view").filter(|s| !s.is_empty());
-        state.trace = params
-            .get("trace")
-            .map(|t| {
-                t.split(';')
-                    .map(str::trim)
-                    .filter(|s| !s.is_empty())
-                    .map(str::to_owned)
-                    .collect()
-            })
-            .unwrap_or_default();
-        state.event = params.get("event").and_then(|e| e.parse().ok());
-        state.corr = params.get("corr").filter(|s| !s.is_empty());
-        state.arm = params.get("arm").filter(|s| !s.is_empty());
-        state.kind = params.get("kind").filter(|s| !s.is_empty());
-        state.embed = params.get("embed").is_some_and(|e| e == "1" || e == "true");
-        state
-    }
-
-    fn replay_links(&self) -> routes::replay::ReplayLinks {
-        routes::replay::ReplayLinks {
-            event: self.event,
-            corr: self.corr.clone(),
-            arm: self.arm.clone(),
-            kind: self.kind.clone(),
-        }
-    }
-}
-
-/// The page the state asks for, without the masthead.
-pub fn page_for(state: &UrlState) -> AnyView {
-    use routes::replay::{ReplayPage, ReplaySource};
-    if !state.trace.is_empty() {
-        let source = ReplaySource::Trace(state.trace.clone());
-        return view! { <ReplayPage source=source links=state.replay_links() /> }.into_any();
-    }
-    match state.run.clone() {
-        Some(run) if state.view.as_deref() == Some("replay") => {
-            let source = ReplaySource::Run(run);
-            view! { <ReplayPage source=source links=state.replay_links() /> }.into_any()
-        }
-        Some(run) => view! { <routes::record::RecordPage run=run /> }.into_any(),
-        None => view! { <routes::board::BoardPage tier=state.tier.clone() /> }.into_any(),
-    }
-}
-
-/// The application for a given state: with the masthead and footer, or
-/// without them when embedded (`?embed=1`, or mounted by `embed.js`).
-#[component]
-pub fn AppWith(state: UrlState) -> impl IntoView {
-    let page = page_for(&state);
-    if state.embed {
-        return view! {
-            <div id="fitness-app" class="fitness-embed" data-ready="1">{page}</div>
-        }
-        .into_any();
-    }
+/// Show `render(source())`, and build it anew whenever `source` changes.
+///
+/// A page is never edited in place: it is replaced. Rendering through a
+/// keyed list of one item, keyed by a fresh number on every change, says
+/// exactly that, and spares the wasm the code that would diff a whole page
+/// tree against another (tens of kilobytes for the board, the record and
+/// the replay together).
+pub fn anew<T, V>(
+    source: impl Fn() -> T + Send + Sync + 'static,
+    render: impl Fn(T) -> V + Send + Sync + Clone + 'static,
+) -> impl IntoView
+where
+    T: Send + 'static,
+    V: IntoView + 'static,
+{
+    let next = std::sync::atomic::AtomicU64::new(0);
     view! {
-        <main id="fitness-app" data-ready="1">
-            <header class="masthead">
-                <h1><a href="./">"Fitness Report"</a></h1>
-                <p class="thesis">
-                    "A leaderboard you can trust must be able to say: this measurement was not valid."
-                </p>
-            </header>
-            {page}
-            <footer>
-                <p class="version">"viewer " {fitness_shared::VERSION}</p>
-            </footer>
-        </main>
+        <For
+            each=move || {
+                let value = source();
+                [(next.fetch_add(1, std::sync::atomic::Ordering::Relaxed), value)]
+            }
+            key=|(n, _)| *n
+            children=move |(_, value)| render(value)
+        />
     }
-    .into_any()
-}
-
-/// The application shell. Its root element carries `id="fitness-app"` and
-/// `data-ready="1"`, which only exist once the wasm has started and rendered.
-/// Links between the viewer's own pages change the page in place (history
-/// `pushState`), and Back and Forward return to the page they name.
-#[component]
-pub fn App() -> impl IntoView {
-    let state = RwSignal::new(UrlState::from_location());
-    install_navigation(state);
-    move || view! { <AppWith state=state.get() /> }
-}
-
-/// Follow links to the viewer's own pages (same origin and path, another
-/// query) without reloading: push the URL and render its page. A click
-/// with a modifier key or another button, a link with a `target` or
-/// `download`, a link elsewhere, and a fragment link on the same page are
-/// left to the browser.
-fn install_navigation(state: RwSignal<UrlState>) {
-    use wasm_bindgen::JsCast;
-    use wasm_bindgen::closure::Closure;
-    let Some(window) = web_sys::window() else {
-        return;
-    };
-    let on_click = Closure::<dyn Fn(web_sys::MouseEvent)>::new(move |ev: web_sys::MouseEvent| {
-        if ev.default_prevented()
-            || ev.button() != 0
-            || ev.meta_key()
-            || ev.ctrl_key()
-            || ev.shift_key()
-            || ev.alt_key()
-        {
-            return;
-        }
-        let Some(link) = ev
-            .target()
-            .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
-            .and_then(|el| el.closest("a[href]").ok().flatten())
-        else {
-            return;
-        };
-        if link.has_attribute("target") || link.has_attribute("download") {
-            return;
-        }
-        let Some(window) = web_sys::window() else {
-            return;
-        };
-        let (Ok(here), Some(href)) = (window.location().href(), link.get_attribute("href")) else {
-            return;
-        };
-        let (Ok(to), Ok(from)) = (
-            web_sys::Url::new_with_base(&href, &here),
-            web_sys::Url::new(&here),
-        ) else {
-            return;
-        };
-        if to.origin() != from.origin()
-            || to.pathname() != from.pathname()
-            || to.search() == from.search()
-        {
-            return;
-        }
-        ev.prevent_default();
-        let Ok(history) = window.history() else {
-            return;
-        };
-        if history
-            .push_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(&to.href()))
-            .is_err()
-        {
-            return;
-        }
-        state.set(UrlState::parse(&to.search()));
-        if to.hash().is_empty() {
-            window.scroll_to_with_x_and_y(0.0, 0.0);
-        }
-    });
-    let on_pop = Closure::<dyn Fn(web_sys::Event)>::new(move |_: web_sys::Event| {
-        state.set(UrlState::from_location());
-    });
-    let _ = window.add_event_listener_with_callback("click", on_click.as_ref().unchecked_ref());
-    let _ = window.add_event_listener_with_callback("popstate", on_pop.as_ref().unchecked_ref());
-    // Both live as long as the page.
-    on_click.forget();
-    on_pop.forget();
 }
 
 /// A stored fraction printed as a percentage with one decimal.
@@ -238,9 +92,35 @@ pub fn interval_text(i: &Interval) -> String {
     )
 }
 
+/// A count with thousands separators: `17,921`.
+pub fn thousands(n: f64) -> String {
+    let digits = format!("{:.0}", n.max(0.0));
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
 /// Clamp a stored fraction onto the 0-100 axis for drawing.
 fn axis_pos(x: f64) -> f64 {
     (x * 100.0).clamp(0.0, 100.0)
+}
+
+/// The shared 0 to 100 axis with its labels, drawn once above a column of
+/// intervals.
+#[component]
+pub fn AxisLabels() -> impl IntoView {
+    view! {
+        <span class="axis-labels" aria-hidden="true">
+            <span class="at0">"0"</span>
+            <span class="at50">"50"</span>
+            <span class="at100">"100"</span>
+        </span>
+    }
 }
 
 /// A Wilson band on the shared 0-100 axis with the point marked.
@@ -264,19 +144,62 @@ pub fn IntervalBar(interval: Interval) -> impl IntoView {
     }
 }
 
+/// What the publication rule reads on an imported (or otherwise unresolved)
+/// pass: the score stands as it was published, with this beside it (the
+/// short form on a board row, the whole sentence on the record page).
+#[component]
+pub fn CaveatNote(caveat: ScoreCaveat, #[prop(optional)] full: bool) -> impl IntoView {
+    let label = if caveat.imported {
+        "Imported pass."
+    } else {
+        "Unresolved pass."
+    };
+    let text = if full {
+        caveat.sentence()
+    } else {
+        caveat.summary()
+    };
+    view! {
+        <p class="caveat" data-reads=caveat.reads.clone()>
+            <span class="caveat-label">{label}</span>
+            " "
+            {text}
+        </p>
+    }
+}
+
+/// Calls, tokens and dollars per completed task.
+pub fn economics_text(e: &RowEconomics) -> String {
+    let mut parts = Vec::new();
+    if let Some(c) = e.calls {
+        parts.push(format!("{c:.1} calls"));
+    }
+    if let Some(t) = e.tokens {
+        parts.push(format!("{} tokens", thousands(t)));
+    }
+    if let Some(u) = e.usd {
+        parts.push(format!("${u:.4}"));
+    }
+    format!("{} per completed task", parts.join(", "))
+}
+
 /// The result slot: the interval, or the refusal that replaced it.
 #[component]
-pub fn ResultSlot(result: RowResult) -> impl IntoView {
+pub fn ResultSlot(
+    result: RowResult,
+    #[prop(default = None)] economics: Option<RowEconomics>,
+) -> impl IntoView {
     match result {
-        RowResult::Scored { first_try } => {
+        RowResult::Scored { first_try, caveat } => {
             let text = interval_text(&first_try);
-            view! {
+            Either::Left(view! {
                 <div class="result scored">
                     <IntervalBar interval=first_try />
                     <p class="interval-text">{text}</p>
+                    {economics.map(|e| view! { <p class="economics">{economics_text(&e)}</p> })}
+                    {caveat.map(|c| view! { <CaveatNote caveat=c /> })}
                 </div>
-            }
-            .into_any()
+            })
         }
         RowResult::Refused {
             code,
@@ -295,7 +218,7 @@ pub fn ResultSlot(result: RowResult) -> impl IntoView {
             } else {
                 "reason"
             };
-            view! {
+            Either::Right(view! {
                 <div class="result refused">
                     <p class="refusal-head">
                         <span class="code">{code}</span>
@@ -305,8 +228,7 @@ pub fn ResultSlot(result: RowResult) -> impl IntoView {
                     <p class="teaser">{teaser}</p>
                     <p class="reason-line">"reason: " <span class=reason_class>{reason}</span></p>
                 </div>
-            }
-            .into_any()
+            })
         }
     }
 }
@@ -314,35 +236,69 @@ pub fn ResultSlot(result: RowResult) -> impl IntoView {
 /// The cost slot text: a total, "at least" with its reasons, or none with why.
 pub fn cost_view(cost: &RowCost) -> impl IntoView + use<> {
     match cost.clone() {
-        RowCost::Total { usd } => view! {
+        RowCost::Total { usd } => EitherOf3::A(view! {
             <span class="cost total">{format!("${usd:.2} total")}</span>
-        }
-        .into_any(),
+        }),
         RowCost::Floor { usd, reasons } => {
             let why = reasons.join("; ");
-            view! {
+            EitherOf3::B(view! {
                 <span class="cost floor" title=why.clone()>
                     {format!("at least ${usd:.2}")}
                     <span class="why">{format!(" ({why})")}</span>
                 </span>
-            }
-            .into_any()
+            })
         }
-        RowCost::None { why } => view! {
+        RowCost::None { why } => EitherOf3::C(view! {
             <span class="cost none">"no figure: " {why}</span>
-        }
-        .into_any(),
+        }),
     }
 }
 
-/// One board row: a published run, scored or refused.
+/// The short label of a signature state, for a row or a record's chip.
+pub fn signature_label(state: &SignatureState) -> String {
+    match state {
+        SignatureState::Verified { fingerprint } => format!("Verified · key {fingerprint}"),
+        SignatureState::OtherKey { fingerprint, .. } => {
+            format!("Not verified · another key {fingerprint}")
+        }
+        SignatureState::NoSiteKey { fingerprint } => {
+            format!("Not verified · key {fingerprint}, no site key")
+        }
+        SignatureState::Unsigned => "Unsigned".to_owned(),
+        SignatureState::Invalid { .. } => "Not verified · signature invalid".to_owned(),
+    }
+}
+
+/// The signature state as a chip: the same words on a row, a record page
+/// and (with the tapes checked too) the replay's badge.
 #[component]
-pub fn RowView(row: Row) -> impl IntoView {
+pub fn SignatureChip(state: SignatureState, site_key: bool) -> impl IntoView {
+    view! {
+        <span class=format!("chip signature {}", state.name()) data-signature=state.name()
+            title=state.sentence(site_key)>
+            {signature_label(&state)}
+        </span>
+    }
+}
+
+/// "1 INSUFFICIENT_SURFACE, 2 EXTEND_EXHAUSTED".
+pub fn outcome_counts(counts: &std::collections::BTreeMap<String, u32>) -> String {
+    counts
+        .iter()
+        .map(|(code, n)| format!("{n} {code}"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// One board row: a published run, scored or refused. `site_key` says
+/// whether the site publishes a publisher key.
+#[component]
+pub fn RowView(row: Row, #[prop(optional)] site_key: bool) -> impl IntoView {
     let outcome = match &row.result {
         RowResult::Scored { .. } => "SCORED".to_owned(),
         RowResult::Refused { code, .. } => code.clone(),
     };
-    let record_href = api::site_url(&format!("?run={}", row.id));
+    let record_href = api::record_page_url(&row.id);
     let generator = row
         .generator
         .clone()
@@ -352,30 +308,39 @@ pub fn RowView(row: Row) -> impl IntoView {
     } else {
         "chip generator unrecorded"
     };
+    // A suite whose prompts name the tool and its arguments measures relay.
+    let relay = row
+        .generator
+        .as_deref()
+        .is_some_and(fitness_shared::generators::dictates_calls)
+        .then(|| {
+            view! {
+                <span class="chip relay" title=fitness_shared::generators::RELAY_SENTENCE>
+                    "relay: the tasks dictate the calls"
+                </span>
+            }
+        });
     let screened = match row.screened {
         Some(true) => "null-screened suite",
         Some(false) => "unscreened suite",
         None => "screen not recorded",
     };
+    let history = api::server_page_url(&row.server.slug);
     let attempt = if row.attempt.of > 1 {
-        let others = row
-            .attempt
-            .others
-            .iter()
-            .map(|o| {
-                let href = api::site_url(&format!("?run={}", o.id));
-                let text = format!("run {} ({})", o.index, o.outcome);
-                view! { <a class="other-attempt" href=href>{text}</a> }
-            })
-            .collect_view();
-        Some(view! {
-            <p class="attempt">
-                {format!("run {} of {}; the others: ", row.attempt.index, row.attempt.of)}
-                {others}
-            </p>
-        })
+        let others = row.attempt.of - 1;
+        let counted = outcome_counts(&row.attempt.others);
+        format!(
+            "Run {} of {} of this server; the other {others}: {counted}. ",
+            row.attempt.index, row.attempt.of
+        )
     } else {
-        None
+        "The only run of this server. ".to_owned()
+    };
+    let attempt = view! {
+        <p class="attempt">
+            {attempt}
+            <a class="history" href=history>"Every run of this server"</a>
+        </p>
     };
     let probes = &row.probes;
     let probe_text = format!(
@@ -398,13 +363,13 @@ pub fn RowView(row: Row) -> impl IntoView {
         .map(|f| view! { <span class="chip server-fault" title="failed probe: a server fault, not a refusal">{f.clone()}</span> })
         .collect_view();
     let started = row.started_at.replace('T', " ");
-    // The standing notes are printed once, in the methods section; the row
-    // links there.
+    // The standing notes are printed once, in the board's methods section;
+    // the row links there.
     let standing = row.standing.as_ref().map(|s| {
-        let href = format!(
+        let href = api::site_url(&format!(
             "#{}",
             fitness_shared::board::StandingNotes::anchor(&s.set_id)
-        );
+        ));
         let text = match s.count {
             1 => "1 standing note".to_owned(),
             n => format!("{n} standing notes"),
@@ -413,9 +378,10 @@ pub fn RowView(row: Row) -> impl IntoView {
     });
     // Evidence: the recorded tapes, or a plain statement that none were published.
     let tapes = if row.tapes.is_empty() {
-        view! { <span class="no-tapes">"No tapes were published for this run."</span> }.into_any()
+        Either::Left(view! { <p class="no-tapes">"No tapes were published for this run."</p> })
     } else {
-        row.tapes
+        let links = row
+            .tapes
             .iter()
             .map(|t| {
                 let plane = match t.plane {
@@ -423,35 +389,41 @@ pub fn RowView(row: Row) -> impl IntoView {
                     fitness_shared::record::TapePlane::Agent => "agent tape",
                 };
                 let title = format!("sha256 {}, {} bytes", t.sha256, t.bytes);
-                let href = api::tape_path(&row.id, &t.path)
+                let href = fitness_shared::site::tape(&row.id, &t.path)
                     .map(|p| api::site_url(&p))
                     .unwrap_or_default();
                 view! { <a class="tape" href=href title=title>{plane}</a>" " }
             })
-            .collect_view()
-            .into_any()
+            .collect_view();
+        Either::Right(view! { <p class="tapes">{links}</p> })
     };
+    let replay = (!row.tapes.is_empty()).then(|| {
+        view! { <a class="replay button" href=api::replay_url(&row.id)>"Replay"</a> }
+    });
     view! {
-        <article class="row" data-run-id=row.id.clone() data-outcome=outcome>
+        <article class="row" data-run-id=row.id.clone() data-outcome=outcome
+            data-signature=row.signature.name()>
             <div class="identity">
                 <h3 class="server">{row.server.slug.clone()}</h3>
                 <p class="target">{row.server.target.clone()}</p>
                 <p class="chips">
                     <span class=generator_class>{generator}</span>
+                    {relay}
                     <span class="chip runner">{format!("runner {}", row.runner_model)}</span>
                     <span class="chip credential">{row.credential.clone()}</span>
                     <span class="chip screened">{screened}</span>
                 </p>
                 <p class="run-meta">
                     "suite " <code class="suite">{row.suite.clone()}</code>
-                    " started " <time>{started}</time>
+                    " · started " <time>{started}</time>
                     {standing}
                 </p>
                 {attempt}
             </div>
-            <ResultSlot result=row.result.clone() />
+            <ResultSlot result=row.result.clone() economics=row.economics />
             <div class="facts">
                 <p class="probes">
+                    <span class="field-label">"Probes "</span>
                     <span class="spec">{format!("spec {spec}")}</span>
                     " · era " {row.server.era.clone()} " · "
                     <span class="checks">{probe_text}</span>
@@ -459,21 +431,24 @@ pub fn RowView(row: Row) -> impl IntoView {
                 </p>
                 {row.conformance.as_ref().map(|c| {
                     let text = match &c.error {
-                        Some(why) => format!("official conformance suite: no result ({why})"),
-                        None => format!("official conformance suite: {} passed, {} failed", c.passed, c.failed),
+                        Some(why) => format!("no result ({why})"),
+                        None => format!("{} passed, {} failed", c.passed, c.failed),
                     };
-                    view! { <p class="conformance" title=c.suite.clone()>{text}</p> }
+                    view! {
+                        <p class="conformance" title=c.suite.clone()>
+                            <span class="field-label">"Official conformance suite "</span>{text}
+                        </p>
+                    }
                 })}
-                <p class="cost-line">{cost_view(&row.cost)}</p>
+                <p class="cost-line"><span class="field-label">"Cost "</span>{cost_view(&row.cost)}</p>
+            </div>
+            <div class="evidence">
                 <p class="links">
-                    <a class="open-record" href=record_href>"Open the record"</a>
-                    " "
-                    {(!row.tapes.is_empty()).then(|| view! {
-                        <a class="replay" href=api::site_url(&format!("?run={}&view=replay", row.id))>"Replay"</a>
-                    })}
-                    " "
-                    {tapes}
+                    <a class="open-record button" href=record_href>"Open the record"</a>
+                    {replay}
                 </p>
+                {tapes}
+                <p class="signature-line"><SignatureChip state=row.signature.clone() site_key=site_key /></p>
             </div>
         </article>
     }

@@ -1,7 +1,10 @@
-//! Entry point of the viewer's wasm: mount the app on the page body, unless
-//! `embed.js` loaded this module into a third party's page; then the host
-//! calls [`mount_embed`] for each element that asks for the viewer.
+//! Entry point of the viewer's wasm: hydrate or render the page (see
+//! [`fitness_viewer::client`]), unless `embed.js` loaded this module into a
+//! third party's page; then the host calls [`mount_embed`] for each element
+//! that asks for the viewer.
 
+use fitness_viewer::{UrlState, View};
+use leptos::prelude::*;
 use wasm_bindgen::prelude::*;
 
 fn main() {
@@ -12,58 +15,53 @@ fn main() {
         .and_then(|w| js_sys::Reflect::get(&w, &JsValue::from_str("__fitnessEmbed")).ok())
         .is_some_and(|v| v.is_truthy());
     if !embedding {
-        leptos::mount::mount_to_body(fitness_viewer::App);
+        fitness_viewer::client::start();
     }
 }
 
 /// Mount the viewer into `el`. `kind` is `board`, `run` or `replay`; `src` is
 /// a viewer URL on the publishing site (for example
-/// `https://site.example/?run=<id>&view=replay`): its directory is where the
-/// data is fetched from, its query says what to show.
+/// `https://site.example/runs/<id>/?view=replay`): the site it names is
+/// where the data is fetched from, its path and query say what to show.
 #[wasm_bindgen]
 pub fn mount_embed(el: web_sys::HtmlElement, kind: &str, src: &str) -> Result<(), JsValue> {
+    use fitness_viewer::routes::replay::ReplaySource;
     console_error_panic_hook::set_once();
     let url = web_sys::Url::new(src)?;
-    let mut state = fitness_viewer::UrlState::parse(&url.search());
-    let path = url.pathname();
-    let dir = match path.rfind('/') {
-        Some(i) => &path[..=i],
-        None => "/",
-    };
-    fitness_viewer::api::set_base(&format!("{}{dir}", url.origin()));
+    let (root, page) = fitness_viewer::client::split_path(&url.pathname());
+    let mut state = UrlState::parse(Some(&page), &url.search());
+    fitness_viewer::api::set_base(&format!("{}{root}", url.origin()));
     fitness_viewer::set_embedded(true);
     state.embed = true;
-    match kind {
-        "board" => {
-            state.run = None;
-            state.trace.clear();
+    let run = match &state.view {
+        View::Record(id) | View::Replay(ReplaySource::Run(id)) => Some(id.clone()),
+        _ => None,
+    };
+    state.view = match (kind, run, state.view.clone()) {
+        ("board", _, _) => View::Board,
+        ("run", Some(id), _) => View::Record(id),
+        ("run", None, _) => {
+            return Err(JsValue::from_str(
+                "data-fitness=\"run\" needs a run (runs/<id>/ or ?run=<id>) in data-src",
+            ));
         }
-        "run" => {
-            state.view = None;
-            state.trace.clear();
-            if state.run.is_none() {
-                return Err(JsValue::from_str(
-                    "data-fitness=\"run\" needs ?run=<id> in data-src",
-                ));
-            }
+        ("replay", Some(id), _) => View::Replay(ReplaySource::Run(id)),
+        ("replay", None, view @ View::Replay(ReplaySource::Trace(_))) => view,
+        ("replay", None, _) => {
+            return Err(JsValue::from_str(
+                "data-fitness=\"replay\" needs a run or ?trace=URL in data-src",
+            ));
         }
-        "replay" => {
-            if state.run.is_some() {
-                state.view = Some("replay".to_owned());
-            } else if state.trace.is_empty() {
-                return Err(JsValue::from_str(
-                    "data-fitness=\"replay\" needs ?run=<id> or ?trace=URL in data-src",
-                ));
-            }
-        }
-        other => {
+        (other, _, _) => {
             return Err(JsValue::from_str(&format!(
                 "data-fitness must be board, run or replay, not {other:?}"
             )));
         }
-    }
+    };
+    let state = RwSignal::new(state);
+    let ready = RwSignal::new(true);
     let handle = leptos::mount::mount_to(el, move || {
-        leptos::view! { <fitness_viewer::AppWith state=state.clone() /> }
+        view! { <fitness_viewer::App state=state ready=ready /> }
     });
     handle.forget();
     Ok(())

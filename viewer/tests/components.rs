@@ -5,7 +5,8 @@
 
 use fitness_shared::board::{Row, RowResult};
 use fitness_shared::record::Interval;
-use fitness_viewer::{IntervalBar, ResultSlot, RowView};
+use fitness_viewer::routes::replay::ReplaySource;
+use fitness_viewer::{IntervalBar, ResultSlot, RowView, UrlState, View};
 use leptos::prelude::*;
 use wasm_bindgen::JsCast;
 use wasm_bindgen_test::*;
@@ -60,14 +61,12 @@ fn refused_row() -> Row {
         "credential": "anonymous",
         "suite": "0123456789ab",
         "started_at": "2026-08-20T18:17:32.685Z",
-        "attempt": {"index": 2, "of": 2, "others": [
-            {"id": "mcp-vercel-com-2026-08-19T22-12-36-293Z", "index": 1, "group": "refused:free", "outcome": "INSUFFICIENT_SURFACE"}
-        ]},
+        "attempt": {"index": 2, "of": 2, "others": {"INSUFFICIENT_SURFACE": 1}},
         "result": {"kind": "refused", "code": "INSUFFICIENT_SURFACE", "gate": "structural", "tier": "free",
                    "reason": "too_few_generated", "teaser": "1 admitted case is below the minimum 8.", "k": 1, "n": 24},
         "probes": {"spec": "2026-07-28", "passed": 5, "applicable": 6, "unknown": 1, "failed": ["bogus-version-accepted"]},
         "cost": {"kind": "floor", "usd": 0.264189, "reasons": ["judge spend is not recorded"]},
-        "record": "runs/mcp-vercel-com-2026-08-20T18-17-32-685Z/record.json"
+        "signature": {"state": "unsigned"}
     }))
     .unwrap()
 }
@@ -92,7 +91,7 @@ fn interval_bar_draws_the_band_and_the_point_on_the_0_100_axis() {
 #[wasm_bindgen_test]
 fn scored_slot_prints_the_stored_interval() {
     let host = mount(|| {
-        view! { <ResultSlot result=RowResult::Scored { first_try: hf_interval() } /> }
+        view! { <ResultSlot result=RowResult::Scored { first_try: hf_interval(), caveat: None } /> }
     });
     assert!(host.query_selector(".result.scored").unwrap().is_some());
     assert!(host.query_selector(".result.refused").unwrap().is_none());
@@ -138,15 +137,29 @@ fn row_carries_its_chips_attempts_probes_and_floor_cost() {
     assert_eq!(text(&host, ".chip.runner"), "runner claude-sonnet-5");
     assert_eq!(text(&host, ".chip.screened"), "screen not recorded");
     assert_eq!(text(&host, ".suite"), "0123456789ab");
-    assert!(text(&host, ".attempt").starts_with("run 2 of 2; the others: "));
+    // The other attempts are counted, and the server's history is one link.
     assert_eq!(
-        host.query_selector(".other-attempt")
+        text(&host, ".attempt"),
+        "Run 2 of 2 of this server; the other 1: 1 INSUFFICIENT_SURFACE. Every run of this server"
+    );
+    assert_eq!(host.query_selector_all(".attempt a").unwrap().length(), 1);
+    assert_eq!(
+        host.query_selector(".attempt a.history")
             .unwrap()
             .unwrap()
             .get_attribute("href")
             .as_deref(),
-        Some("?run=mcp-vercel-com-2026-08-19T22-12-36-293Z")
+        Some("servers/mcp-vercel-com/")
     );
+    assert_eq!(
+        host.query_selector("a.open-record")
+            .unwrap()
+            .unwrap()
+            .get_attribute("href")
+            .as_deref(),
+        Some("runs/mcp-vercel-com-2026-08-20T18-17-32-685Z/")
+    );
+    assert_eq!(text(&host, ".chip.signature"), "Unsigned");
     assert_eq!(text(&host, ".checks"), "checks passed 5 of 6, 1 unknown");
     assert_eq!(text(&host, ".chip.server-fault"), "bogus-version-accepted");
     let cost = host.query_selector(".cost.floor").unwrap().unwrap();
@@ -179,92 +192,81 @@ fn record_text_is_rendered_as_text_never_html() {
 }
 
 #[wasm_bindgen_test]
-fn url_state_reads_the_run_and_the_tier() {
-    let state =
-        fitness_viewer::UrlState::parse("?run=gitmcp-io-2026-08-20T03-30-29-022Z&tier=paid");
+fn url_state_reads_the_page_from_the_path_and_the_query() {
+    use fitness_shared::site::Page;
+    use fitness_viewer::View;
+    let state = UrlState::parse(None, "?run=gitmcp-io-2026-08-20T03-30-29-022Z&tier=paid");
     assert_eq!(
-        state.run.as_deref(),
-        Some("gitmcp-io-2026-08-20T03-30-29-022Z")
+        state.view,
+        View::Record("gitmcp-io-2026-08-20T03-30-29-022Z".to_owned())
     );
     assert_eq!(state.tier.as_deref(), Some("paid"));
-    assert_eq!(fitness_viewer::UrlState::parse(""), Default::default());
-}
-
-#[wasm_bindgen_test]
-fn a_record_url_is_built_only_from_a_run_id() {
-    use fitness_viewer::api::record_path;
+    assert_eq!(UrlState::parse(None, ""), Default::default());
+    // A record page is its path; its replay is a query on it.
+    let page = Page::Record("r1".to_owned());
     assert_eq!(
-        record_path("gitmcp-io-2026-08-20T03-30-29-022Z").as_deref(),
-        Some("runs/gitmcp-io-2026-08-20T03-30-29-022Z/record.json")
+        UrlState::parse(Some(&page), "").view,
+        View::Record("r1".into())
     );
-    assert_eq!(record_path("../data/board"), None);
-    assert_eq!(record_path("a/b"), None);
-    assert_eq!(record_path("https://evil.example"), None);
-    assert_eq!(record_path(""), None);
-}
-
-#[wasm_bindgen_test]
-fn standing_notes_paths_come_from_sha256_set_ids_only() {
-    use fitness_viewer::api::standing_notes_path;
-    let hex = "9bbc1e702d714c35187acee4a4e9f88ca012477eff7bf21b5672b99ea6e00e1b";
     assert_eq!(
-        standing_notes_path(&format!("sha256:{hex}")),
-        Some(format!("standing-notes/{hex}.json"))
+        UrlState::parse(Some(&page), "?view=replay").view,
+        View::Replay(ReplaySource::Run("r1".into()))
     );
-    assert_eq!(standing_notes_path(hex), None);
-    assert_eq!(standing_notes_path("sha256:../../x"), None);
+    let server = Page::Server("svelte".to_owned());
+    assert_eq!(
+        UrlState::parse(Some(&server), "").view,
+        View::Server("svelte".into())
+    );
 }
 
 #[wasm_bindgen_test]
 fn replay_links_parse_from_the_query() {
-    let s = fitness_viewer::UrlState::parse(
+    let s = UrlState::parse(
+        None,
         "?run=abc&view=replay&event=12&corr=probe%3A%3Abogus&arm=probes&kind=call&embed=1",
     );
-    assert_eq!(s.run.as_deref(), Some("abc"));
-    assert_eq!(s.view.as_deref(), Some("replay"));
-    assert_eq!(s.event, Some(12));
-    assert_eq!(s.corr.as_deref(), Some("probe::bogus"));
-    assert_eq!(s.arm.as_deref(), Some("probes"));
-    assert_eq!(s.kind.as_deref(), Some("call"));
+    assert_eq!(s.view, View::Replay(ReplaySource::Run("abc".into())));
+    assert_eq!(s.links.event, Some(12));
+    assert_eq!(s.links.corr.as_deref(), Some("probe::bogus"));
+    assert_eq!(s.links.arm.as_deref(), Some("probes"));
+    assert_eq!(s.links.kind.as_deref(), Some("call"));
     assert!(s.embed);
-    let t = fitness_viewer::UrlState::parse("?trace=https://a.example/m.jsonl;b/agent.jsonl");
-    assert_eq!(t.trace, vec!["https://a.example/m.jsonl", "b/agent.jsonl"]);
+    let t = UrlState::parse(None, "?trace=https://a.example/m.jsonl;b/agent.jsonl");
+    assert_eq!(
+        t.view,
+        View::Replay(ReplaySource::Trace(vec![
+            "https://a.example/m.jsonl".into(),
+            "b/agent.jsonl".into()
+        ]))
+    );
 }
 
 #[wasm_bindgen_test]
 fn probe_evidence_links_open_the_replay_on_their_trial() {
-    let href = fitness_viewer::routes::record::evidence_href("run-1", "probe::bogus version");
+    let href = fitness_viewer::api::replay_trial_url("run-1", "probe::bogus version");
     assert_eq!(
         href,
-        "?run=run-1&view=replay&corr=probe%3A%3Abogus%20version"
+        "runs/run-1/?view=replay&corr=probe%3A%3Abogus%20version"
     );
     // And the link reads back as the same trial.
-    let s = fitness_viewer::UrlState::parse(&href);
-    assert_eq!(s.corr.as_deref(), Some("probe::bogus version"));
-    assert_eq!(s.view.as_deref(), Some("replay"));
+    let page = fitness_shared::site::Page::parse("runs/run-1/").unwrap();
+    let s = UrlState::parse(Some(&page), href.split_once('?').unwrap().1);
+    assert_eq!(s.links.corr.as_deref(), Some("probe::bogus version"));
+    assert_eq!(s.view, View::Replay(ReplaySource::Run("run-1".into())));
 }
 
 #[wasm_bindgen_test]
-fn tape_paths_stay_inside_their_run() {
-    use fitness_viewer::api::tape_path;
-    assert_eq!(
-        tape_path("r1", "mcp.jsonl").as_deref(),
-        Some("runs/r1/mcp.jsonl")
-    );
-    assert_eq!(
-        tape_path("r1", "tapes/agent.jsonl").as_deref(),
-        Some("runs/r1/tapes/agent.jsonl")
-    );
-    for bad in [
-        "../r2/mcp.jsonl",
-        "/etc/passwd",
-        "a//b",
-        "https://evil.example/x",
-        "",
-        "a\\b",
-    ] {
-        assert_eq!(tape_path("r1", bad), None, "{bad}");
-    }
+fn links_lead_back_to_the_site_root_from_any_page() {
+    use fitness_viewer::api;
+    api::set_base("../../");
+    assert_eq!(api::site_url("./"), "../../");
+    assert_eq!(api::record_page_url("r2"), "../../runs/r2/");
+    assert_eq!(api::server_page_url("s"), "../../servers/s/");
+    // A run id that could leave its directory makes no link at all.
+    assert_eq!(api::record_page_url("../etc"), "");
+    api::set_base("");
+    assert_eq!(api::site_url("./"), "./");
+    assert_eq!(api::replay_url("r2"), "runs/r2/?view=replay");
 }
 
 /// A real record: the canary demo server run by `fitness run` with the sim
@@ -276,8 +278,15 @@ fn findings_and_proposals_render_with_links_into_the_replay() {
     let record = fitness_shared::record::RunRecord::from_json(CANARY).expect("the fixture reads");
     assert_eq!(record.findings.len(), 2);
     let run_id = record.run.id.clone();
-    let host =
-        mount(move || view! { <fitness_viewer::routes::record::RecordView record=record /> });
+    let host = mount(move || {
+        view! {
+            <fitness_viewer::routes::record::RecordView
+                record=std::sync::Arc::new(record)
+                signature=RwSignal::new(fitness_shared::integrity::SignatureState::Unsigned)
+                site_key=false
+            />
+        }
+    });
     let findings = host.query_selector_all(".finding").unwrap();
     assert_eq!(findings.length(), 2);
     let all = text(&host, ".findings");
@@ -290,7 +299,7 @@ fn findings_and_proposals_render_with_links_into_the_replay() {
         .expect("an evidence link");
     let href = link.get_attribute("href").unwrap_or_default();
     assert!(
-        href.starts_with(&format!("?run={run_id}&view=replay")),
+        href.starts_with(&format!("runs/{run_id}/?view=replay")),
         "{href}"
     );
     assert!(
@@ -338,4 +347,43 @@ fn a_void_slot_says_no_gate_decided_and_reads_its_reason_as_prose() {
     // A code-like reason stays monospace.
     let host = mount(|| view! { <ResultSlot result=refused_row().result /> });
     assert!(host.query_selector(".reason.prose").unwrap().is_none());
+}
+
+#[wasm_bindgen_test]
+fn an_imported_pass_keeps_its_number_and_says_what_our_rule_reads() {
+    let caveat = fitness_shared::board::ScoreCaveat {
+        reads: "EXTEND".into(),
+        k: 22,
+        n: 24,
+        wilson_low: 0.7415,
+        threshold: 0.9,
+        achieved_power: 0.344,
+        planned_power: 0.8,
+        imported: true,
+    };
+    let economics = fitness_shared::board::RowEconomics {
+        calls: Some(1.5),
+        tokens: Some(17921.0),
+        usd: Some(0.0405),
+    };
+    let host = mount(move || {
+        view! {
+            <ResultSlot
+                result=RowResult::Scored { first_try: hf_interval(), caveat: Some(caveat) }
+                economics=Some(economics)
+            />
+        }
+    });
+    assert_eq!(
+        text(&host, ".interval-text"),
+        "91.7% / 95% CI 74.2% to 97.7% / 22 of 24"
+    );
+    assert_eq!(
+        text(&host, ".caveat"),
+        "Imported pass. Under fitness-report/2 the construct gate reads EXTEND: 22 of 24, Wilson 95% low 74.2%, below the 90% threshold."
+    );
+    assert_eq!(
+        text(&host, ".economics"),
+        "1.5 calls, 17,921 tokens, $0.0405 per completed task"
+    );
 }

@@ -40,9 +40,37 @@ pub struct DemoArgs {
     /// Only these scenarios (by name); repeatable.
     #[arg(long = "only", value_name = "NAME")]
     pub only: Vec<String>,
-    /// A signing key for the runs (from `fitness keygen`).
+    /// A signing key for the runs and the site (from `fitness keygen`).
+    /// Default: the demo's own key, `fitness-demo/demo.key`, made on first
+    /// use, so the demo board reads as verified.
     #[arg(long)]
     pub key: Option<PathBuf>,
+}
+
+/// The demo's signing key, beside its runs directory, made on first use.
+pub const DEMO_KEY: &str = "demo.key";
+
+/// The key the demo signs with: `--key`, or the demo's own key beside the
+/// runs directory (`fitness-demo/demo.key`), made when it is missing.
+fn demo_key(args: &DemoArgs) -> anyhow::Result<PathBuf> {
+    if let Some(key) = &args.key {
+        return Ok(key.clone());
+    }
+    let dir = match args.out.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    let path = dir.join(DEMO_KEY);
+    if !path.exists() {
+        std::fs::create_dir_all(&dir)
+            .with_context(|| format!("failed to create {}", dir.display()))?;
+        let (_, fingerprint) = crate::commands::keygen::generate(&path)?;
+        eprintln!(
+            "made the demo's signing key {} (fingerprint {fingerprint})",
+            path.display()
+        );
+    }
+    Ok(path)
 }
 
 /// One demo run: which server, which runner, what it is registered with,
@@ -217,11 +245,12 @@ pub fn run(args: DemoArgs) -> anyhow::Result<()> {
     }
     std::fs::create_dir_all(&args.out)
         .with_context(|| format!("failed to create {}", args.out.display()))?;
+    let key = demo_key(&args)?;
     let rt = runtime()?;
     let mut lines = Vec::new();
     for s in &scenarios {
         crate::errln!("demo {:<13} {}", s.name, s.shows);
-        let cfg = scenario_config(s, &args.out, args.key.clone())?;
+        let cfg = scenario_config(s, &args.out, Some(key.clone()))?;
         let bars = Bars::new(false);
         let output = rt.block_on(async {
             let cancel = cancel_on_signals();
@@ -263,7 +292,7 @@ pub fn run(args: DemoArgs) -> anyhow::Result<()> {
         out: args.site.clone(),
         viewer: has_viewer.then_some(viewer),
         no_viewer: !has_viewer,
-        sign_key: args.key.clone(),
+        sign_key: Some(key),
         published_at: None,
         // The demo's runs are replaced on each demo, and so is its board.
         replace: true,

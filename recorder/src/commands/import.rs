@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context as _, bail};
 use fitness_shared::integrity;
 use fitness_shared::record::import::import_runs;
-use fitness_shared::record::{RunRecord, TapePlane, TapeRef};
+use fitness_shared::record::{RunRecord, TapeRef};
 use serde_json::Value;
 
 use super::{keygen, sign, verify};
@@ -112,7 +112,7 @@ pub fn run(args: ImportArgs) -> anyhow::Result<()> {
 
 /// A run id becomes a directory name: it must be one plain path segment.
 pub(crate) fn check_segment(id: &str) -> anyhow::Result<()> {
-    if id.is_empty() || id == "." || id == ".." || id.contains(['/', '\\', ':', '\0']) {
+    if !fitness_shared::site::is_segment(id) {
         bail!("run id {id:?} cannot be used as a directory name");
     }
     Ok(())
@@ -121,10 +121,7 @@ pub(crate) fn check_segment(id: &str) -> anyhow::Result<()> {
 /// Copy `<traces>/{mcp,agent}.jsonl` beside the record, returning their refs.
 pub(crate) fn attach_tapes(from: &Path, dir: &Path) -> anyhow::Result<Vec<TapeRef>> {
     let mut refs = Vec::new();
-    for (plane, name) in [
-        (TapePlane::Mcp, "mcp.jsonl"),
-        (TapePlane::Agent, "agent.jsonl"),
-    ] {
+    for (plane, name) in fitness_shared::site::TAPE_FILES {
         let src = from.join(name);
         if !src.is_file() {
             continue;

@@ -33,6 +33,16 @@ struct KeyFile {
 }
 
 pub fn run(args: KeygenArgs) -> anyhow::Result<()> {
+    let (public_key, fingerprint) = generate(&args.out)?;
+    println!("wrote {} (mode 0600)", args.out.display());
+    println!("public key  {public_key}");
+    println!("fingerprint {fingerprint}");
+    Ok(())
+}
+
+/// Make a new key at `path` (never over an existing file); returns the
+/// public key (base64) and its fingerprint.
+pub fn generate(path: &Path) -> anyhow::Result<(String, String)> {
     let mut seed = [0u8; 32];
     File::open("/dev/urandom")
         .and_then(|mut f| f.read_exact(&mut seed))
@@ -44,15 +54,9 @@ pub fn run(args: KeygenArgs) -> anyhow::Result<()> {
         public_key: public_key.clone(),
     };
     let text = serde_json::to_string_pretty(&body)? + "\n";
-    write_new_private(&args.out, text.as_bytes())?;
+    write_new_private(path, text.as_bytes())?;
     let public = integrity::decode_public_key(&public_key)?;
-    println!("wrote {} (mode 0600)", args.out.display());
-    println!("public key  {public_key}");
-    println!(
-        "fingerprint {}",
-        integrity::key_fingerprint(public.as_bytes())
-    );
-    Ok(())
+    Ok((public_key, integrity::key_fingerprint(public.as_bytes())))
 }
 
 fn write_new_private(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {

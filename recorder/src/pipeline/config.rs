@@ -17,7 +17,7 @@ pub const CONSTRUCT_THRESHOLD: f64 = 0.90;
 /// The gates' significance level.
 pub const ALPHA: f64 = 0.05;
 /// The planned power of the construct test.
-pub const PLANNED_POWER: f64 = 0.80;
+pub const PLANNED_POWER: f64 = fitness_shared::gates::DEFAULT_PLANNED_POWER;
 
 /// Defaults, sized so a perfect reference agent can publish a PASS:
 /// 12 tasks x 3 reps = 36 trials, and a perfect agent needs 35 at 0.90.

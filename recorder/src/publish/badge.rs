@@ -6,7 +6,7 @@ use fitness_shared::board::{Row, RowResult};
 /// The right-hand text and colour of a row's badge.
 pub fn badge_message(row: &Row) -> (String, &'static str) {
     match &row.result {
-        RowResult::Scored { first_try } => (
+        RowResult::Scored { first_try, .. } => (
             format!(
                 "{:.1}% ({:.0}-{:.0})",
                 first_try.rate * 100.0,

@@ -25,6 +25,7 @@ use anyhow::{Context as _, bail};
 use fitness_shared::board::Board;
 use fitness_shared::integrity::{self, signing};
 use fitness_shared::record::{RunRecord, StandingNotesSet};
+use fitness_shared::site;
 
 use super::{PublishArgs, Published, Source, staging_dir, write_index, write_run};
 use crate::commands::sign;
@@ -42,19 +43,19 @@ pub struct Merge {
 
 /// Does `out` hold a site this publisher wrote?
 pub fn is_site(out: &Path) -> bool {
-    out.join("data/board.json").is_file()
+    out.join(site::BOARD_JSON).is_file()
 }
 
 /// The site's runs: id -> its directory.
 fn site_runs(site: &Path) -> anyhow::Result<BTreeMap<String, PathBuf>> {
     let mut out = BTreeMap::new();
-    let dir = site.join("runs");
+    let dir = site.join(site::RUNS_DIR);
     let Ok(entries) = std::fs::read_dir(&dir) else {
         return Ok(out);
     };
     for entry in entries {
         let entry = entry?;
-        if entry.file_type()?.is_dir() && entry.path().join("record.json").is_file() {
+        if entry.file_type()?.is_dir() && entry.path().join(site::RECORD_FILE).is_file() {
             out.insert(
                 entry.file_name().to_string_lossy().into_owned(),
                 entry.path(),
@@ -108,7 +109,7 @@ fn link_tree(from: &Path, to: &Path) -> anyhow::Result<()> {
 }
 
 fn read_record(dir: &Path) -> anyhow::Result<(RunRecord, Vec<u8>)> {
-    let path = dir.join("record.json");
+    let path = dir.join(site::RECORD_FILE);
     let bytes =
         std::fs::read(&path).with_context(|| format!("failed to read {}", path.display()))?;
     let record = RunRecord::from_slice(&bytes).with_context(|| {
@@ -130,7 +131,7 @@ pub(super) fn publish(
 ) -> anyhow::Result<Published> {
     let site = &args.out;
     let old_board: Board = serde_json::from_slice(
-        &std::fs::read(site.join("data/board.json")).context("failed to read the site's board")?,
+        &std::fs::read(site.join(site::BOARD_JSON)).context("failed to read the site's board")?,
     )
     .context("the site's data/board.json is not a board")?;
     let new_key = seed.map(signing::public_key_b64);
@@ -142,7 +143,7 @@ pub(super) fn publish(
         );
     }
     // The site's standing notes stay (the inputs' win where both have one).
-    if let Ok(entries) = std::fs::read_dir(site.join("standing-notes")) {
+    if let Ok(entries) = std::fs::read_dir(site.join(site::STANDING_NOTES_DIR)) {
         for entry in entries.flatten() {
             let path = entry.path();
             let Some(hex) = path.file_stem().and_then(|s| s.to_str()) else {
@@ -199,7 +200,7 @@ fn assemble(
     let mut records = Vec::with_capacity(existing.len() + sources.len());
     let mut named = BTreeSet::new();
     let mut tapes = 0;
-    let runs = staging.join("runs");
+    let runs = staging.join(site::RUNS_DIR);
     for source in sources {
         let id = source.record.run.id.clone();
         crate::commands::import::check_segment(&id)?;
@@ -222,7 +223,7 @@ fn assemble(
         match old {
             None => merge.added += 1,
             Some((_, (_, bytes))) => {
-                let now = std::fs::read(runs.join(&id).join("record.json"))?;
+                let now = std::fs::read(runs.join(&id).join(site::RECORD_FILE))?;
                 if now == bytes {
                     merge.unchanged += 1;
                 } else {

@@ -1,9 +1,13 @@
 //! `fitness publish`: turn run directories (and imported `fitness-report/1`
 //! runs) into a static site anyone can host.
 //!
-//! Layout written under `--out SITE`:
+//! Layout written under `--out SITE` (the paths are [`fitness_shared::site`]'s):
+//! - `index.html`, `runs/<id>/index.html`, `servers/<slug>/index.html`: the
+//!   board, every record page and every server's history, pre-rendered from
+//!   the viewer's components ([`pages`]) so they paint before any wasm and
+//!   read with JavaScript off;
 //! - `data/board.json`: one compact row per run ([`fitness_shared::board`]),
-//!   so the first paint never loads every record;
+//!   which the wasm hydrates the board from;
 //! - `runs/<id>/record.json` (canonical JSON, signed when a key is given) and
 //!   the run's tapes, each with a precompressed `.gz` beside it;
 //! - `standing-notes/<hex>.json`: notes published once, not per run;
@@ -18,6 +22,7 @@
 
 pub mod badge;
 pub mod incremental;
+pub mod pages;
 
 use std::collections::BTreeMap;
 use std::io::Write as _;
@@ -28,6 +33,7 @@ use fitness_shared::board::{Board, build_board};
 use fitness_shared::integrity::signing;
 use fitness_shared::record::import::import_runs;
 use fitness_shared::record::{RunRecord, StandingNotesSet};
+use fitness_shared::site;
 use serde_json::Value;
 
 use crate::commands::{import, keygen, sign};
@@ -215,7 +221,7 @@ fn read_runs_dir(
     paths.sort();
     let mut out = Vec::new();
     for path in paths {
-        let record_path = path.join("record.json");
+        let record_path = path.join(site::RECORD_FILE);
         if record_path.is_file() {
             let run_dir = std::fs::canonicalize(&path)
                 .with_context(|| format!("failed to resolve {}", path.display()))?;
@@ -232,7 +238,10 @@ fn read_runs_dir(
                 record,
                 tape_dir: Some(path),
             });
-        } else if path.file_name().is_some_and(|n| n == "standing-notes") {
+        } else if path
+            .file_name()
+            .is_some_and(|n| n == site::STANDING_NOTES_DIR)
+        {
             let notes_dir = std::fs::canonicalize(&path)
                 .with_context(|| format!("failed to resolve {}", path.display()))?;
             for entry in std::fs::read_dir(&path)?.filter_map(|e| e.ok()) {
@@ -289,7 +298,7 @@ fn write_run(
     {
         let mut record = source.record;
         import::check_segment(&record.run.id)?;
-        let dir = site.join("runs").join(&record.run.id);
+        let dir = site.join(site::RUNS_DIR).join(&record.run.id);
         create_dir(&dir)?;
         // Tapes: copy the ones the record names (or, for imports, the ones
         // found beside it), then hash what was written.
@@ -334,8 +343,10 @@ fn write_run(
         let mut value = serde_json::to_value(&record)?;
         if let Some(seed) = seed {
             sign::sign_value(&mut value, seed)?;
+            // The board reads the signature the site publishes.
+            record.signature = serde_json::from_value(value["signature"].clone())?;
         }
-        sign::write_record(&dir.join("record.json"), &value)?;
+        sign::write_record(&dir.join(site::RECORD_FILE), &value)?;
         Ok((record, tapes))
     }
 }
@@ -351,7 +362,7 @@ fn write_index(
     args: &PublishArgs,
 ) -> anyhow::Result<(Board, usize)> {
     if !standing.is_empty() {
-        let dir = site.join("standing-notes");
+        let dir = site.join(site::STANDING_NOTES_DIR);
         create_dir(&dir)?;
         for (id, set) in standing {
             let hex = id.trim_start_matches("sha256:");
@@ -372,18 +383,22 @@ fn write_index(
     board
         .attach_standing_notes(standing)
         .context("standing notes (publish the runs directory's standing-notes/ with it)")?;
-    create_dir(&site.join("data"))?;
+    let board_json = site.join(site::BOARD_JSON);
+    if let Some(parent) = board_json.parent() {
+        create_dir(parent)?;
+    }
     let board_bytes = serde_json::to_vec(&board)?;
-    write_file(&site.join("data/board.json"), &board_bytes)?;
-    gzip_beside(&site.join("data/board.json"))?;
+    write_file(&board_json, &board_bytes)?;
+    gzip_beside(&board_json)?;
 
     let badges = write_badges(site, &board)?;
 
     let mut script_hashes = Vec::new();
     if let Some(viewer) = viewer {
         copy_tree(viewer, site)?;
-        let html = std::fs::read_to_string(site.join("index.html"))?;
-        script_hashes = inline_script_hashes(&html);
+        let shell = std::fs::read_to_string(site.join(site::PAGE_FILE))?;
+        script_hashes = pages::write_pages(site, &shell, &board, records)?.script_hashes;
+        pages::precompress_viewer(site, viewer)?;
     }
     let rules = HeaderRules::for_site(&content_security_policy(&script_hashes));
     write_file(&site.join("_headers"), rules.render().as_bytes())?;
@@ -392,7 +407,7 @@ fn write_index(
 
 /// One badge per server, for its newest run.
 fn write_badges(site: &Path, board: &Board) -> anyhow::Result<usize> {
-    let dir = site.join("badges");
+    let dir = site.join(site::BADGES_DIR);
     create_dir(&dir)?;
     let mut newest: BTreeMap<&str, &fitness_shared::board::Row> = BTreeMap::new();
     for row in &board.rows {
@@ -403,7 +418,7 @@ fn write_badges(site: &Path, board: &Board) -> anyhow::Result<usize> {
         import::check_segment(slug)?;
         let (message, colour) = badge::badge_message(row);
         write_file(
-            &dir.join(format!("{slug}.svg")),
+            &site.join(site::badge(slug).context("a server slug cannot name a badge")?),
             badge::badge_svg("fitness", &message, colour).as_bytes(),
         )?;
     }
@@ -501,7 +516,7 @@ fn staging_dir(out: &Path) -> anyhow::Result<PathBuf> {
 /// it looks like one of ours (it has `data/board.json`) or is empty.
 fn replace_dir(staging: &Path, out: &Path) -> anyhow::Result<()> {
     if out.exists() {
-        let ours = out.join("data/board.json").is_file();
+        let ours = out.join(site::BOARD_JSON).is_file();
         let empty = std::fs::read_dir(out)
             .map(|mut d| d.next().is_none())
             .unwrap_or(false);

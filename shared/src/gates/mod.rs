@@ -39,7 +39,9 @@ pub use plan_power::{
     PlanPowerReason, PlanPowerReport, PublishableSizes, perfect_agent_min_trials, plan_power_gate,
     publishable_sizes,
 };
-pub use prereg::{MAX_REGISTERED_TRIALS, PreRegistration, default_detectable};
+pub use prereg::{
+    DEFAULT_PLANNED_POWER, MAX_REGISTERED_TRIALS, PreRegistration, default_detectable,
+};
 pub use published::{PublishedReason, PublishedVerdict, published_verdict};
 pub use structural::{
     MIN_ADMISSION_RATE, MIN_SUITE_SIZE, StructuralReason, StructuralReport, SuiteFates, structural,

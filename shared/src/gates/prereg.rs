@@ -33,6 +33,10 @@ pub struct PreRegistration {
 /// (a tail sum costs about `9 sqrt(n p q)` terms).
 pub const MAX_REGISTERED_TRIALS: u64 = 1_000_000;
 
+/// The power a design asks for when none is registered: the chance that the
+/// gate FAILs a server whose true rate is the detectable one.
+pub const DEFAULT_PLANNED_POWER: f64 = 0.80;
+
 /// The detectable rate a design uses when none is registered:
 /// `threshold - 0.10`, or `threshold / 2` when that is not positive
 /// (`default_detectable(0.90) = 0.80`, `default_detectable(0.05) = 0.025`).

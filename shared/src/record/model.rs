@@ -242,6 +242,28 @@ pub enum ServerTarget {
     Command { argv: Vec<String> },
 }
 
+impl ServerTarget {
+    /// The target as pages print it: the URL, or the command line with its
+    /// program named by file name (`fitness demo-server good`, not the
+    /// absolute path of the binary on the machine that ran it).
+    pub fn display(&self) -> String {
+        match self {
+            ServerTarget::Url { url } => url.clone(),
+            ServerTarget::Command { argv } => {
+                let mut words = argv.iter();
+                let program = words
+                    .next()
+                    .map(|p| p.rsplit(['/', '\\']).next().unwrap_or(p))
+                    .unwrap_or_default();
+                std::iter::once(program)
+                    .chain(words.map(String::as_str))
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            }
+        }
+    }
+}
+
 /// Protocol era: `initialize` (legacy) or `server/discover` (modern).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]

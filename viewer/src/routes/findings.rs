@@ -2,18 +2,11 @@
 //! what the tapes show about the server's tools, each claim with the tape
 //! lines behind it, and what a re-run with the proposed descriptions changed.
 
-use fitness_shared::record::{EvidenceLink, RewriteRole, RunRecord, TapePlane};
+use fitness_shared::record::{EvidenceLink, RewriteRole, RunRecord};
+use fitness_shared::site::tape_file;
 use leptos::prelude::*;
 
-use super::record::evidence_href;
-use crate::interval_text;
-
-fn tape_name(plane: TapePlane) -> &'static str {
-    match plane {
-        TapePlane::Mcp => "mcp.jsonl",
-        TapePlane::Agent => "agent.jsonl",
-    }
-}
+use crate::{api, interval_text};
 
 fn kind_words(kind: &str) -> String {
     kind.replace('_', " ")
@@ -24,10 +17,10 @@ fn evidence_list(run_id: &str, evidence: &[EvidenceLink]) -> impl IntoView + use
     let items = evidence
         .iter()
         .map(|e| {
-            let label = format!("{} line {}", tape_name(e.tape), e.line);
+            let label = format!("{} line {}", tape_file(e.tape), e.line);
             let href = match &e.corr_id {
-                Some(c) => evidence_href(run_id, c),
-                None => format!("?run={run_id}&view=replay"),
+                Some(c) => api::replay_trial_url(run_id, c),
+                None => api::replay_url(run_id),
             };
             let trial = e
                 .corr_id
@@ -121,7 +114,7 @@ pub fn findings_view(record: &RunRecord) -> Option<impl IntoView + use<>> {
         };
         view! {
             <div class="rewrite-link">
-                <p>{role}" "<a href=format!("?run={}", r.other_run)>{format!("Open the other run ({})", r.other_run)}</a></p>
+                <p>{role}" "<a class="other-run" href=api::record_page_url(&r.other_run)>{format!("Open the other run ({})", r.other_run)}</a></p>
                 <ul>
                     <li>{format!("Before: {}", side(&r.delta.before))}</li>
                     <li>{format!("After: {}", side(&r.delta.after))}</li>

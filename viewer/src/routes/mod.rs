@@ -4,3 +4,4 @@ pub mod board;
 pub mod findings;
 pub mod record;
 pub mod replay;
+pub mod server;

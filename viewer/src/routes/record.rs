@@ -1,29 +1,64 @@
-//! One run's record (`?run=<id>`), fetched only when this page is opened.
-//! It opens on the numbers the deciding gate saw.
+//! One run's record (`runs/<id>/`, or `?run=<id>`): pre-rendered by
+//! `fitness publish`, or fetched when the page is opened in place. It opens
+//! on the numbers the deciding gate saw, and says who vouches for the
+//! record: its signature, read against the key the site publishes.
 
+use std::sync::Arc;
+
+use fitness_shared::integrity::{SignatureState, signature_state_of_bytes};
 use fitness_shared::record::{Cost, GateDetail, GateRecord, RunRecord, VerdictOutcome};
+use leptos::either::{Either, EitherOf3, EitherOf10};
 use leptos::prelude::*;
 
-use crate::api::fetch_record;
-use crate::{IntervalBar, interval_text, pct};
+use crate::api;
+use crate::{AxisLabels, CaveatNote, IntervalBar, SignatureChip, interval_text, pct};
 
-#[component]
-pub fn RecordPage(run: String) -> impl IntoView {
-    let id = run.clone();
-    let record = LocalResource::new(move || fetch_record(id.clone()));
-    view! {
-        <nav class="back"><a href="./">"Back to the board"</a></nav>
-        <Suspense fallback=|| view! { <p class="loading">"Loading the record."</p> }>
-            {move || {
-                record
-                    .get()
-                    .map(|result| match result {
-                        Ok(record) => view! { <RecordView record=record /> }.into_any(),
-                        Err(e) => view! { <p class="error">{e}</p> }.into_any(),
-                    })
-            }}
-        </Suspense>
+/// A record as the page shows it.
+#[derive(Clone)]
+pub struct LoadedRecord {
+    pub record: Arc<RunRecord>,
+    /// The signature state as the browser checked it (the record file's
+    /// bytes against the site's key).
+    pub signature: SignatureState,
+    /// The state the board row states (as the page was rendered), if the
+    /// board has the run.
+    pub published: Option<SignatureState>,
+    /// Whether the site publishes a publisher key.
+    pub site_key: bool,
+}
+
+/// Fetch a run's record file and the board, and check the signature. The
+/// record must be the record of the run asked for.
+pub async fn load_record(run: String) -> Result<LoadedRecord, String> {
+    let bytes = api::fetch_record_bytes(&run).await?;
+    let record: RunRecord = serde_json::from_slice(&bytes)
+        .map_err(|e| format!("the record of {run} is not a run record: {e}"))?;
+    if record.run.id != run {
+        return Err(format!(
+            "the record file of run {run} holds the record of run {}",
+            record.run.id
+        ));
     }
+    let board = api::fetch_board().await.ok();
+    let key = board.as_ref().and_then(|b| b.publisher_key.clone());
+    let published = board.as_ref().and_then(|b| {
+        b.rows
+            .iter()
+            .find(|r| r.id == run)
+            .map(|r| r.signature.clone())
+    });
+    Ok(LoadedRecord {
+        signature: signature_state_of_bytes(&bytes, key.as_deref()),
+        published,
+        site_key: key.is_some(),
+        record: Arc::new(record),
+    })
+}
+
+/// The record page's link back to the board.
+#[component]
+pub fn BackToBoard() -> impl IntoView {
+    view! { <nav class="back"><a href=api::site_url("./")>"Back to the board"</a></nav> }
 }
 
 fn verdict_word(v: VerdictOutcome) -> &'static str {
@@ -54,7 +89,13 @@ fn opt_pct(x: Option<f64>) -> String {
 }
 
 #[component]
-pub fn RecordView(record: RunRecord) -> impl IntoView {
+pub fn RecordView(
+    record: Arc<RunRecord>,
+    signature: RwSignal<SignatureState>,
+    site_key: bool,
+) -> impl IntoView {
+    let shared = record;
+    let record: &RunRecord = &shared;
     let outcome = record.outcome.code();
     let deciding = record
         .gates
@@ -95,25 +136,63 @@ pub fn RecordView(record: RunRecord) -> impl IntoView {
     let score_bar = record
         .score
         .as_ref()
-        .map(|s| view! { <div class="result scored"><IntervalBar interval=s.first_try /></div> });
+        .map(|s| view! { <div class="result scored"><IntervalBar interval=s.first_try /><AxisLabels /></div> });
     let deciding_view = deciding
         .clone()
-        .map(|g| view! { <DecidingGate gate=g record=record.clone() /> });
-    let suite_view = view! { <SuiteFates record=record.clone() /> };
-    let extensions = extensions_view(&record);
-    let ledger = gate_ledger(&record);
-    let tasks = tasks_view(&record);
-    let probes = probes_view(&record);
-    let findings = super::findings::findings_view(&record);
+        .map(|g| view! { <DecidingGate gate=g record=shared.clone() /> });
+    let caveat =
+        fitness_shared::board::score_caveat(record).map(|c| view! { <CaveatNote caveat=c /> });
+    let economics = record.score.as_ref().map(|s| {
+        let e = fitness_shared::board::RowEconomics {
+            calls: s.mean_calls_per_completed_task,
+            tokens: s.mean_tokens_per_completed_task,
+            usd: s.mean_cost_per_completed_task_usd,
+        };
+        view! { <p class="economics">{crate::economics_text(&e)}</p> }
+    });
+    let signature_view = move || {
+        let state = signature.get();
+        let sentence = state.sentence(site_key);
+        let name = state.name();
+        view! {
+            <p class="signature-state" data-signature=name>
+                <SignatureChip state=state site_key=site_key />
+                " "
+                <span class="signature-sentence">{sentence}</span>
+            </p>
+        }
+    };
+    let suite_view = view! { <SuiteFates record=shared.clone() /> };
+    let extensions = extensions_view(record);
+    let ledger = gate_ledger(record);
+    let tasks = tasks_view(record);
+    let probes = probes_view(record);
+    let findings = super::findings::findings_view(record);
     let replay_link = if record.tapes.is_empty() {
-        view! { <p class="no-tapes">"No tapes were published for this run, so there is no replay."</p> }.into_any()
+        Either::Left(
+            view! { <p class="no-tapes">"No tapes were published for this run, so there is no replay."</p> },
+        )
     } else {
-        let href = format!("?run={}&view=replay", record.run.id);
-        view! { <p><a class="open-replay" href=href>"Replay the recorded session"</a></p> }
-            .into_any()
+        let href = api::replay_url(&record.run.id);
+        let tapes = record
+            .tapes
+            .iter()
+            .map(|t| {
+                let href = fitness_shared::site::tape(&record.run.id, &t.path)
+                    .map(|p| api::site_url(&p))
+                    .unwrap_or_default();
+                view! { " " <a class="tape" href=href title=format!("sha256 {}, {} bytes", t.sha256, t.bytes)>{t.path.clone()}</a> }
+            })
+            .collect_view();
+        Either::Right(view! {
+            <p class="replay-links">
+                <a class="open-replay button" href=href>"Replay the recorded session"</a>
+                " Tapes:" {tapes}
+            </p>
+        })
     };
     let cost = cost_view(&record.cost);
-    let notes = notes_view(&record);
+    let notes = notes_view(record);
     let prereg = &record.preregistration;
     let protocol = vec![
         format!(
@@ -137,24 +216,29 @@ pub fn RecordView(record: RunRecord) -> impl IntoView {
     let zero_policy = (outcome == "EXTEND_EXHAUSTED" && prereg.max_extensions == 0).then(|| view! {
         <p class="limitation">"This run registered a zero extension policy, so no batch was registered. Its record cannot tell a run made before the extension protocol from one that bought no batch."</p>
     });
-    let attempt = record.run.attempt.as_ref().map(|a| {
-        let others = a
-            .others
-            .iter()
-            .map(|o| view! { <li><a href=format!("?run={o}")>{o.clone()}</a></li> })
-            .collect_view();
+    let attempt = {
+        let text = match record.run.attempt.as_ref() {
+            Some(a) => format!("Run {} of {} of this server. ", a.index, a.of),
+            None => String::new(),
+        };
         view! {
-            <p>{format!("Run {} of {} of this server.", a.index, a.of)}</p>
-            <ul>{others}</ul>
+            <p class="attempt">
+                {text}
+                <a class="history" href=api::server_page_url(&record.server.slug)>"Every run of this server"</a>
+            </p>
         }
-    });
+    };
     view! {
         <article class="record" data-run-id=record.run.id.clone() data-outcome=outcome>
             <h2>{record.server.slug.clone()}</h2>
+            <p class="target">{record.server.target.display()}</p>
             <p class="headline">{headline}</p>
             {why_no_gate}
-            {replay_link}
             {score_bar}
+            {economics}
+            {caveat}
+            {signature_view}
+            {replay_link}
             {deciding_view}
             {suite_view}
             {extensions}
@@ -175,7 +259,7 @@ pub fn RecordView(record: RunRecord) -> impl IntoView {
                     <dt>"Run"</dt><dd>{record.run.id.clone()}</dd>
                     <dt>"Started"</dt><dd>{record.run.started_at.clone()}</dd>
                     <dt>"Suite hash"</dt><dd><code>{record.run.suite_hash.clone()}</code></dd>
-                    <dt>"Generator"</dt><dd>{record.run.generator_label().to_owned()}</dd>
+                    <dt>"Generator"</dt><dd>{record.run.generator_label().to_owned()}{fitness_shared::generators::dictates_calls(record.run.generator_label()).then(|| view! { <span class="relay-note">" — "{fitness_shared::generators::RELAY_SENTENCE}</span> })}</dd>
                     <dt>"Runner model"</dt><dd>{match &record.run.runner_reported { Some(r) => format!("{} (the provider reported {r})", record.run.runner_model), None => record.run.runner_model.clone() }}</dd>
                     <dt>"Judge model"</dt><dd>{record.run.judge_model.clone()}</dd>
                 </dl>
@@ -186,7 +270,7 @@ pub fn RecordView(record: RunRecord) -> impl IntoView {
 }
 
 #[component]
-fn DecidingGate(gate: GateRecord, record: RunRecord) -> impl IntoView {
+fn DecidingGate(gate: GateRecord, record: Arc<RunRecord>) -> impl IntoView {
     let verdict = gate.verdict.as_ref().map(|v| {
         format!(
             "{} of {} against a threshold of {}, alpha {}, {}: {}.",
@@ -215,7 +299,7 @@ fn DecidingGate(gate: GateRecord, record: RunRecord) -> impl IntoView {
                     <tr><th scope="row">{r.label.clone()}</th><td>{format!("{} of {}", r.k, r.n)}</td><td>{if r.n == 0 { "not run".to_owned() } else { pct(r.rate) }}</td></tr>
                 })
                 .collect_view();
-            view! {
+            EitherOf10::A(view! {
                 <p>"Three null models ran the same suite. Each rate is read against the agent's rate with the real server and the kill threshold between them."</p>
                 <table class="nulls">
                     <thead><tr><th scope="col">"Null model"</th><th scope="col">"Passed"</th><th scope="col">"Rate"</th></tr></thead>
@@ -229,8 +313,7 @@ fn DecidingGate(gate: GateRecord, record: RunRecord) -> impl IntoView {
                 </ul>
                 {explain.clone().map(|e| view! { <p class="explain">{e}</p> })}
                 <p>"When a model with no tools passes most of the suite, the tasks were answerable without the server. That finding is about our task generator, not about the server."</p>
-            }
-            .into_any()
+            })
         }
         GateDetail::Structural {
             n_requested,
@@ -239,7 +322,7 @@ fn DecidingGate(gate: GateRecord, record: RunRecord) -> impl IntoView {
             min_admission_rate,
             min_generated,
             explain,
-        } => view! {
+        } => EitherOf10::B(view! {
             <ul>
                 <li>{format!("Tasks requested: {}", opt_u(*n_requested))}</li>
                 <li>{format!("Tasks generated and admitted: {}", opt_u(*n_generated))}</li>
@@ -247,15 +330,26 @@ fn DecidingGate(gate: GateRecord, record: RunRecord) -> impl IntoView {
                 <li>{format!("Minimum generated: {}", opt_u(*min_generated))}</li>
             </ul>
             {explain.clone().map(|e| view! { <p class="explain">{e}</p> })}
-        }
-        .into_any(),
-        GateDetail::SuiteSize { n_tasks, min_tasks, tool_count } => view! {
+        }),
+        GateDetail::SuiteSize {
+            n_tasks,
+            min_tasks,
+            tool_count,
+        } => EitherOf10::C(view! {
             <p>{format!("The suite held {n_tasks} tasks against a minimum of {min_tasks}.{}", tool_count.map(|t| format!(" The server advertised {t} tools.")).unwrap_or_default())}</p>
-        }
-        .into_any(),
-        GateDetail::Construct { n, errors, compromised, published, pooled, extensions_consumed, tape_reading, .. } => {
+        }),
+        GateDetail::Construct {
+            n,
+            errors,
+            compromised,
+            published,
+            pooled,
+            extensions_consumed,
+            tape_reading,
+            ..
+        } => {
             let stats = construct_tape_counts(&record);
-            view! {
+            EitherOf10::D(view! {
                 <p>"A reference agent handed the answer key must still reach it through the server."</p>
                 <ul>
                     <li>{format!("Reference trials completed: {n}; oracle errors: {errors}.")}</li>
@@ -265,35 +359,49 @@ fn DecidingGate(gate: GateRecord, record: RunRecord) -> impl IntoView {
                     {tape_reading.as_ref().map(|t| view! { <li>{format!("Read from the tape: {} tools/call requests recorded for the reference trials, {} answered with an error, {} never answered.", t.calls_recorded, t.call_errors, t.no_response)}</li> })}
                 </ul>
                 {stats}
-            }
-            .into_any()
+            })
         }
-        GateDetail::PlanPower { required_n, actual_n, threshold, detectable_rate, achieved_power, explain } => view! {
+        GateDetail::PlanPower {
+            required_n,
+            actual_n,
+            threshold,
+            detectable_rate,
+            achieved_power,
+            explain,
+        } => EitherOf10::E(view! {
             <p>{format!("The run's n of {actual_n} against a required n of {required_n}; threshold {}, detectable rate {}, achieved power {:.3}.", pct(*threshold), pct(*detectable_rate), achieved_power)}</p>
             {explain.clone().map(|e| view! { <p>{e}</p> })}
-        }
-        .into_any(),
-        GateDetail::AnswerLeak { leaks, at_generation } => view! {
+        }),
+        GateDetail::AnswerLeak {
+            leaks,
+            at_generation,
+        } => EitherOf10::F(view! {
             <p>{format!("{} answer leaks in the driven suite; {} dropped at generation.", leaks.len(), at_generation.len())}</p>
-        }
-        .into_any(),
-        GateDetail::ProtocolHygiene { failed } => view! {
+        }),
+        GateDetail::ProtocolHygiene { failed } => EitherOf10::G(view! {
             <p>{format!("Failed probes: {}.", failed.join(", "))}</p>
-        }
-        .into_any(),
-        GateDetail::Drive { trials, errors, max_error_rate, compromised } => view! {
+        }),
+        GateDetail::Drive {
+            trials,
+            errors,
+            max_error_rate,
+            compromised,
+        } => EitherOf10::H(view! {
             <p>{format!("The drive completed {trials} trials; the model API failed {errors} (limit {}).{}", pct(*max_error_rate), if *compromised { " Over the limit: the measurement is compromised." } else { "" })}</p>
-        }
-        .into_any(),
-        GateDetail::Synthesis { calls, failures, max_error_rate, compromised, explain } => view! {
+        }),
+        GateDetail::Synthesis {
+            calls,
+            failures,
+            max_error_rate,
+            compromised,
+            explain,
+        } => EitherOf10::I(view! {
             <p>{format!("The judge was asked {calls} times for tasks; {failures} calls failed (limit {}).{}", pct(*max_error_rate), if *compromised { " Over the limit: our measurement failed, not the server." } else { "" })}</p>
             {explain.clone().map(|e| view! { <p>{e}</p> })}
-        }
-        .into_any(),
-        GateDetail::Unrecognised => view! {
+        }),
+        GateDetail::Unrecognised => EitherOf10::J(view! {
             <p>"This gate's detail is of a kind this viewer does not know; its reason string stands."</p>
-        }
-        .into_any(),
+        }),
     };
     view! {
         <section class="deciding">
@@ -307,14 +415,16 @@ fn DecidingGate(gate: GateRecord, record: RunRecord) -> impl IntoView {
 
 /// Calls, errors and requests without a response, read from the MCP plane's
 /// recorded tape statistics (`planes.mcp.tools[]`: calls, errors, pending).
-fn construct_tape_counts(record: &RunRecord) -> AnyView {
+fn construct_tape_counts(record: &RunRecord) -> impl IntoView + use<> {
     let tools = record
         .trace_stats
         .as_ref()
         .and_then(|s| s.pointer("/planes/mcp/tools"))
         .and_then(|t| t.as_array());
     let Some(tools) = tools else {
-        return view! { <p>"The record carries no MCP tape statistics, so calls and unanswered requests are not stated."</p> }.into_any();
+        return Either::Left(
+            view! { <p>"The record carries no MCP tape statistics, so calls and unanswered requests are not stated."</p> },
+        );
     };
     let sum = |key: &str| -> u64 {
         tools
@@ -326,7 +436,7 @@ fn construct_tape_counts(record: &RunRecord) -> AnyView {
     let finding = (pending > 0 && pending == calls).then(|| view! {
         <p class="finding">"Every recorded tool call is a request with no matching protocol response. That is a finding about the server, read from the recorded counts."</p>
     });
-    view! {
+    Either::Right(view! {
         <p>"From the whole MCP tape, every arm of the run:"</p>
         <ul class="tape-counts">
             <li>{format!("Tool calls recorded: {calls}")}</li>
@@ -334,12 +444,11 @@ fn construct_tape_counts(record: &RunRecord) -> AnyView {
             <li>{format!("Requests with no matching response: {pending}")}</li>
         </ul>
         {finding}
-    }
-    .into_any()
+    })
 }
 
 #[component]
-fn SuiteFates(record: RunRecord) -> impl IntoView {
+fn SuiteFates(record: Arc<RunRecord>) -> impl IntoView {
     let s = &record.suite;
     let rules = s
         .rejected_by_rule
@@ -458,12 +567,6 @@ fn gate_ledger(record: &RunRecord) -> impl IntoView + use<> {
     }
 }
 
-/// A link into this run's replay, filtered to one trial (`corr_id`).
-pub fn evidence_href(run_id: &str, corr_id: &str) -> String {
-    let corr: String = js_sys::encode_uri_component(corr_id).into();
-    format!("?run={run_id}&view=replay&corr={corr}")
-}
-
 fn probes_view(record: &RunRecord) -> impl IntoView + use<> {
     let (passed, failed, unknown) = record.probes.tally();
     let run_id = record.run.id.clone();
@@ -480,15 +583,14 @@ fn probes_view(record: &RunRecord) -> impl IntoView + use<> {
                 fitness_shared::record::ProbeStatus::Unknown { .. } => ("unknown".to_owned(), "unknown"),
             };
             let evidence = if p.evidence.is_empty() {
-                view! { <span class="none">"none recorded"</span> }.into_any()
+                Either::Left(view! { <span class="none">"none recorded"</span> })
             } else {
-                p.evidence
+                Either::Right(p.evidence
                     .iter()
                     .map(|c| {
-                        view! { <a class="evidence" href=evidence_href(&run_id, c)>{c.clone()}</a>" " }
+                        view! { <a class="evidence" href=api::replay_trial_url(&run_id, c)>{c.clone()}</a>" " }
                     })
-                    .collect_view()
-                    .into_any()
+                    .collect_view())
             };
             view! {
                 <tr class=class><th scope="row">{p.id.clone()}</th><td>{status}</td><td>{p.detail.clone()}</td><td>{evidence}</td></tr>
@@ -513,16 +615,14 @@ fn probes_view(record: &RunRecord) -> impl IntoView + use<> {
 
 fn cost_view(cost: &Cost) -> impl IntoView + use<> {
     match cost.clone() {
-        Cost::Total { usd, .. } => {
-            view! { <p>{format!("${usd:.2}, a total: nothing known is missing from it.")}</p> }
-                .into_any()
-        }
-        Cost::Floor { usd, reasons, .. } => view! {
+        Cost::Total { usd, .. } => EitherOf3::A(
+            view! { <p>{format!("${usd:.2}, a total: nothing known is missing from it.")}</p> },
+        ),
+        Cost::Floor { usd, reasons, .. } => EitherOf3::B(view! {
             <p>{format!("At least ${usd:.2}. It is a floor because:")}</p>
             <ul>{reasons.into_iter().map(|r| view! { <li>{r}</li> }).collect_view()}</ul>
-        }
-        .into_any(),
-        Cost::None { why } => view! { <p>{format!("No figure: {why}")}</p> }.into_any(),
+        }),
+        Cost::None { why } => EitherOf3::C(view! { <p>{format!("No figure: {why}")}</p> }),
     }
 }
 
@@ -533,22 +633,21 @@ fn notes_view(record: &RunRecord) -> impl IntoView + use<> {
                 "This run also carries {} standing notes, published once as the set ",
                 s.count
             );
-            let link = crate::api::standing_notes_path(&s.set_id)
+            let link = fitness_shared::site::standing_notes(&s.set_id)
                 .map(|href| {
-                    view! { <a class="standing-notes" href=crate::api::site_url(&href)>{s.set_id.clone()}</a> }.into_any()
+                    Either::Left(view! { <a class="standing-notes" href=api::site_url(&href)>{s.set_id.clone()}</a> })
                 })
-                .unwrap_or_else(|| view! { <code>{s.set_id.clone()}</code> }.into_any());
-            let board = crate::api::site_url(&format!(
+                .unwrap_or_else(|| Either::Right(view! { <code>{s.set_id.clone()}</code> }));
+            let board = api::site_url(&format!(
                 "./#{}",
                 fitness_shared::board::StandingNotes::anchor(&s.set_id)
             ));
-            view! {
+            Either::Left(view! {
                 {text} {link} ". "
                 <a class="standing-on-board" href=board>"Read them in the board's methods section"</a> "."
-            }
-            .into_any()
+            })
         }
-        None => "This run carries no standing notes.".into_any(),
+        None => Either::Right("This run carries no standing notes."),
     };
     let own = record
         .notes

@@ -10,13 +10,14 @@
 
 use std::sync::Arc;
 
-use fitness_shared::integrity::{self, Sha256Stream};
+use fitness_shared::integrity::{Sha256Stream, SignatureState, signature_state_of_bytes};
 use fitness_shared::record::{RunRecord, TapePlane};
 use fitness_shared::tape::stats::Plane;
 use fitness_shared::tape::timeline::{
     Arm, Entry, EntryKind, LineSplitter, Timeline, TimelineBuilder,
 };
 use futures::future::{Either, select};
+use leptos::either::Either as OneOf;
 use leptos::prelude::*;
 use wasm_bindgen::JsCast;
 
@@ -47,13 +48,20 @@ pub struct ReplayLinks {
     pub kind: Option<String>,
 }
 
-/// The integrity verdict shown in the badge.
+/// The integrity verdict shown in the badge. Only `Verified` says
+/// verified: every tape matches the record, the record is the run asked
+/// for, and it is signed by the key the site publishes.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Integrity {
-    /// Tapes match the record and the record's signature verifies.
-    Verified(String),
-    /// Tapes match the record; the record carries no signature.
-    Unsigned(String),
+    /// Tapes match the record and the record is signed by the site's key.
+    Verified { fingerprint: String, tapes: usize },
+    /// Tapes match the record; the signature state is anything but
+    /// verified (unsigned, another key, a site with no key).
+    NotVerified {
+        signature: SignatureState,
+        site_key: bool,
+        tapes: usize,
+    },
     /// Something failed; each string says what.
     Unverified(Vec<String>),
     /// Tapes opened by URL: nothing to check them against.
@@ -61,26 +69,32 @@ pub enum Integrity {
 }
 
 impl Integrity {
-    fn class(&self) -> &'static str {
-        match self {
-            Integrity::Verified(_) => "badge verified",
-            Integrity::Unsigned(_) => "badge unsigned",
-            Integrity::Unverified(_) => "badge unverified",
-            Integrity::NotChecked(_) => "badge unchecked",
-        }
+    fn class(&self) -> String {
+        format!("badge {}", self.state())
     }
-    fn state(&self) -> &'static str {
+    /// `verified`, `unsigned`, `other-key`, `no-site-key`, `unverified` or
+    /// `unchecked`.
+    pub fn state(&self) -> &'static str {
         match self {
-            Integrity::Verified(_) => "verified",
-            Integrity::Unsigned(_) => "unsigned",
+            Integrity::Verified { .. } => "verified",
+            Integrity::NotVerified { signature, .. } => signature.name(),
             Integrity::Unverified(_) => "unverified",
             Integrity::NotChecked(_) => "unchecked",
         }
     }
     fn text(&self) -> String {
         match self {
-            Integrity::Verified(s) => format!("Verified. {s}"),
-            Integrity::Unsigned(s) => format!("Unsigned. {s}"),
+            Integrity::Verified { fingerprint, tapes } => format!(
+                "Verified. Each of the {tapes} tapes' sha256 matches the record, and the record is signed by this site's publisher key {fingerprint}."
+            ),
+            Integrity::NotVerified {
+                signature,
+                site_key,
+                tapes,
+            } => format!(
+                "{} Each of the {tapes} tapes' sha256 matches the record.",
+                signature.sentence(*site_key)
+            ),
             Integrity::Unverified(why) => format!("Unverified: {}.", why.join("; ")),
             Integrity::NotChecked(s) => format!("Not verified. {s}"),
         }
@@ -466,12 +480,17 @@ async fn load_run(
     status: RwSignal<String>,
     loaded: RwSignal<Option<Arc<Loaded>>>,
 ) -> Result<(Vec<TapeInfo>, Integrity), String> {
-    let record_path = api::record_path(&run).ok_or_else(|| format!("not a run id: {run}"))?;
     status.set("Fetching the record.".to_owned());
-    let record_bytes = api::fetch_bytes(&api::site_url(&record_path)).await?;
+    let record_bytes = api::fetch_record_bytes(&run).await?;
     let record: RunRecord = serde_json::from_slice(&record_bytes)
-        .map_err(|e| format!("the record at {record_path} is not a run record: {e}"))?;
+        .map_err(|e| format!("the record of {run} is not a run record: {e}"))?;
     let mut failures = Vec::new();
+    if record.run.id != run {
+        failures.push(format!(
+            "the record file of run {run} holds the record of run {}",
+            record.run.id
+        ));
+    }
     if record.tapes.is_empty() {
         failures.push("the record names no tapes".to_owned());
     }
@@ -480,7 +499,7 @@ async fn load_run(
     status.set("Fetching the tapes.".to_owned());
     for tape_ref in &record.tapes {
         let name = url_name(&tape_ref.path);
-        let Some(path) = api::tape_path(&run, &tape_ref.path) else {
+        let Some(path) = fitness_shared::site::tape(&run, &tape_ref.path) else {
             failures.push(format!(
                 "the record names a tape path {:?} outside its run",
                 tape_ref.path
@@ -526,35 +545,24 @@ async fn load_run(
         }
     }
     // The publisher key, when the site publishes one (board.json).
-    let key = api::fetch_board().await.ok().and_then(|b| b.publisher_key);
-    let signed = record.signature.is_some();
-    let integrity = match (signed, key.as_deref()) {
-        (false, Some(_)) => {
-            failures
-                .push("the record is unsigned, but the site publishes a publisher key".to_owned());
-            Integrity::Unverified(failures)
-        }
-        (false, None) if failures.is_empty() => Integrity::Unsigned(format!(
-            "Each tape's sha256 matches the record; the record carries no signature and the site publishes no key, so nothing vouches for the record itself ({} tapes).",
-            tapes.len()
-        )),
-        (false, None) => Integrity::Unverified(failures),
-        (true, key) => match integrity::verify_record_bytes(&record_bytes, key) {
-            Ok((_, by)) if failures.is_empty() => Integrity::Verified(match key {
-                Some(_) => format!(
-                    "Each tape's sha256 matches the record, and the record's signature verifies against the site's publisher key {}.",
-                    by.fingerprint
-                ),
-                None => format!(
-                    "Each tape's sha256 matches the record, and the record's signature verifies, by key {} (the site publishes no key to compare it with).",
-                    by.fingerprint
-                ),
-            }),
-            Ok(_) => Integrity::Unverified(failures),
-            Err(e) => {
-                failures.push(format!("record signature: {e}"));
-                Integrity::Unverified(failures)
-            }
+    let key = api::fetch_board()
+        .await
+        .ok()
+        .and_then(|b| b.publisher_key.clone());
+    let signature = signature_state_of_bytes(&record_bytes, key.as_deref());
+    if let SignatureState::Invalid { why } = &signature {
+        failures.push(why.clone());
+    }
+    let integrity = match signature {
+        _ if !failures.is_empty() => Integrity::Unverified(failures),
+        SignatureState::Verified { fingerprint } => Integrity::Verified {
+            fingerprint,
+            tapes: tapes.len(),
+        },
+        signature => Integrity::NotVerified {
+            signature,
+            site_key: key.is_some(),
+            tapes: tapes.len(),
         },
     };
     Ok((tapes, integrity))
@@ -655,17 +663,16 @@ pub fn ReplayPage(source: ReplaySource, links: ReplayLinks) -> impl IntoView {
         ReplaySource::Trace(urls) => format!("Replay of {}", urls.join(", ")),
     };
     let back = match &source {
-        ReplaySource::Run(id) => view! {
+        ReplaySource::Run(id) => OneOf::Left(view! {
             <nav class="back">
-                <a href=api::site_url(&format!("?run={id}"))>"Back to the record"</a>
+                <a href=api::record_page_url(id)>"Back to the record"</a>
                 " · "
                 <a href=api::site_url("./")>"the board"</a>
             </nav>
-        }
-        .into_any(),
-        ReplaySource::Trace(_) => {
-            view! { <nav class="back"><a href="./">"Back to the board"</a></nav> }.into_any()
-        }
+        }),
+        ReplaySource::Trace(_) => OneOf::Right(
+            view! { <nav class="back"><a href=api::site_url("./")>"Back to the board"</a></nav> },
+        ),
     };
 
     // Fetch, check and parse, all after the first paint. Previews of the
@@ -983,23 +990,30 @@ pub fn ReplayPage(source: ReplaySource, links: ReplayLinks) -> impl IntoView {
                     <div class="vlist-spacer" style=spacer_height>{rows}</div>
                 </div>
                 <aside class="detail" id="detail" aria-live="polite">
-                    {move || detail().unwrap_or_else(|| view! {
-                        <p class="hint">"Choose an entry to see its raw JSON."</p>
-                    }.into_any())}
+                    {move || match detail() {
+                        Some(d) => OneOf::Left(d),
+                        None => OneOf::Right(view! {
+                            <p class="hint">"Choose an entry to see its raw JSON."</p>
+                        }),
+                    }}
                 </aside>
             </div>
         </section>
     }
 }
 
-fn row_view(
+fn row_view<S, P>(
     e: &Entry,
     complete: bool,
     pos: usize,
     selected: bool,
-    select: impl Fn(usize) + Copy + 'static,
-    pick_corr: impl Fn(Option<String>) + Copy + 'static,
-) -> AnyView {
+    select: S,
+    pick_corr: P,
+) -> impl IntoView + use<S, P>
+where
+    S: Fn(usize) + Copy + Send + Sync + 'static,
+    P: Fn(Option<String>) + Copy + Send + Sync + 'static,
+{
     let n = e.n;
     let mut class = format!("tl-row {} plane-{}", e.kind.as_str(), plane_word(e.plane));
     if selected {
@@ -1058,7 +1072,6 @@ fn row_view(
             </div>
         </div>
     }
-    .into_any()
 }
 
 fn pretty(raw: &[u8]) -> String {
@@ -1069,7 +1082,7 @@ fn pretty(raw: &[u8]) -> String {
     }
 }
 
-fn detail_view(e: &Entry, data: &Loaded, store: TapeBytes) -> AnyView {
+fn detail_view(e: &Entry, data: &Loaded, store: TapeBytes) -> impl IntoView + use<> {
     let mut facts = vec![
         ("Entry", format!("#{}", e.n)),
         ("Time", e.t.clone().unwrap_or_else(|| "not recorded".into())),
@@ -1136,5 +1149,4 @@ fn detail_view(e: &Entry, data: &Loaded, store: TapeBytes) -> AnyView {
             {raws}
         </div>
     }
-    .into_any()
 }

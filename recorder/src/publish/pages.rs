@@ -1,0 +1,105 @@
+//! The pre-rendered pages of a published site: the board, every run's
+//! record page and every server's history page, each a directory with an
+//! `index.html` ([`fitness_shared::site`]), rendered by the viewer's own
+//! components (`fitness_viewer::render`) into the viewer build's
+//! `index.html`. The wasm in that build hydrates them; with JavaScript off
+//! they read as they are.
+//!
+//! The rendering lives in the viewer (views are the viewer's) and the files
+//! here: the recorder calls the viewer's pure rendering functions and does
+//! the I/O, so the arrows stay recorder -> viewer -> shared and the shared
+//! core never sees a view.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::Path;
+use std::sync::Arc;
+
+use anyhow::Context as _;
+use fitness_shared::board::Board;
+use fitness_shared::record::RunRecord;
+use fitness_shared::site::{self, Page};
+use fitness_viewer::render;
+
+/// Write a `.gz` beside each of the viewer's own files in the site (its
+/// wasm, JavaScript and stylesheet), so `fitness serve` sends them
+/// compressed without compressing them on every request.
+pub fn precompress_viewer(site: &Path, viewer: &Path) -> anyhow::Result<()> {
+    for entry in
+        std::fs::read_dir(viewer).with_context(|| format!("failed to read {}", viewer.display()))?
+    {
+        let name = entry?.file_name();
+        let path = site.join(&name);
+        let wanted = path
+            .extension()
+            .is_some_and(|e| e == "wasm" || e == "js" || e == "css");
+        if wanted && path.is_file() {
+            super::gzip_beside(&path)?;
+        }
+    }
+    Ok(())
+}
+
+/// What [`write_pages`] wrote.
+#[derive(Debug, Default)]
+pub struct Pages {
+    /// Pages written (board, records, servers).
+    pub pages: usize,
+    /// Bytes of the board page.
+    pub board_bytes: usize,
+    /// `sha256-…` of every inline script the pages carry, for the CSP.
+    pub script_hashes: Vec<String>,
+}
+
+/// Write every page of the site into `site`, from the viewer build's
+/// `index.html` (`shell`), the board and the records it was built from.
+pub fn write_pages(
+    site: &Path,
+    shell: &str,
+    board: &Board,
+    records: &[RunRecord],
+) -> anyhow::Result<Pages> {
+    let board = Arc::new(board.clone());
+    let mut out = Pages::default();
+    let mut hashes = BTreeSet::new();
+    let mut write = |page: &Page, body: String| -> anyhow::Result<usize> {
+        let html = render::document(shell, page, &body).context(
+            "the viewer build cannot hold pre-rendered pages (rebuild it: `trunk build --release`)",
+        )?;
+        let dir = page
+            .dir()
+            .with_context(|| format!("{page:?} cannot be a directory of the site"))?;
+        let dir = site.join(dir);
+        std::fs::create_dir_all(&dir)
+            .with_context(|| format!("failed to create {}", dir.display()))?;
+        let path = dir.join(site::PAGE_FILE);
+        std::fs::write(&path, &html)
+            .with_context(|| format!("failed to write {}", path.display()))?;
+        // Served precompressed, as the tapes and board.json are.
+        super::gzip_beside(&path)?;
+        hashes.extend(super::inline_script_hashes(&html));
+        out.pages += 1;
+        Ok(html.len())
+    };
+
+    out.board_bytes = write(&Page::Board, render::board_page(Arc::clone(&board)))?;
+
+    let rows: BTreeMap<&str, &fitness_shared::board::Row> =
+        board.rows.iter().map(|r| (r.id.as_str(), r)).collect();
+    let site_key = board.publisher_key.is_some();
+    for record in records {
+        let id = &record.run.id;
+        let row = rows
+            .get(id.as_str())
+            .with_context(|| format!("run {id} is not on the board"))?;
+        let body = render::record_page(Arc::new(record.clone()), row.signature.clone(), site_key);
+        write(&Page::Record(id.clone()), body)?;
+    }
+
+    let slugs: BTreeSet<&str> = board.rows.iter().map(|r| r.server.slug.as_str()).collect();
+    for slug in slugs {
+        let body = render::server_page(Arc::clone(&board), slug);
+        write(&Page::Server(slug.to_owned()), body)?;
+    }
+    out.script_hashes = hashes.into_iter().collect();
+    Ok(out)
+}
