@@ -734,3 +734,104 @@ async fn a_body_past_32_mib_is_a_malformed_failure_not_read_whole() {
     );
     assert_eq!(fake.seen().len(), 1, "not retried");
 }
+
+/// One SSE event carrying a `chat.completion.chunk`.
+fn chunk(delta: Value, finish: Option<&str>) -> String {
+    let c = json!({"object": "chat.completion.chunk", "model": "qwen2.5-coder-1.5b",
+                   "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]});
+    format!("data: {c}\n\n")
+}
+
+#[tokio::test]
+async fn openai_streams_and_folds_the_reply_back_whatever_the_chunking() {
+    let events = [
+        chunk(json!({"role": "assistant", "content": "Let me "}), None),
+        chunk(json!({"content": "add."}), None),
+        chunk(
+            json!({"tool_calls": [{"index": 0, "id": "call_7", "type": "function",
+                                   "function": {"name": "add", "arguments": "{\"a\": 1,"}}]}),
+            None,
+        ),
+        chunk(
+            json!({"tool_calls": [{"index": 0, "function": {"arguments": " \"b\": 2}"}}]}),
+            None,
+        ),
+        chunk(json!({}), Some("tool_calls")),
+        format!(
+            "data: {}\n\n",
+            json!({"choices": [], "usage": {"prompt_tokens": 40, "completion_tokens": 12}})
+        ),
+        "data: [DONE]\n\n".to_owned(),
+    ]
+    .concat();
+    // Cut anywhere, events split across pieces, the first after a pause.
+    let bytes = events.as_bytes();
+    let mut pieces = Vec::new();
+    for (i, part) in bytes.chunks(37).enumerate() {
+        let pause = if i == 0 { 150 } else { 5 };
+        pieces.push((
+            Duration::from_millis(pause),
+            String::from_utf8(part.to_vec()).expect("ascii"),
+        ));
+    }
+    let fake = FakeApi::start(vec![Reply::stream(pieces)]).await;
+    let client = openai(&fake, &opts(5_000, 0));
+    let r = client.complete(&request_after_a_call()).await.expect("ok");
+    let seen = fake.seen();
+    assert_eq!(seen[0].body["stream"], true);
+    assert_eq!(seen[0].body["stream_options"]["include_usage"], true);
+    assert_eq!(
+        r.content,
+        vec![
+            ContentBlock::Text {
+                text: "Let me add.".into()
+            },
+            ContentBlock::ToolUse {
+                id: "call_7".into(),
+                name: "add".into(),
+                input: json!({"a": 1, "b": 2})
+            }
+        ]
+    );
+    assert_eq!(r.stop, StopReason::ToolUse);
+    assert_eq!(r.model, "qwen2.5-coder-1.5b");
+    let usage = r.usage.expect("usage from the last event");
+    assert_eq!((usage.input_tokens, usage.output_tokens), (40, 12));
+    let ttft = r.ttft_ms.expect("a streamed reply has a first token");
+    assert!((150..5_000).contains(&ttft), "ttft {ttft} ms");
+}
+
+#[tokio::test]
+async fn a_stream_that_stalls_or_is_cut_fails_in_bounded_time() {
+    // A first token, then silence longer than the timeout.
+    let stalled = Reply::stream(vec![
+        (Duration::ZERO, chunk(json!({"content": "thinking"}), None)),
+        (Duration::from_secs(30), chunk(json!({}), Some("stop"))),
+    ]);
+    let fake = FakeApi::start(vec![stalled]).await;
+    let client = openai(&fake, &opts(400, 0));
+    let t0 = std::time::Instant::now();
+    let e = client
+        .complete(&request_after_a_call())
+        .await
+        .expect_err("stalled");
+    assert_eq!(e.class, LlmErrorClass::Timeout, "{e:?}");
+    assert!(t0.elapsed() < Duration::from_secs(5), "{:?}", t0.elapsed());
+
+    // Cut before its last event: a transport failure, retried, then given up.
+    let cut = || {
+        Reply::stream(vec![(
+            Duration::ZERO,
+            chunk(json!({"content": "par"}), None),
+        )])
+    };
+    let fake = FakeApi::start(vec![cut(), cut()]).await;
+    let client = openai(&fake, &opts(2_000, 1));
+    let e = client
+        .complete(&request_after_a_call())
+        .await
+        .expect_err("cut");
+    assert_eq!(e.class, LlmErrorClass::Transport, "{e:?}");
+    assert_eq!(e.attempts, 2);
+    assert_eq!(fake.left(), 0);
+}

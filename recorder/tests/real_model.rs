@@ -193,6 +193,11 @@ fn a_real_model_drives_real_servers_through_ask_and_run() {
             "counted usage: {t}"
         );
         assert!(t["model"].is_string(), "the reported model: {t}");
+        // The reply was streamed: its first token has a time.
+        assert!(
+            t["timing"]["ttft_ms"].as_u64().is_some(),
+            "a streamed turn has a time to first token: {t}"
+        );
     }
     eprintln!("fitness ask with the local model: {ask_secs} s");
 

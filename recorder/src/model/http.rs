@@ -42,7 +42,7 @@ pub fn reply(
                 usage_rejected,
                 model: model.unwrap_or_else(|| fallback_model.to_owned()),
                 duration_ms: ex.duration_ms,
-                ttft_ms: None,
+                ttft_ms: ex.ttft_ms,
                 attempts: u32::try_from(ex.log.len()).unwrap_or(u32::MAX),
                 log: ex.log,
             })
@@ -56,6 +56,9 @@ pub struct Exchange {
     pub status: u16,
     pub log: Vec<Attempt>,
     pub duration_ms: u64,
+    /// Milliseconds from the last attempt's start to its first streamed
+    /// token; `None` for an unstreamed reply.
+    pub ttft_ms: Option<u64>,
 }
 
 /// POST `body` to `url` with `headers`, each attempt bounded by
@@ -76,13 +79,21 @@ pub async fn post_json(
             format!("request not serialisable: {e}"),
         )
     })?;
+    let wants_stream = body.get("stream") == Some(&Value::Bool(true));
     let mut attempt = 0u32;
     loop {
         attempt += 1;
         let t0 = Instant::now();
+        // An unstreamed attempt is bounded as a whole; a streamed one by the
+        // gap between its bytes and by STREAM_WALL_FACTOR x the timeout.
+        let wall = if wants_stream {
+            timeout.saturating_mul(STREAM_WALL_FACTOR)
+        } else {
+            timeout
+        };
         let mut req = client
             .post(url)
-            .timeout(timeout)
+            .timeout(wall)
             .header("content-type", "application/json")
             .body(payload.clone());
         for (k, v) in headers {
@@ -104,36 +115,22 @@ pub async fn post_json(
                     );
                     fail(log, attempt, url, t0, f, None)
                 };
-                let body = crate::mcp::raw::body_within(resp, crate::mcp::raw::MAX_BODY);
-                let text = match tokio::time::timeout(timeout, body).await {
-                    Ok(Ok(bytes)) => String::from_utf8_lossy(&bytes).into_owned(),
-                    Ok(Err(e @ crate::mcp::raw::BodyError::TooLong(_))) => {
-                        return Err(malformed(&mut log, format!("reading the body: {e}")));
+                // A streamed reply (the request asked for `stream: true` and
+                // the server obliged) is folded back into the body an
+                // unstreamed call returns; any other is read whole.
+                let read = if status.is_success() && is_event_stream(resp.headers()) {
+                    read_stream(resp, timeout, t0).await
+                } else {
+                    read_whole(resp, timeout).await
+                };
+                let (text, streamed, ttft) = match read {
+                    Ok(Read::Whole(text)) => (text, None, None),
+                    Ok(Read::Streamed(body, ttft)) => (String::new(), Some(body), ttft),
+                    Err((LlmErrorClass::Malformed, message)) => {
+                        return Err(malformed(&mut log, message));
                     }
-                    Ok(Err(crate::mcp::raw::BodyError::Read(e))) => {
-                        let class = if e.is_timeout() {
-                            LlmErrorClass::Timeout
-                        } else {
-                            LlmErrorClass::Transport
-                        };
-                        let f = (
-                            class,
-                            Some(status.as_u16()),
-                            format!("reading the body: {e}"),
-                            None,
-                        );
-                        if let Some(err) = step(&mut log, attempt, url, t0, f, opts).await {
-                            return Err(err);
-                        }
-                        continue;
-                    }
-                    Err(_) => {
-                        let f = (
-                            LlmErrorClass::Timeout,
-                            Some(status.as_u16()),
-                            format!("the body did not arrive within {timeout:?}"),
-                            None,
-                        );
+                    Err((class, message)) => {
+                        let f = (class, Some(status.as_u16()), message, None);
                         if let Some(err) = step(&mut log, attempt, url, t0, f, opts).await {
                             return Err(err);
                         }
@@ -141,7 +138,11 @@ pub async fn post_json(
                     }
                 };
                 if status.is_success() {
-                    match serde_json::from_str::<Value>(&text) {
+                    let parsed = match streamed {
+                        Some(body) => Ok(body),
+                        None => serde_json::from_str::<Value>(&text),
+                    };
+                    match parsed {
                         // OpenRouter and some proxies report upstream failures
                         // as a 200 whose body is only an `error` object.
                         Ok(body) if let Some((code, message)) = body_error(&body) => {
@@ -171,6 +172,7 @@ pub async fn post_json(
                                 status: status.as_u16(),
                                 log,
                                 duration_ms: ms(started.elapsed()),
+                                ttft_ms: ttft,
                             });
                         }
                         Err(e) => {
@@ -205,6 +207,118 @@ pub async fn post_json(
 }
 
 type Failed = (LlmErrorClass, Option<u16>, String, Option<Duration>);
+
+/// A streamed attempt may last this many times the per-attempt timeout, so
+/// long as no gap between its bytes is longer than the timeout.
+pub const STREAM_WALL_FACTOR: u32 = 10;
+
+/// A reply body as read.
+enum Read {
+    /// The text of an unstreamed body.
+    Whole(String),
+    /// A streamed reply folded into its unstreamed form, and the time to its
+    /// first token.
+    Streamed(Value, Option<u64>),
+}
+
+fn is_event_stream(headers: &reqwest::header::HeaderMap) -> bool {
+    headers
+        .get(reqwest::header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.trim_start().starts_with("text/event-stream"))
+}
+
+/// The whole body within `timeout` and [`crate::mcp::raw::MAX_BODY`].
+async fn read_whole(
+    resp: reqwest::Response,
+    timeout: Duration,
+) -> Result<Read, (LlmErrorClass, String)> {
+    let body = crate::mcp::raw::body_within(resp, crate::mcp::raw::MAX_BODY);
+    match tokio::time::timeout(timeout, body).await {
+        Ok(Ok(bytes)) => Ok(Read::Whole(String::from_utf8_lossy(&bytes).into_owned())),
+        Ok(Err(e @ crate::mcp::raw::BodyError::TooLong(_))) => {
+            Err((LlmErrorClass::Malformed, format!("reading the body: {e}")))
+        }
+        Ok(Err(crate::mcp::raw::BodyError::Read(e))) => {
+            let class = if e.is_timeout() {
+                LlmErrorClass::Timeout
+            } else {
+                LlmErrorClass::Transport
+            };
+            Err((class, format!("reading the body: {e}")))
+        }
+        Err(_) => Err((
+            LlmErrorClass::Timeout,
+            format!("the body did not arrive within {timeout:?}"),
+        )),
+    }
+}
+
+/// A streamed reply's events, each gap within `timeout`, the whole within
+/// [`crate::mcp::raw::MAX_BODY`] bytes. An error event reads as the `error`
+/// body an unstreamed call would have returned; a stream cut before its
+/// last event is a transport failure (retried).
+async fn read_stream(
+    mut resp: reqwest::Response,
+    timeout: Duration,
+    t0: Instant,
+) -> Result<Read, (LlmErrorClass, String)> {
+    let mut assembly = super::stream::Assembly::default();
+    let mut bytes = 0usize;
+    let mut ttft = None;
+    loop {
+        let chunk = match tokio::time::timeout(timeout, resp.chunk()).await {
+            Err(_) => {
+                return Err((
+                    LlmErrorClass::Timeout,
+                    format!("the stream sent nothing for {timeout:?}"),
+                ));
+            }
+            Ok(Err(e)) => {
+                let class = if e.is_timeout() {
+                    LlmErrorClass::Timeout
+                } else {
+                    LlmErrorClass::Transport
+                };
+                return Err((class, format!("reading the stream: {e}")));
+            }
+            Ok(Ok(None)) => break,
+            Ok(Ok(Some(chunk))) => chunk,
+        };
+        bytes = bytes.saturating_add(chunk.len());
+        if bytes > crate::mcp::raw::MAX_BODY {
+            return Err((
+                LlmErrorClass::Malformed,
+                format!(
+                    "reading the stream: longer than {} bytes",
+                    crate::mcp::raw::MAX_BODY
+                ),
+            ));
+        }
+        assembly.feed(&chunk).map_err(|why| {
+            (
+                LlmErrorClass::Malformed,
+                format!("reading the stream: {why}"),
+            )
+        })?;
+        if ttft.is_none() && assembly.started {
+            ttft = Some(ms(t0.elapsed()));
+        }
+        if assembly.done {
+            break;
+        }
+    }
+    if let Some(error) = assembly.error {
+        return Ok(Read::Streamed(serde_json::json!({ "error": error }), ttft));
+    }
+    if !assembly.done && !assembly.finished() {
+        return Err((
+            LlmErrorClass::Transport,
+            "the stream ended before its last event".to_owned(),
+        ));
+    }
+    Ok(Read::Streamed(assembly.body(), ttft))
+}
 
 /// Record a failed attempt; wait and return `None` when another attempt is
 /// due, else the final error.

@@ -46,6 +46,11 @@ pub struct ClientOptions {
     /// The longest wait before a retry, whatever `Retry-After` says (at most
     /// [`http::BACKOFF_CAP`]).
     pub max_backoff: Duration,
+    /// Ask OpenAI-compatible servers to stream the reply (`stream: true`
+    /// with usage in the last event): a slow model's long reply is then
+    /// bounded by the gaps between its tokens, not by its length, and the
+    /// time to the first token is taped.
+    pub stream: bool,
 }
 
 impl Default for ClientOptions {
@@ -55,6 +60,7 @@ impl Default for ClientOptions {
             timeout: Duration::from_secs(120),
             max_retries: 3,
             max_backoff: http::BACKOFF_CAP,
+            stream: true,
         }
     }
 }

@@ -113,6 +113,10 @@ impl OpenAiClient {
         if request.json_object && request.tools.is_empty() {
             body.insert("response_format".into(), json!({"type": "json_object"}));
         }
+        if self.opts.stream {
+            body.insert("stream".into(), json!(true));
+            body.insert("stream_options".into(), json!({"include_usage": true}));
+        }
         Value::Object(body)
     }
 }

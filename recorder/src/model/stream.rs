@@ -136,6 +136,12 @@ impl Assembly {
         }
     }
 
+    /// A choice carried its `finish_reason`: the reply is complete even if
+    /// `[DONE]` never came.
+    pub fn finished(&self) -> bool {
+        self.finish_reason.is_some()
+    }
+
     /// The reply as an unstreamed call would have returned it.
     pub fn body(&self) -> Value {
         let mut message = Map::new();

@@ -21,6 +21,9 @@ pub struct Reply {
     pub headers: Vec<(&'static str, String)>,
     pub body: String,
     pub delay: Duration,
+    /// A streamed body: each piece sent after its pause (the body is then
+    /// ignored).
+    pub pieces: Vec<(Duration, String)>,
 }
 
 impl Reply {
@@ -30,6 +33,7 @@ impl Reply {
             headers: vec![("content-type", "application/json".into())],
             body: body.to_string(),
             delay: Duration::ZERO,
+            pieces: Vec::new(),
         }
     }
 
@@ -39,6 +43,18 @@ impl Reply {
             headers: vec![],
             body: body.to_owned(),
             delay: Duration::ZERO,
+            pieces: Vec::new(),
+        }
+    }
+
+    /// `text/event-stream` sent in `pieces`, each after its pause.
+    pub fn stream(pieces: Vec<(Duration, String)>) -> Reply {
+        Reply {
+            status: 200,
+            headers: vec![("content-type", "text/event-stream".into())],
+            body: String::new(),
+            delay: Duration::ZERO,
+            pieces,
         }
     }
 
@@ -135,11 +151,17 @@ async fn handle(
         return (StatusCode::IM_A_TEAPOT, "script exhausted").into_response();
     };
     tokio::time::sleep(reply.delay).await;
-    let mut resp = (
-        StatusCode::from_u16(reply.status).expect("status"),
-        reply.body,
-    )
-        .into_response();
+    let status = StatusCode::from_u16(reply.status).expect("status");
+    let mut resp = if reply.pieces.is_empty() {
+        (status, reply.body).into_response()
+    } else {
+        let pieces = futures::stream::unfold(reply.pieces.into_iter(), |mut it| async move {
+            let (pause, piece) = it.next()?;
+            tokio::time::sleep(pause).await;
+            Some((Ok::<_, std::io::Error>(Bytes::from(piece)), it))
+        });
+        (status, axum::body::Body::from_stream(pieces)).into_response()
+    };
     for (k, v) in reply.headers {
         resp.headers_mut()
             .insert(k, v.parse().expect("header value"));
