@@ -14,6 +14,7 @@ pub mod generators;
 pub mod stats;
 mod tagged;
 pub mod tape;
+pub mod time;
 
 /// The record schema id this crate writes.
 pub const RECORD_SCHEMA: &str = "fitness-report/2";

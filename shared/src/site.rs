@@ -35,11 +35,13 @@ pub const SERVERS_DIR: &str = "servers";
 pub const STANDING_NOTES_DIR: &str = "standing-notes";
 /// Where badges live.
 pub const BADGES_DIR: &str = "badges";
+/// The wire tape's file in a run directory.
+pub const MCP_TAPE: &str = "mcp.jsonl";
+/// The agent tape's file in a run directory.
+pub const AGENT_TAPE: &str = "agent.jsonl";
 /// The tape files a run directory holds, by plane.
-pub const TAPE_FILES: [(TapePlane, &str); 2] = [
-    (TapePlane::Mcp, "mcp.jsonl"),
-    (TapePlane::Agent, "agent.jsonl"),
-];
+pub const TAPE_FILES: [(TapePlane, &str); 2] =
+    [(TapePlane::Mcp, MCP_TAPE), (TapePlane::Agent, AGENT_TAPE)];
 
 /// The file name of a plane's tape in a run directory.
 pub fn tape_file(plane: TapePlane) -> &'static str {

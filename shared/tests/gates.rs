@@ -7,11 +7,12 @@ use std::collections::BTreeMap;
 use fitness_shared::gates::{
     AgentSignal, BatchCounts, DecidedAgainst, ExtensionDecision, ExtensionReason, GateError,
     MAX_ERROR_RATE, MIN_ADMISSION_RATE, MIN_SUITE_SIZE, NullArm, NullOutcome, NullReason, Outcome,
-    OutcomeCode, PlanPowerReason, PreRegistration, StructuralReason, SuiteFates, compromised,
-    null_baseline, null_baseline_with_ratio, perfect_agent_min_trials, plan_power_gate,
-    publishable_sizes, published_verdict, resolve_extensions, resolve_extensions_with, structural,
-    structural_with, verdict,
+    PlanPowerReason, PreRegistration, StructuralReason, SuiteFates, compromised, null_baseline,
+    null_baseline_with_ratio, perfect_agent_min_trials, plan_power_gate, publishable_sizes,
+    published_verdict, resolve_extensions, resolve_extensions_with, structural, structural_with,
+    verdict,
 };
+use fitness_shared::record::Outcome as RunOutcome;
 use fitness_shared::stats::wilson;
 
 fn fates(rejected: u64, trimmed: u64, screened: u64, suite: u64) -> SuiteFates {
@@ -48,7 +49,7 @@ fn structural_refusals_name_their_code() {
         (r.reason, r.refusal),
         (
             StructuralReason::NoCandidates,
-            Some(OutcomeCode::InsufficientSurface)
+            Some(RunOutcome::InsufficientSurface)
         )
     );
     let r = structural(&fates(3, 0, 9, 0)).unwrap();
@@ -56,7 +57,7 @@ fn structural_refusals_name_their_code() {
         (r.reason, r.refusal),
         (
             StructuralReason::AllCandidatesNullAnswerable,
-            Some(OutcomeCode::Degenerate)
+            Some(RunOutcome::Degenerate)
         )
     );
     let r = structural(&fates(0, 0, 0, 7)).unwrap();
@@ -64,7 +65,7 @@ fn structural_refusals_name_their_code() {
         (r.reason, r.refusal),
         (
             StructuralReason::SuiteBelowMinimum,
-            Some(OutcomeCode::InsufficientSurface)
+            Some(RunOutcome::InsufficientSurface)
         )
     );
     let r = structural(&fates(0, 0, 0, 8)).unwrap();
@@ -113,7 +114,7 @@ fn plan_power_refuses_registrations_that_can_never_publish() {
         (r.reason, r.refusal),
         (
             PlanPowerReason::NeverPublishable,
-            Some(OutcomeCode::GateFailed)
+            Some(RunOutcome::GateFailed)
         )
     );
     assert_eq!(r.reachable_trials, vec![8]);
@@ -158,7 +159,7 @@ fn compromised_is_errors_over_attempts() {
     assert!(!c.compromised && c.refusal().is_none());
     // 3 of 3 completed with 40 errors is not 100%: it is compromised.
     let c = compromised(3, 40, MAX_ERROR_RATE);
-    assert_eq!(c.refusal(), Some(OutcomeCode::Compromised));
+    assert_eq!(c.refusal(), Some(RunOutcome::Compromised));
     // Exactly 5% is not over the limit; a NaN limit fails closed.
     assert!(!compromised(95, 5, MAX_ERROR_RATE).compromised);
     assert!(compromised(100, 0, f64::NAN).compromised);
@@ -197,7 +198,7 @@ fn null_baseline_decides_before_any_paid_call_when_it_can() {
         (r.outcome, r.decided_against),
         (NullOutcome::Kill, DecidedAgainst::EveryPossibleAgentRate)
     );
-    assert_eq!(r.refusal, Some(OutcomeCode::Degenerate));
+    assert_eq!(r.refusal, Some(RunOutcome::Degenerate));
     // The same arms after the agent ran (even at 0) give the same answer.
     let after = null_baseline(&arms, AgentSignal::Measured { k: 0, n: 20 }).unwrap();
     assert_eq!(after.outcome, NullOutcome::Kill);
@@ -296,7 +297,7 @@ fn an_incomplete_batch_voids_the_run() {
     assert_eq!(
         r.decision,
         ExtensionDecision::Refused {
-            outcome: OutcomeCode::Void,
+            outcome: RunOutcome::Void,
             reason: ExtensionReason::IncompleteBatch
         }
     );
@@ -366,13 +367,13 @@ fn records_serialise_with_stable_snake_case_names() {
     assert_eq!(json["outcome"], "INDETERMINATE");
 
     for (code, text) in [
-        (OutcomeCode::Scored, "SCORED"),
-        (OutcomeCode::InsufficientSurface, "INSUFFICIENT_SURFACE"),
-        (OutcomeCode::Degenerate, "DEGENERATE"),
-        (OutcomeCode::GateFailed, "GATE_FAILED"),
-        (OutcomeCode::ExtendExhausted, "EXTEND_EXHAUSTED"),
-        (OutcomeCode::Compromised, "COMPROMISED"),
-        (OutcomeCode::Void, "VOID"),
+        (RunOutcome::Scored, "SCORED"),
+        (RunOutcome::InsufficientSurface, "INSUFFICIENT_SURFACE"),
+        (RunOutcome::Degenerate, "DEGENERATE"),
+        (RunOutcome::GateFailed, "GATE_FAILED"),
+        (RunOutcome::ExtendExhausted, "EXTEND_EXHAUSTED"),
+        (RunOutcome::Compromised, "COMPROMISED"),
+        (RunOutcome::Void, "VOID"),
     ] {
         assert_eq!(serde_json::to_value(code).unwrap(), text);
     }
@@ -491,7 +492,7 @@ fn a_lower_error_limit_compromises_sooner() {
     assert!(matches!(
         tight.decision,
         ExtensionDecision::Refused {
-            outcome: OutcomeCode::Compromised,
+            outcome: RunOutcome::Compromised,
             ..
         }
     ));

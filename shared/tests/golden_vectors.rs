@@ -19,10 +19,11 @@ use std::collections::BTreeSet;
 use common::{assert_close_dp, assert_rel, f, golden, i, reference, u};
 use fitness_shared::gates::{
     AgentSignal, BatchCounts, DecidedAgainst, ExtensionDecision, ExtensionReason, GateError,
-    NullArm, NullOutcome, NullReason, Outcome, OutcomeCode, PreRegistration, PublishedReason,
-    achieved_power, default_detectable, null_baseline, plan, plan_within, published_verdict,
-    resolve_extensions, verdict,
+    NullArm, NullOutcome, NullReason, Outcome, PreRegistration, PublishedReason, achieved_power,
+    default_detectable, null_baseline, plan, plan_within, published_verdict, resolve_extensions,
+    verdict,
 };
+use fitness_shared::record::Outcome as RunOutcome;
 use fitness_shared::stats::{
     binom_cdf, normal_quantile, percentile_nearest_rank, separate, tie_rate, wilson,
 };
@@ -564,7 +565,7 @@ fn null_baseline_gate_vectors_with_the_early_kill() {
                     "{id}"
                 );
                 assert_eq!(got.kill_threshold, Some(0.5), "{id}");
-                assert_eq!(got.refusal, Some(OutcomeCode::Degenerate));
+                assert_eq!(got.refusal, Some(RunOutcome::Degenerate));
             }
             "nullGate-proceed" => {
                 assert_eq!(got.decided_against, DecidedAgainst::AgentRate);
@@ -614,7 +615,7 @@ fn batch(tasks: u64, successes: u64, errors: u64) -> BatchCounts {
     }
 }
 
-fn refused(outcome: OutcomeCode, reason: ExtensionReason) -> ExtensionDecision {
+fn refused(outcome: RunOutcome, reason: ExtensionReason) -> ExtensionDecision {
     ExtensionDecision::Refused { outcome, reason }
 }
 
@@ -669,7 +670,7 @@ fn pool_construct_vectors() {
     assert_eq!(
         r.decision,
         refused(
-            OutcomeCode::GateFailed,
+            RunOutcome::GateFailed,
             ExtensionReason::UnresolvedAfterMaxExtensions
         )
     );
@@ -684,7 +685,7 @@ fn pool_construct_vectors() {
     );
     assert_eq!(
         r.decision,
-        refused(OutcomeCode::Compromised, ExtensionReason::Compromised)
+        refused(RunOutcome::Compromised, ExtensionReason::Compromised)
     );
     // pool-no-cases: an empty registered batch contradicts any valid registration.
     assert!(resolve_extensions(&pre, &[batch(0, 0, 0)]).is_err());
@@ -708,7 +709,7 @@ fn resolve_construct_vectors() {
     assert_eq!(
         r.decision,
         refused(
-            OutcomeCode::GateFailed,
+            RunOutcome::GateFailed,
             ExtensionReason::UnresolvedAfterMaxExtensions
         )
     );
@@ -719,7 +720,7 @@ fn resolve_construct_vectors() {
         assert_eq!(
             r.decision,
             refused(
-                OutcomeCode::ExtendExhausted,
+                RunOutcome::ExtendExhausted,
                 ExtensionReason::UnresolvedNoBatchesRegistered
             ),
             "policy [{size}, {max}]"
@@ -739,13 +740,13 @@ fn resolve_construct_vectors() {
     let r = resolve_extensions(&reference_prereg(6, 2), &[batch(12, 0, 0)]).unwrap();
     assert_eq!(
         r.decision,
-        refused(OutcomeCode::GateFailed, ExtensionReason::BelowThreshold)
+        refused(RunOutcome::GateFailed, ExtensionReason::BelowThreshold)
     );
     // resolve-compromised -> COMPROMISED.
     let r = resolve_extensions(&reference_prereg(6, 2), &[batch(12, 10, 2)]).unwrap();
     assert_eq!(
         r.decision,
-        refused(OutcomeCode::Compromised, ExtensionReason::Compromised)
+        refused(RunOutcome::Compromised, ExtensionReason::Compromised)
     );
 }
 
@@ -788,7 +789,7 @@ fn pipeline_vectors_replayed_through_the_ledger() {
     assert!(matches!(
         r.decision,
         ExtensionDecision::Refused {
-            outcome: OutcomeCode::GateFailed,
+            outcome: RunOutcome::GateFailed,
             ..
         }
     ));
@@ -811,7 +812,7 @@ fn pipeline_vectors_replayed_through_the_ledger() {
     assert_eq!(
         r.decision,
         refused(
-            OutcomeCode::GateFailed,
+            RunOutcome::GateFailed,
             ExtensionReason::UnresolvedAfterMaxExtensions
         )
     );

@@ -55,8 +55,8 @@ proptest! {
         // Each call: a latency, whether it is answered, whether it failed.
         let mut writer = TapeWriter::new(Vec::new());
         for (i, (latency, answered, failed)) in calls.iter().enumerate() {
-            let t0 = fitness_shared::tape::js::format_iso_ms(1_787_000_000_000 + i as i64 * 10_000);
-            let t1 = fitness_shared::tape::js::format_iso_ms(1_787_000_000_000 + i as i64 * 10_000 + i64::from(*latency));
+            let t0 = fitness_shared::time::format_iso_ms(1_787_000_000_000 + i as i64 * 10_000);
+            let t1 = fitness_shared::time::format_iso_ms(1_787_000_000_000 + i as i64 * 10_000 + i64::from(*latency));
             let req = format!(r#"{{"jsonrpc":"2.0","id":{i},"method":"tools/call","params":{{"name":"t"}}}}"#);
             writer.write_wire_frame(&t0, Direction::In, &req, None).expect("write");
             if *answered {

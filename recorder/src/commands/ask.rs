@@ -93,9 +93,13 @@ pub fn run(args: AskArgs) -> anyhow::Result<()> {
         None => default_dir(),
     };
     std::fs::create_dir_all(&dir).with_context(|| format!("failed to create {}", dir.display()))?;
-    let mcp_tap = Tap::create(&dir.join("mcp.jsonl"), "fitness ask", target.describe())?;
+    let mcp_tap = Tap::create(
+        &dir.join(fitness_shared::site::MCP_TAPE),
+        "fitness ask",
+        target.describe(),
+    )?;
     let agent_tap = Tap::create_kind(
-        &dir.join("agent.jsonl"),
+        &dir.join(fitness_shared::site::AGENT_TAPE),
         "fitness ask",
         target.describe(),
         AGENT_TAPE_KIND,
@@ -266,8 +270,8 @@ fn summary(
     let _ = writeln!(
         s,
         "tapes: {} {}",
-        dir.join("mcp.jsonl").display(),
-        dir.join("agent.jsonl").display()
+        dir.join(fitness_shared::site::MCP_TAPE).display(),
+        dir.join(fitness_shared::site::AGENT_TAPE).display()
     );
     s
 }

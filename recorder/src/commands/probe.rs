@@ -69,7 +69,11 @@ pub fn run(args: ProbeArgs) -> anyhow::Result<()> {
         Some(dir) => {
             std::fs::create_dir_all(dir)
                 .with_context(|| format!("failed to create {}", dir.display()))?;
-            Tap::create(&dir.join("mcp.jsonl"), "fitness probe", target.describe())?
+            Tap::create(
+                &dir.join(fitness_shared::site::MCP_TAPE),
+                "fitness probe",
+                target.describe(),
+            )?
         }
         None => Tap::disabled(),
     };

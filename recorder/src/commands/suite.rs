@@ -125,9 +125,13 @@ pub fn run(args: SuiteArgs) -> anyhow::Result<()> {
             std::fs::create_dir_all(dir)
                 .with_context(|| format!("failed to create {}", dir.display()))?;
             (
-                Tap::create(&dir.join("mcp.jsonl"), "fitness suite", target.describe())?,
+                Tap::create(
+                    &dir.join(fitness_shared::site::MCP_TAPE),
+                    "fitness suite",
+                    target.describe(),
+                )?,
                 Tap::create_kind(
-                    &dir.join("agent.jsonl"),
+                    &dir.join(fitness_shared::site::AGENT_TAPE),
                     "fitness suite",
                     target.describe(),
                     crate::model::agent::AGENT_TAPE_KIND,

@@ -385,7 +385,7 @@ mod tests {
 
     fn tape() -> (tempfile::TempDir, std::path::PathBuf, Tap) {
         let dir = tempfile::tempdir().expect("temp dir");
-        let path = dir.path().join("mcp.jsonl");
+        let path = dir.path().join(fitness_shared::site::MCP_TAPE);
         let tap = Tap::create(&path, "test", vec![]).expect("tape");
         (dir, path, tap)
     }

@@ -281,7 +281,7 @@ mod tests {
     #[test]
     fn a_tape_at_its_cap_takes_no_more_traffic_says_so_and_still_ends() {
         let dir = tempfile::tempdir().expect("dir");
-        let path = dir.path().join("mcp.jsonl");
+        let path = dir.path().join(fitness_shared::site::MCP_TAPE);
         let tap = Tap::create(&path, "t", vec![]).expect("tape");
         tap.set_cap(4096);
         let reached = tap.cap_reached().expect("an enabled tap");

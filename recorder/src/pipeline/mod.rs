@@ -15,7 +15,7 @@ use std::sync::Arc;
 use anyhow::Context as _;
 use fitness_shared::gates::{
     self, AgentSignal, BatchCounts, ExtensionDecision, NullArm, NullBaseline, NullOutcome,
-    OutcomeCode, SuiteFates,
+    SuiteFates,
 };
 use fitness_shared::record::{
     self as rec, CostTier, ExtensionBatch, GateDetail, GateRecord, GateVerdict, Outcome, RunRecord,
@@ -214,9 +214,13 @@ pub async fn execute(
         .with_context(|| format!("failed to create the run directory {}", dir.display()))?;
     let command: Vec<String> = std::env::args().collect();
     let label = format!("fitness run {id}");
-    let mcp = Tap::create(&dir.join("mcp.jsonl"), &label, command.clone())?;
+    let mcp = Tap::create(
+        &dir.join(fitness_shared::site::MCP_TAPE),
+        &label,
+        command.clone(),
+    )?;
     let agent = Tap::create_kind(
-        &dir.join("agent.jsonl"),
+        &dir.join(fitness_shared::site::AGENT_TAPE),
         &label,
         command,
         crate::model::agent::AGENT_TAPE_KIND,
@@ -318,19 +322,6 @@ fn stop_signal(
             () = reached(mcp) => Interruption::TapeCap { tape: "wire (mcp.jsonl)", limit },
             () = reached(agent) => Interruption::TapeCap { tape: "agent (agent.jsonl)", limit },
         }
-    }
-}
-
-/// A gate's refusal code as the record's outcome.
-fn outcome_of(code: OutcomeCode) -> Outcome {
-    match code {
-        OutcomeCode::Scored => Outcome::Scored,
-        OutcomeCode::InsufficientSurface => Outcome::InsufficientSurface,
-        OutcomeCode::Degenerate => Outcome::Degenerate,
-        OutcomeCode::GateFailed => Outcome::GateFailed,
-        OutcomeCode::ExtendExhausted => Outcome::ExtendExhausted,
-        OutcomeCode::Compromised => Outcome::Compromised,
-        OutcomeCode::Void => Outcome::Void,
     }
 }
 
@@ -841,7 +832,7 @@ impl Run<'_> {
         });
         Ok(match report.refusal {
             Some(code) => Flow::Stop {
-                outcome: outcome_of(code),
+                outcome: code,
                 gate: "structural".to_owned(),
             },
             None => Flow::Continue,
@@ -987,7 +978,7 @@ impl Run<'_> {
         });
         Ok(match report.refusal {
             Some(code) => Flow::Stop {
-                outcome: outcome_of(code),
+                outcome: code,
                 gate: "plan_power".to_owned(),
             },
             None => Flow::Continue,
@@ -1219,7 +1210,7 @@ impl Run<'_> {
         });
         match decision.refusal {
             Some(code) if halts => Flow::Stop {
-                outcome: outcome_of(code),
+                outcome: code,
                 gate: "null_baseline".to_owned(),
             },
             _ => Flow::Continue,
@@ -1381,7 +1372,11 @@ impl Run<'_> {
             ExtensionDecision::ConsumeBatch { .. } => unreachable!("the loop consumes every batch"),
         };
         let tape_reading = if outcome.is_some() {
-            tape_reading::read(&self.dir.join("mcp.jsonl"), "::construct").ok()
+            tape_reading::read(
+                &self.dir.join(fitness_shared::site::MCP_TAPE),
+                "::construct",
+            )
+            .ok()
         } else {
             None
         };
@@ -1439,7 +1434,7 @@ impl Run<'_> {
         Ok(match outcome {
             None => Flow::Continue,
             Some(code) => Flow::Stop {
-                outcome: outcome_of(code),
+                outcome: code,
                 gate: "construct".to_owned(),
             },
         })
@@ -1597,7 +1592,9 @@ impl Run<'_> {
             tasks: &self.tasks,
             destructiveness: &labels,
         };
-        let wire = match crate::rewrite::findings::read_wire(&self.dir.join("mcp.jsonl")) {
+        let wire = match crate::rewrite::findings::read_wire(
+            &self.dir.join(fitness_shared::site::MCP_TAPE),
+        ) {
             Ok(w) => w,
             Err(e) => {
                 self.own_notes.push(format!(

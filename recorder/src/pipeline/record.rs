@@ -571,13 +571,13 @@ pub fn finish(run: Run<'_>, outcome: Outcome) -> anyhow::Result<RunOutput> {
     }
     let order = run.gates.iter().map(|g| g.id.clone()).collect();
     let mut tapes = vec![
-        tape_ref(&run.dir, "mcp.jsonl", TapePlane::Mcp)?,
-        tape_ref(&run.dir, "agent.jsonl", TapePlane::Agent)?,
+        tape_ref(&run.dir, fitness_shared::site::MCP_TAPE, TapePlane::Mcp)?,
+        tape_ref(&run.dir, fitness_shared::site::AGENT_TAPE, TapePlane::Agent)?,
     ];
     tapes.sort_by(|a, b| a.path.cmp(&b.path));
     let trace_stats = match (
-        plane_stats(&run.dir.join("mcp.jsonl")),
-        plane_stats(&run.dir.join("agent.jsonl")),
+        plane_stats(&run.dir.join(fitness_shared::site::MCP_TAPE)),
+        plane_stats(&run.dir.join(fitness_shared::site::AGENT_TAPE)),
     ) {
         (Some(m), Some(a)) => serde_json::to_value(merge_planes(m, a, None)).ok(),
         _ => None,

@@ -283,7 +283,7 @@ pub struct Inputs<'a> {
 
 /// All findings of a run, in a stable order, ids `f1`, `f2`, ...
 pub fn analyze(inputs: &Inputs<'_>) -> anyhow::Result<Vec<Finding>> {
-    let wire = read_wire(&inputs.dir.join("mcp.jsonl"))?;
+    let wire = read_wire(&inputs.dir.join(fitness_shared::site::MCP_TAPE))?;
     Ok(from_wire(&wire, inputs))
 }
 
@@ -800,7 +800,7 @@ mod tests {
     #[test]
     fn an_answer_taped_before_its_request_is_paired_under_its_own_corr_id() {
         let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("mcp.jsonl");
+        let path = dir.path().join(fitness_shared::site::MCP_TAPE);
         let lines = [
             json!({"t": "x", "dir": "in", "corr_id": "t3", "raw": {"jsonrpc": "2.0", "id": 9, "method": "tools/call", "params": {"name": "a", "arguments": {}}}}),
             json!({"t": "x", "dir": "out", "corr_id": "t3", "raw": {"jsonrpc": "2.0", "id": 9, "result": {"content": []}}}),

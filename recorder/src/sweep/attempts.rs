@@ -73,7 +73,8 @@ fn state_of(dir: &Path) -> AttemptState {
             };
         }
     };
-    if tape_end_reason(&dir.join("mcp.jsonl")).as_deref() == Some("interrupted") {
+    if tape_end_reason(&dir.join(fitness_shared::site::MCP_TAPE)).as_deref() == Some("interrupted")
+    {
         return AttemptState::Interrupted {
             why: "VOID: interrupted before it completed".to_owned(),
         };

@@ -3,7 +3,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::outcome::OutcomeCode;
+use crate::record::Outcome as RunOutcome;
 
 /// The error-rate limit every run registers: above 5% the run is COMPROMISED.
 pub const MAX_ERROR_RATE: f64 = 0.05;
@@ -25,8 +25,8 @@ pub struct ErrorRateCheck {
 
 impl ErrorRateCheck {
     /// `Some(COMPROMISED)` when the check failed.
-    pub fn refusal(&self) -> Option<OutcomeCode> {
-        self.compromised.then_some(OutcomeCode::Compromised)
+    pub fn refusal(&self) -> Option<RunOutcome> {
+        self.compromised.then_some(RunOutcome::Compromised)
     }
 }
 

@@ -9,9 +9,10 @@
 use serde::{Deserialize, Serialize};
 
 use super::compromised::{ErrorRateCheck, MAX_ERROR_RATE, compromised};
-use super::outcome::{Counts, GateError, Outcome, OutcomeCode};
+use super::outcome::{Counts, GateError, Outcome};
 use super::prereg::PreRegistration;
 use super::published::{PublishedVerdict, published_verdict};
+use crate::record::Outcome as RunOutcome;
 
 /// What one batch contributed. Tasks and trials are two numbers: each task
 /// is driven `reps` times, so six tasks can add eighteen trials.
@@ -109,7 +110,7 @@ pub enum ExtensionDecision {
     /// The run is refused with this code.
     Refused {
         /// Refusal code.
-        outcome: OutcomeCode,
+        outcome: RunOutcome,
         /// Why.
         reason: ExtensionReason,
     },
@@ -242,12 +243,12 @@ pub fn resolve_extensions_with(
 fn unresolved(prereg: &PreRegistration, consumed: u64) -> ExtensionDecision {
     if !prereg.buys_extensions() {
         ExtensionDecision::Refused {
-            outcome: OutcomeCode::ExtendExhausted,
+            outcome: RunOutcome::ExtendExhausted,
             reason: ExtensionReason::UnresolvedNoBatchesRegistered,
         }
     } else if consumed >= prereg.max_extensions {
         ExtensionDecision::Refused {
-            outcome: OutcomeCode::GateFailed,
+            outcome: RunOutcome::GateFailed,
             reason: ExtensionReason::UnresolvedAfterMaxExtensions,
         }
     } else {
@@ -273,7 +274,7 @@ fn evaluate(
     let errors = compromised(pooled.trials, pooled.errors, max_error_rate);
     let refused = |outcome, reason| Some(ExtensionDecision::Refused { outcome, reason });
     if batch.trials.saturating_add(batch.errors) < batch.tasks.saturating_mul(prereg.reps) {
-        let decision = refused(OutcomeCode::Void, ExtensionReason::IncompleteBatch);
+        let decision = refused(RunOutcome::Void, ExtensionReason::IncompleteBatch);
         return Ok(PoolState {
             errors,
             verdict: None,
@@ -281,7 +282,7 @@ fn evaluate(
         });
     }
     if errors.compromised {
-        let decision = refused(OutcomeCode::Compromised, ExtensionReason::Compromised);
+        let decision = refused(RunOutcome::Compromised, ExtensionReason::Compromised);
         return Ok(PoolState {
             errors,
             verdict: None,
@@ -306,7 +307,7 @@ fn evaluate(
     )?;
     let decision = match v.outcome {
         Outcome::Pass => Some(ExtensionDecision::Passed),
-        Outcome::Fail => refused(OutcomeCode::GateFailed, ExtensionReason::BelowThreshold),
+        Outcome::Fail => refused(RunOutcome::GateFailed, ExtensionReason::BelowThreshold),
         Outcome::Extend => None,
     };
     Ok(PoolState {

@@ -34,7 +34,7 @@ pub use null_baseline::{
     AgentSignal, DecidedAgainst, NULL_KILL_RATIO, NULL_PERCENTILE, NullArm, NullBaseline,
     NullOutcome, NullRate, NullReason, null_baseline, null_baseline_with_ratio,
 };
-pub use outcome::{Counts, GateError, Outcome, OutcomeCode};
+pub use outcome::{Counts, GateError, Outcome};
 pub use plan_power::{
     PlanPowerReason, PlanPowerReport, PublishableSizes, perfect_agent_min_trials, plan_power_gate,
     publishable_sizes,

@@ -7,7 +7,8 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::outcome::{Counts, GateError, OutcomeCode};
+use super::outcome::{Counts, GateError};
+use crate::record::Outcome as RunOutcome;
 use crate::stats::percentile_nearest_rank;
 
 /// The noise floor is this nearest-rank percentile of the null pass rates
@@ -127,7 +128,7 @@ pub struct NullBaseline {
     pub halts: bool,
     /// `Some(DEGENERATE)` when the run halts here.
     #[serde(skip_serializing_if = "Option::is_none", default)]
-    pub refusal: Option<OutcomeCode>,
+    pub refusal: Option<RunOutcome>,
     /// The percentile used (95).
     pub percentile: f64,
     /// The kill ratio used (0.5).
@@ -224,7 +225,7 @@ pub fn null_baseline_with_ratio(
         reason,
         decided_against,
         halts,
-        refusal: halts.then_some(OutcomeCode::Degenerate),
+        refusal: halts.then_some(RunOutcome::Degenerate),
         percentile: NULL_PERCENTILE,
         ratio,
     })

@@ -1,6 +1,7 @@
-//! Shared vocabulary of the gates: the three-outcome rule's outcomes, the
-//! product's run outcome codes, counts, and the error for inputs a gate
-//! cannot judge.
+//! Shared vocabulary of the gates: the three-outcome rule's outcomes,
+//! counts, and the error for inputs a gate cannot judge. A gate that refuses
+//! names the run's outcome in the record's own terms
+//! ([`crate::record::Outcome`]).
 
 use serde::{Deserialize, Serialize};
 
@@ -14,28 +15,6 @@ pub enum Outcome {
     Fail,
     /// Neither: below the threshold without evidence that it is below.
     Extend,
-}
-
-/// A run's outcome as published. Everything but `Scored` is a refusal and
-/// carries no score field.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
-pub enum OutcomeCode {
-    /// Every gate passed; the drive's score is published.
-    Scored,
-    /// Suite below the minimum size or admission rate below its floor.
-    InsufficientSurface,
-    /// The measurement cannot see the server: the null baseline killed or
-    /// could not decide, or the null screen emptied the suite.
-    Degenerate,
-    /// A gate resolved to FAIL (including unresolved after the last batch).
-    GateFailed,
-    /// A gate resolved neither way and the pre-registration bought no batch.
-    ExtendExhausted,
-    /// Errors exceeded the error-rate limit; the measurement did not complete.
-    Compromised,
-    /// The run did not complete its registered size.
-    Void,
 }
 
 /// `k` successes in `n` trials.

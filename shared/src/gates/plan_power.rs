@@ -3,9 +3,10 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::outcome::{GateError, OutcomeCode};
+use super::outcome::GateError;
 use super::prereg::PreRegistration;
 use super::verdict::{MAX_PLAN_N, achieved_power, plan_remembered};
+use crate::record::Outcome as RunOutcome;
 use crate::stats::{BOARD_CONFIDENCE, wilson};
 
 /// Why. Rendered verbatim.
@@ -40,7 +41,7 @@ pub struct PlanPowerReport {
     pub reason: PlanPowerReason,
     /// `Some(GATE_FAILED)` when refused.
     #[serde(skip_serializing_if = "Option::is_none", default)]
-    pub refusal: Option<OutcomeCode>,
+    pub refusal: Option<RunOutcome>,
 }
 
 /// True when `k = n` successes would be published as PASS at this n:
@@ -134,6 +135,6 @@ pub fn plan_power_gate(prereg: &PreRegistration) -> Result<PlanPowerReport, Gate
         } else {
             PlanPowerReason::NeverPublishable
         },
-        refusal: (!ok).then_some(OutcomeCode::GateFailed),
+        refusal: (!ok).then_some(RunOutcome::GateFailed),
     })
 }

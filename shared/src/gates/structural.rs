@@ -5,7 +5,8 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use super::outcome::{GateError, OutcomeCode};
+use super::outcome::GateError;
+use crate::record::Outcome as RunOutcome;
 
 /// A suite below 8 tasks is refused (INSUFFICIENT_SURFACE).
 pub const MIN_SUITE_SIZE: u64 = 8;
@@ -70,7 +71,7 @@ pub struct StructuralReport {
     pub reason: StructuralReason,
     /// The refusal code when not ok.
     #[serde(skip_serializing_if = "Option::is_none", default)]
-    pub refusal: Option<OutcomeCode>,
+    pub refusal: Option<RunOutcome>,
 }
 
 /// The structural gate.
@@ -134,22 +135,22 @@ pub fn structural_with(
     let (reason, refusal) = if fates.candidates == 0 {
         (
             StructuralReason::NoCandidates,
-            Some(OutcomeCode::InsufficientSurface),
+            Some(RunOutcome::InsufficientSurface),
         )
     } else if fates.suite_size == 0 && fates.null_screened > 0 {
         (
             StructuralReason::AllCandidatesNullAnswerable,
-            Some(OutcomeCode::Degenerate),
+            Some(RunOutcome::Degenerate),
         )
     } else if fates.suite_size < min_suite_size {
         (
             StructuralReason::SuiteBelowMinimum,
-            Some(OutcomeCode::InsufficientSurface),
+            Some(RunOutcome::InsufficientSurface),
         )
     } else if admission_rate.is_some_and(|r| r < min_admission_rate) {
         (
             StructuralReason::AdmissionRateBelowFloor,
-            Some(OutcomeCode::InsufficientSurface),
+            Some(RunOutcome::InsufficientSurface),
         )
     } else {
         (StructuralReason::Ok, None)

@@ -814,15 +814,23 @@ pub struct BatchDrops {
     pub duplicate: u64,
 }
 
-/// What the run resolved to.
+/// What the run resolved to, as published; the gates refuse in these terms.
+/// Everything but `Scored` is a refusal and carries no score field.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "SCREAMING_SNAKE_CASE")]
 pub enum Outcome {
+    /// Every gate passed; the drive's score is published.
     Scored,
+    /// Suite below the minimum size or admission rate below its floor.
     InsufficientSurface,
+    /// The measurement cannot see the server: the null baseline killed or
+    /// could not decide, or the null screen emptied the suite.
     Degenerate,
+    /// A gate resolved to FAIL (including unresolved after the last batch).
     GateFailed,
+    /// A gate resolved neither way and the pre-registration bought no batch.
     ExtendExhausted,
+    /// Errors exceeded the error-rate limit; the measurement did not complete.
     Compromised,
     /// The run did not complete its registered size.
     Void,

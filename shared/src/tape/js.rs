@@ -10,6 +10,8 @@ use std::cmp::Ordering;
 
 use serde_json::Value;
 
+use crate::time::days_from_civil;
+
 /// `String(n)` for a finite number: integers print without a fraction,
 /// exponents appear below 1e-6 and from 1e21 (ECMA-262 Number::toString).
 pub fn number_to_string(n: f64) -> String {
@@ -328,40 +330,6 @@ pub fn parse_date_ms(s: &str) -> Option<i64> {
     (ms.abs() <= 8_640_000_000_000_000).then_some(ms)
 }
 
-/// Days from 1970-01-01 to the given civil date (proleptic Gregorian).
-fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
-    let y = if m <= 2 { y - 1 } else { y };
-    let era = y.div_euclid(400);
-    let yoe = y - era * 400;
-    let mp = (m + 9) % 12;
-    let doy = (153 * mp + 2) / 5 + d - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    era * 146_097 + doe - 719_468
-}
-
-/// Milliseconds since the epoch as `YYYY-MM-DDTHH:mm:ss.sssZ`
-/// (`Date.prototype.toISOString` for years 0 to 9999).
-pub fn format_iso_ms(ms: i64) -> String {
-    let days = ms.div_euclid(86_400_000);
-    let rem = ms.rem_euclid(86_400_000);
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    let y = yoe + era * 400 + i64::from(m <= 2);
-    format!(
-        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}.{:03}Z",
-        rem / 3_600_000,
-        rem / 60_000 % 60,
-        rem / 1000 % 60,
-        rem % 1000
-    )
-}
-
 /// `Math.max(0, Date.parse(b) - Date.parse(a))`, `None` when either is not a
 /// non-empty string that parses.
 pub fn ms_between(a: Option<&str>, b: Option<&str>) -> Option<f64> {
@@ -410,7 +378,10 @@ mod tests {
         ] {
             assert_eq!(parse_date_ms(s), ms, "{s}");
         }
-        assert_eq!(format_iso_ms(1787172977258), "2026-08-19T20:56:17.258Z");
+        assert_eq!(
+            crate::time::format_iso_ms(1787172977258),
+            "2026-08-19T20:56:17.258Z"
+        );
     }
 
     #[test]
