@@ -17,7 +17,7 @@ fuzz_target!(|data: &[u8]| {
         }
     }
     if let Ok(record) = RunRecord::from_slice(data) {
-        let row = row_for(&record);
+        let row = row_for(&record, None);
         let board = build_board(std::slice::from_ref(&record), "2026-11-30T00:00:00.000Z", None);
         assert_eq!(board.rows.len(), 1);
         assert_eq!(board.rows[0], row);

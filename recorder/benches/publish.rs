@@ -18,10 +18,10 @@ fn main() -> anyhow::Result<()> {
         .skip(1)
         .find_map(|a| a.parse().ok())
         .unwrap_or(5000);
-    let (records, _) = synthetic::anchor()?;
+    let (anchor, _) = synthetic::anchor()?;
     let tmp = tempfile::tempdir()?;
     let runs_dir = tmp.path().join("runs");
-    synthetic::write_runs(&runs_dir, 0..runs, &records, None)?;
+    synthetic::write_runs(&runs_dir, 0..runs, &anchor, None)?;
 
     let out = tmp.path().join("site");
     let args = fitness_recorder::publish::PublishArgs {

@@ -41,14 +41,14 @@ fn main() -> anyhow::Result<()> {
     let runs: usize = argv.iter().find_map(|a| a.parse().ok()).unwrap_or(5000);
     let with_tapes = argv.iter().any(|a| a == "tapes");
     let added = 10;
-    let (records, traces) = synthetic::anchor()?;
+    let (anchor, traces) = synthetic::anchor()?;
     let traces = with_tapes.then_some(traces.as_path());
 
     let tmp = tempfile::tempdir()?;
     let old = tmp.path().join("old");
     let new = tmp.path().join("new");
-    synthetic::write_runs(&old, 0..runs, &records, traces)?;
-    synthetic::write_runs(&new, runs..runs + added, &records, traces)?;
+    synthetic::write_runs(&old, 0..runs, &anchor, traces)?;
+    synthetic::write_runs(&new, runs..runs + added, &anchor, traces)?;
 
     // The full publish: every run into a fresh site.
     let full_site = tmp.path().join("full");

@@ -4,6 +4,7 @@ pub mod cli;
 pub mod commands;
 pub mod conformance;
 pub mod demo;
+pub mod integrity;
 pub mod mcp;
 pub mod model;
 pub mod pipeline;

@@ -2,7 +2,7 @@
 //! board index, per-run files, precompressed tapes, badges, `_headers`, the
 //! viewer copy, signing, and what happens on bad input.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use serde_json::Value;
 
@@ -11,18 +11,6 @@ use common::{anchor_dir, fitness, s, text};
 
 /// A stand-in viewer build: an index.html with one inline bootstrap script
 /// and the root element pages are rendered into, like Trunk's, and one asset.
-fn fake_viewer(dir: &Path) -> PathBuf {
-    let viewer = dir.join("dist");
-    std::fs::create_dir_all(&viewer).unwrap();
-    std::fs::write(
-        viewer.join("index.html"),
-        "<!doctype html><html><head><title>Fitness Report</title><script type=\"module\">import init from './v.js'; init();</script></head><body><div id=\"fitness-root\"></div></body></html>",
-    )
-    .unwrap();
-    std::fs::write(viewer.join("v.js"), "export default function init() {}").unwrap();
-    viewer
-}
-
 struct Site {
     _tmp: tempfile::TempDir,
     root: PathBuf,
@@ -36,7 +24,7 @@ fn publish_anchor() -> Site {
     let key = tmp.path().join("publisher.key");
     let out = fitness(&["keygen", "--out", s(&key)]);
     assert!(out.status.success(), "{}", text(&out));
-    let viewer = fake_viewer(tmp.path());
+    let viewer = common::fake_viewer(tmp.path());
     let root = tmp.path().join("site");
     let out = fitness(&[
         "publish",

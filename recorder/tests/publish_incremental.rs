@@ -193,3 +193,67 @@ fn a_publish_that_fails_midway_leaves_the_old_site_intact() {
     assert_eq!(snapshot(&site), before, "the old site is untouched");
     only_site_left(tmp.path());
 }
+
+#[test]
+fn an_unchanged_runs_page_is_kept_and_a_changed_runs_page_is_rendered_anew() {
+    use std::os::unix::fs::MetadataExt as _;
+    let tmp = tempfile::tempdir().unwrap();
+    let site = tmp.path().join("site");
+    let viewer = common::fake_viewer(tmp.path());
+    let week = tmp.path().join("week");
+    let kept = run(&week, "good", "7");
+    let changed = run(&week, "thin", "7");
+    let with_viewer = |extra: &[&str]| {
+        let mut args = vec![
+            "publish",
+            s(&week),
+            "--out",
+            s(&site),
+            "--viewer",
+            s(&viewer),
+        ];
+        args.extend(extra);
+        let out = common::fitness(&args);
+        assert!(out.status.success(), "{}", text(&out));
+        text(&out)
+    };
+    with_viewer(&[]);
+    let page = |run: &Path| {
+        site.join("runs")
+            .join(run.file_name().unwrap())
+            .join("index.html")
+    };
+    let (kept_ino, kept_bytes) = (
+        std::fs::metadata(page(&kept)).unwrap().ino(),
+        std::fs::read(page(&kept)).unwrap(),
+    );
+    let changed_ino = std::fs::metadata(page(&changed)).unwrap().ino();
+
+    let path = changed.join("record.json");
+    let mut record: Value = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
+    record["notes"]["own"]
+        .as_array_mut()
+        .unwrap()
+        .push("Re-published with a note.".into());
+    std::fs::write(&path, serde_json::to_vec(&record).unwrap()).unwrap();
+    let out = with_viewer(&[]);
+    assert!(
+        out.contains("0 added, 1 replaced, 1 unchanged, 0 kept"),
+        "{out}"
+    );
+    // The unchanged run's page is the old site's file itself (hard-linked,
+    // never rendered or written again); the changed run's is a new file.
+    let meta = std::fs::metadata(page(&kept)).unwrap();
+    assert_eq!(meta.ino(), kept_ino);
+    assert_eq!(std::fs::read(page(&kept)).unwrap(), kept_bytes);
+    assert_ne!(
+        std::fs::metadata(page(&changed)).unwrap().ino(),
+        changed_ino
+    );
+    assert!(
+        std::fs::read_to_string(page(&changed))
+            .unwrap()
+            .contains("Re-published with a note.")
+    );
+    only_site_left(tmp.path());
+}

@@ -52,6 +52,11 @@ pub struct Board {
     /// board's methods section (filled by [`Board::attach_standing_notes`]).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub standing_notes: Vec<StandingNotes>,
+    /// sha256 of the viewer build's page shell the site's pages were
+    /// rendered into, when it has pages: a later publish over the site keeps
+    /// the page of an unchanged run only under the same shell.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub viewer_shell: Option<String>,
 }
 
 /// One standing-notes set as the board prints it: once, with how many of the
@@ -587,6 +592,7 @@ pub fn build_board(
         groups,
         rows,
         standing_notes: Vec::new(),
+        viewer_shell: None,
     }
 }
 

@@ -26,7 +26,7 @@ impl Site {
     pub fn other_key(&self) -> anyhow::Result<PathBuf> {
         let path = self.root.with_file_name("other.key");
         if !path.exists() {
-            fitness_recorder::commands::keygen::generate(&path)?;
+            fitness_recorder::integrity::generate(&path)?;
         }
         Ok(path)
     }
@@ -69,7 +69,7 @@ pub fn publish_site(what: Publish<'_>) -> anyhow::Result<Site> {
     let root = dir.path().join("site");
     let key = if what.sign {
         let key = dir.path().join("publisher.key");
-        fitness_recorder::commands::keygen::generate(&key)?;
+        fitness_recorder::integrity::generate(&key)?;
         Some(key)
     } else {
         None
@@ -79,8 +79,8 @@ pub fn publish_site(what: Publish<'_>) -> anyhow::Result<Site> {
         let runs_dir = dir.path().join("runs");
         let run_key = if what.records_signed {
             let path = dir.path().join("run.key");
-            fitness_recorder::commands::keygen::generate(&path)?;
-            Some(fitness_recorder::commands::keygen::read_secret(&path)?)
+            fitness_recorder::integrity::generate(&path)?;
+            Some(fitness_recorder::integrity::read_secret(&path)?)
         } else {
             None
         };

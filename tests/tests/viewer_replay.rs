@@ -648,7 +648,7 @@ async fn a_missing_tape_is_named_and_the_other_is_still_replayed() -> anyhow::Re
 
 /// The fingerprint of the public key in a key file.
 fn fingerprint_of(key: &Path) -> anyhow::Result<String> {
-    let seed = fitness_recorder::commands::keygen::read_secret(key)?;
+    let seed = fitness_recorder::integrity::read_secret(key)?;
     let public = integrity::decode_public_key(&integrity::signing::public_key_b64(&seed))?;
     Ok(integrity::key_fingerprint(public.as_bytes()))
 }
@@ -717,7 +717,7 @@ async fn verified_is_signed_by_the_sites_own_key_and_names_it() -> anyhow::Resul
         let mut value: serde_json::Value = serde_json::from_slice(&std::fs::read(&path)?)?;
         integrity::signing::sign_record(
             &mut value,
-            &fitness_recorder::commands::keygen::read_secret(&other)?,
+            &fitness_recorder::integrity::read_secret(&other)?,
         )?;
         remove_published(&path)?;
         std::fs::write(&path, integrity::record_file_bytes(&value)?)?;

@@ -6,23 +6,34 @@
 
 use std::path::Path;
 
-use fitness_shared::record::RunRecord;
-use fitness_shared::record::import::import_runs;
+use fitness_shared::record::import::{ImportSet, import_runs};
 
-/// The anchor's records and the directory of their traces.
-pub fn anchor() -> anyhow::Result<(Vec<RunRecord>, std::path::PathBuf)> {
+/// The anchor's records with their standing-notes sets, and the directory
+/// of their traces.
+pub fn anchor() -> anyhow::Result<(ImportSet, std::path::PathBuf)> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures/anchor-board");
     let doc: serde_json::Value = serde_json::from_slice(&std::fs::read(dir.join("runs.json"))?)?;
-    Ok((import_runs(&doc)?.records, dir.join("traces")))
+    Ok((import_runs(&doc)?, dir.join("traces")))
 }
 
-/// Write runs `range` (their indices) as `<dir>/<id>/record.json`.
+/// Write runs `range` (their indices) as `<dir>/<id>/record.json`, and the
+/// standing-notes sets they carry as `<dir>/standing-notes/<hex>.json`, as
+/// a runs directory holds them.
 pub fn write_runs(
     dir: &Path,
     range: std::ops::Range<usize>,
-    records: &[RunRecord],
+    set: &ImportSet,
     traces: Option<&Path>,
 ) -> anyhow::Result<()> {
+    let records = &set.records;
+    let notes = dir.join(fitness_shared::site::STANDING_NOTES_DIR);
+    std::fs::create_dir_all(&notes)?;
+    for (id, notes_set) in &set.standing_notes {
+        let hex = id.trim_start_matches("sha256:");
+        let bytes =
+            fitness_shared::integrity::record_file_bytes(&serde_json::to_value(notes_set)?)?;
+        std::fs::write(notes.join(format!("{hex}.json")), bytes)?;
+    }
     for i in range {
         let source = &records[i % records.len()];
         let mut record = source.clone();

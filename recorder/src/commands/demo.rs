@@ -64,7 +64,7 @@ fn demo_key(args: &DemoArgs) -> anyhow::Result<PathBuf> {
     if !path.exists() {
         std::fs::create_dir_all(&dir)
             .with_context(|| format!("failed to create {}", dir.display()))?;
-        let (_, fingerprint) = crate::commands::keygen::generate(&path)?;
+        let (_, fingerprint) = crate::integrity::generate(&path)?;
         eprintln!(
             "made the demo's signing key {} (fingerprint {fingerprint})",
             path.display()

@@ -7,15 +7,13 @@
 //! sha256 and size; with `--sign-key KEY` every record is signed.
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
-use anyhow::{Context as _, bail};
+use anyhow::Context as _;
 use fitness_shared::integrity;
+use fitness_shared::record::RunRecord;
 use fitness_shared::record::import::import_runs;
-use fitness_shared::record::{RunRecord, TapeRef};
 use serde_json::Value;
-
-use super::{keygen, sign, verify};
 
 #[derive(Debug, clap::Args)]
 pub struct ImportArgs {
@@ -36,7 +34,7 @@ pub fn run(args: ImportArgs) -> anyhow::Result<()> {
     let seed = args
         .sign_key
         .as_deref()
-        .map(keygen::read_secret)
+        .map(crate::integrity::read_secret)
         .transpose()?;
     let text = std::fs::read_to_string(&args.runs)
         .with_context(|| format!("failed to read {}", args.runs.display()))?;
@@ -50,13 +48,13 @@ pub fn run(args: ImportArgs) -> anyhow::Result<()> {
     let mut outcomes: BTreeMap<&str, usize> = BTreeMap::new();
     let mut with_tapes = 0usize;
     for record in &set.records {
-        check_segment(&record.run.id)?;
+        crate::publish::check_segment(&record.run.id)?;
         let dir = args.out.join(&record.run.id);
         std::fs::create_dir_all(&dir)
             .with_context(|| format!("failed to create {}", dir.display()))?;
         let mut record = record.clone();
         if let Some(traces) = &args.tapes {
-            record.tapes = attach_tapes(&traces.join(&record.run.id), &dir)?;
+            record.tapes = crate::publish::attach_tapes(&traces.join(&record.run.id), &dir)?;
             if !record.tapes.is_empty() {
                 with_tapes += 1;
             }
@@ -66,10 +64,10 @@ pub fn run(args: ImportArgs) -> anyhow::Result<()> {
             .with_context(|| format!("run {}", record.run.id))?;
         let mut value = serde_json::to_value(&record)?;
         if let Some(seed) = &seed {
-            sign::sign_value(&mut value, seed)?;
+            crate::integrity::sign_value(&mut value, seed)?;
         }
         let path = dir.join("record.json");
-        sign::write_record(&path, &value)?;
+        crate::integrity::write_record(&path, &value)?;
         // Read back through the validating parser: what we wrote must load.
         let written = std::fs::read_to_string(&path)?;
         RunRecord::from_json(&written)
@@ -83,7 +81,7 @@ pub fn run(args: ImportArgs) -> anyhow::Result<()> {
         for (id, notes) in &set.standing_notes {
             let hex = id.trim_start_matches("sha256:");
             let path = dir.join(format!("{hex}.json"));
-            sign::write_record(&path, &serde_json::to_value(notes)?)?;
+            crate::integrity::write_record(&path, &serde_json::to_value(notes)?)?;
             crate::outln!(
                 "wrote {}  {} standing notes of {}",
                 path.display(),
@@ -102,44 +100,10 @@ pub fn run(args: ImportArgs) -> anyhow::Result<()> {
         match &seed {
             Some(seed) => format!(
                 "signed by key {}",
-                integrity::key_fingerprint(&sign::public_bytes(seed)?)
+                integrity::key_fingerprint(&crate::integrity::public_bytes(seed)?)
             ),
             None => "unsigned".to_owned(),
         }
     );
     Ok(())
-}
-
-/// A run id becomes a directory name: it must be one plain path segment.
-pub(crate) fn check_segment(id: &str) -> anyhow::Result<()> {
-    if !fitness_shared::site::is_segment(id) {
-        bail!("run id {id:?} cannot be used as a directory name");
-    }
-    Ok(())
-}
-
-/// Copy `<traces>/{mcp,agent}.jsonl` beside the record, returning their refs.
-pub(crate) fn attach_tapes(from: &Path, dir: &Path) -> anyhow::Result<Vec<TapeRef>> {
-    let mut refs = Vec::new();
-    for (plane, name) in fitness_shared::site::TAPE_FILES {
-        let src = from.join(name);
-        if !src.is_file() {
-            continue;
-        }
-        let run_dir = std::fs::canonicalize(from)
-            .with_context(|| format!("failed to resolve {}", from.display()))?;
-        let src = crate::serve::resolve_within(&run_dir, &src)?;
-        let dst = dir.join(name);
-        std::fs::copy(&src, &dst)
-            .with_context(|| format!("failed to copy {} to {}", src.display(), dst.display()))?;
-        let (sha256, bytes) =
-            verify::hash_file(&dst).with_context(|| format!("failed to hash {}", dst.display()))?;
-        refs.push(TapeRef {
-            plane,
-            path: name.to_owned(),
-            sha256,
-            bytes,
-        });
-    }
-    Ok(refs)
 }

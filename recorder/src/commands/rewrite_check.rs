@@ -241,7 +241,7 @@ fn trust_command(value: &Value, record: &RunRecord, key: Option<&Path>) -> anyho
         (false, _) => "the before record is unsigned".to_owned(),
         (true, None) => "the before record is signed, and no key of yours was given (--key or FITNESS_SIGNING_KEY) to check it was you".to_owned(),
         (true, Some(key)) => {
-            let seed = crate::commands::keygen::read_secret(key)?;
+            let seed = crate::integrity::read_secret(key)?;
             let mine = fitness_shared::integrity::signing::public_key_b64(&seed);
             match fitness_shared::integrity::verify_record(value, Some(&mine)) {
                 Ok(_) => return Ok(()),
@@ -286,14 +286,14 @@ fn write_link(
     obj.insert("rewrite".into(), serde_json::to_value(link)?);
     obj.remove("signature");
     if let Some(key) = key {
-        let seed = crate::commands::keygen::read_secret(key)?;
-        crate::commands::sign::sign_value(&mut value, &seed)?;
+        let seed = crate::integrity::read_secret(key)?;
+        crate::integrity::sign_value(&mut value, &seed)?;
     }
     RunRecord::from_value(value.clone())
         .map_err(|e| anyhow::anyhow!("the linked record does not read back: {e}"))?;
     let bytes = fitness_shared::integrity::record_file_bytes(&value)
         .context("failed to canonicalise the record")?;
-    crate::pipeline::write_record_atomic(&dir.join("record.json"), &bytes)
+    crate::integrity::write_atomic(&dir.join("record.json"), &bytes)
 }
 
 /// The whole check: run the after run and link both records.
@@ -336,7 +336,7 @@ pub async fn check(
     let rewrites = Rewrites {
         proposals: before.proposals.clone(),
     };
-    crate::pipeline::write_record_atomic(&rewrites_path, &serde_json::to_vec_pretty(&rewrites)?)?;
+    crate::integrity::write_atomic(&rewrites_path, &serde_json::to_vec_pretty(&rewrites)?)?;
     let rewrites_path = std::fs::canonicalize(&rewrites_path)?;
     let mut cfg = after_config(args, &before, &rewrites_path)?;
     cfg.key = key.clone();

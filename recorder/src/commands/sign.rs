@@ -6,11 +6,11 @@
 use std::path::PathBuf;
 
 use anyhow::{Context as _, bail};
-use fitness_shared::integrity::{self, signing};
+use fitness_shared::integrity::{self};
 use fitness_shared::record::RunRecord;
 use serde_json::Value;
 
-use super::{keygen, verify};
+use crate::integrity::{public_bytes, sign_value, write_record};
 
 #[derive(Debug, clap::Args)]
 pub struct SignArgs {
@@ -22,7 +22,7 @@ pub struct SignArgs {
 }
 
 pub fn run(args: SignArgs) -> anyhow::Result<()> {
-    let seed = keygen::read_secret(&args.key)?;
+    let seed = crate::integrity::read_secret(&args.key)?;
     let text = std::fs::read_to_string(&args.record)
         .with_context(|| format!("failed to read {}", args.record.display()))?;
     let mut value: Value = serde_json::from_str(&text)
@@ -33,7 +33,7 @@ pub fn run(args: SignArgs) -> anyhow::Result<()> {
             args.record.display()
         )
     })?;
-    let failures = verify::check_tapes(&args.record, &record);
+    let failures = crate::integrity::check_tapes(&args.record, &record);
     if let Some(first) = failures.first() {
         bail!("refusing to sign: {first}");
     }
@@ -45,21 +45,4 @@ pub fn run(args: SignArgs) -> anyhow::Result<()> {
         integrity::key_fingerprint(&public_bytes(&seed)?)
     );
     Ok(())
-}
-
-/// Sign a record value in place.
-pub fn sign_value(value: &mut Value, seed: &[u8; 32]) -> anyhow::Result<()> {
-    signing::sign_record(value, seed).context("failed to sign the record")
-}
-
-/// The public key bytes of a seed.
-pub fn public_bytes(seed: &[u8; 32]) -> anyhow::Result<[u8; 32]> {
-    Ok(integrity::decode_public_key(&signing::public_key_b64(seed))?.to_bytes())
-}
-
-/// Write a record in its canonical form (RFC 8785) with a trailing newline,
-/// so the file's bytes are exactly the bytes its signature covers.
-pub fn write_record(path: &std::path::Path, value: &Value) -> anyhow::Result<()> {
-    let bytes = integrity::record_file_bytes(value).context("failed to canonicalise the record")?;
-    std::fs::write(path, bytes).with_context(|| format!("failed to write {}", path.display()))
 }

@@ -25,7 +25,6 @@ use rmcp::model::Tool;
 use serde_json::json;
 
 pub use config::{Floors, RunConfig};
-pub use record::write_atomic as write_record_atomic;
 
 use crate::mcp::connect::Session;
 use crate::mcp::report::{self, Report};
@@ -398,7 +397,7 @@ impl Run<'_> {
     ) -> anyhow::Result<()> {
         let mut value = serde_json::to_value(item)?;
         crate::secrets::redact_value(&mut value, &mut self.redacted);
-        record::write_atomic(path, &serde_json::to_vec_pretty(&value)?)
+        crate::integrity::write_atomic(path, &serde_json::to_vec_pretty(&value)?)
     }
 
     async fn official_conformance(&mut self) -> anyhow::Result<()> {

@@ -1,7 +1,6 @@
 //! Assembling, signing and writing the run record.
 
 use std::collections::BTreeMap;
-use std::io::Write as _;
 use std::path::Path;
 
 use anyhow::Context as _;
@@ -17,6 +16,7 @@ use serde_json::{Map, Value, json};
 
 use super::config::{self, RunConfig};
 use super::{Run, RunOutput};
+use crate::integrity::write_atomic;
 use crate::mcp::connect::{Era, Target};
 use crate::model::agent::{TrialOutcome, is_destructive};
 use crate::model::price::PriceTable;
@@ -165,33 +165,6 @@ fn judge_label(cfg: &RunConfig) -> String {
     cfg.judge
         .as_ref()
         .map_or_else(|| "none".to_owned(), ToString::to_string)
-}
-
-/// Write `bytes` to `path` through a temporary file and a rename, so a
-/// reader never sees half a file.
-pub fn write_atomic(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
-    let dir = path.parent().unwrap_or(Path::new("."));
-    let mut tmp = tempfile::NamedTempFile::new_in(dir)
-        .with_context(|| format!("failed to create a temporary file in {}", dir.display()))?;
-    tmp.write_all(bytes)
-        .and_then(|()| tmp.as_file().sync_all())
-        .with_context(|| format!("failed to write {}", path.display()))?;
-    // A temporary file is private (0600); a record is meant to be read.
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::PermissionsExt as _;
-        let _ = tmp
-            .as_file()
-            .set_permissions(std::fs::Permissions::from_mode(0o644));
-    }
-    tmp.persist(path).map_err(|e| {
-        anyhow::anyhow!(
-            "failed to move the record into {}: {}",
-            path.display(),
-            e.error
-        )
-    })?;
-    Ok(())
 }
 
 /// What an extension batch lost at generation, by reason.
@@ -657,8 +630,8 @@ pub fn finish(run: Run<'_>, outcome: Outcome) -> anyhow::Result<RunOutput> {
         .clone()
         .or_else(|| std::env::var_os("FITNESS_SIGNING_KEY").map(Into::into));
     if let Some(path) = key {
-        let seed = crate::commands::keygen::read_secret(&path)?;
-        crate::commands::sign::sign_value(&mut value, &seed)?;
+        let seed = crate::integrity::read_secret(&path)?;
+        crate::integrity::sign_value(&mut value, &seed)?;
     }
     let record = RunRecord::from_value(value.clone())
         .map_err(|e| anyhow::anyhow!("the redacted record does not read back: {e}"))?;

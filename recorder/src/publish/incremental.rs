@@ -28,7 +28,6 @@ use fitness_shared::record::{RunRecord, StandingNotesSet};
 use fitness_shared::site;
 
 use super::{PublishArgs, Published, Source, staging_dir, write_index, write_run};
-use crate::commands::sign;
 
 /// What an incremental publish did, run by run.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -77,14 +76,14 @@ fn predicted_record(source: &Source, seed: Option<&[u8; 32]>) -> anyhow::Result<
     }
     let mut value = serde_json::to_value(&record)?;
     if let Some(seed) = seed {
-        sign::sign_value(&mut value, seed)?;
+        crate::integrity::sign_value(&mut value, seed)?;
     }
     Ok(Some(integrity::record_file_bytes(&value)?))
 }
 
 /// Every file the record names is in `dir` at the size it says.
 fn files_present(record: &RunRecord, dir: &Path) -> bool {
-    crate::commands::verify::named_files(record)
+    crate::integrity::named_files(record)
         .iter()
         .all(|(path, _, bytes)| std::fs::metadata(dir.join(path)).is_ok_and(|m| m.len() == *bytes))
 }
@@ -199,11 +198,13 @@ fn assemble(
     let mut merge = Merge::default();
     let mut records = Vec::with_capacity(existing.len() + sources.len());
     let mut named = BTreeSet::new();
+    // Runs written anew (added or replaced): their pages are rendered.
+    let mut fresh = BTreeSet::new();
     let mut tapes = 0;
     let runs = staging.join(site::RUNS_DIR);
     for source in sources {
         let id = source.record.run.id.clone();
-        crate::commands::import::check_segment(&id)?;
+        super::check_segment(&id)?;
         named.insert(id.clone());
         let old = existing
             .get(&id)
@@ -219,6 +220,7 @@ fn assemble(
             continue;
         }
         let (record, written) = write_run(staging, source, seed)?;
+        fresh.insert(id.clone());
         tapes += written;
         match old {
             None => merge.added += 1,
@@ -249,7 +251,20 @@ fn assemble(
     }
     std::fs::create_dir_all(&runs)
         .with_context(|| format!("failed to create {}", runs.display()))?;
-    let (board, badges) = write_index(staging, &records, standing, seed, viewer, &args)?;
+    let unchanged: BTreeSet<String> = records
+        .iter()
+        .map(|r| r.run.id.clone())
+        .filter(|id| !fresh.contains(id))
+        .collect();
+    let (board, badges) = write_index(
+        staging,
+        &records,
+        standing,
+        seed,
+        viewer,
+        &args,
+        Some((old_board, &unchanged)),
+    )?;
     Ok((board, tapes, badges, merge))
 }
 

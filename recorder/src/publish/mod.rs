@@ -24,7 +24,7 @@ pub mod badge;
 pub mod incremental;
 pub mod pages;
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
@@ -32,11 +32,10 @@ use anyhow::{Context as _, bail};
 use fitness_shared::board::{Board, build_board};
 use fitness_shared::integrity::signing;
 use fitness_shared::record::import::import_runs;
-use fitness_shared::record::{RunRecord, StandingNotesSet};
+use fitness_shared::record::{RunRecord, StandingNotesSet, TapeRef};
 use fitness_shared::site;
 use serde_json::Value;
 
-use crate::commands::{import, keygen, sign};
 use crate::serve::headers::{HeaderRules, content_security_policy};
 
 #[derive(Debug, Clone, clap::Args)]
@@ -118,7 +117,7 @@ pub fn publish(args: &PublishArgs) -> anyhow::Result<Published> {
     let seed = args
         .sign_key
         .as_deref()
-        .map(keygen::read_secret)
+        .map(crate::integrity::read_secret)
         .transpose()?;
     let viewer = viewer_dir(args)?;
 
@@ -282,7 +281,7 @@ fn write_site(
         tapes += written;
         records.push(record);
     }
-    let (board, badges) = write_index(site, &records, standing, seed, viewer, args)?;
+    let (board, badges) = write_index(site, &records, standing, seed, viewer, args, None)?;
     Ok((board, tapes, badges))
 }
 
@@ -297,13 +296,13 @@ fn write_run(
     let mut tapes = 0usize;
     {
         let mut record = source.record;
-        import::check_segment(&record.run.id)?;
+        check_segment(&record.run.id)?;
         let dir = site.join(site::RUNS_DIR).join(&record.run.id);
         create_dir(&dir)?;
         // Tapes: copy the ones the record names (or, for imports, the ones
         // found beside it), then hash what was written.
         match (&source.tape_dir, record.tapes.is_empty()) {
-            (Some(from), true) => record.tapes = import::attach_tapes(from, &dir)?,
+            (Some(from), true) => record.tapes = attach_tapes(from, &dir)?,
             (Some(from), false) => {
                 let run_dir = std::fs::canonicalize(from)
                     .with_context(|| format!("failed to resolve {}", from.display()))?;
@@ -325,7 +324,7 @@ fn write_run(
         }
         for tape in &record.tapes {
             let path = dir.join(&tape.path);
-            let (sha, bytes) = crate::commands::verify::hash_file(&path)?;
+            let (sha, bytes) = crate::integrity::hash_file(&path)?;
             if sha != tape.sha256 || bytes != tape.bytes {
                 bail!(
                     "tape {} does not match its record (sha256 {sha}, {bytes} bytes; the record says {}, {} bytes)",
@@ -342,11 +341,11 @@ fn write_run(
             .with_context(|| format!("run {}", record.run.id))?;
         let mut value = serde_json::to_value(&record)?;
         if let Some(seed) = seed {
-            sign::sign_value(&mut value, seed)?;
+            crate::integrity::sign_value(&mut value, seed)?;
             // The board reads the signature the site publishes.
             record.signature = serde_json::from_value(value["signature"].clone())?;
         }
-        sign::write_record(&dir.join(site::RECORD_FILE), &value)?;
+        crate::integrity::write_record(&dir.join(site::RECORD_FILE), &value)?;
         Ok((record, tapes))
     }
 }
@@ -360,13 +359,14 @@ fn write_index(
     seed: Option<&[u8; 32]>,
     viewer: Option<&Path>,
     args: &PublishArgs,
+    kept: Option<(&Board, &BTreeSet<String>)>,
 ) -> anyhow::Result<(Board, usize)> {
     if !standing.is_empty() {
         let dir = site.join(site::STANDING_NOTES_DIR);
         create_dir(&dir)?;
         for (id, set) in standing {
             let hex = id.trim_start_matches("sha256:");
-            sign::write_record(
+            crate::integrity::write_record(
                 &dir.join(format!("{hex}.json")),
                 &serde_json::to_value(set)?,
             )?;
@@ -383,6 +383,19 @@ fn write_index(
     board
         .attach_standing_notes(standing)
         .context("standing notes (publish the runs directory's standing-notes/ with it)")?;
+    let shell = match viewer {
+        Some(viewer) => {
+            let path = viewer.join(site::PAGE_FILE);
+            Some(
+                std::fs::read_to_string(&path)
+                    .with_context(|| format!("failed to read {}", path.display()))?,
+            )
+        }
+        None => None,
+    };
+    board.viewer_shell = shell
+        .as_deref()
+        .map(|s| fitness_shared::integrity::sha256_hex(s.as_bytes()));
     let board_json = site.join(site::BOARD_JSON);
     if let Some(parent) = board_json.parent() {
         create_dir(parent)?;
@@ -394,15 +407,59 @@ fn write_index(
     let badges = write_badges(site, &board)?;
 
     let mut script_hashes = Vec::new();
-    if let Some(viewer) = viewer {
+    if let (Some(viewer), Some(shell)) = (viewer, &shell) {
         copy_tree(viewer, site)?;
-        let shell = std::fs::read_to_string(site.join(site::PAGE_FILE))?;
-        script_hashes = pages::write_pages(site, &shell, &board, records)?.script_hashes;
+        // A run's page stands as the old site has it when the run, its row,
+        // the site's key and the shell are all unchanged.
+        let row = |b: &Board, id: &str| b.rows.iter().find(|r| r.id == id).cloned();
+        let keep = |id: &str| {
+            kept.is_some_and(|(old, unchanged)| {
+                unchanged.contains(id)
+                    && old.viewer_shell == board.viewer_shell
+                    && old.publisher_key == board.publisher_key
+                    && row(old, id) == row(&board, id)
+            })
+        };
+        script_hashes = pages::write_pages(site, shell, &board, records, &keep)?.script_hashes;
         pages::precompress_viewer(site, viewer)?;
     }
     let rules = HeaderRules::for_site(&content_security_policy(&script_hashes));
     write_file(&site.join("_headers"), rules.render().as_bytes())?;
     Ok((board, badges))
+}
+
+/// A run id becomes a directory name: it must be one plain path segment.
+pub(crate) fn check_segment(id: &str) -> anyhow::Result<()> {
+    if !fitness_shared::site::is_segment(id) {
+        bail!("run id {id:?} cannot be used as a directory name");
+    }
+    Ok(())
+}
+
+/// Copy `<traces>/{mcp,agent}.jsonl` beside the record, returning their refs.
+pub(crate) fn attach_tapes(from: &Path, dir: &Path) -> anyhow::Result<Vec<TapeRef>> {
+    let mut refs = Vec::new();
+    for (plane, name) in fitness_shared::site::TAPE_FILES {
+        let src = from.join(name);
+        if !src.is_file() {
+            continue;
+        }
+        let run_dir = std::fs::canonicalize(from)
+            .with_context(|| format!("failed to resolve {}", from.display()))?;
+        let src = crate::serve::resolve_within(&run_dir, &src)?;
+        let dst = dir.join(name);
+        std::fs::copy(&src, &dst)
+            .with_context(|| format!("failed to copy {} to {}", src.display(), dst.display()))?;
+        let (sha256, bytes) = crate::integrity::hash_file(&dst)
+            .with_context(|| format!("failed to hash {}", dst.display()))?;
+        refs.push(TapeRef {
+            plane,
+            path: name.to_owned(),
+            sha256,
+            bytes,
+        });
+    }
+    Ok(refs)
 }
 
 /// One badge per server, for its newest run.
@@ -415,7 +472,7 @@ fn write_badges(site: &Path, board: &Board) -> anyhow::Result<usize> {
         newest.insert(row.server.slug.as_str(), row);
     }
     for (slug, row) in &newest {
-        import::check_segment(slug)?;
+        check_segment(slug)?;
         let (message, colour) = badge::badge_message(row);
         write_file(
             &site.join(site::badge(slug).context("a server slug cannot name a badge")?),
@@ -488,7 +545,11 @@ fn create_dir(path: &Path) -> anyhow::Result<()> {
     std::fs::create_dir_all(path).with_context(|| format!("failed to create {}", path.display()))
 }
 
+/// Write `bytes` to `path` as a new file: a file there is unlinked first,
+/// so a page hard-linked from the site being replaced is never written
+/// through (that would change the old site before the swap).
 fn write_file(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
+    let _ = std::fs::remove_file(path);
     std::fs::write(path, bytes).with_context(|| format!("failed to write {}", path.display()))
 }
 

@@ -57,6 +57,7 @@ pub fn write_pages(
     shell: &str,
     board: &Board,
     records: &[RunRecord],
+    keep: &dyn Fn(&str) -> bool,
 ) -> anyhow::Result<Pages> {
     let board = Arc::new(board.clone());
     let mut out = Pages::default();
@@ -72,8 +73,7 @@ pub fn write_pages(
         std::fs::create_dir_all(&dir)
             .with_context(|| format!("failed to create {}", dir.display()))?;
         let path = dir.join(site::PAGE_FILE);
-        std::fs::write(&path, &html)
-            .with_context(|| format!("failed to write {}", path.display()))?;
+        super::write_file(&path, html.as_bytes())?;
         // Served precompressed, as the tapes and board.json are.
         super::gzip_beside(&path)?;
         hashes.extend(super::inline_script_hashes(&html));
@@ -86,8 +86,21 @@ pub fn write_pages(
     let rows: BTreeMap<&str, &fitness_shared::board::Row> =
         board.rows.iter().map(|r| (r.id.as_str(), r)).collect();
     let site_key = board.publisher_key.is_some();
+    let (mut kept_hashes, mut kept_pages) = (BTreeSet::new(), 0);
     for record in records {
         let id = &record.run.id;
+        // A kept page (hard-linked from the old site, with its `.gz`) is
+        // read for its inline scripts only, never rendered again.
+        let kept = site::run_dir(id).map(|d| site.join(d).join(site::PAGE_FILE));
+        if keep(id)
+            && let Some(path) = kept.filter(|p| p.is_file())
+        {
+            let html = std::fs::read_to_string(&path)
+                .with_context(|| format!("failed to read {}", path.display()))?;
+            kept_hashes.extend(super::inline_script_hashes(&html));
+            kept_pages += 1;
+            continue;
+        }
         let row = rows
             .get(id.as_str())
             .with_context(|| format!("run {id} is not on the board"))?;
@@ -100,6 +113,8 @@ pub fn write_pages(
         let body = render::server_page(Arc::clone(&board), slug);
         write(&Page::Server(slug.to_owned()), body)?;
     }
+    hashes.append(&mut kept_hashes);
+    out.pages += kept_pages;
     out.script_hashes = hashes.into_iter().collect();
     Ok(out)
 }

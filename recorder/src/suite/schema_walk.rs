@@ -165,6 +165,45 @@ pub(super) async fn call(
     }
 }
 
+/// What one exploring call gave the walk.
+pub(super) enum Taken {
+    /// Text to read.
+    Text(String),
+    /// Nothing to read (an error, an empty result, a failed call): counted.
+    Skip,
+    /// The call timed out: the tool is not called again.
+    Dead,
+}
+
+/// [`call`], with a result that gives nothing to read counted in `stats`.
+pub(super) async fn call_counted(
+    session: &Session,
+    tool: &str,
+    args: &Map<String, Value>,
+    timeout: Duration,
+    stats: &mut WalkStats,
+) -> Taken {
+    match call(session, tool, args, timeout).await {
+        Called::Text(t) => Taken::Text(t),
+        Called::Error => {
+            stats.error_results += 1;
+            Taken::Skip
+        }
+        Called::Empty => {
+            stats.empty_results += 1;
+            Taken::Skip
+        }
+        Called::Failed => {
+            stats.call_failures += 1;
+            Taken::Skip
+        }
+        Called::TimedOut => {
+            stats.timeouts += 1;
+            Taken::Dead
+        }
+    }
+}
+
 /// The text an agent reads from a tool result: text blocks, embedded
 /// resource text, resource links; the structured content when there is no
 /// text at all.
@@ -720,22 +759,18 @@ pub async fn walk(
                 if !read_only(tool) {
                     stats.state_writes += 1;
                 }
-                let text = match call(session, &name, &args, config.call_timeout).await {
-                    Called::Text(t) => t,
-                    Called::Error => {
-                        stats.error_results += 1;
-                        continue;
-                    }
-                    Called::Empty => {
-                        stats.empty_results += 1;
-                        continue;
-                    }
-                    Called::Failed => {
-                        stats.call_failures += 1;
-                        continue;
-                    }
-                    Called::TimedOut => {
-                        stats.timeouts += 1;
+                let text = match call_counted(
+                    session,
+                    &name,
+                    &args,
+                    config.call_timeout,
+                    &mut stats,
+                )
+                .await
+                {
+                    Taken::Text(t) => t,
+                    Taken::Skip => continue,
+                    Taken::Dead => {
                         dead.insert(name.clone());
                         break;
                     }

@@ -174,7 +174,7 @@ pub fn run(args: SweepArgs) -> anyhow::Result<()> {
         interrupted,
     };
     let path = args.out.join(".sweep").join(summary_name(args.shard));
-    crate::pipeline::write_record_atomic(&path, &serde_json::to_vec_pretty(&summary)?)?;
+    crate::integrity::write_atomic(&path, &serde_json::to_vec_pretty(&summary)?)?;
     if args.json {
         println!("{}", serde_json::to_string_pretty(&summary)?);
     } else {

@@ -422,3 +422,17 @@ pub fn run_result(output: &Output) -> (PathBuf, Value) {
 pub fn s(p: &Path) -> &str {
     p.to_str().expect("utf-8 temp path")
 }
+
+/// A minimal viewer build for `fitness publish --viewer`: a page shell with
+/// one module script.
+pub fn fake_viewer(dir: &Path) -> PathBuf {
+    let viewer = dir.join("dist");
+    std::fs::create_dir_all(&viewer).unwrap();
+    std::fs::write(
+        viewer.join("index.html"),
+        "<!doctype html><html><head><title>Fitness Report</title><script type=\"module\">import init from './v.js'; init();</script></head><body><div id=\"fitness-root\"></div></body></html>",
+    )
+    .unwrap();
+    std::fs::write(viewer.join("v.js"), "export default function init() {}").unwrap();
+    viewer
+}

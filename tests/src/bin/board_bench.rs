@@ -192,7 +192,7 @@ fn sites(
     let runs = dir.join("runs.json");
     std::fs::write(&runs, serde_json::to_vec(records)?)?;
     let key = dir.join("publisher.key");
-    fitness_recorder::commands::keygen::generate(&key)?;
+    fitness_recorder::integrity::generate(&key)?;
     let ours = dir.join("ours");
     fitness_recorder::publish::publish(&fitness_recorder::publish::PublishArgs {
         runs: Vec::new(),

@@ -12,7 +12,7 @@ use serde_json::{Map, Value, json};
 
 use super::super::predicate::first_json_value;
 use super::super::schema_args::{Limits, Unsatisfiable, valid_arguments_within};
-use super::super::schema_walk::{Called, WalkStats, call};
+use super::super::schema_walk::{Taken, WalkStats, call_counted};
 use super::text::{Handle, harvest};
 use super::{WalkConfig2, reads_as_empty, reads_as_error};
 use crate::mcp::connect::Session;
@@ -317,26 +317,15 @@ pub async fn explore(
                 if writes {
                     stats.state_writes += 1;
                 }
-                let text = match call(session, &name, &args, config.call_timeout).await {
-                    Called::Text(t) => t,
-                    Called::Error => {
-                        stats.error_results += 1;
-                        continue;
-                    }
-                    Called::Empty => {
-                        stats.empty_results += 1;
-                        continue;
-                    }
-                    Called::Failed => {
-                        stats.call_failures += 1;
-                        continue;
-                    }
-                    Called::TimedOut => {
-                        stats.timeouts += 1;
-                        dead.insert(name.clone());
-                        break;
-                    }
-                };
+                let text =
+                    match call_counted(session, &name, &args, config.call_timeout, stats).await {
+                        Taken::Text(t) => t,
+                        Taken::Skip => continue,
+                        Taken::Dead => {
+                            dead.insert(name.clone());
+                            break;
+                        }
+                    };
                 if reads_as_error(&text) {
                     stats.error_results += 1;
                     continue;
