@@ -40,6 +40,17 @@ fn publish(runs: &Path, site: &Path, extra: &[&str]) -> (bool, String) {
     (out.status.success(), text(&out))
 }
 
+/// Change a run's record (same id, other bytes): add an own note.
+fn add_note(run: &Path) {
+    let path = run.join("record.json");
+    let mut record: Value = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
+    record["notes"]["own"]
+        .as_array_mut()
+        .unwrap()
+        .push("Re-published with a note.".into());
+    std::fs::write(&path, serde_json::to_vec(&record).unwrap()).unwrap();
+}
+
 /// Every file under `dir`: relative path -> sha256.
 fn snapshot(dir: &Path) -> BTreeMap<String, String> {
     let mut out = BTreeMap::new();
@@ -142,13 +153,7 @@ fn publishing_over_a_site_adds_replaces_keeps_and_is_idempotent() {
     assert_eq!(snapshot(&site), before);
 
     // A run whose record changed (same id, other bytes) is replaced.
-    let path = rerun.join("record.json");
-    let mut record: Value = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
-    record["notes"]["own"]
-        .as_array_mut()
-        .unwrap()
-        .push("Re-published with a note.".into());
-    std::fs::write(&path, serde_json::to_vec(&record).unwrap()).unwrap();
+    add_note(&rerun);
     let (ok, out) = publish(&week2, &site, &[]);
     assert!(ok, "{out}");
     assert!(
@@ -229,13 +234,7 @@ fn an_unchanged_runs_page_is_kept_and_a_changed_runs_page_is_rendered_anew() {
     );
     let changed_ino = std::fs::metadata(page(&changed)).unwrap().ino();
 
-    let path = changed.join("record.json");
-    let mut record: Value = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
-    record["notes"]["own"]
-        .as_array_mut()
-        .unwrap()
-        .push("Re-published with a note.".into());
-    std::fs::write(&path, serde_json::to_vec(&record).unwrap()).unwrap();
+    add_note(&changed);
     let out = with_viewer(&[]);
     assert!(
         out.contains("0 added, 1 replaced, 1 unchanged, 0 kept"),
