@@ -269,7 +269,7 @@ fn the_board_every_record_and_every_server_history_are_pre_rendered() {
             "{id}"
         );
         assert!(
-            html.contains("from '../../v.js'"),
+            html.contains("import('../../v.js')"),
             "{id}: assets lead back to the root"
         );
         assert!(

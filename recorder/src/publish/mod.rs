@@ -386,16 +386,16 @@ fn write_index(
     let shell = match viewer {
         Some(viewer) => {
             let path = viewer.join(site::PAGE_FILE);
-            Some(
-                std::fs::read_to_string(&path)
-                    .with_context(|| format!("failed to read {}", path.display()))?,
-            )
+            let index_html = std::fs::read_to_string(&path)
+                .with_context(|| format!("failed to read {}", path.display()))?;
+            Some(pages::shell(viewer, &index_html)?)
         }
         None => None,
     };
+    // What every page is made from, so a kept page is one this shell made.
     board.viewer_shell = shell
-        .as_deref()
-        .map(|s| fitness_shared::integrity::sha256_hex(s.as_bytes()));
+        .as_ref()
+        .map(fitness_viewer::render::Shell::fingerprint);
     let board_json = site.join(site::BOARD_JSON);
     if let Some(parent) = board_json.parent() {
         create_dir(parent)?;

@@ -39,6 +39,18 @@ pub fn precompress_viewer(site: &Path, viewer: &Path) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// The viewer build's shell for pre-rendered pages: its `index.html` and
+/// the stylesheet that names ([`render::Shell`]).
+pub fn shell(viewer: &Path, index_html: &str) -> anyhow::Result<render::Shell> {
+    let rebuild =
+        "the viewer build cannot hold pre-rendered pages (rebuild it: `trunk build --release`)";
+    let assets = render::Assets::find(index_html).context(rebuild)?;
+    let path = viewer.join(assets.stylesheet.trim_start_matches("./"));
+    let css = std::fs::read_to_string(&path)
+        .with_context(|| format!("failed to read {}", path.display()))?;
+    render::Shell::new(index_html, &css).context(rebuild)
+}
+
 /// What [`write_pages`] wrote.
 #[derive(Debug, Default)]
 pub struct Pages {
@@ -51,10 +63,10 @@ pub struct Pages {
 }
 
 /// Write every page of the site into `site`, from the viewer build's
-/// `index.html` (`shell`), the board and the records it was built from.
+/// shell, the board and the records it was built from.
 pub fn write_pages(
     site: &Path,
-    shell: &str,
+    shell: &render::Shell,
     board: &Board,
     records: &[RunRecord],
     keep: &dyn Fn(&str) -> bool,
@@ -63,7 +75,7 @@ pub fn write_pages(
     let mut out = Pages::default();
     let mut hashes = BTreeSet::new();
     let mut write = |page: &Page, body: String| -> anyhow::Result<usize> {
-        let html = render::document(shell, page, &body).context(
+        let html = shell.document(page, &body).context(
             "the viewer build cannot hold pre-rendered pages (rebuild it: `trunk build --release`)",
         )?;
         let dir = page

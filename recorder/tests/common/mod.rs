@@ -423,16 +423,26 @@ pub fn s(p: &Path) -> &str {
     p.to_str().expect("utf-8 temp path")
 }
 
-/// A minimal viewer build for `fitness publish --viewer`: a page shell with
-/// one module script.
+/// A minimal viewer build for `fitness publish --viewer`, in the shape
+/// Trunk writes: a page shell with a module bootstrap, a stylesheet link and
+/// preloads of the JavaScript and the wasm.
 pub fn fake_viewer(dir: &Path) -> PathBuf {
     let viewer = dir.join("dist");
     std::fs::create_dir_all(&viewer).unwrap();
     std::fs::write(
         viewer.join("index.html"),
-        "<!doctype html><html><head><title>Fitness Report</title><script type=\"module\">import init from './v.js'; init();</script></head><body><div id=\"fitness-root\"></div></body></html>",
+        concat!(
+            "<!doctype html><html><head><title>Fitness Report</title>",
+            "<script type=\"module\">import init from './v.js'; init({ module_or_path: './v_bg.wasm' });</script>",
+            "<link rel=\"stylesheet\" href=\"./style.css\"/>",
+            "<link rel=\"modulepreload\" href=\"./v.js\" crossorigin=\"anonymous\">",
+            "<link rel=\"preload\" href=\"./v_bg.wasm\" crossorigin=\"anonymous\" as=\"fetch\" type=\"application/wasm\">",
+            "</head><body><div id=\"fitness-root\"></div></body></html>"
+        ),
     )
     .unwrap();
     std::fs::write(viewer.join("v.js"), "export default function init() {}").unwrap();
+    std::fs::write(viewer.join("v_bg.wasm"), b"\0asm\x01\0\0\0").unwrap();
+    std::fs::write(viewer.join("style.css"), "main { margin: 0 }").unwrap();
     viewer
 }
