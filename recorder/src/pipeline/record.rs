@@ -15,7 +15,7 @@ use rmcp::model::Tool;
 use serde_json::{Map, Value, json};
 
 use super::config::{self, RunConfig};
-use super::{Run, RunOutput};
+use super::{Interruption, Run, RunOutput};
 use crate::integrity::write_atomic;
 use crate::mcp::connect::{Era, Target};
 use crate::model::agent::{TrialOutcome, is_destructive};
@@ -73,22 +73,23 @@ pub fn slug_for(cfg: &RunConfig) -> String {
     }
 }
 
-/// `<slug>-<yyyymmddThhmmssmmm>-s<seed>[-<tag>]`: sortable, unique per
-/// millisecond, and with a tag (`fitness sweep`'s slot and attempt) unique
-/// across machines that never talk to each other.
+/// `<slug>-<yyyymmddThhmmssmmm>-s<seed>[-<tag>]`: the run's start time to
+/// the millisecond (from `started_at`, an ISO 8601 time with milliseconds),
+/// then `s` and the seed: sortable, unique per millisecond and seed, and
+/// with a tag (`fitness sweep`'s slot and attempt) unique across machines
+/// that never talk to each other.
 pub fn run_id(slug: &str, started_at: &str, seed: u64, tag: Option<&str>) -> String {
-    let stamp: String = started_at
+    let mut stamp: String = started_at
         .chars()
         .filter(|c| c.is_ascii_digit() || *c == 'T')
-        .take(15)
+        .take("yyyymmddThhmmssmmm".len())
         .collect();
-    let nanos = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.subsec_millis())
-        .unwrap_or(0);
+    while stamp.len() < "yyyymmddThhmmssmmm".len() {
+        stamp.push('0');
+    }
     match tag {
-        Some(tag) => format!("{slug}-{stamp}{nanos:03}-s{seed}-{tag}"),
-        None => format!("{slug}-{stamp}{nanos:03}-s{seed}"),
+        Some(tag) => format!("{slug}-{stamp}-s{seed}-{tag}"),
+        None => format!("{slug}-{stamp}-s{seed}"),
     }
 }
 
@@ -419,142 +420,30 @@ fn attempt(out_dir: &Path, slug: &str, id: &str) -> Option<rec::Attempt> {
 }
 
 /// Close the tapes, build the record, sign it, write it atomically.
-pub fn finish(run: Run<'_>, outcome: Outcome) -> anyhow::Result<RunOutput> {
+// Most of its length is the record literal, one field per line.
+pub fn finish(mut run: Run<'_>, outcome: Outcome) -> anyhow::Result<RunOutput> {
     let cfg = run.cfg;
-    let end_reason = match (&run.interrupted, outcome) {
-        (Some(i), _) => i.reason().to_owned(),
-        (None, o) => o.code().to_lowercase(),
-    };
-    let mut own = run.own_notes;
-    if let Some(i) = &run.interrupted {
-        own.push(i.note());
-    }
-    if let Some(reference) = &run.reference_model {
-        own.push(format!(
-            "The construct gate's reference agent: {reference}."
-        ));
-    }
-    let event = json!({"outcome": outcome.code(), "refused_at": run.refused_at});
-    run.mcp.event("fitness.outcome", event.clone(), None);
-    run.agent.event("fitness.outcome", event, None);
-    run.mcp.end(&end_reason);
-    run.agent.end(&end_reason);
-    // What the tapes and the suite files had redacted; the record adds its own.
-    let mut redacted = run.mcp.hits();
-    redacted.merge(&run.agent.hits());
-    redacted.merge(&run.redacted);
+    let (own, mut redacted) = close_tapes(&mut run, outcome);
 
     let slug = slug_for(cfg);
     let report = run.report.as_ref();
-    let server = ServerIdentity {
-        target: match &cfg.target {
-            Target::Http(h) => ServerTarget::Url { url: h.url.clone() },
-            Target::Stdio(s) => ServerTarget::Command {
-                argv: s.command_line(),
-            },
-        },
-        slug: slug.clone(),
-        era: match report.map(|r| r.server.era) {
-            Some(Era::Modern) => rec::Era::Modern,
-            _ => rec::Era::Legacy,
-        },
-        negotiated_version: report.map(|r| r.server.negotiated_version.clone()),
-        transport: match report.map(|r| r.server.transport_shape.as_str()) {
-            Some("streamable-http+sse") => rec::TransportShape::HttpSse,
-            Some("streamable-http+json" | "streamable-http") => rec::TransportShape::HttpJson,
-            _ => rec::TransportShape::Stdio,
-        },
-        sessions: match report.and_then(|r| r.server.sessionful) {
-            Some(false) => rec::Sessions::Sessionless,
-            _ => rec::Sessions::Sessionful,
-        },
-        credential_context: cfg.credential,
-        server_info: report.and_then(|r| r.server.server_info.clone()),
-        capabilities: report.map(|r| r.server.capabilities.clone()),
-        instructions: run.instructions.clone(),
-        discover: None,
-    };
-    let probes = rec::Probes {
-        spec_currency: report.map(|r| r.server.negotiated_version.clone()),
-        findings: report
-            .map(|r| {
-                r.probes
-                    .iter()
-                    .map(|p| rec::Probe {
-                        id: p.id.to_owned(),
-                        status: match &p.outcome {
-                            crate::mcp::probes::Outcome::Pass => rec::ProbeStatus::Pass,
-                            crate::mcp::probes::Outcome::Fail => rec::ProbeStatus::Fail,
-                            crate::mcp::probes::Outcome::Unknown { reason } => {
-                                rec::ProbeStatus::Unknown {
-                                    reason: reason.clone(),
-                                }
-                            }
-                        },
-                        detail: p.detail.clone(),
-                        evidence: p.evidence.clone(),
-                        observed: None,
-                    })
-                    .collect()
-            })
-            .unwrap_or_default(),
-    };
-    let suite = match &run.generation {
-        Some(g) => g.ledger.clone(),
-        None => rec::SuiteLedger {
-            candidates: None,
-            admitted: None,
-            tasks: None,
-            rejected_by_rule: Vec::new(),
-            trimmed_surplus: None,
-            null_screened: None,
-            quality: None,
-            judge_calls: None,
-            limitation: Some(
-                "no suite was generated: the run stopped before generation".to_owned(),
-            ),
-        },
-    };
+    let server = server_identity(cfg, report, run.instructions.clone(), &slug);
+    let probes = probes_of(report);
+    let suite = run
+        .generation
+        .as_ref()
+        .map_or_else(no_suite, |g| g.ledger.clone());
     let generator = cfg.generator.to_string();
     let standing = publish_standing(&cfg.out_dir, &standing_notes(&generator))?;
     let cost = run.cost.cost(&run.prices);
-    let mut score_notes = Vec::new();
-    if let Some(s) = &run.score {
-        score_notes.push(format!(
-            "First-try success {} of {} tasks ({:.1}%, Wilson 95% {:.1}% to {:.1}%); eventual success {} of {}.",
-            s.first_try.k,
-            s.first_try.n,
-            s.first_try.rate * 100.0,
-            s.first_try.low * 100.0,
-            s.first_try.high * 100.0,
-            s.eventual.k,
-            s.eventual.n
-        ));
-    } else if let Some(i) = &run.interrupted {
-        score_notes.push(format!("No score. {}", i.note()));
-    } else {
-        score_notes.push(format!(
-            "No score: the run's outcome is {}{}.",
-            outcome.code(),
-            run.refused_at
-                .as_deref()
-                .map(|g| format!(", refused at the {g} gate"))
-                .unwrap_or_default()
-        ));
-    }
+    let score_notes = score_notes(
+        run.score.as_ref(),
+        run.interrupted.as_ref(),
+        run.refused_at.as_deref(),
+        outcome,
+    );
     let order = run.gates.iter().map(|g| g.id.clone()).collect();
-    let mut tapes = vec![
-        tape_ref(&run.dir, fitness_shared::site::MCP_TAPE, TapePlane::Mcp)?,
-        tape_ref(&run.dir, fitness_shared::site::AGENT_TAPE, TapePlane::Agent)?,
-    ];
-    tapes.sort_by(|a, b| a.path.cmp(&b.path));
-    let trace_stats = match (
-        plane_stats(&run.dir.join(fitness_shared::site::MCP_TAPE)),
-        plane_stats(&run.dir.join(fitness_shared::site::AGENT_TAPE)),
-    ) {
-        (Some(m), Some(a)) => serde_json::to_value(merge_planes(m, a, None)).ok(),
-        _ => None,
-    };
+    let (tapes, trace_stats) = tapes_of(&run.dir)?;
     let record = RunRecord {
         schema: fitness_shared::RECORD_SCHEMA.to_owned(),
         run: RunIdentity {
@@ -615,14 +504,188 @@ pub fn finish(run: Run<'_>, outcome: Outcome) -> anyhow::Result<RunOutput> {
     record
         .validate()
         .map_err(|e| anyhow::anyhow!("the run built an invalid record: {e}"))?;
-    // The record is written (and signed) in its published form: every string
-    // through the policy, and the counts of what the run's files lost.
+    let record = write_published(&record, &mut redacted, cfg, &run.dir)?;
+    Ok(RunOutput {
+        dir: run.dir,
+        record,
+        interrupted: run.interrupted,
+    })
+}
+
+/// End both tapes with the outcome; the run's own notes, and what the
+/// tapes and the suite files had redacted (the record adds its own).
+fn close_tapes(run: &mut Run<'_>, outcome: Outcome) -> (Vec<String>, fitness_shared::redact::Hits) {
+    let end_reason = match (&run.interrupted, outcome) {
+        (Some(i), _) => i.reason().to_owned(),
+        (None, o) => o.code().to_lowercase(),
+    };
+    let mut own = std::mem::take(&mut run.own_notes);
+    if let Some(i) = &run.interrupted {
+        own.push(i.note());
+    }
+    if let Some(reference) = &run.reference_model {
+        own.push(format!(
+            "The construct gate's reference agent: {reference}."
+        ));
+    }
+    let event = json!({"outcome": outcome.code(), "refused_at": run.refused_at});
+    run.mcp.event("fitness.outcome", event.clone(), None);
+    run.agent.event("fitness.outcome", event, None);
+    run.mcp.end(&end_reason);
+    run.agent.end(&end_reason);
+    let mut redacted = run.mcp.hits();
+    redacted.merge(&run.agent.hits());
+    redacted.merge(&run.redacted);
+
+    (own, redacted)
+}
+
+/// The two tapes' references, and their statistics merged.
+fn tapes_of(dir: &Path) -> anyhow::Result<(Vec<TapeRef>, Option<Value>)> {
+    let mut tapes = vec![
+        tape_ref(dir, fitness_shared::site::MCP_TAPE, TapePlane::Mcp)?,
+        tape_ref(dir, fitness_shared::site::AGENT_TAPE, TapePlane::Agent)?,
+    ];
+    tapes.sort_by(|a, b| a.path.cmp(&b.path));
+    let trace_stats = match (
+        plane_stats(&dir.join(fitness_shared::site::MCP_TAPE)),
+        plane_stats(&dir.join(fitness_shared::site::AGENT_TAPE)),
+    ) {
+        (Some(m), Some(a)) => serde_json::to_value(merge_planes(m, a, None)).ok(),
+        _ => None,
+    };
+    Ok((tapes, trace_stats))
+}
+
+/// Who the server is, as the probes found it.
+fn server_identity(
+    cfg: &RunConfig,
+    report: Option<&crate::mcp::report::Report>,
+    instructions: Option<String>,
+    slug: &str,
+) -> ServerIdentity {
+    ServerIdentity {
+        target: match &cfg.target {
+            Target::Http(h) => ServerTarget::Url { url: h.url.clone() },
+            Target::Stdio(s) => ServerTarget::Command {
+                argv: s.command_line(),
+            },
+        },
+        slug: slug.to_owned(),
+        era: match report.map(|r| r.server.era) {
+            Some(Era::Modern) => rec::Era::Modern,
+            _ => rec::Era::Legacy,
+        },
+        negotiated_version: report.map(|r| r.server.negotiated_version.clone()),
+        transport: match report.map(|r| r.server.transport_shape.as_str()) {
+            Some("streamable-http+sse") => rec::TransportShape::HttpSse,
+            Some("streamable-http+json" | "streamable-http") => rec::TransportShape::HttpJson,
+            _ => rec::TransportShape::Stdio,
+        },
+        sessions: match report.and_then(|r| r.server.sessionful) {
+            Some(false) => rec::Sessions::Sessionless,
+            _ => rec::Sessions::Sessionful,
+        },
+        credential_context: cfg.credential,
+        server_info: report.and_then(|r| r.server.server_info.clone()),
+        capabilities: report.map(|r| r.server.capabilities.clone()),
+        instructions,
+        discover: None,
+    }
+}
+
+/// The zero-token probes' findings.
+fn probes_of(report: Option<&crate::mcp::report::Report>) -> rec::Probes {
+    rec::Probes {
+        spec_currency: report.map(|r| r.server.negotiated_version.clone()),
+        findings: report
+            .map(|r| {
+                r.probes
+                    .iter()
+                    .map(|p| rec::Probe {
+                        id: p.id.to_owned(),
+                        status: match &p.outcome {
+                            crate::mcp::probes::Outcome::Pass => rec::ProbeStatus::Pass,
+                            crate::mcp::probes::Outcome::Fail => rec::ProbeStatus::Fail,
+                            crate::mcp::probes::Outcome::Unknown { reason } => {
+                                rec::ProbeStatus::Unknown {
+                                    reason: reason.clone(),
+                                }
+                            }
+                        },
+                        detail: p.detail.clone(),
+                        evidence: p.evidence.clone(),
+                        observed: None,
+                    })
+                    .collect()
+            })
+            .unwrap_or_default(),
+    }
+}
+
+/// The ledger of a run that stopped before generation.
+fn no_suite() -> rec::SuiteLedger {
+    rec::SuiteLedger {
+        candidates: None,
+        admitted: None,
+        tasks: None,
+        rejected_by_rule: Vec::new(),
+        trimmed_surplus: None,
+        null_screened: None,
+        quality: None,
+        judge_calls: None,
+        limitation: Some("no suite was generated: the run stopped before generation".to_owned()),
+    }
+}
+
+/// The score's notes: the figures, or why there is none.
+fn score_notes(
+    score: Option<&rec::Score>,
+    interrupted: Option<&Interruption>,
+    refused_at: Option<&str>,
+    outcome: Outcome,
+) -> Vec<String> {
+    let mut score_notes = Vec::new();
+    if let Some(s) = score {
+        score_notes.push(format!(
+            "First-try success {} of {} tasks ({:.1}%, Wilson 95% {:.1}% to {:.1}%); eventual success {} of {}.",
+            s.first_try.k,
+            s.first_try.n,
+            s.first_try.rate * 100.0,
+            s.first_try.low * 100.0,
+            s.first_try.high * 100.0,
+            s.eventual.k,
+            s.eventual.n
+        ));
+    } else if let Some(i) = interrupted {
+        score_notes.push(format!("No score. {}", i.note()));
+    } else {
+        score_notes.push(format!(
+            "No score: the run's outcome is {}{}.",
+            outcome.code(),
+            refused_at
+                .map(|g| format!(", refused at the {g} gate"))
+                .unwrap_or_default()
+        ));
+    }
+    score_notes
+}
+
+/// Write the record (and sign it) in its published form: every string
+/// through the policy, and the counts of what the run's files lost. The
+/// record as it reads back from what was written.
+fn write_published(
+    record: &RunRecord,
+    redacted: &mut fitness_shared::redact::Hits,
+    cfg: &RunConfig,
+    dir: &Path,
+) -> anyhow::Result<RunRecord> {
     let mut value = serde_json::to_value(&record)?;
-    crate::secrets::redact_value(&mut value, &mut redacted);
+    crate::secrets::redact_value(&mut value, redacted);
     if let Value::Object(map) = &mut value {
         map.insert(
             "redactions".to_owned(),
-            serde_json::to_value(rec::Redactions::from_hits(&redacted))?,
+            serde_json::to_value(rec::Redactions::from_hits(redacted))?,
         );
     }
     let key = cfg
@@ -633,16 +696,12 @@ pub fn finish(run: Run<'_>, outcome: Outcome) -> anyhow::Result<RunOutput> {
         let seed = crate::integrity::read_secret(&path)?;
         crate::integrity::sign_value(&mut value, &seed)?;
     }
-    let record = RunRecord::from_value(value.clone())
+    let published = RunRecord::from_value(value.clone())
         .map_err(|e| anyhow::anyhow!("the redacted record does not read back: {e}"))?;
     let bytes =
         integrity::record_file_bytes(&value).context("failed to canonicalise the record")?;
-    write_atomic(&run.dir.join("record.json"), &bytes)?;
-    Ok(RunOutput {
-        dir: run.dir,
-        record,
-        interrupted: run.interrupted,
-    })
+    write_atomic(&dir.join("record.json"), &bytes)?;
+    Ok(published)
 }
 
 #[cfg(test)]
@@ -660,8 +719,10 @@ mod tests {
     #[test]
     fn run_ids_sort_by_time_and_keep_the_seed() {
         let id = run_id("demo-good", "2026-11-30T04:20:01.123Z", 7, None);
-        assert!(id.starts_with("demo-good-20261130T042001"), "{id}");
-        assert!(id.ends_with("-s7"), "{id}");
+        // The start time to the millisecond, then the seed.
+        assert_eq!(id, "demo-good-20261130T042001123-s7");
+        let later = run_id("demo-good", "2026-11-30T04:20:01.124Z", 7, None);
+        assert!(later > id, "{later} sorts after {id}");
         let tagged = run_id("demo-good", "2026-11-30T04:20:01.123Z", 7, Some("ab12-a2"));
         assert!(tagged.ends_with("-s7-ab12-a2"), "{tagged}");
         assert!(check_run_tag("ab12-a2").is_ok());

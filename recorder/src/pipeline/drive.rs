@@ -1,0 +1,134 @@
+//! One model-driven trial with the run's bookkeeping (cancel, spend cap,
+//! cost ledger), and the drive that scores the suite.
+
+use fitness_shared::gates;
+use fitness_shared::record::{CostTier, GateDetail, GateRecord, Outcome};
+use rmcp::model::Tool;
+use serde_json::json;
+
+use super::trials::{TrialKind, Trials};
+use super::{Flow, Interruption, Run, record, trials};
+use crate::mcp::connect::Session;
+use crate::model::agent::TrialOutcome;
+use crate::model::cost::Role as Spender;
+use crate::model::types::ModelClient;
+use crate::suite::task::Task;
+
+impl Run<'_> {
+    /// One model-driven trial with the run's bookkeeping: cancellation, the
+    /// spend cap, and the cost ledger.
+    pub(super) async fn trial(
+        &mut self,
+        model: &dyn ModelClient,
+        role: &str,
+        session: &Session,
+        trials: &Trials<'_>,
+        task: &Task,
+        kind: TrialKind,
+    ) -> anyhow::Result<TrialOutcome> {
+        if let Some(cap) = self.cfg.max_model_calls
+            && self.model_calls >= cap
+        {
+            self.interrupted = Some(Interruption::SpendCap { calls: cap });
+            anyhow::bail!("spend cap reached");
+        }
+        let mut cancel = self.cancel.clone();
+        if cancel.is_cancelled() {
+            self.interrupted = Some(Interruption::Cancelled);
+            anyhow::bail!("interrupted");
+        }
+        self.ensure_server(session)?;
+        let outcome = tokio::select! {
+            outcome = trials.run(model, session, task, kind, &self.agent) => outcome,
+            () = cancel.cancelled() => {
+                self.interrupted = Some(Interruption::Cancelled);
+                self.agent.event("fitness.interrupted", json!({"during": kind.corr_id(&task.id)}), Some(&kind.corr_id(&task.id)));
+                anyhow::bail!("interrupted");
+            }
+        };
+        let threw = outcome.model_errors.len() as u64;
+        self.model_calls += u64::from(outcome.model_calls) + threw;
+        self.cost.add_calls(
+            Spender::Runner,
+            model.id(),
+            &outcome.usage,
+            u64::from(outcome.model_calls),
+            u64::from(outcome.calls_without_usage),
+            threw,
+        );
+        if role == "runner"
+            && let Some(m) = &outcome.model_reported
+        {
+            self.runner_reported = Some(m.clone());
+        }
+        self.progress.advance();
+        Ok(outcome)
+    }
+
+    pub(super) async fn drive(
+        &mut self,
+        session: &Session,
+        tools: &[Tool],
+        runner: &dyn ModelClient,
+        trials: &Trials<'_>,
+        tasks: &[Task],
+    ) -> anyhow::Result<Flow> {
+        self.progress
+            .phase("drive", tasks.len() as u64 * self.cfg.reps);
+        let mut results = Vec::with_capacity(tasks.len());
+        let mut errors = 0u64;
+        let mut completed = 0u64;
+        for task in tasks {
+            let mut reps = Vec::with_capacity(self.cfg.reps as usize);
+            for _ in 0..self.cfg.reps {
+                let outcome = self
+                    .trial(runner, "runner", session, trials, task, TrialKind::Drive)
+                    .await?;
+                if trials::errored(&outcome) {
+                    errors += 1;
+                } else {
+                    completed += 1;
+                }
+                reps.push(outcome);
+            }
+            results.push((task, reps));
+        }
+        let check = gates::compromised(completed, errors, self.cfg.floors.max_error_rate);
+        self.push_gate(GateRecord {
+            id: "drive".to_owned(),
+            cost_tier: CostTier::Paid,
+            ok: !check.compromised,
+            verdict: None,
+            reason: if check.compromised {
+                "compromised"
+            } else {
+                "ok"
+            }
+            .to_owned(),
+            detail: GateDetail::Drive {
+                trials: completed,
+                errors,
+                max_error_rate: check.max_error_rate,
+                compromised: check.compromised,
+            },
+            source_detail: None,
+        });
+        if check.compromised {
+            return Ok(Flow::Stop {
+                outcome: Outcome::Compromised,
+                gate: "drive".to_owned(),
+            });
+        }
+        let runner_model = self
+            .runner_reported
+            .clone()
+            .unwrap_or_else(|| self.cfg.runner.to_string());
+        let score = record::score(&runner_model, tools, &results, &self.prices);
+        self.progress.finish_phase(&format!(
+            "first try {} of {}",
+            score.first_try.k, score.first_try.n
+        ));
+        self.score = Some(score);
+        Ok(Flow::Continue)
+    }
+}

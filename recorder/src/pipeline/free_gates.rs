@@ -1,0 +1,299 @@
+//! The free gates, which need no model call: the pre-registration's power
+//! plan (before the server is touched), the judge's synthesis errors, the
+//! structural floors and answer leaks.
+
+use anyhow::Context as _;
+use fitness_shared::gates::{self, SuiteFates};
+use fitness_shared::record::{CostTier, GateDetail, GateRecord, Outcome};
+use rmcp::model::Tool;
+use serde_json::json;
+
+use super::null_gate::pct;
+use super::{Flow, Run, config, name_of};
+use crate::suite::task::Task;
+
+impl Run<'_> {
+    /// The judge's synthesis calls, gated like the drive's model errors:
+    /// over the error limit the run is COMPROMISED at `synthesis`, our
+    /// measurement's failure, never INSUFFICIENT_SURFACE.
+    pub(super) fn synthesis_errors(&mut self) -> Flow {
+        let Some(calls) = self
+            .generation
+            .as_ref()
+            .and_then(|g| g.ledger.judge_calls.clone())
+        else {
+            return Flow::Continue;
+        };
+        let check = gates::compromised(
+            calls.made.saturating_sub(calls.failed),
+            calls.failed,
+            self.cfg.floors.max_error_rate,
+        );
+        let explain = format!(
+            "The judge was asked {} times for candidate tasks and {} calls failed{}; the limit is {}.",
+            calls.made,
+            calls.failed,
+            calls
+                .last_error
+                .as_deref()
+                .map(|e| format!(" (last: {e})"))
+                .unwrap_or_default(),
+            pct(Some(check.max_error_rate))
+        );
+        if calls.failed > 0 {
+            self.own_notes.push(format!("Synthesis: {explain}"));
+        }
+        self.push_gate(GateRecord {
+            id: "synthesis".to_owned(),
+            cost_tier: CostTier::Cheap,
+            ok: !check.compromised,
+            verdict: None,
+            reason: if check.compromised {
+                "judge_failed"
+            } else {
+                "ok"
+            }
+            .to_owned(),
+            detail: GateDetail::Synthesis {
+                calls: calls.made,
+                failures: calls.failed,
+                max_error_rate: check.max_error_rate,
+                compromised: check.compromised,
+                explain: Some(explain),
+            },
+            source_detail: None,
+        });
+        if check.compromised {
+            Flow::Stop {
+                outcome: Outcome::Compromised,
+                gate: "synthesis".to_owned(),
+            }
+        } else {
+            Flow::Continue
+        }
+    }
+
+    pub(super) fn structural(&mut self) -> anyhow::Result<Flow> {
+        let generation = self.generation.as_ref().context("no suite")?;
+        let ledger = &generation.ledger;
+        let fates = SuiteFates {
+            candidates: ledger.candidates.unwrap_or(0),
+            rejected_by_rule: ledger
+                .rejected_by_rule
+                .iter()
+                .map(|r| (r.rule.clone(), r.count))
+                .collect(),
+            trimmed_surplus: ledger.trimmed_surplus.unwrap_or(0),
+            null_screened: ledger.null_screened.as_ref().map_or(0, |s| s.dropped),
+            suite_size: generation.suite.tasks.len() as u64,
+        };
+        // The registered size is the floor the suite must reach: a suite
+        // smaller than registered cannot run the registered test.
+        let min_suite = self.cfg.floors.min_suite.max(self.cfg.n_tasks);
+        let report = gates::structural_with(&fates, min_suite, self.cfg.floors.min_admission_rate)?;
+        let explain = format!(
+            "{} candidates: {} rejected by rule, {} trimmed as surplus, {} deleted by the null screen, {} in the suite (registered {}, floor {}); admission rate {} against a floor of {}.",
+            fates.candidates,
+            report.rejected,
+            fates.trimmed_surplus,
+            fates.null_screened,
+            fates.suite_size,
+            self.cfg.n_tasks,
+            self.cfg.floors.min_suite,
+            report
+                .admission_rate
+                .map_or("undefined".to_owned(), |r| format!("{r:.2}")),
+            report.min_admission_rate
+        );
+        // A judge writes judge-synth's candidates: what admission rejected
+        // says as much about the judge as about the server.
+        let judged: u64 = fates
+            .rejected_by_rule
+            .iter()
+            .filter(|(rule, _)| !["destructive-excluded", "error-answer"].contains(&rule.as_str()))
+            .map(|(_, n)| n)
+            .sum();
+        let explain = if self.cfg.generator == crate::suite::GeneratorId::JudgeSynth1 && judged > 0
+        {
+            format!(
+                "{explain} The candidates are the judge's: {judged} were rejected for how the judge wrote them (malformed, a check that cannot match, an answer the server did not return, ...), which measures the judge ({}) as much as the server's surface.",
+                self.cfg
+                    .judge
+                    .as_ref()
+                    .map_or_else(|| "none".to_owned(), ToString::to_string)
+            )
+        } else {
+            explain
+        };
+        self.own_notes.push(format!("Suite: {explain}"));
+        self.push_gate(GateRecord {
+            id: "structural".to_owned(),
+            cost_tier: CostTier::Free,
+            ok: report.ok,
+            verdict: None,
+            reason: name_of(&report.reason),
+            detail: GateDetail::Structural {
+                n_requested: Some(self.cfg.n_tasks),
+                n_generated: Some(fates.candidates),
+                admission_rate: report.admission_rate,
+                min_admission_rate: Some(report.min_admission_rate),
+                min_generated: Some(min_suite),
+                explain: Some(explain),
+            },
+            source_detail: None,
+        });
+        Ok(match report.refusal {
+            Some(code) => Flow::Stop {
+                outcome: code,
+                gate: "structural".to_owned(),
+            },
+            None => Flow::Continue,
+        })
+    }
+
+    /// The driven suite re-checked: no answer key in a prompt, in the
+    /// solution's arguments, or in the instructions and tool descriptions.
+    pub(super) fn answer_leak(&mut self, tasks: &[Task], tools: &[Tool]) -> Flow {
+        let mut surfaces: Vec<(String, String)> = Vec::new();
+        if let Some(i) = &self.instructions {
+            surfaces.push(("instructions".to_owned(), i.to_lowercase()));
+        }
+        for t in tools {
+            if let Some(d) = &t.description {
+                surfaces.push((format!("description of {}", t.name), d.to_lowercase()));
+            }
+        }
+        let mut leaks = Vec::new();
+        for task in tasks {
+            let key = task.answer_key.trim().to_lowercase();
+            if key.len() < 2 {
+                continue;
+            }
+            if task.prompt.to_lowercase().contains(&key) {
+                leaks.push(json!({"task": task.id, "where": "prompt"}));
+                continue;
+            }
+            if task.solution.iter().any(|c| {
+                serde_json::Value::Object(c.arguments.clone())
+                    .to_string()
+                    .to_lowercase()
+                    .contains(&key)
+            }) {
+                leaks.push(json!({"task": task.id, "where": "solution arguments"}));
+                continue;
+            }
+            if let Some((place, _)) = surfaces.iter().find(|(_, text)| text.contains(&key)) {
+                leaks.push(json!({"task": task.id, "where": place}));
+            }
+        }
+        let at_generation = self
+            .generation
+            .as_ref()
+            .map(|g| g.leaks_at_generation.clone())
+            .unwrap_or_default();
+        let ok = leaks.is_empty();
+        self.push_gate(GateRecord {
+            id: "answer_leak".to_owned(),
+            cost_tier: CostTier::Free,
+            ok,
+            verdict: None,
+            reason: if ok { "ok" } else { "answer_in_task" }.to_owned(),
+            detail: GateDetail::AnswerLeak {
+                leaks,
+                at_generation,
+            },
+            source_detail: None,
+        });
+        if ok {
+            Flow::Continue
+        } else {
+            Flow::Stop {
+                outcome: Outcome::Degenerate,
+                gate: "answer_leak".to_owned(),
+            }
+        }
+    }
+
+    pub(super) fn gate_prereg(&self) -> gates::PreRegistration {
+        let f = &self.cfg.floors;
+        gates::PreRegistration {
+            n_tasks: self.cfg.n_tasks,
+            reps: self.cfg.reps,
+            alpha: f.alpha,
+            threshold: f.construct_threshold,
+            detectable: gates::default_detectable(f.construct_threshold),
+            planned_power: config::PLANNED_POWER,
+            extension_size: self.cfg.extension_size,
+            max_extensions: self.cfg.max_extensions,
+        }
+    }
+
+    pub(super) fn plan_power(&mut self) -> anyhow::Result<Flow> {
+        let prereg = self.gate_prereg();
+        let report = gates::plan_power_gate(&prereg)?;
+        let actual_n = prereg.max_trials();
+        let required_n = report.required_n.unwrap_or(0);
+        let explain = if report.ok {
+            format!(
+                "A flawless reference agent can publish a pass at {} pooled trials; the registration reaches up to {actual_n}.",
+                report.publishable_at.unwrap_or(actual_n)
+            )
+        } else {
+            let sizes = gates::publishable_sizes(&prereg)?;
+            let mut would = Vec::new();
+            if let Some(t) = sizes.min_tasks {
+                would.push(format!("--tasks {t} --reps {}", prereg.reps));
+            }
+            if let Some(r) = sizes.min_reps {
+                would.push(format!("--tasks {} --reps {r}", prereg.n_tasks));
+            }
+            format!(
+                "This registration ({} tasks x {} reps, {} extension batches of {} tasks) reaches at most {actual_n} pooled trials; a flawless reference agent needs {} for a pass to be published at threshold {}, so the run could only refuse. Refused before connecting to the server and before any model call. Publishable with {}.",
+                prereg.n_tasks,
+                prereg.reps,
+                prereg.max_extensions,
+                prereg.extension_size,
+                report
+                    .perfect_agent_min_trials
+                    .map_or("more than 10,000".to_owned(), |n| n.to_string()),
+                prereg.threshold,
+                if would.is_empty() {
+                    "no size up to 10,000 trials".to_owned()
+                } else {
+                    would.join(", or ")
+                }
+            )
+        };
+        if !report.ok {
+            self.own_notes.push(format!("Plan power: {explain}"));
+        }
+        self.push_gate(GateRecord {
+            id: "plan_power".to_owned(),
+            cost_tier: CostTier::Free,
+            ok: report.ok,
+            verdict: None,
+            reason: name_of(&report.reason),
+            detail: GateDetail::PlanPower {
+                required_n,
+                actual_n,
+                threshold: prereg.threshold,
+                detectable_rate: prereg.detectable,
+                achieved_power: gates::achieved_power(
+                    actual_n,
+                    prereg.threshold,
+                    prereg.detectable,
+                    prereg.alpha,
+                ),
+                explain: Some(explain),
+            },
+            source_detail: None,
+        });
+        Ok(match report.refusal {
+            Some(code) => Flow::Stop {
+                outcome: code,
+                gate: "plan_power".to_owned(),
+            },
+            None => Flow::Continue,
+        })
+    }
+}

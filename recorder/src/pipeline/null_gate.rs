@@ -1,0 +1,215 @@
+//! The cheap gate: three null arms (random arguments, no tools, stubbed
+//! empty results), killed early when already certain, and decided again
+//! against the agent's rate after the drive.
+
+use fitness_shared::gates::{self, AgentSignal, NullArm, NullBaseline, NullOutcome};
+use fitness_shared::record::{self as rec, CostTier, GateDetail, GateRecord};
+use rmcp::model::Tool;
+use serde_json::json;
+
+use super::trials::{TrialKind, Trials};
+use super::{Flow, Interruption, Run, name_of, record, trials};
+use crate::mcp::connect::Session;
+use crate::model::types::ModelClient;
+use crate::suite::task::Task;
+
+pub(super) fn pct(x: Option<f64>) -> String {
+    x.map_or("unmeasured".to_owned(), |v| format!("{:.1}%", v * 100.0))
+}
+
+impl Run<'_> {
+    pub(super) async fn null_gate(
+        &mut self,
+        session: &Session,
+        tools: &[Tool],
+        runner: &dyn ModelClient,
+        trials: &Trials<'_>,
+        tasks: &[Task],
+    ) -> anyhow::Result<Flow> {
+        let labels = [
+            TrialKind::NullRandom,
+            TrialKind::NullNoTools,
+            TrialKind::NullStubbedEmpty,
+        ];
+        self.null_arms = labels
+            .iter()
+            .map(|k| NullArm {
+                label: k.null_label().to_owned(),
+                k: 0,
+                n: 0,
+            })
+            .collect();
+        let mut errored = [0u64; 3];
+        for (i, kind) in labels.into_iter().enumerate() {
+            self.progress
+                .phase(&format!("null {}", kind.null_label()), tasks.len() as u64);
+            let (mut k, mut n) = (0, 0);
+            for task in tasks {
+                let passed = if kind == TrialKind::NullRandom {
+                    if self.cancel.is_cancelled() {
+                        self.interrupted = Some(Interruption::Cancelled);
+                        anyhow::bail!("interrupted");
+                    }
+                    self.ensure_server(session)?;
+                    let r = self.random_arm(session, tools, task, i as u64).await;
+                    self.progress.advance();
+                    r
+                } else {
+                    let outcome = self
+                        .trial(runner, "runner", session, trials, task, kind)
+                        .await?;
+                    if trials::errored(&outcome) {
+                        errored[i] += 1;
+                        continue;
+                    }
+                    trials::answered(task, &outcome)
+                };
+                n += 1;
+                k += u64::from(passed);
+            }
+            self.null_arms[i].k = k;
+            self.null_arms[i].n = n;
+            self.progress.finish_phase(&format!("{k} of {n} passed"));
+            // Early kill: decided before the next arm when already certain.
+            let decision = gates::null_baseline_with_ratio(
+                &self.null_arms,
+                AgentSignal::NotYetMeasured,
+                self.cfg.floors.null_ratio,
+            )?;
+            if decision.outcome == NullOutcome::Kill {
+                return Ok(self.record_null(&decision, &errored));
+            }
+        }
+        let decision = gates::null_baseline_with_ratio(
+            &self.null_arms,
+            AgentSignal::NotYetMeasured,
+            self.cfg.floors.null_ratio,
+        )?;
+        Ok(self.record_null(&decision, &errored))
+    }
+
+    /// The zero-token null: the expected tool called with random
+    /// schema-valid arguments; its result text is the answer.
+    pub(super) async fn random_arm(
+        &mut self,
+        session: &Session,
+        tools: &[Tool],
+        task: &Task,
+        arm: u64,
+    ) -> bool {
+        use rand::SeedableRng as _;
+        use rand::rngs::ChaCha8Rng;
+        let corr = TrialKind::NullRandom.corr_id(&task.id);
+        let Some(tool) = task
+            .expected_tools
+            .iter()
+            .find_map(|name| tools.iter().find(|t| t.name == name.as_str()))
+        else {
+            return false;
+        };
+        let seed = self.cfg.seed ^ record::stable_hash(&corr) ^ arm;
+        let mut rng = ChaCha8Rng::seed_from_u64(seed);
+        let schema = serde_json::Value::Object((*tool.input_schema).clone());
+        let limits = crate::suite::schema_args::Limits::default().within(session.timeout());
+        let args =
+            match crate::suite::schema_args::valid_arguments_within(&schema, &mut rng, &limits) {
+                Ok(args) => args,
+                // No valid arguments, no call: the arm cannot pass this task.
+                Err(why) => {
+                    self.mcp.event(
+                        "fitness.arguments_unsatisfiable",
+                        json!({"tool": tool.name, "why": why.to_string()}),
+                        Some(&corr),
+                    );
+                    return false;
+                }
+            };
+        session.set_corr_id(Some(&corr));
+        let result = session.call_tool(&tool.name, args).await;
+        session.set_corr_id(None);
+        match result {
+            Ok(r) if r.is_error != Some(true) => {
+                task.check.check(&crate::model::agent::result_text(&r))
+            }
+            _ => false,
+        }
+    }
+
+    pub(super) fn record_null(&mut self, decision: &NullBaseline, errored: &[u64; 3]) -> Flow {
+        let explain = match decision.outcome {
+            NullOutcome::Kill => format!(
+                "The null models' 95th percentile pass rate {} reaches the line {}: the suite can be passed without the server.",
+                pct(decision.t_null),
+                pct(decision.kill_threshold)
+            ),
+            NullOutcome::Deferred => format!(
+                "The null models' 95th percentile pass rate {} is below 0.5; decided again against the agent's rate after the drive.",
+                pct(decision.t_null)
+            ),
+            NullOutcome::Proceed => format!(
+                "The null models' 95th percentile pass rate {} is below the line {} ({} x the agent's {}).",
+                pct(decision.t_null),
+                pct(decision.kill_threshold),
+                decision.ratio,
+                pct(decision.t_agent)
+            ),
+            NullOutcome::Indeterminate => {
+                "The null baseline could not be decided (a null arm or the agent's rate is missing, or the agent passed nothing): it halts like a kill.".to_owned()
+            }
+        };
+        let errors: u64 = errored.iter().sum();
+        let explain = if errors > 0 {
+            format!("{explain} {errors} null trials errored and are not counted.")
+        } else {
+            explain
+        };
+        let halts = decision.halts;
+        self.push_gate(GateRecord {
+            id: "null_baseline".to_owned(),
+            cost_tier: CostTier::Cheap,
+            ok: !halts,
+            verdict: None,
+            reason: name_of(&decision.reason),
+            detail: GateDetail::NullBaseline {
+                rates: decision
+                    .rates
+                    .iter()
+                    .map(|r| rec::NullRate {
+                        label: r.label.clone(),
+                        k: r.k,
+                        n: r.n,
+                        rate: r.rate.unwrap_or(0.0),
+                    })
+                    .collect(),
+                t_null: decision.t_null,
+                t_agent: decision.t_agent,
+                kill_threshold: decision.kill_threshold,
+                ratio: Some(decision.ratio),
+                percentile: Some(decision.percentile as u64),
+                decision: Some(name_of(&decision.outcome)),
+                explain: Some(explain),
+            },
+            source_detail: None,
+        });
+        match decision.refusal {
+            Some(code) if halts => Flow::Stop {
+                outcome: code,
+                gate: "null_baseline".to_owned(),
+            },
+            _ => Flow::Continue,
+        }
+    }
+
+    pub(super) fn null_redecide(&mut self) -> anyhow::Result<Flow> {
+        let Some(score) = &self.score else {
+            return Ok(Flow::Continue);
+        };
+        let agent = AgentSignal::Measured {
+            k: score.first_try.k,
+            n: score.first_try.n,
+        };
+        let decision =
+            gates::null_baseline_with_ratio(&self.null_arms, agent, self.cfg.floors.null_ratio)?;
+        Ok(self.record_null(&decision, &[0; 3]))
+    }
+}
