@@ -25,7 +25,7 @@ pub struct Cli {
 pub enum Command {
     /// Measure a server: probes, suite, pre-registration, gates in cost order,
     /// the drive, and a signed record with a score or the refusal that replaced it.
-    Run(crate::run::RunArgs),
+    Run(crate::commands::run::RunArgs),
     /// Measure every target of a roster (target x runner x rerun), -j N at a
     /// time, resumable, shardable: `fitness sweep ROSTER.toml [-j N] [--shard I/N]`.
     Sweep(crate::sweep::SweepArgs),

@@ -8,9 +8,9 @@ pub mod integrity;
 pub mod mcp;
 pub mod model;
 pub mod pipeline;
+pub mod process;
 pub mod publish;
 pub mod rewrite;
-pub mod run;
 pub mod secrets;
 pub mod serve;
 pub mod suite;
@@ -20,12 +20,11 @@ pub mod sweep;
 pub fn run(cli: cli::Cli) -> anyhow::Result<()> {
     let Some(command) = cli.command else {
         // No subcommand: show what there is rather than failing.
-        <cli::Cli as clap::CommandFactory>::command().print_help()?;
-        println!();
-        return Ok(());
+        let help = <cli::Cli as clap::CommandFactory>::command().render_help();
+        return process::print_line(&help.to_string());
     };
     match command {
-        cli::Command::Run(args) => run::run(args),
+        cli::Command::Run(args) => commands::run::run(args),
         cli::Command::Sweep(args) => sweep::run(args),
         cli::Command::Compare(args) => commands::compare::run(args),
         cli::Command::Demo(args) => commands::demo::run(args),

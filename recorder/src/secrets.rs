@@ -200,14 +200,16 @@ pub fn pretty_json<T: serde::Serialize>(item: &T) -> anyhow::Result<String> {
     Ok(serde_json::to_string_pretty(&value)?)
 }
 
-/// Print a line on stdout, redacted.
+/// Print a line on stdout, redacted, in a function that returns an
+/// `anyhow::Result` ([`crate::process::print_line`]: a closed pipe ends the
+/// output, not the command).
 #[macro_export]
 macro_rules! outln {
     () => {
-        println!()
+        $crate::process::print_line("")?
     };
     ($($arg:tt)*) => {
-        println!("{}", $crate::secrets::redact(&format!($($arg)*)))
+        $crate::process::print_line(&$crate::secrets::redact(&format!($($arg)*)))?
     };
 }
 

@@ -14,7 +14,7 @@ use anyhow::Context;
 use clap::Args;
 use fitness_shared::record::Cost;
 
-use crate::commands::probe::parse_target;
+use crate::commands::target::parse as parse_target;
 use crate::mcp::clock;
 use crate::mcp::connect::Session;
 use crate::mcp::tap::Tap;
@@ -112,7 +112,7 @@ pub fn run(args: AskArgs) -> anyhow::Result<()> {
         max_turns: args.max_turns.max(1),
         ..Budget::default()
     };
-    let result = runtime.block_on(crate::run::until_interrupted(async {
+    let result = runtime.block_on(crate::process::until_interrupted(async {
         let session = Session::connect(&target, mcp_tap.clone(), None, timeout)
             .await
             .context("the server could not be reached")?;
@@ -142,7 +142,7 @@ pub fn run(args: AskArgs) -> anyhow::Result<()> {
     }));
     runtime.shutdown_timeout(Duration::from_secs(2));
     let Some(result) = result else {
-        crate::run::exit_interrupted(&[&mcp_tap, &agent_tap]);
+        return Err(crate::process::interrupted(&[&mcp_tap, &agent_tap]));
     };
     let outcome = match result {
         Ok(o) => o,
@@ -164,10 +164,9 @@ pub fn run(args: AskArgs) -> anyhow::Result<()> {
     ledger_from(&mut ledger, &runner, &outcome);
     let cost = ledger.cost(&prices);
     // The answer and the calls quote the server and the model: redacted.
-    print!(
-        "{}",
-        crate::secrets::redact(&summary(&runner, &outcome, &cost, &prices, &dir))
-    );
+    crate::process::print(&crate::secrets::redact(&summary(
+        &runner, &outcome, &cost, &prices, &dir,
+    )))?;
     if outcome.end == TrialEnd::ModelFailed {
         let why = outcome
             .model_errors

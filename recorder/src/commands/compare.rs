@@ -52,10 +52,10 @@ pub fn run(args: CompareArgs) -> anyhow::Result<()> {
             format!("{}\n", serde_json::to_string_pretty(&value)?)
         }
     };
-    print!("{text}");
+    crate::process::print(&text)?;
     match comparison.verdict.exit_code() {
         0 => Ok(()),
-        code => std::process::exit(i32::from(code)),
+        code => Err(crate::process::Exit::code(code).into()),
     }
 }
 

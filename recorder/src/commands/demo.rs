@@ -16,7 +16,7 @@ use crate::pipeline::config::{
     DEFAULT_EXTENSION_SIZE, DEFAULT_MAX_EXTENSIONS, DEFAULT_REPS, DEFAULT_TASKS, Floors,
 };
 use crate::pipeline::{self, RunConfig};
-use crate::run::{Bars, cancel_on_signals, runtime};
+use crate::process::{Bars, cancel_on_signals, runtime};
 use crate::suite::GeneratorId;
 
 #[derive(Debug, Args)]

@@ -20,8 +20,8 @@ pub struct KeygenArgs {
 
 pub fn run(args: KeygenArgs) -> anyhow::Result<()> {
     let (public_key, fingerprint) = generate(&args.out)?;
-    println!("wrote {} (mode 0600)", args.out.display());
-    println!("public key  {public_key}");
-    println!("fingerprint {fingerprint}");
+    crate::outln!("wrote {} (mode 0600)", args.out.display());
+    crate::outln!("public key  {public_key}");
+    crate::outln!("fingerprint {fingerprint}");
     Ok(())
 }

@@ -1,4 +1,5 @@
-//! One module per subcommand family.
+//! The top floor: one module per subcommand family. Nothing below
+//! `commands/` imports a command.
 
 pub mod ask;
 pub mod compare;
@@ -7,6 +8,7 @@ pub mod import;
 pub mod keygen;
 pub mod probe;
 pub mod rewrite_check;
+pub mod run;
 pub mod sign;
 pub mod suite;
 pub mod tape;

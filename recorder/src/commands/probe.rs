@@ -10,8 +10,7 @@ use anyhow::Context;
 use clap::Args;
 use serde_json::{Map, Value};
 
-use crate::mcp::connect::{BEARER_ENV, HttpTarget, Target};
-use crate::mcp::stdio::StdioTarget;
+use crate::mcp::connect::Target;
 use crate::mcp::tap::Tap;
 use crate::mcp::{raw, report};
 
@@ -77,12 +76,9 @@ pub fn run(args: ProbeArgs) -> anyhow::Result<()> {
         }
         None => Tap::disabled(),
     };
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()?;
+    let runtime = crate::process::runtime()?;
     let timeout = Duration::from_secs(args.timeout.max(1));
-    let outcome = runtime.block_on(crate::run::until_interrupted(report::probe(
+    let outcome = runtime.block_on(crate::process::until_interrupted(report::probe(
         &target,
         tap.clone(),
         timeout,
@@ -90,7 +86,7 @@ pub fn run(args: ProbeArgs) -> anyhow::Result<()> {
     )));
     let Some(outcome) = outcome else {
         runtime.shutdown_timeout(Duration::from_secs(2));
-        crate::run::exit_interrupted(&[&tap]);
+        return Err(crate::process::interrupted(&[&tap]));
     };
     // rmcp's connect errors drop the cause; ask reqwest for it.
     let cause = match (&outcome, &target) {
@@ -104,9 +100,9 @@ pub fn run(args: ProbeArgs) -> anyhow::Result<()> {
             tap.end("probed");
             // The report quotes the server: printed through the policy.
             if args.json {
-                println!("{}", crate::secrets::pretty_json(&report)?);
+                crate::process::print_line(&crate::secrets::pretty_json(&report)?)?;
             } else {
-                print!("{}", crate::secrets::redact(&report.table()));
+                crate::process::print(&crate::secrets::redact(&report.table()))?;
             }
             Ok(())
         }
@@ -127,86 +123,7 @@ pub fn run(args: ProbeArgs) -> anyhow::Result<()> {
 }
 
 fn target(args: &ProbeArgs) -> anyhow::Result<Target> {
-    parse_target(args.url.as_deref(), &args.headers, &args.env, &args.command)
-}
-
-/// TARGET parsing shared by the commands that connect to a server: an
-/// http(s) URL with `--header K:V`, or `-- CMD ARGS...` with `--env K=V`.
-/// Every secret of the target joins the redaction policy here, before any
-/// tape can be created for it.
-pub fn parse_target(
-    url: Option<&str>,
-    headers: &[String],
-    env: &[String],
-    command: &[String],
-) -> anyhow::Result<Target> {
-    let target = read_target(url, headers, env, command)?;
-    crate::secrets::register_target(&target);
-    Ok(target)
-}
-
-fn read_target(
-    url: Option<&str>,
-    headers: &[String],
-    env: &[String],
-    command: &[String],
-) -> anyhow::Result<Target> {
-    match (url, command.split_first()) {
-        (Some(url), None) => {
-            anyhow::ensure!(
-                url.starts_with("http://") || url.starts_with("https://"),
-                "TARGET must be an http(s) URL, or `-- CMD ARGS...` for a stdio server"
-            );
-            anyhow::ensure!(
-                env.is_empty(),
-                "--env is for stdio servers; use --header for HTTP"
-            );
-            // A malformed flag is named by position: its text may be a secret.
-            let headers = headers
-                .iter()
-                .enumerate()
-                .map(|(i, h)| {
-                    h.split_once(':')
-                        .map(|(k, v)| (k.trim().to_owned(), v.trim().to_owned()))
-                        .with_context(|| {
-                            format!(
-                                "--header number {} is not K:V (its text is not shown)",
-                                i + 1
-                            )
-                        })
-                })
-                .collect::<anyhow::Result<_>>()?;
-            Ok(Target::Http(HttpTarget {
-                url: url.to_owned(),
-                headers,
-                bearer: std::env::var(BEARER_ENV).ok().filter(|t| !t.is_empty()),
-            }))
-        }
-        (None, Some((program, rest))) => {
-            anyhow::ensure!(
-                headers.is_empty(),
-                "--header is for HTTP servers; use --env for stdio"
-            );
-            let env = env
-                .iter()
-                .enumerate()
-                .map(|(i, e)| {
-                    e.split_once('=')
-                        .map(|(k, v)| (k.to_owned(), v.to_owned()))
-                        .with_context(|| {
-                            format!("--env number {} is not K=V (its text is not shown)", i + 1)
-                        })
-                })
-                .collect::<anyhow::Result<_>>()?;
-            Ok(Target::Stdio(StdioTarget {
-                program: program.clone(),
-                args: rest.to_vec(),
-                env,
-            }))
-        }
-        (Some(_), Some(_)) => anyhow::bail!("give either a URL or `-- CMD ARGS...`, not both"),
-        (None, None) => anyhow::bail!("no server: give an http(s) URL or `-- CMD ARGS...`"),
-    }
+    super::target::parse(args.url.as_deref(), &args.headers, &args.env, &args.command)
 }
 
 fn parse_call(spec: &str) -> anyhow::Result<(String, Map<String, Value>)> {

@@ -20,8 +20,8 @@ use serde_json::Value;
 use crate::model::types::ModelId;
 use crate::pipeline::config::Floors;
 use crate::pipeline::{self, RunConfig, RunOutput};
+use crate::process::{Bars, cancel_on_signals, runtime};
 use crate::rewrite::proxy::Rewrites;
-use crate::run::{Bars, cancel_on_signals, runtime};
 
 #[derive(Debug, Args)]
 #[command(after_help = "Example:\n  \
@@ -186,7 +186,7 @@ fn after_config(
     let mut command = vec![exe.display().to_string()];
     command.extend(proxy_args);
     // The one target parser: it checks the --env flags and registers them.
-    let target = crate::commands::probe::parse_target(None, &[], &args.env, &command)?;
+    let target = super::target::parse(None, &[], &args.env, &command)?;
     Ok(RunConfig {
         target,
         runner,
@@ -416,7 +416,7 @@ pub fn run(args: RewriteCheckArgs) -> anyhow::Result<()> {
             "delta": link.delta,
             "explain": link.explain,
         });
-        println!("{}", crate::secrets::pretty_json(&summary)?);
+        crate::process::print_line(&crate::secrets::pretty_json(&summary)?)?;
     } else {
         crate::outln!("before   {}", output.before.run.id);
         crate::outln!("after    {}", output.after.record.run.id);
@@ -428,7 +428,7 @@ pub fn run(args: RewriteCheckArgs) -> anyhow::Result<()> {
         crate::outln!("delta    {}", link.explain);
     }
     if output.after.interrupted.is_some() {
-        std::process::exit(1);
+        return Err(crate::process::Exit::code(crate::process::Exit::INCOMPLETE).into());
     }
     Ok(())
 }

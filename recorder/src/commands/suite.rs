@@ -97,7 +97,7 @@ fn parse_credential(s: &str) -> Result<CredentialContext, String> {
 pub fn run(args: SuiteArgs) -> anyhow::Result<()> {
     let generator: GeneratorId = args.generator.parse()?;
     let target =
-        super::probe::parse_target(args.url.as_deref(), &args.headers, &args.env, &args.command)?;
+        super::target::parse(args.url.as_deref(), &args.headers, &args.env, &args.command)?;
     let parse = |m: &Option<String>| {
         m.as_deref()
             .map(str::parse::<crate::model::types::ModelId>)
@@ -156,7 +156,7 @@ pub fn run(args: SuiteArgs) -> anyhow::Result<()> {
         .enable_all()
         .build()?;
     let timeout = Duration::from_secs(args.timeout.max(1));
-    let outcome = runtime.block_on(crate::run::until_interrupted(async {
+    let outcome = runtime.block_on(crate::process::until_interrupted(async {
         let session = Session::connect(&target, wire.clone(), None, timeout)
             .await
             .context("the server could not be reached")?;
@@ -184,7 +184,7 @@ pub fn run(args: SuiteArgs) -> anyhow::Result<()> {
     runtime.shutdown_timeout(Duration::from_secs(2));
     // Ctrl-C stops generation wherever it is, and still closes the tapes.
     let Some(outcome) = outcome else {
-        crate::run::exit_interrupted(&[&wire, &agent]);
+        return Err(crate::process::interrupted(&[&wire, &agent]));
     };
     wire.end("suite");
     agent.end("suite");
@@ -212,12 +212,7 @@ pub fn run(args: SuiteArgs) -> anyhow::Result<()> {
             args.out.display()
         ))
     };
-    // A closed pipe (`| head`) is not a failure: the suite is written.
-    if let Err(e) = std::io::Write::write_all(&mut std::io::stdout().lock(), printed.as_bytes())
-        && e.kind() != std::io::ErrorKind::BrokenPipe
-    {
-        return Err(e).context("failed to print the ledger");
-    }
+    crate::process::print(&printed)?;
     if report.degenerate {
         anyhow::bail!(
             "DEGENERATE all_candidates_null_answerable: the null screen answered every admitted candidate without tools"

@@ -142,11 +142,7 @@ fn stats(args: &StatsArgs) -> Result<()> {
             }
         }
     }
-    let mut stdout = std::io::stdout().lock();
-    stdout
-        .write_all(out.as_bytes())
-        .and_then(|()| stdout.flush())
-        .context("failed to write the stats")
+    crate::process::print(&out)
 }
 
 fn or_na<T: ToString>(v: Option<T>) -> String {

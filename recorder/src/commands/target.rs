@@ -1,9 +1,14 @@
 //! The server a command talks to: an http(s) URL, or `-- CMD ARGS...` for a
-//! stdio child. Shared by `fitness run`, `ask`, `suite` and `demo`.
+//! stdio child. The one target parser: `fitness run` reads all its flags
+//! ([`TargetArgs`], [`parse_target`]); `probe`, `ask`, `suite` and
+//! `rewrite-check` give the URL, headers, env and command ([`parse`]).
 
 use clap::Args;
 
-use crate::mcp::connect::Target;
+use anyhow::Context as _;
+
+use crate::mcp::connect::{BEARER_ENV, HttpTarget, Target};
+use crate::mcp::stdio::StdioTarget;
 
 #[derive(Debug, Clone, Args)]
 pub struct TargetArgs {
@@ -42,7 +47,7 @@ pub fn parse_target(args: &TargetArgs) -> anyhow::Result<Target> {
         let (name, value) = from_env("--env-from", spec)?;
         env.push(format!("{name}={value}"));
     }
-    crate::commands::probe::parse_target(args.url.as_deref(), &headers, &env, &args.command)
+    parse(args.url.as_deref(), &headers, &env, &args.command)
 }
 
 /// `K=VAR` -> `(K, value of $VAR)`; an unset or empty VAR is an error
@@ -59,4 +64,83 @@ fn from_env(flag: &str, spec: &str) -> anyhow::Result<(String, String)> {
             anyhow::anyhow!("{flag} {name}={var}: the environment variable {var} is not set")
         })?;
     Ok((name.to_owned(), value))
+}
+
+/// TARGET parsing shared by the commands that connect to a server: an
+/// http(s) URL with `--header K:V`, or `-- CMD ARGS...` with `--env K=V`.
+/// Every secret of the target joins the redaction policy here, before any
+/// tape can be created for it.
+pub fn parse(
+    url: Option<&str>,
+    headers: &[String],
+    env: &[String],
+    command: &[String],
+) -> anyhow::Result<Target> {
+    let target = read_target(url, headers, env, command)?;
+    crate::secrets::register_target(&target);
+    Ok(target)
+}
+
+fn read_target(
+    url: Option<&str>,
+    headers: &[String],
+    env: &[String],
+    command: &[String],
+) -> anyhow::Result<Target> {
+    match (url, command.split_first()) {
+        (Some(url), None) => {
+            anyhow::ensure!(
+                url.starts_with("http://") || url.starts_with("https://"),
+                "TARGET must be an http(s) URL, or `-- CMD ARGS...` for a stdio server"
+            );
+            anyhow::ensure!(
+                env.is_empty(),
+                "--env is for stdio servers; use --header for HTTP"
+            );
+            // A malformed flag is named by position: its text may be a secret.
+            let headers = headers
+                .iter()
+                .enumerate()
+                .map(|(i, h)| {
+                    h.split_once(':')
+                        .map(|(k, v)| (k.trim().to_owned(), v.trim().to_owned()))
+                        .with_context(|| {
+                            format!(
+                                "--header number {} is not K:V (its text is not shown)",
+                                i + 1
+                            )
+                        })
+                })
+                .collect::<anyhow::Result<_>>()?;
+            Ok(Target::Http(HttpTarget {
+                url: url.to_owned(),
+                headers,
+                bearer: std::env::var(BEARER_ENV).ok().filter(|t| !t.is_empty()),
+            }))
+        }
+        (None, Some((program, rest))) => {
+            anyhow::ensure!(
+                headers.is_empty(),
+                "--header is for HTTP servers; use --env for stdio"
+            );
+            let env = env
+                .iter()
+                .enumerate()
+                .map(|(i, e)| {
+                    e.split_once('=')
+                        .map(|(k, v)| (k.to_owned(), v.to_owned()))
+                        .with_context(|| {
+                            format!("--env number {} is not K=V (its text is not shown)", i + 1)
+                        })
+                })
+                .collect::<anyhow::Result<_>>()?;
+            Ok(Target::Stdio(StdioTarget {
+                program: program.clone(),
+                args: rest.to_vec(),
+                env,
+            }))
+        }
+        (Some(_), Some(_)) => anyhow::bail!("give either a URL or `-- CMD ARGS...`, not both"),
+        (None, None) => anyhow::bail!("no server: give an http(s) URL or `-- CMD ARGS...`"),
+    }
 }

@@ -33,8 +33,8 @@ use serde_json::{Map, Value, json};
 use super::http::ms;
 use super::sim::REFERENCE_FENCE;
 use super::types::{
-    Attempt, AttemptFailure, ChatRequest, ContentBlock, LlmError, Message, ModelClient,
-    ReferenceHint, Role, ToolSpec, Usage,
+    Attempt, AttemptFailure, ChatRequest, ChatResponse, ContentBlock, LlmError, Message,
+    ModelClient, ReferenceHint, Role, ToolSpec, Usage,
 };
 use crate::mcp::clock;
 use crate::mcp::connect::Session;
@@ -137,8 +137,10 @@ pub struct TrialOutcome {
     pub turns: u32,
 }
 
-/// Destructive unless annotated `readOnlyHint: true` or `destructiveHint: false`.
-pub fn is_destructive(tool: &Tool) -> bool {
+/// Destructive by its annotations alone: unless annotated `readOnlyHint:
+/// true` or `destructiveHint: false` (an unannotated tool may write). The
+/// suite's own label, which also infers, is [`crate::suite::destructive::labelled_destructive`].
+pub fn destructive_by_annotations(tool: &Tool) -> bool {
     match &tool.annotations {
         Some(a) => !(a.read_only_hint == Some(true) || a.destructive_hint == Some(false)),
         None => true,
@@ -215,16 +217,98 @@ async fn drive(
     spec: &TrialSpec<'_>,
     tape: &Tap,
 ) -> TrialOutcome {
-    let corr = Some(spec.corr_id);
     let system = system_text(spec.instructions, spec.reference);
     let offered: Vec<ToolSpec> = match spec.mode {
         ToolMode::None => Vec::new(),
         ToolMode::Live | ToolMode::StubbedEmpty => spec.tools.iter().map(tool_spec).collect(),
     };
-    // The system text goes on the tape first: what the agent was told is
-    // evidence too. The reference agent's answer key and plan are the one
-    // part withheld, so that a published tape never publishes a suite's
-    // answers; the tape says where they were.
+    let mut messages = open_trial(spec, tape);
+    let mut out = TrialOutcome {
+        final_answer: None,
+        end: TrialEnd::Answered,
+        calls: Vec::new(),
+        usage: Usage::default(),
+        model_calls: 0,
+        calls_without_usage: 0,
+        model_errors: Vec::new(),
+        attempt_failures: Vec::new(),
+        model_reported: None,
+        turns: 0,
+    };
+    loop {
+        if let Some(end) = budget_end(&out, &spec.budget) {
+            out.end = end;
+            break;
+        }
+        let request = ChatRequest {
+            system: Some(system.clone()),
+            messages: messages.clone(),
+            tools: offered.clone(),
+            max_tokens: MAX_OUTPUT_TOKENS,
+            temperature: None,
+            corr_id: Some(spec.corr_id.to_owned()),
+            json_object: false,
+        };
+        let Some(response) =
+            ask(model, &request, offered.len(), spec.corr_id, tape, &mut out).await
+        else {
+            out.end = TrialEnd::ModelFailed;
+            break;
+        };
+        messages.push(Message {
+            role: Role::Assistant,
+            content: response.content.clone(),
+        });
+        let uses: Vec<(String, String, Value)> = response
+            .content
+            .iter()
+            .filter_map(|b| match b {
+                ContentBlock::ToolUse { id, name, input } => {
+                    Some((id.clone(), name.clone(), input.clone()))
+                }
+                _ => None,
+            })
+            .collect();
+        if uses.is_empty() {
+            out.final_answer = Some(answer_text(&response.content));
+            out.end = TrialEnd::Answered;
+            break;
+        }
+        // Calls asked for after a budget ran out are never made.
+        if let Some(end) = budget_end(&out, &spec.budget) {
+            for (_, name, input) in &uses {
+                out.calls.push(ToolCallRecord {
+                    tool: name.clone(),
+                    arguments: input.clone(),
+                    ok: false,
+                    failure: Some(CallFailure::BudgetExhausted),
+                    latency_ms: 0,
+                    destructive: spec
+                        .tools
+                        .iter()
+                        .find(|t| t.name == *name)
+                        .is_none_or(destructive_by_annotations),
+                });
+            }
+            out.end = end;
+            break;
+        }
+        let results = call_all(session, spec, uses, tape, &mut out).await;
+        messages.push(Message {
+            role: Role::User,
+            content: results,
+        });
+    }
+    settle_execution_errors(&mut out.calls);
+    out
+}
+
+/// The trial's first two turns on the tape, and the conversation so far.
+/// The system text goes on the tape first: what the agent was told is
+/// evidence too. The reference agent's answer key and plan are the one part
+/// withheld, so that a published tape never publishes a suite's answers;
+/// the tape says where they were.
+fn open_trial(spec: &TrialSpec<'_>, tape: &Tap) -> Vec<Message> {
     let mut system_blocks = vec![ContentBlock::Text {
         text: system_text(spec.instructions, None),
     }];
@@ -245,166 +329,118 @@ async fn drive(
         text: spec.prompt.to_owned(),
     }];
     tape.line(&turn_line("user", &prompt, None, None, None, spec.corr_id));
-    let mut messages = vec![Message {
+    vec![Message {
         role: Role::User,
         content: prompt,
-    }];
-    let mut out = TrialOutcome {
-        final_answer: None,
-        end: TrialEnd::Answered,
-        calls: Vec::new(),
-        usage: Usage::default(),
-        model_calls: 0,
-        calls_without_usage: 0,
-        model_errors: Vec::new(),
-        attempt_failures: Vec::new(),
-        model_reported: None,
-        turns: 0,
-    };
+    }]
+}
+
+/// One model call with its tape lines and its counts in `out`; `None`
+/// when the model failed (the error is in `out.model_errors`).
+async fn ask(
+    model: &dyn ModelClient,
+    request: &ChatRequest,
+    offered: usize,
+    corr_id: &str,
+    tape: &Tap,
+    out: &mut TrialOutcome,
+) -> Option<ChatResponse> {
+    let corr = Some(corr_id);
     let endpoint_sim = format!("sim:{}", model.id());
-    loop {
-        if let Some(end) = budget_end(&out, &spec.budget) {
-            out.end = end;
-            break;
-        }
-        let request = ChatRequest {
-            system: Some(system.clone()),
-            messages: messages.clone(),
-            tools: offered.clone(),
-            max_tokens: MAX_OUTPUT_TOKENS,
-            temperature: None,
-            corr_id: Some(spec.corr_id.to_owned()),
-            json_object: false,
-        };
-        let response = model.complete(&request).await;
-        let log = match &response {
-            Ok(r) => r.log.as_slice(),
-            Err(e) => e.log.as_slice(),
-        };
-        tape_attempts(
-            tape,
-            log,
-            offered.len(),
-            &model.id().to_string(),
-            spec.corr_id,
-        );
-        out.attempt_failures
-            .extend(log.iter().filter_map(|a| a.failure.clone()));
-        let response = match response {
-            Ok(r) => r,
-            Err(e) => {
-                if e.log.is_empty() {
-                    // Failed before any HTTP attempt: still one error on the tape.
-                    tape.event(
-                        "llm.error",
-                        json!({"endpoint": endpoint_sim, "class": e.class, "error": {"message": e.message}}),
-                        corr,
-                    );
-                }
-                out.model_errors.push(e);
-                out.end = TrialEnd::ModelFailed;
-                break;
-            }
-        };
-        if response.log.is_empty() {
-            tape.event(
-                "llm.request",
-                json!({"endpoint": endpoint_sim, "status": null, "tools": offered.len(), "attempt": 1}),
-                corr,
-            );
-        }
-        out.model_calls += 1;
-        out.turns += 1;
-        match &response.usage {
-            Some(u) => out.usage.add(u),
-            None => out.calls_without_usage += 1,
-        }
-        if let Some(why) = &response.usage_rejected {
-            tape.event("llm.usage_rejected", json!({"why": why}), corr);
-        }
-        out.model_reported = Some(response.model.clone());
-        tape.line(&turn_line(
-            "assistant",
-            &response.content,
-            Some(&response.model),
-            response.usage.as_ref(),
-            Some((response.duration_ms, response.ttft_ms)),
-            spec.corr_id,
-        ));
-        messages.push(Message {
-            role: Role::Assistant,
-            content: response.content.clone(),
-        });
-        let uses: Vec<(String, String, Value)> = response
-            .content
-            .iter()
-            .filter_map(|b| match b {
-                ContentBlock::ToolUse { id, name, input } => {
-                    Some((id.clone(), name.clone(), input.clone()))
-                }
-                _ => None,
-            })
-            .collect();
-        if uses.is_empty() {
-            let answer: Vec<&str> = response
-                .content
-                .iter()
-                .filter_map(|b| match b {
-                    ContentBlock::Text { text } => Some(text.as_str()),
-                    _ => None,
-                })
-                .collect();
-            out.final_answer = Some(answer.join("\n").trim().to_owned());
-            out.end = TrialEnd::Answered;
-            break;
-        }
-        // Calls asked for after a budget ran out are never made.
-        if let Some(end) = budget_end(&out, &spec.budget) {
-            for (_, name, input) in &uses {
-                out.calls.push(ToolCallRecord {
-                    tool: name.clone(),
-                    arguments: input.clone(),
-                    ok: false,
-                    failure: Some(CallFailure::BudgetExhausted),
-                    latency_ms: 0,
-                    destructive: spec
-                        .tools
-                        .iter()
-                        .find(|t| t.name == *name)
-                        .is_none_or(is_destructive),
-                });
-            }
-            out.end = end;
-            break;
-        }
-        let mut results = Vec::new();
-        for (id, name, input) in uses {
-            let tool = spec.tools.iter().find(|t| t.name == name);
-            let destructive = tool.is_none_or(is_destructive);
-            if destructive {
+    let response = model.complete(request).await;
+    let log = match &response {
+        Ok(r) => r.log.as_slice(),
+        Err(e) => e.log.as_slice(),
+    };
+    tape_attempts(tape, log, offered, &model.id().to_string(), corr_id);
+    out.attempt_failures
+        .extend(log.iter().filter_map(|a| a.failure.clone()));
+    let response = match response {
+        Ok(r) => r,
+        Err(e) => {
+            if e.log.is_empty() {
+                // Failed before any HTTP attempt: still one error on the tape.
                 tape.event(
-                    "fitness.destructive_call",
-                    json!({"tool": name, "tool_use_id": id}),
+                    "llm.error",
+                    json!({"endpoint": endpoint_sim, "class": e.class, "error": {"message": e.message}}),
                     corr,
                 );
             }
-            let (record, content, is_error) =
-                call(session, spec.mode, tool, &name, &input, destructive).await;
-            out.calls.push(record);
-            results.push(ContentBlock::ToolResult {
-                tool_use_id: id,
-                content,
-                is_error,
-            });
+            out.model_errors.push(e);
+            return None;
         }
-        tape.line(&turn_line("user", &results, None, None, None, spec.corr_id));
-        messages.push(Message {
-            role: Role::User,
-            content: results,
+    };
+    if response.log.is_empty() {
+        tape.event(
+            "llm.request",
+            json!({"endpoint": endpoint_sim, "status": null, "tools": offered, "attempt": 1}),
+            corr,
+        );
+    }
+    out.model_calls += 1;
+    out.turns += 1;
+    match &response.usage {
+        Some(u) => out.usage.add(u),
+        None => out.calls_without_usage += 1,
+    }
+    if let Some(why) = &response.usage_rejected {
+        tape.event("llm.usage_rejected", json!({"why": why}), corr);
+    }
+    out.model_reported = Some(response.model.clone());
+    tape.line(&turn_line(
+        "assistant",
+        &response.content,
+        Some(&response.model),
+        response.usage.as_ref(),
+        Some((response.duration_ms, response.ttft_ms)),
+        corr_id,
+    ));
+    Some(response)
+}
+
+/// The text blocks of a turn, as the trial's final answer.
+fn answer_text(content: &[ContentBlock]) -> String {
+    let answer: Vec<&str> = content
+        .iter()
+        .filter_map(|b| match b {
+            ContentBlock::Text { text } => Some(text.as_str()),
+            _ => None,
+        })
+        .collect();
+    answer.join("\n").trim().to_owned()
+}
+
+/// Make every call the model asked for, in order; their results as the
+/// next user turn (on the tape too).
+async fn call_all(
+    session: Option<&Session>,
+    spec: &TrialSpec<'_>,
+    uses: Vec<(String, String, Value)>,
+    tape: &Tap,
+    out: &mut TrialOutcome,
+) -> Vec<ContentBlock> {
+    let mut results = Vec::new();
+    for (id, name, input) in uses {
+        let tool = spec.tools.iter().find(|t| t.name == name);
+        let destructive = tool.is_none_or(destructive_by_annotations);
+        if destructive {
+            tape.event(
+                "fitness.destructive_call",
+                json!({"tool": name, "tool_use_id": id}),
+                Some(spec.corr_id),
+            );
+        }
+        let (record, content, is_error) =
+            call(session, spec.mode, tool, &name, &input, destructive).await;
+        out.calls.push(record);
+        results.push(ContentBlock::ToolResult {
+            tool_use_id: id,
+            content,
+            is_error,
         });
     }
-    settle_execution_errors(&mut out.calls);
-    out
+    tape.line(&turn_line("user", &results, None, None, None, spec.corr_id));
+    results
 }
 
 fn budget_end(out: &TrialOutcome, budget: &Budget) -> Option<TrialEnd> {
@@ -646,14 +682,18 @@ mod tests {
 
     #[test]
     fn destructive_unless_read_only_or_not_destructive() {
-        assert!(is_destructive(
+        assert!(destructive_by_annotations(
             &serde_json::from_value(json!({"name": "t", "inputSchema": {"type": "object"}}))
                 .expect("tool")
         ));
-        assert!(is_destructive(&tool(json!({"title": "x"}))));
-        assert!(!is_destructive(&tool(json!({"readOnlyHint": true}))));
-        assert!(!is_destructive(&tool(json!({"destructiveHint": false}))));
-        assert!(is_destructive(&tool(
+        assert!(destructive_by_annotations(&tool(json!({"title": "x"}))));
+        assert!(!destructive_by_annotations(&tool(
+            json!({"readOnlyHint": true})
+        )));
+        assert!(!destructive_by_annotations(&tool(
+            json!({"destructiveHint": false})
+        )));
+        assert!(destructive_by_annotations(&tool(
             json!({"readOnlyHint": false, "destructiveHint": true})
         )));
     }

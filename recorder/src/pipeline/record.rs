@@ -18,7 +18,7 @@ use super::config::{self, RunConfig};
 use super::{Interruption, Run, RunOutput};
 use crate::integrity::write_atomic;
 use crate::mcp::connect::{Era, Target};
-use crate::model::agent::{TrialOutcome, is_destructive};
+use crate::model::agent::{TrialOutcome, destructive_by_annotations};
 use crate::model::price::PriceTable;
 use crate::suite::GenerationReport;
 use crate::suite::task::Task;
@@ -283,7 +283,7 @@ pub fn score(
                 declared_destructive: tools
                     .iter()
                     .find(|t| t.name == name.as_str())
-                    .is_some_and(is_destructive),
+                    .is_some_and(destructive_by_annotations),
                 tool: name,
                 calls,
                 errors,

@@ -95,9 +95,12 @@ pub fn run(args: PublishArgs) -> anyhow::Result<()> {
         published.site.display()
     );
     if let Some(m) = &published.merge {
-        println!(
+        crate::outln!(
             "merged into the existing site: {} added, {} replaced, {} unchanged, {} kept",
-            m.added, m.replaced, m.unchanged, m.kept
+            m.added,
+            m.replaced,
+            m.unchanged,
+            m.kept
         );
     }
     Ok(())

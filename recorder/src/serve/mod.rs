@@ -40,7 +40,7 @@ pub fn run(args: ServeArgs) -> anyhow::Result<()> {
             .await
             .with_context(|| format!("failed to listen on {}", args.addr))?;
         let local = listener.local_addr()?;
-        println!(
+        crate::outln!(
             "serving {} at http://{local}/ (Ctrl-C to stop)",
             args.site.display()
         );

@@ -174,7 +174,7 @@ pub fn admit(candidates: Vec<Candidate>, ctx: &AdmissionContext) -> (Vec<Task>, 
         seen_solutions.insert(solution_key);
         let mut task = task.clone();
         task.id = c.id.clone();
-        task.destructive = is_destructive(&task, ctx);
+        task.destructive = task_is_destructive(&task, ctx);
         admitted.push(task);
     }
     if ctx.answer_rules {
@@ -208,7 +208,9 @@ pub fn admit(candidates: Vec<Candidate>, ctx: &AdmissionContext) -> (Vec<Task>, 
     (admitted, rejections)
 }
 
-fn is_destructive(task: &Task, ctx: &AdmissionContext) -> bool {
+/// A task that writes: marked so, or its solution calls a tool labelled
+/// destructive.
+fn task_is_destructive(task: &Task, ctx: &AdmissionContext) -> bool {
     task.destructive
         || task
             .solution
@@ -281,7 +283,7 @@ pub fn check(task: &Task, ctx: &AdmissionContext) -> Result<(), (&'static str, S
         ));
     }
     chained(task)?;
-    if is_destructive(task, ctx) && ctx.credential != CredentialContext::OwnerKey {
+    if task_is_destructive(task, ctx) && ctx.credential != CredentialContext::OwnerKey {
         let tools: Vec<&str> = task
             .solution
             .iter()

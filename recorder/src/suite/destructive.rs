@@ -372,8 +372,9 @@ fn annotations_text(tool: &Tool) -> String {
         .unwrap_or_else(|| "{}".into())
 }
 
-/// Is the tool destructive, declaration first, inference when undeclared?
-pub fn is_destructive(label: &ToolDestructiveness) -> bool {
+/// Is the tool destructive by its label: the declaration first, the
+/// inference when undeclared.
+pub fn labelled_destructive(label: &ToolDestructiveness) -> bool {
     label.declared.unwrap_or(label.inferred)
 }
 
@@ -417,6 +418,6 @@ mod tests {
         assert!(l.inferred);
         assert!(l.disagreement);
         assert!(l.evidence.contains("trigger"), "{}", l.evidence);
-        assert!(!is_destructive(l), "the declaration decides");
+        assert!(!labelled_destructive(l), "the declaration decides");
     }
 }

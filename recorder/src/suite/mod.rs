@@ -250,22 +250,7 @@ pub async fn generate(
     screen_runner: Option<&dyn ModelClient>,
     agent_tape: &Tap,
 ) -> anyhow::Result<GenerationReport> {
-    anyhow::ensure!(opts.n_tasks > 0, "a suite needs at least one task");
-    anyhow::ensure!(
-        opts.overgen_factor.is_finite() && opts.overgen_factor >= 1.0,
-        "the over-generation factor must be >= 1 (got {})",
-        opts.overgen_factor
-    );
-    let screen_runner = match (opts.screen, screen_runner) {
-        (true, None) => {
-            anyhow::bail!("the null screen was asked for but no runner model was given")
-        }
-        (true, Some(r)) => Some(r),
-        (false, _) => None,
-    };
-    if opts.generator == GeneratorId::JudgeSynth1 && judge.is_none() {
-        anyhow::bail!("judge-synth/1 needs a judge model");
-    }
+    let screen_runner = check_options(opts, judge, screen_runner)?;
     let want = (opts.n_tasks as f64 * opts.overgen_factor).ceil() as usize;
     let mut spend = Vec::new();
 
@@ -273,102 +258,31 @@ pub async fn generate(
     spend.extend(destructive_spend);
     let destructive_tools: BTreeSet<String> = labels
         .iter()
-        .filter(|l| destructive::is_destructive(l))
+        .filter(|l| destructive::labelled_destructive(l))
         .map(|l| l.tool.clone())
         .collect();
 
-    let mut config = Map::new();
-    config.insert("generator".into(), json!(opts.generator.as_str()));
-    config.insert("n_tasks".into(), json!(opts.n_tasks));
-    config.insert("overgen_factor".into(), json!(opts.overgen_factor));
-    config.insert("candidates_asked".into(), json!(want));
-    config.insert("credential".into(), json!(opts.credential));
-    config.insert("id_prefix".into(), json!(opts.id_prefix));
-    config.insert("null_screen".into(), json!(screen_runner.is_some()));
-    if let Some(r) = screen_runner {
-        config.insert("screen_runner".into(), json!(r.id().to_string()));
-    }
-    if let Some(j) = judge {
-        config.insert("judge".into(), json!(j.id().to_string()));
-    }
+    let mut config = suite_config(opts, want, screen_runner, judge);
 
-    let mut observed_by_candidate = BTreeMap::new();
-    let mut walk_stats = None;
-    let mut judge_calls = None;
-    let candidates = match opts.generator {
-        GeneratorId::SchemaWalk1 => {
-            let walk_config = schema_walk::WalkConfig::default();
-            config.insert("walk".into(), walk_config.to_json());
-            let outcome = schema_walk::walk(
-                session,
-                tools,
-                &labels,
-                instructions,
-                opts,
-                want,
-                &walk_config,
-            )
-            .await;
-            observed_by_candidate = outcome.observed;
-            walk_stats = Some(outcome.stats);
-            outcome.candidates
-        }
-        GeneratorId::SchemaWalk2 => {
-            let walk_config = schema_walk2::WalkConfig2::default();
-            config.insert(
-                "walk".into(),
-                walk_config.to_json(schema_walk2::max_per_tool(want)),
-            );
-            config.insert("seed_handles".into(), json!(opts.seed_handles.len()));
-            let outcome = schema_walk2::walk(
-                session,
-                tools,
-                &labels,
-                instructions,
-                opts,
-                want,
-                &walk_config,
-            )
-            .await;
-            observed_by_candidate = outcome.observed;
-            walk_stats = Some(outcome.stats);
-            outcome.candidates
-        }
-        GeneratorId::JudgeSynth1 => {
-            let Some(judge) = judge else {
-                anyhow::bail!("judge-synth/1 needs a judge model");
-            };
-            let judge_config = judge_synth::JudgeConfig::default();
-            config.insert("judge_synth".into(), judge_config.to_json());
-            let synthesis = judge_synth::synthesize(
-                judge,
-                tools,
-                instructions,
-                want,
-                opts,
-                &judge_config,
-                agent_tape,
-            )
-            .await;
-            spend.push(synthesis.phase);
-            judge_calls = Some(synthesis.calls);
-            let mut candidates = synthesis.candidates;
-            // The tools the walk would call: not destructive, not
-            // open-world, not one whose name says it returns secrets.
-            let callable: BTreeSet<String> =
-                schema_walk::callable_tools(tools, &labels, &mut schema_walk::WalkStats::default())
-                    .iter()
-                    .map(|t| t.name.to_string())
-                    .collect();
-            judge_synth::verify(&mut candidates, session, &callable, VERIFY_TIMEOUT).await;
-            for c in &candidates {
-                if let Some(source) = &c.source {
-                    observed_by_candidate.insert(c.id.clone(), source.clone());
-                }
-            }
-            candidates
-        }
-    };
+    let Candidates {
+        candidates,
+        observed: observed_by_candidate,
+        walk: walk_stats,
+        judge_calls,
+        synthesis,
+    } = candidates(
+        session,
+        tools,
+        &labels,
+        instructions,
+        opts,
+        want,
+        judge,
+        &mut config,
+        agent_tape,
+    )
+    .await?;
+    spend.extend(synthesis);
     let n_candidates = candidates.len() as u64;
     let candidate_ids: Vec<String> = candidates.iter().map(|c| c.id.clone()).collect();
 
@@ -406,39 +320,11 @@ pub async fn generate(
     // Deterministic trimming by seed; the kept tasks keep candidate order.
     let trimmed = survivors.len().saturating_sub(opts.n_tasks);
     let kept = trim(survivors, opts.n_tasks, opts.seed);
-    let mut observed = BTreeMap::new();
-    let tasks: Vec<Task> = kept
-        .into_iter()
-        .enumerate()
-        .map(|(i, mut t)| {
-            let id = format!("{}{}", opts.id_prefix, i + 1);
-            if let Some(o) = observed_by_candidate.get(&t.id) {
-                observed.insert(id.clone(), o.clone());
-            }
-            t.id = id;
-            t
-        })
-        .collect();
+    let (tasks, observed) = number(kept, &opts.id_prefix, &observed_by_candidate);
 
     let config = Value::Object(config);
     let hash = suite_hash(&config, opts.seed, &tasks);
-    let mut by_rule: BTreeMap<&str, u64> = BTreeMap::new();
-    for r in &rejections {
-        *by_rule.entry(r.rule).or_default() += 1;
-    }
-    let rejected_by_rule = admission::RULES
-        .iter()
-        .filter_map(|rule| {
-            by_rule.get(rule).map(|count| RuleRejection {
-                rule: (*rule).to_owned(),
-                count: *count,
-                example: rejections
-                    .iter()
-                    .find(|r| r.rule == *rule)
-                    .map(|r| r.detail.chars().take(240).collect()),
-            })
-        })
-        .collect();
+    let rejected_by_rule = rejected_by_rule(&rejections);
     let quality = quality(&tasks, tools, |t| observed.contains_key(&t.id));
     let ledger = SuiteLedger {
         candidates: Some(n_candidates),
@@ -480,6 +366,205 @@ pub async fn generate(
         observed,
         walk: walk_stats,
     })
+}
+
+/// The options a suite cannot be generated with; the screen's runner when
+/// the null screen is on.
+fn check_options<'a>(
+    opts: &GenerateOptions,
+    judge: Option<&dyn ModelClient>,
+    screen_runner: Option<&'a dyn ModelClient>,
+) -> anyhow::Result<Option<&'a dyn ModelClient>> {
+    anyhow::ensure!(opts.n_tasks > 0, "a suite needs at least one task");
+    anyhow::ensure!(
+        opts.overgen_factor.is_finite() && opts.overgen_factor >= 1.0,
+        "the over-generation factor must be >= 1 (got {})",
+        opts.overgen_factor
+    );
+    let screen_runner = match (opts.screen, screen_runner) {
+        (true, None) => {
+            anyhow::bail!("the null screen was asked for but no runner model was given")
+        }
+        (true, Some(r)) => Some(r),
+        (false, _) => None,
+    };
+    if opts.generator == GeneratorId::JudgeSynth1 && judge.is_none() {
+        anyhow::bail!("judge-synth/1 needs a judge model");
+    }
+    Ok(screen_runner)
+}
+
+/// The suite's config: what it was generated with, hashed with its tasks.
+fn suite_config(
+    opts: &GenerateOptions,
+    want: usize,
+    screen_runner: Option<&dyn ModelClient>,
+    judge: Option<&dyn ModelClient>,
+) -> Map<String, Value> {
+    let mut config = Map::new();
+    config.insert("generator".into(), json!(opts.generator.as_str()));
+    config.insert("n_tasks".into(), json!(opts.n_tasks));
+    config.insert("overgen_factor".into(), json!(opts.overgen_factor));
+    config.insert("candidates_asked".into(), json!(want));
+    config.insert("credential".into(), json!(opts.credential));
+    config.insert("id_prefix".into(), json!(opts.id_prefix));
+    config.insert("null_screen".into(), json!(screen_runner.is_some()));
+    if let Some(r) = screen_runner {
+        config.insert("screen_runner".into(), json!(r.id().to_string()));
+    }
+    if let Some(j) = judge {
+        config.insert("judge".into(), json!(j.id().to_string()));
+    }
+    config
+}
+
+/// What a generator proposed, before admission.
+struct Candidates {
+    candidates: Vec<admission::Candidate>,
+    /// Where each candidate's answer was read from, by candidate id.
+    observed: BTreeMap<String, String>,
+    walk: Option<schema_walk::WalkStats>,
+    judge_calls: Option<fitness_shared::record::JudgeCalls>,
+    /// The judge's synthesis spend.
+    synthesis: Option<PhaseSpend>,
+}
+
+/// `want` candidates from the suite's generator; what it was run with goes
+/// into `config`.
+#[allow(clippy::too_many_arguments)] // generate's own inputs, passed on once
+async fn candidates(
+    session: &Session,
+    tools: &[rmcp::model::Tool],
+    labels: &[ToolDestructiveness],
+    instructions: Option<&str>,
+    opts: &GenerateOptions,
+    want: usize,
+    judge: Option<&dyn ModelClient>,
+    config: &mut Map<String, Value>,
+    agent_tape: &Tap,
+) -> anyhow::Result<Candidates> {
+    let walk = match opts.generator {
+        GeneratorId::SchemaWalk1 => {
+            let walk_config = schema_walk::WalkConfig::default();
+            config.insert("walk".into(), walk_config.to_json());
+            schema_walk::walk(
+                session,
+                tools,
+                &labels,
+                instructions,
+                opts,
+                want,
+                &walk_config,
+            )
+            .await
+        }
+        GeneratorId::SchemaWalk2 => {
+            let walk_config = schema_walk2::WalkConfig2::default();
+            config.insert(
+                "walk".into(),
+                walk_config.to_json(schema_walk2::max_per_tool(want)),
+            );
+            config.insert("seed_handles".into(), json!(opts.seed_handles.len()));
+            schema_walk2::walk(
+                session,
+                tools,
+                &labels,
+                instructions,
+                opts,
+                want,
+                &walk_config,
+            )
+            .await
+        }
+        GeneratorId::JudgeSynth1 => {
+            let Some(judge) = judge else {
+                anyhow::bail!("judge-synth/1 needs a judge model");
+            };
+            let judge_config = judge_synth::JudgeConfig::default();
+            config.insert("judge_synth".into(), judge_config.to_json());
+            let synthesis = judge_synth::synthesize(
+                judge,
+                tools,
+                instructions,
+                want,
+                opts,
+                &judge_config,
+                agent_tape,
+            )
+            .await;
+            let mut candidates = synthesis.candidates;
+            // The tools the walk would call: not destructive, not
+            // open-world, not one whose name says it returns secrets.
+            let callable: BTreeSet<String> =
+                schema_walk::callable_tools(tools, &labels, &mut schema_walk::WalkStats::default())
+                    .iter()
+                    .map(|t| t.name.to_string())
+                    .collect();
+            judge_synth::verify(&mut candidates, session, &callable, VERIFY_TIMEOUT).await;
+            let observed = candidates
+                .iter()
+                .filter_map(|c| Some((c.id.clone(), c.source.clone()?)))
+                .collect();
+            return Ok(Candidates {
+                candidates,
+                observed,
+                walk: None,
+                judge_calls: Some(synthesis.calls),
+                synthesis: Some(synthesis.phase),
+            });
+        }
+    };
+    Ok(Candidates {
+        candidates: walk.candidates,
+        observed: walk.observed,
+        walk: Some(walk.stats),
+        judge_calls: None,
+        synthesis: None,
+    })
+}
+
+/// Rejections counted by rule, in the rules' order, each with an example.
+fn rejected_by_rule(rejections: &[admission::Rejection]) -> Vec<RuleRejection> {
+    let mut by_rule: BTreeMap<&str, u64> = BTreeMap::new();
+    for r in rejections {
+        *by_rule.entry(r.rule).or_default() += 1;
+    }
+    admission::RULES
+        .iter()
+        .filter_map(|rule| {
+            by_rule.get(rule).map(|count| RuleRejection {
+                rule: (*rule).to_owned(),
+                count: *count,
+                example: rejections
+                    .iter()
+                    .find(|r| r.rule == *rule)
+                    .map(|r| r.detail.chars().take(240).collect()),
+            })
+        })
+        .collect()
+}
+
+/// The kept tasks numbered `<prefix>1, <prefix>2, ...`, and the calls
+/// their answers were read from under their new ids.
+fn number(
+    kept: Vec<Task>,
+    prefix: &str,
+    observed_by_candidate: &BTreeMap<String, String>,
+) -> (Vec<Task>, BTreeMap<String, String>) {
+    let mut observed = BTreeMap::new();
+    let tasks: Vec<Task> = kept
+        .into_iter()
+        .enumerate()
+        .map(|(i, mut t)| {
+            let id = format!("{}{}", prefix, i + 1);
+            if let Some(o) = observed_by_candidate.get(&t.id) {
+                observed.insert(id.clone(), o.clone());
+            }
+            t.id = id;
+            t
+        })
+        .collect();
+    (tasks, observed)
 }
 
 /// What a suite asks of the server (the ledger's `quality`): tasks per

@@ -640,7 +640,7 @@ pub(super) fn callable_tools<'t>(
     let mut callable = Vec::new();
     for t in sorted {
         let label = labels.iter().find(|l| l.tool == t.name.as_ref());
-        let why = if label.is_none_or(destructive::is_destructive) {
+        let why = if label.is_none_or(destructive::labelled_destructive) {
             Some("destructive".to_owned())
         } else if destructive::open_world(t) {
             Some("openWorldHint: reaches beyond the server".to_owned())

@@ -31,6 +31,8 @@ use fitness_shared::record::{Outcome, RunRecord};
 use serde::Serialize;
 use tokio::io::{AsyncBufReadExt as _, AsyncReadExt as _};
 
+use crate::process::Exit;
+
 use attempts::{AttemptState, Plan};
 use display::Display;
 use roster::{Shard, Slot};
@@ -150,12 +152,12 @@ pub fn run(args: SweepArgs) -> anyhow::Result<()> {
                 Plan::Skip { attempt } => format!("skip (completed: {})", attempt.dir.display()),
                 Plan::Run { number, .. } => format!("run attempt {number}"),
             };
-            println!(
+            crate::process::print_line(&format!(
                 "{:>4}  {}  {}  {what}",
                 slot.index,
                 slot.tag,
                 slot.describe()
-            );
+            ))?;
         }
         return Ok(());
     }
@@ -163,7 +165,7 @@ pub fn run(args: SweepArgs) -> anyhow::Result<()> {
         .with_context(|| format!("failed to create {}", args.out.display()))?;
     let lock = Lock::take(&args.out.join(".sweep").join(lock_name(args.shard)))?;
     let started = Instant::now();
-    let rt = crate::run::runtime()?;
+    let rt = crate::process::runtime()?;
     let (slots, interrupted) = rt.block_on(sweep(&args, mine));
     rt.shutdown_timeout(Duration::from_secs(2));
     let summary = Summary {
@@ -176,17 +178,16 @@ pub fn run(args: SweepArgs) -> anyhow::Result<()> {
     let path = args.out.join(".sweep").join(summary_name(args.shard));
     crate::integrity::write_atomic(&path, &serde_json::to_vec_pretty(&summary)?)?;
     if args.json {
-        println!("{}", serde_json::to_string_pretty(&summary)?);
+        crate::process::print_line(&serde_json::to_string_pretty(&summary)?)?;
     } else {
-        print!("{}", table(&summary));
+        crate::process::print(&table(&summary))?;
     }
-    // `exit` skips destructors: let go of the lock first.
     drop(lock);
     if interrupted {
-        std::process::exit(130);
+        return Err(Exit::code(Exit::INTERRUPTED).into());
     }
     if summary.slots.iter().any(|s| !s.completed()) {
-        std::process::exit(1);
+        return Err(Exit::code(Exit::INCOMPLETE).into());
     }
     Ok(())
 }

@@ -1,19 +1,20 @@
 //! `fitness run TARGET --runner P/M ...`: one gated, recorded run.
 
 use std::path::PathBuf;
-use std::sync::Mutex;
 use std::time::Duration;
 
 use clap::Args;
 use fitness_shared::record::{CredentialContext, Outcome};
-use indicatif::{ProgressBar, ProgressStyle};
 
 use crate::commands::target::{TargetArgs, parse_target};
 use crate::model::types::{ModelId, ProviderKind};
 use crate::pipeline::config::{
     DEFAULT_EXTENSION_SIZE, DEFAULT_MAX_EXTENSIONS, DEFAULT_REPS, DEFAULT_TASKS, Floors,
 };
-use crate::pipeline::{self, Cancel, Progress, RunConfig, RunOutput};
+use crate::pipeline::{self, RunConfig, RunOutput};
+use crate::process::{
+    Bars, Exit, PhaseLines, cancel_on_signals, cancel_on_signals_or_stdin_end, runtime,
+};
 use crate::suite::GeneratorId;
 
 #[derive(Debug, Args)]
@@ -229,139 +230,6 @@ pub fn default_generator(
     Ok(generator)
 }
 
-/// Progress bars on stderr, one per phase (hidden when stderr is not a terminal).
-pub struct Bars {
-    bar: Mutex<Option<ProgressBar>>,
-    hidden: bool,
-}
-
-impl Bars {
-    pub fn new(hidden: bool) -> Self {
-        Bars {
-            bar: Mutex::new(None),
-            hidden,
-        }
-    }
-}
-
-impl Progress for Bars {
-    fn phase(&self, name: &str, total: u64) {
-        let bar = if self.hidden {
-            ProgressBar::hidden()
-        } else {
-            ProgressBar::new(total)
-        };
-        bar.set_style(
-            ProgressStyle::with_template("{prefix:>12} [{bar:30}] {pos}/{len} {msg}")
-                .unwrap_or_else(|_| ProgressStyle::default_bar())
-                .progress_chars("=> "),
-        );
-        bar.set_prefix(crate::secrets::redact(name));
-        let mut slot = self.bar.lock().unwrap_or_else(|p| p.into_inner());
-        if let Some(old) = slot.take() {
-            old.finish();
-        }
-        *slot = Some(bar);
-    }
-
-    fn advance(&self) {
-        if let Some(bar) = self.bar.lock().unwrap_or_else(|p| p.into_inner()).as_ref() {
-            bar.inc(1);
-        }
-    }
-
-    fn finish_phase(&self, summary: &str) {
-        if let Some(bar) = self.bar.lock().unwrap_or_else(|p| p.into_inner()).take() {
-            // A summary can quote the server (its protocol version, a count).
-            bar.finish_with_message(crate::secrets::redact(summary));
-        }
-    }
-}
-
-/// Phases as lines on stderr, for a supervisor (`fitness sweep`) to read.
-struct PhaseLines;
-
-impl Progress for PhaseLines {
-    fn phase(&self, name: &str, total: u64) {
-        eprintln!(
-            "{}{}",
-            crate::sweep::PROGRESS_PREFIX,
-            serde_json::json!({"phase": name, "total": total})
-        );
-    }
-}
-
-/// The runtime and signal handling shared by `fitness run` and `fitness demo`.
-pub fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
-    Ok(tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()?)
-}
-
-/// Cancel on Ctrl-C or SIGTERM.
-pub fn cancel_on_signals() -> Cancel {
-    cancel_on(Cancel::new())
-}
-
-/// Cancel on Ctrl-C, SIGTERM, or when stdin reaches its end: a supervised
-/// run stops when its supervisor closes the pipe (or dies).
-fn cancel_on_signals_or_stdin_end() -> Cancel {
-    let (tx, cancel) = Cancel::new();
-    let stdin_tx = tx.clone();
-    std::thread::spawn(move || {
-        let mut sink = [0u8; 256];
-        let mut stdin = std::io::stdin().lock();
-        while matches!(std::io::Read::read(&mut stdin, &mut sink), Ok(n) if n > 0) {}
-        let _ = stdin_tx.send(true);
-    });
-    cancel_on((tx, cancel))
-}
-
-fn cancel_on((tx, cancel): (tokio::sync::watch::Sender<bool>, Cancel)) -> Cancel {
-    tokio::spawn(async move {
-        #[cfg(unix)]
-        {
-            use tokio::signal::unix::{SignalKind, signal};
-            let term = signal(SignalKind::terminate());
-            let int = signal(SignalKind::interrupt());
-            if let (Ok(mut term), Ok(mut int)) = (term, int) {
-                tokio::select! {
-                    _ = term.recv() => {}
-                    _ = int.recv() => {}
-                }
-                let _ = tx.send(true);
-                return;
-            }
-        }
-        if tokio::signal::ctrl_c().await.is_ok() {
-            let _ = tx.send(true);
-        }
-    });
-    cancel
-}
-
-/// `work` to its end, or `None` when Ctrl-C or SIGTERM comes first: the
-/// future is then dropped, which ends any stdio server it started (its whole
-/// process group). For the commands that have no VOID record to write.
-pub async fn until_interrupted<T>(work: impl Future<Output = T>) -> Option<T> {
-    let mut cancel = cancel_on_signals();
-    tokio::select! {
-        biased;
-        done = work => Some(done),
-        () = cancel.cancelled() => None,
-    }
-}
-
-/// After [`until_interrupted`] returned `None`: close the tapes and exit 130.
-pub fn exit_interrupted(taps: &[&crate::mcp::tap::Tap]) -> ! {
-    for tap in taps {
-        tap.end("interrupted");
-    }
-    eprintln!("interrupted");
-    std::process::exit(130)
-}
-
 pub fn run(args: RunArgs) -> anyhow::Result<()> {
     let cfg = args.config()?;
     let rt = runtime()?;
@@ -379,8 +247,8 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
     let output = output?;
     print_summary(&output, args.json)?;
     match &output.interrupted {
-        Some(pipeline::Interruption::Cancelled) => std::process::exit(130),
-        Some(_) => std::process::exit(1),
+        Some(pipeline::Interruption::Cancelled) => Err(Exit::code(Exit::INTERRUPTED).into()),
+        Some(_) => Err(Exit::code(Exit::INCOMPLETE).into()),
         None => Ok(()),
     }
 }
@@ -398,7 +266,7 @@ pub fn print_summary(output: &RunOutput, json: bool) -> anyhow::Result<()> {
             "cost": r.cost,
             "signed": r.signature.is_some(),
         });
-        println!("{}", crate::secrets::pretty_json(&summary)?);
+        crate::process::print_line(&crate::secrets::pretty_json(&summary)?)?;
         return Ok(());
     }
     crate::outln!("run      {}", r.run.id);
@@ -432,7 +300,7 @@ pub fn print_summary(output: &RunOutput, json: bool) -> anyhow::Result<()> {
                 .and_then(|g| r.gates.record(g))
                 .and_then(|g| g.detail.explain())
             {
-                println!("why      {why}");
+                crate::outln!("why      {why}");
             }
         }
     }
