@@ -24,8 +24,10 @@
         return r.text();
       })
       .then(function (html) {
-        var js = html.match(/from\s+['"]([^'"]+\.js)['"]/);
-        var wasm = html.match(/module_or_path:\s*['"]([^'"]+\.wasm)['"]/);
+        // The page starts the viewer after its first paint: `import('x.js')`
+        // and `fetch('x_bg.wasm')` (Trunk's own shell says `from 'x.js'`).
+        var js = html.match(/(?:from\s+|import\(\s*)['"]([^'"]+\.js)['"]/);
+        var wasm = html.match(/['"]([^'"\s]+\.wasm)['"]/);
         var css = html.match(/href=['"]([^'"]+\.css)['"]/);
         if (css && !document.querySelector("link[data-fitness-style]")) {
           var link = document.createElement("link");

@@ -172,10 +172,11 @@ impl<'a> Assets<'a> {
             s.chars()
                 .all(|c| c.is_ascii_alphanumeric() || "+/=-".contains(c))
         };
-        if !(plain(assets.stylesheet) && plain(assets.js) && plain(assets.wasm))
-            || !(plain_integrity(assets.js_integrity) && plain_integrity(assets.wasm_integrity))
-            || !assets.bootstrap.contains(&format!("'{}'", assets.js))
-        {
+        let plain_assets = plain(assets.stylesheet) && plain(assets.js) && plain(assets.wasm);
+        let plain_hashes =
+            plain_integrity(assets.js_integrity) && plain_integrity(assets.wasm_integrity);
+        let named = assets.bootstrap.contains(&format!("'{}'", assets.js));
+        if !(plain_assets && plain_hashes && named) {
             return Err(missing);
         }
         Ok(assets)
@@ -217,12 +218,15 @@ impl Shell {
             .replacen(assets.bootstrap, &assets.late_bootstrap(), 1)
             .replacen(assets.js_tag, "", 1)
             .replacen(assets.wasm_tag, "", 1);
+        // The inline pages still name the stylesheet, fetched when the
+        // browser is idle, for the record pages a reader opens next (and
+        // for `embed.js`, which reads the board page for the viewer's files).
+        let inline = format!(
+            r#"<style>{stylesheet}</style><link rel="prefetch" href="{}" as="style">"#,
+            assets.stylesheet
+        );
         Ok(Shell {
-            inline: late.replacen(
-                assets.stylesheet_tag,
-                &format!("<style>{stylesheet}</style>"),
-                1,
-            ),
+            inline: late.replacen(assets.stylesheet_tag, &inline, 1),
             linked: late,
         })
     }
@@ -352,6 +356,13 @@ window.wasmBindings = bindings;
             let doc = shell.document(&page, "b").unwrap();
             assert!(doc.contains("<style>main { color: red }</style>"), "{doc}");
             assert!(!doc.contains("rel=\"stylesheet\""), "{doc}");
+            // Named still, fetched when idle (and read by embed.js).
+            let root = match page.root_prefix() {
+                "" => "./",
+                up => up,
+            };
+            let prefetch = format!(r#"<link rel="prefetch" href="{root}style-1.css" as="style">"#);
+            assert!(doc.contains(&prefetch), "{doc}");
         }
         let record = shell.document(&Page::Record("r".into()), "b").unwrap();
         assert!(!record.contains("<style>"), "{record}");
