@@ -264,10 +264,7 @@ async fn read_streams(
         fed: 0,
     };
     let mut chunk = Vec::new();
-    loop {
-        let Some(i) = furthest_behind(streams, builder) else {
-            break;
-        };
+    while let Some(i) = furthest_behind(streams, builder) {
         let reading = reading_now(streams, builder);
         let fed = fed_lines(streams);
         let so_far = progress(streams);
