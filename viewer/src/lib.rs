@@ -298,7 +298,20 @@ pub fn RowView(row: Row, #[prop(optional)] site_key: bool) -> impl IntoView {
         RowResult::Scored { .. } => "SCORED".to_owned(),
         RowResult::Refused { code, .. } => code.clone(),
     };
-    let record_href = api::record_page_url(&row.id);
+    view! {
+        <article class="row" data-run-id=row.id.clone() data-outcome=outcome
+            data-signature=row.signature.name()>
+            {row_identity(&row)}
+            <ResultSlot result=row.result.clone() economics=row.economics />
+            {row_facts(&row)}
+            {row_evidence(&row, site_key)}
+        </article>
+    }
+}
+
+/// A row's run: the server, the chips that say how it was measured, when,
+/// and where it stands among the server's runs.
+fn row_identity(row: &Row) -> impl IntoView + use<> {
     let generator = row
         .generator
         .clone()
@@ -342,6 +355,44 @@ pub fn RowView(row: Row, #[prop(optional)] site_key: bool) -> impl IntoView {
             <a class="history" href=history>"Every run of this server"</a>
         </p>
     };
+    let started = row.started_at.replace('T', " ");
+    // The standing notes are printed once, in the board's methods section;
+    // the row links there.
+    let standing = row.standing.as_ref().map(|s| {
+        let href = api::site_url(&format!(
+            "#{}",
+            fitness_shared::board::StandingNotes::anchor(&s.set_id)
+        ));
+        let text = match s.count {
+            1 => "1 standing note".to_owned(),
+            n => format!("{n} standing notes"),
+        };
+        view! { " · " <a class="standing-link" href=href>{text}</a> }
+    });
+    view! {
+        <div class="identity">
+            <h3 class="server">{row.server.slug.clone()}</h3>
+            <p class="target">{row.server.target.clone()}</p>
+            <p class="chips">
+                <span class=generator_class>{generator}</span>
+                {relay}
+                <span class="chip runner">{format!("runner {}", row.runner_model)}</span>
+                <span class="chip credential">{row.credential.clone()}</span>
+                <span class="chip screened">{screened}</span>
+            </p>
+            <p class="run-meta">
+                "suite " <code class="suite">{row.suite.clone()}</code>
+                " · started " <time>{started}</time>
+                {standing}
+            </p>
+            {attempt}
+        </div>
+    }
+}
+
+/// A row's facts beside its result: probes, the official conformance suite
+/// and the cost.
+fn row_facts(row: &Row) -> impl IntoView + use<> {
     let probes = &row.probes;
     let probe_text = format!(
         "checks passed {} of {}{}",
@@ -362,20 +413,34 @@ pub fn RowView(row: Row, #[prop(optional)] site_key: bool) -> impl IntoView {
         .iter()
         .map(|f| view! { <span class="chip server-fault" title="failed probe: a server fault, not a refusal">{f.clone()}</span> })
         .collect_view();
-    let started = row.started_at.replace('T', " ");
-    // The standing notes are printed once, in the board's methods section;
-    // the row links there.
-    let standing = row.standing.as_ref().map(|s| {
-        let href = api::site_url(&format!(
-            "#{}",
-            fitness_shared::board::StandingNotes::anchor(&s.set_id)
-        ));
-        let text = match s.count {
-            1 => "1 standing note".to_owned(),
-            n => format!("{n} standing notes"),
-        };
-        view! { " · " <a class="standing-link" href=href>{text}</a> }
-    });
+    view! {
+        <div class="facts">
+            <p class="probes">
+                <span class="field-label">"Probes "</span>
+                <span class="spec">{format!("spec {spec}")}</span>
+                " · era " {row.server.era.clone()} " · "
+                <span class="checks">{probe_text}</span>
+                " " {failed}
+            </p>
+            {row.conformance.as_ref().map(|c| {
+                let text = match &c.error {
+                    Some(why) => format!("no result ({why})"),
+                    None => format!("{} passed, {} failed", c.passed, c.failed),
+                };
+                view! {
+                    <p class="conformance" title=c.suite.clone()>
+                        <span class="field-label">"Official conformance suite "</span>{text}
+                    </p>
+                }
+            })}
+            <p class="cost-line"><span class="field-label">"Cost "</span>{cost_view(&row.cost)}</p>
+        </div>
+    }
+}
+
+/// A row's evidence: the record, the replay and the tapes, and who signed it.
+fn row_evidence(row: &Row, site_key: bool) -> impl IntoView + use<> {
+    let record_href = api::record_page_url(&row.id);
     // Evidence: the recorded tapes, or a plain statement that none were published.
     let tapes = if row.tapes.is_empty() {
         Either::Left(view! { <p class="no-tapes">"No tapes were published for this run."</p> })
@@ -401,55 +466,13 @@ pub fn RowView(row: Row, #[prop(optional)] site_key: bool) -> impl IntoView {
         view! { <a class="replay button" href=api::replay_url(&row.id)>"Replay"</a> }
     });
     view! {
-        <article class="row" data-run-id=row.id.clone() data-outcome=outcome
-            data-signature=row.signature.name()>
-            <div class="identity">
-                <h3 class="server">{row.server.slug.clone()}</h3>
-                <p class="target">{row.server.target.clone()}</p>
-                <p class="chips">
-                    <span class=generator_class>{generator}</span>
-                    {relay}
-                    <span class="chip runner">{format!("runner {}", row.runner_model)}</span>
-                    <span class="chip credential">{row.credential.clone()}</span>
-                    <span class="chip screened">{screened}</span>
-                </p>
-                <p class="run-meta">
-                    "suite " <code class="suite">{row.suite.clone()}</code>
-                    " · started " <time>{started}</time>
-                    {standing}
-                </p>
-                {attempt}
-            </div>
-            <ResultSlot result=row.result.clone() economics=row.economics />
-            <div class="facts">
-                <p class="probes">
-                    <span class="field-label">"Probes "</span>
-                    <span class="spec">{format!("spec {spec}")}</span>
-                    " · era " {row.server.era.clone()} " · "
-                    <span class="checks">{probe_text}</span>
-                    " " {failed}
-                </p>
-                {row.conformance.as_ref().map(|c| {
-                    let text = match &c.error {
-                        Some(why) => format!("no result ({why})"),
-                        None => format!("{} passed, {} failed", c.passed, c.failed),
-                    };
-                    view! {
-                        <p class="conformance" title=c.suite.clone()>
-                            <span class="field-label">"Official conformance suite "</span>{text}
-                        </p>
-                    }
-                })}
-                <p class="cost-line"><span class="field-label">"Cost "</span>{cost_view(&row.cost)}</p>
-            </div>
-            <div class="evidence">
-                <p class="links">
-                    <a class="open-record button" href=record_href>"Open the record"</a>
-                    {replay}
-                </p>
-                {tapes}
-                <p class="signature-line"><SignatureChip state=row.signature.clone() site_key=site_key /></p>
-            </div>
-        </article>
+        <div class="evidence">
+            <p class="links">
+                <a class="open-record button" href=record_href>"Open the record"</a>
+                {replay}
+            </p>
+            {tapes}
+            <p class="signature-line"><SignatureChip state=row.signature.clone() site_key=site_key /></p>
+        </div>
     }
 }

@@ -6,7 +6,7 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use fitness_shared::board::{Board, Group, Row, Spend, StandingNotes};
+use fitness_shared::board::{Board, Counts, Group, Row, Spend, StandingNotes};
 use leptos::prelude::*;
 
 use crate::{AxisLabels, RowView};
@@ -140,57 +140,8 @@ pub fn BoardView(
     }
     #[cfg(not(target_arch = "wasm32"))]
     let _ = fragment;
-    let tier_total = |t: &str| -> u64 {
-        counts
-            .by_tier
-            .get(t)
-            .map(|o| o.values().sum())
-            .unwrap_or_default()
-    };
-    let cards = TIERS
-        .iter()
-        .filter(|(t, ..)| *t != "unattributed" || tier_total(t) > 0)
-        .map(|(t, title, _, means)| {
-            let outcomes = counts.by_tier.get(*t).cloned().unwrap_or_default();
-            let cells = outcomes
-                .into_iter()
-                .map(|(code, n)| view! { <li><span class="code">{code}</span> " " {n}</li> })
-                .collect_view();
-            let t = *t;
-            view! {
-                <li class="tier-card" data-tier=t>
-                    <h3>{*title}</h3>
-                    <p class="tier-count">{tier_total(t)}</p>
-                    <ul class="outcomes">{cells}</ul>
-                    <p class="means">{*means}</p>
-                </li>
-            }
-        })
-        .collect_view();
-    let filters = std::iter::once(("", "All", counts.runs))
-        .chain(
-            TIERS
-                .iter()
-                .filter(|(t, ..)| tier_total(t) > 0)
-                .map(|(t, _, label, _)| (*t, *label, tier_total(t))),
-        )
-        .map(|(t, label, n)| {
-            let href = if t.is_empty() {
-                crate::api::site_url("./")
-            } else {
-                crate::api::site_url(&format!("?tier={t}"))
-            };
-            let current = move || {
-                let on = tier.get().as_deref().unwrap_or("") == t;
-                on.then_some("true")
-            };
-            view! {
-                <a class="filter" href=href data-tier=t aria-current=current>
-                    {label} " " <span class="n">{n}</span>
-                </a>
-            }
-        })
-        .collect_view();
+    let cards = tier_cards(&counts);
+    let filters = tier_filters(&counts, tier);
     let groups = board
         .groups
         .iter()
@@ -228,6 +179,68 @@ pub fn BoardView(
         </section>
         <Methods standing=board.standing_notes.clone() />
     }
+}
+
+/// Runs a tier decided.
+fn tier_total(counts: &Counts, t: &str) -> u64 {
+    counts
+        .by_tier
+        .get(t)
+        .map(|o| o.values().sum())
+        .unwrap_or_default()
+}
+
+/// The ledger: one card per tier, with its outcomes (the unattributed
+/// tier only when it decided a run).
+fn tier_cards(counts: &Counts) -> impl IntoView + use<> {
+    TIERS
+        .iter()
+        .filter(|(t, ..)| *t != "unattributed" || tier_total(counts, t) > 0)
+        .map(|(t, title, _, means)| {
+            let outcomes = counts.by_tier.get(*t).cloned().unwrap_or_default();
+            let cells = outcomes
+                .into_iter()
+                .map(|(code, n)| view! { <li><span class="code">{code}</span> " " {n}</li> })
+                .collect_view();
+            let t = *t;
+            view! {
+                <li class="tier-card" data-tier=t>
+                    <h3>{*title}</h3>
+                    <p class="tier-count">{tier_total(counts, t)}</p>
+                    <ul class="outcomes">{cells}</ul>
+                    <p class="means">{*means}</p>
+                </li>
+            }
+        })
+        .collect_view()
+}
+
+/// The tier filter: every run, and each tier that decided one.
+fn tier_filters(counts: &Counts, tier: Signal<Option<String>>) -> impl IntoView + use<> {
+    std::iter::once(("", "All", counts.runs))
+        .chain(
+            TIERS
+                .iter()
+                .filter(|(t, ..)| tier_total(counts, t) > 0)
+                .map(|(t, _, label, _)| (*t, *label, tier_total(counts, t))),
+        )
+        .map(|(t, label, n)| {
+            let href = if t.is_empty() {
+                crate::api::site_url("./")
+            } else {
+                crate::api::site_url(&format!("?tier={t}"))
+            };
+            let current = move || {
+                let on = tier.get().as_deref().unwrap_or("") == t;
+                on.then_some("true")
+            };
+            view! {
+                <a class="filter" href=href data-tier=t aria-current=current>
+                    {label} " " <span class="n">{n}</span>
+                </a>
+            }
+        })
+        .collect_view()
 }
 
 /// The column headings, with the shared 0 to 100 axis labelled once over

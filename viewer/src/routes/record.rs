@@ -6,7 +6,7 @@
 use std::sync::Arc;
 
 use fitness_shared::integrity::{SignatureState, signature_state_of_bytes};
-use fitness_shared::record::{Cost, GateDetail, GateRecord, RunRecord, VerdictOutcome};
+use fitness_shared::record::{Cost, GateDetail, GateRecord, NullRate, RunRecord, VerdictOutcome};
 use leptos::either::{Either, EitherOf3, EitherOf10};
 use leptos::prelude::*;
 
@@ -97,7 +97,59 @@ pub fn RecordView(
     let shared = record;
     let record: &RunRecord = &shared;
     let outcome = record.outcome.code();
-    let deciding = record
+    let deciding = deciding_gate(record);
+    let headline = headline(record, outcome, deciding.as_ref());
+    let why_no_gate = why_no_gate(record, deciding.is_none());
+    let score_bar = record
+        .score
+        .as_ref()
+        .map(|s| view! { <div class="result scored"><IntervalBar interval=s.first_try /><AxisLabels /></div> });
+    let deciding_view = deciding.map(|g| view! { <DecidingGate gate=g record=shared.clone() /> });
+    let caveat =
+        fitness_shared::board::score_caveat(record).map(|c| view! { <CaveatNote caveat=c /> });
+    let economics = economics_view(record);
+    let signature_view = signature_line(signature, site_key);
+    let suite_view = view! { <SuiteFates record=shared.clone() /> };
+    let extensions = extensions_view(record);
+    let ledger = gate_ledger(record);
+    let tasks = tasks_view(record);
+    let probes = probes_view(record);
+    let findings = super::findings::findings_view(record);
+    let replay_link = replay_links(record);
+    let cost = cost_view(&record.cost);
+    let notes = notes_view(record);
+    let registered = registered_view(record, outcome);
+    let identity = identity_view(record);
+    view! {
+        <article class="record" data-run-id=record.run.id.clone() data-outcome=outcome>
+            <h2>{record.server.slug.clone()}</h2>
+            <p class="target">{record.server.target.display()}</p>
+            <p class="headline">{headline}</p>
+            {why_no_gate}
+            {score_bar}
+            {economics}
+            {caveat}
+            {signature_view}
+            {replay_link}
+            {deciding_view}
+            {suite_view}
+            {extensions}
+            {registered}
+            {ledger}
+            {findings}
+            {tasks}
+            {probes}
+            <section class="cost-section"><h3>"Cost"</h3>{cost}</section>
+            {notes}
+            {identity}
+        </article>
+    }
+}
+
+/// The gate the page opens on: the one that refused the run, or, for a
+/// scored run, the construct gate that let it through.
+fn deciding_gate(record: &RunRecord) -> Option<GateRecord> {
+    record
         .gates
         .refused_at
         .as_deref()
@@ -109,8 +161,11 @@ pub fn RecordView(
                 .as_ref()
                 .and_then(|_| record.gates.record("construct"))
         })
-        .cloned();
-    let headline = match (&record.score, &deciding) {
+        .cloned()
+}
+
+fn headline(record: &RunRecord, outcome: &str, deciding: Option<&GateRecord>) -> String {
+    match (&record.score, deciding) {
         (Some(score), _) => format!(
             "Scored: first-try success {}",
             interval_text(&score.first_try)
@@ -122,35 +177,36 @@ pub fn RecordView(
         (None, None) => {
             format!("{outcome}: no gate decided this run.")
         }
-    };
-    // A run no gate decided (VOID) says why right under its headline, in the
-    // record's own score notes.
-    let why_no_gate = (record.score.is_none() && deciding.is_none()).then(|| {
+    }
+}
+
+/// A run no gate decided (VOID) says why right under its headline, in the
+/// record's own score notes.
+fn why_no_gate(record: &RunRecord, no_gate: bool) -> Option<impl IntoView + use<>> {
+    (record.score.is_none() && no_gate).then(|| {
         let why = if record.notes.score.is_empty() {
             "The record does not say why the run ended.".to_owned()
         } else {
             record.notes.score.join(" ")
         };
         view! { <p class="why-no-score">{why}</p> }
-    });
-    let score_bar = record
-        .score
-        .as_ref()
-        .map(|s| view! { <div class="result scored"><IntervalBar interval=s.first_try /><AxisLabels /></div> });
-    let deciding_view = deciding
-        .clone()
-        .map(|g| view! { <DecidingGate gate=g record=shared.clone() /> });
-    let caveat =
-        fitness_shared::board::score_caveat(record).map(|c| view! { <CaveatNote caveat=c /> });
-    let economics = record.score.as_ref().map(|s| {
+    })
+}
+
+fn economics_view(record: &RunRecord) -> Option<impl IntoView + use<>> {
+    record.score.as_ref().map(|s| {
         let e = fitness_shared::board::RowEconomics {
             calls: s.mean_calls_per_completed_task,
             tokens: s.mean_tokens_per_completed_task,
             usd: s.mean_cost_per_completed_task_usd,
         };
         view! { <p class="economics">{crate::economics_text(&e)}</p> }
-    });
-    let signature_view = move || {
+    })
+}
+
+/// The signature state, as the browser last checked it.
+fn signature_line(signature: RwSignal<SignatureState>, site_key: bool) -> impl IntoView + use<> {
+    move || {
         let state = signature.get();
         let sentence = state.sentence(site_key);
         let name = state.name();
@@ -161,14 +217,13 @@ pub fn RecordView(
                 <span class="signature-sentence">{sentence}</span>
             </p>
         }
-    };
-    let suite_view = view! { <SuiteFates record=shared.clone() /> };
-    let extensions = extensions_view(record);
-    let ledger = gate_ledger(record);
-    let tasks = tasks_view(record);
-    let probes = probes_view(record);
-    let findings = super::findings::findings_view(record);
-    let replay_link = if record.tapes.is_empty() {
+    }
+}
+
+/// The replay link and each tape, or a plain statement that none were
+/// published.
+fn replay_links(record: &RunRecord) -> impl IntoView + use<> {
+    if record.tapes.is_empty() {
         Either::Left(
             view! { <p class="no-tapes">"No tapes were published for this run, so there is no replay."</p> },
         )
@@ -190,9 +245,12 @@ pub fn RecordView(
                 " Tapes:" {tapes}
             </p>
         })
-    };
-    let cost = cost_view(&record.cost);
-    let notes = notes_view(record);
+    }
+}
+
+/// What the run registered before its first call: the null screen and the
+/// extension policy.
+fn registered_view(record: &RunRecord, outcome: &str) -> impl IntoView + use<> {
     let prereg = &record.preregistration;
     let protocol = vec![
         format!(
@@ -216,6 +274,17 @@ pub fn RecordView(
     let zero_policy = (outcome == "EXTEND_EXHAUSTED" && prereg.max_extensions == 0).then(|| view! {
         <p class="limitation">"This run registered a zero extension policy, so no batch was registered. Its record cannot tell a run made before the extension protocol from one that bought no batch."</p>
     });
+    view! {
+        <section>
+            <h3>"Registered before the first call"</h3>
+            <ul>{protocol.into_iter().map(|p| view! { <li>{p}</li> }).collect_view()}</ul>
+            {zero_policy}
+        </section>
+    }
+}
+
+/// The run's identity, and where it stands among the server's runs.
+fn identity_view(record: &RunRecord) -> impl IntoView + use<> {
     let attempt = {
         let text = match record.run.attempt.as_ref() {
             Some(a) => format!("Run {} of {} of this server. ", a.index, a.of),
@@ -229,43 +298,18 @@ pub fn RecordView(
         }
     };
     view! {
-        <article class="record" data-run-id=record.run.id.clone() data-outcome=outcome>
-            <h2>{record.server.slug.clone()}</h2>
-            <p class="target">{record.server.target.display()}</p>
-            <p class="headline">{headline}</p>
-            {why_no_gate}
-            {score_bar}
-            {economics}
-            {caveat}
-            {signature_view}
-            {replay_link}
-            {deciding_view}
-            {suite_view}
-            {extensions}
-            <section>
-                <h3>"Registered before the first call"</h3>
-                <ul>{protocol.into_iter().map(|p| view! { <li>{p}</li> }).collect_view()}</ul>
-                {zero_policy}
-            </section>
-            {ledger}
-            {findings}
-            {tasks}
-            {probes}
-            <section class="cost-section"><h3>"Cost"</h3>{cost}</section>
-            {notes}
-            <section class="identity">
-                <h3>"Identity"</h3>
-                <dl>
-                    <dt>"Run"</dt><dd>{record.run.id.clone()}</dd>
-                    <dt>"Started"</dt><dd>{record.run.started_at.clone()}</dd>
-                    <dt>"Suite hash"</dt><dd><code>{record.run.suite_hash.clone()}</code></dd>
-                    <dt>"Generator"</dt><dd>{record.run.generator_label().to_owned()}{fitness_shared::generators::dictates_calls(record.run.generator_label()).then(|| view! { <span class="relay-note">" — "{fitness_shared::generators::RELAY_SENTENCE}</span> })}</dd>
-                    <dt>"Runner model"</dt><dd>{match &record.run.runner_reported { Some(r) => format!("{} (the provider reported {r})", record.run.runner_model), None => record.run.runner_model.clone() }}</dd>
-                    <dt>"Judge model"</dt><dd>{record.run.judge_model.clone()}</dd>
-                </dl>
-                {attempt}
-            </section>
-        </article>
+        <section class="identity">
+            <h3>"Identity"</h3>
+            <dl>
+                <dt>"Run"</dt><dd>{record.run.id.clone()}</dd>
+                <dt>"Started"</dt><dd>{record.run.started_at.clone()}</dd>
+                <dt>"Suite hash"</dt><dd><code>{record.run.suite_hash.clone()}</code></dd>
+                <dt>"Generator"</dt><dd>{record.run.generator_label().to_owned()}{fitness_shared::generators::dictates_calls(record.run.generator_label()).then(|| view! { <span class="relay-note">" — "{fitness_shared::generators::RELAY_SENTENCE}</span> })}</dd>
+                <dt>"Runner model"</dt><dd>{match &record.run.runner_reported { Some(r) => format!("{} (the provider reported {r})", record.run.runner_model), None => record.run.runner_model.clone() }}</dd>
+                <dt>"Judge model"</dt><dd>{record.run.judge_model.clone()}</dd>
+            </dl>
+            {attempt}
+        </section>
     }
 }
 
@@ -282,7 +326,21 @@ fn DecidingGate(gate: GateRecord, record: Arc<RunRecord>) -> impl IntoView {
             verdict_word(v.outcome)
         )
     });
-    let family = match &gate.detail {
+    let family = gate_family(&gate.detail, &record);
+    view! {
+        <section class="deciding">
+            <h3>{format!("What the {} gate saw", gate.id)}</h3>
+            <p class="reason-line">"reason: " <span class="reason">{gate.reason.clone()}</span></p>
+            {verdict.map(|v| view! { <p class="verdict">{v}</p> })}
+            {family}
+        </section>
+    }
+}
+
+/// What a gate of each family saw.
+// One piece: one match, an arm per gate family, each arm that family's template; it reads top to bottom.
+fn gate_family(detail: &GateDetail, record: &RunRecord) -> impl IntoView + use<> {
+    match detail {
         GateDetail::NullBaseline {
             rates,
             t_null,
@@ -292,29 +350,15 @@ fn DecidingGate(gate: GateRecord, record: Arc<RunRecord>) -> impl IntoView {
             decision,
             explain,
             ..
-        } => {
-            let rows = rates
-                .iter()
-                .map(|r| view! {
-                    <tr><th scope="row">{r.label.clone()}</th><td>{format!("{} of {}", r.k, r.n)}</td><td>{if r.n == 0 { "not run".to_owned() } else { pct(r.rate) }}</td></tr>
-                })
-                .collect_view();
-            EitherOf10::A(view! {
-                <p>"Three null models ran the same suite. Each rate is read against the agent's rate with the real server and the kill threshold between them."</p>
-                <table class="nulls">
-                    <thead><tr><th scope="col">"Null model"</th><th scope="col">"Passed"</th><th scope="col">"Rate"</th></tr></thead>
-                    <tbody>{rows}</tbody>
-                </table>
-                <ul>
-                    <li>{format!("Agent's rate: {}", opt_pct(*t_agent))}</li>
-                    <li>{format!("Null rate taken: {}", opt_pct(*t_null))}</li>
-                    <li>{format!("Kill threshold: {}{}", opt_pct(*kill_threshold), ratio.map(|r| format!(" (ratio {r} of the agent's rate)")).unwrap_or_default())}</li>
-                    <li>{format!("Decision: {}", decision.clone().unwrap_or_else(|| "not recorded".to_owned()))}</li>
-                </ul>
-                {explain.clone().map(|e| view! { <p class="explain">{e}</p> })}
-                <p>"When a model with no tools passes most of the suite, the tasks were answerable without the server. That finding is about our task generator, not about the server."</p>
-            })
-        }
+        } => EitherOf10::A(null_baseline_view(
+            rates,
+            *t_null,
+            *t_agent,
+            *kill_threshold,
+            *ratio,
+            decision.clone(),
+            explain.clone(),
+        )),
         GateDetail::Structural {
             n_requested,
             n_generated,
@@ -348,7 +392,7 @@ fn DecidingGate(gate: GateRecord, record: Arc<RunRecord>) -> impl IntoView {
             tape_reading,
             ..
         } => {
-            let stats = construct_tape_counts(&record);
+            let stats = construct_tape_counts(record);
             EitherOf10::D(view! {
                 <p>"A reference agent handed the answer key must still reach it through the server."</p>
                 <ul>
@@ -402,14 +446,40 @@ fn DecidingGate(gate: GateRecord, record: Arc<RunRecord>) -> impl IntoView {
         GateDetail::Unrecognised => EitherOf10::J(view! {
             <p>"This gate's detail is of a kind this viewer does not know; its reason string stands."</p>
         }),
-    };
+    }
+}
+
+/// The null gate: each null model's rate on the suite, read against the
+/// agent's rate and the kill threshold between them.
+fn null_baseline_view(
+    rates: &[NullRate],
+    t_null: Option<f64>,
+    t_agent: Option<f64>,
+    kill_threshold: Option<f64>,
+    ratio: Option<f64>,
+    decision: Option<String>,
+    explain: Option<String>,
+) -> impl IntoView + use<> {
+    let rows = rates
+        .iter()
+        .map(|r| view! {
+            <tr><th scope="row">{r.label.clone()}</th><td>{format!("{} of {}", r.k, r.n)}</td><td>{if r.n == 0 { "not run".to_owned() } else { pct(r.rate) }}</td></tr>
+        })
+        .collect_view();
     view! {
-        <section class="deciding">
-            <h3>{format!("What the {} gate saw", gate.id)}</h3>
-            <p class="reason-line">"reason: " <span class="reason">{gate.reason.clone()}</span></p>
-            {verdict.map(|v| view! { <p class="verdict">{v}</p> })}
-            {family}
-        </section>
+        <p>"Three null models ran the same suite. Each rate is read against the agent's rate with the real server and the kill threshold between them."</p>
+        <table class="nulls">
+            <thead><tr><th scope="col">"Null model"</th><th scope="col">"Passed"</th><th scope="col">"Rate"</th></tr></thead>
+            <tbody>{rows}</tbody>
+        </table>
+        <ul>
+            <li>{format!("Agent's rate: {}", opt_pct(t_agent))}</li>
+            <li>{format!("Null rate taken: {}", opt_pct(t_null))}</li>
+            <li>{format!("Kill threshold: {}{}", opt_pct(kill_threshold), ratio.map(|r| format!(" (ratio {r} of the agent's rate)")).unwrap_or_default())}</li>
+            <li>{format!("Decision: {}", decision.unwrap_or_else(|| "not recorded".to_owned()))}</li>
+        </ul>
+        {explain.map(|e| view! { <p class="explain">{e}</p> })}
+        <p>"When a model with no tools passes most of the suite, the tasks were answerable without the server. That finding is about our task generator, not about the server."</p>
     }
 }
 
