@@ -18,6 +18,7 @@ use serde_json::Value;
 
 use crate::tape::js;
 use crate::tape::line::LineKind;
+use crate::tape::pairing::{AfterAnswer, Pairing, Reach, Repeat, Rules};
 use crate::tape::stats::{Plane, RecordCounts};
 use serde_json::value::RawValue;
 
@@ -568,28 +569,36 @@ impl TimelineBuilder {
 /// `cut`, only entries before it (a preview).
 fn assemble(facts: Vec<Fact>, mut tapes: Vec<TapeSummary>, cut: Option<f64>) -> Timeline {
     // Pair: each response answers the earliest unanswered request with
-    // its key; a response with no such request stands alone.
-    let mut open: HashMap<&str, Vec<usize>> = HashMap::new();
+    // its key, anywhere on the tape; a response with no such request stands
+    // alone. Every request is an entry, so a repeated id queues.
+    let mut pairing = Pairing::new(Rules {
+        reach: Reach::WholeTape,
+        repeat: Repeat::Queue,
+        after_answer: AfterAnswer::Close,
+    });
+    let mut request_facts = Vec::new();
+    let mut response_facts = Vec::new();
     for (i, f) in facts.iter().enumerate() {
-        if f.kind == EntryKind::Call
-            && let Some(k) = &f.key
-        {
-            open.entry(k.as_str()).or_default().push(i);
+        let Some(k) = f.key.as_deref() else { continue };
+        match f.kind {
+            EntryKind::Call => {
+                pairing.request(k, i as u64);
+                request_facts.push(i);
+            }
+            EntryKind::Response => {
+                pairing.response(k, i as u64);
+                response_facts.push(i);
+            }
+            _ => {}
         }
-    }
-    for list in open.values_mut() {
-        list.reverse(); // pop() takes the earliest
     }
     let mut answer: Vec<Option<usize>> = vec![None; facts.len()];
     let mut answered_by: Vec<bool> = vec![false; facts.len()];
-    for (i, f) in facts.iter().enumerate() {
-        if f.kind != EntryKind::Response {
-            continue;
-        }
-        let Some(k) = &f.key else { continue };
-        if let Some(req) = open.get_mut(k.as_str()).and_then(Vec::pop) {
-            answer[req] = Some(i);
-            answered_by[i] = true;
+    let paired = pairing.finish();
+    for (r, q) in paired.responses.iter().enumerate() {
+        if let Some(q) = q {
+            answer[request_facts[*q]] = Some(response_facts[r]);
+            answered_by[response_facts[r]] = true;
         }
     }
     let within = |f: &Fact| cut.is_none_or(|c| f.t_ms.is_none_or(|t| t < c));

@@ -11,6 +11,7 @@ use super::{
 };
 use crate::tape::js;
 use crate::tape::line::LineKind;
+use crate::tape::pairing::{AfterAnswer, Pairing, Reach, Repeat, Rules};
 use crate::tape::view::{Content, ContentItem, LineView, ProducerView, RawView};
 
 // ---------------------------------------------------------------------------
@@ -40,7 +41,6 @@ pub(super) struct Request {
 }
 
 pub(super) struct Response {
-    pub(super) key: String,
     pub(super) id: String,
     pub(super) t: Option<String>,
     pub(super) protocol_error: Option<String>,
@@ -77,6 +77,15 @@ pub(super) struct TurnFacts {
     pub(super) uses: Vec<ToolUse>,
 }
 
+/// The reference's pairing: over the whole file (a response may precede its
+/// request), a repeated `tools/call` key replaces the request in place as a
+/// JS `Map` does, and the first response answers it.
+const PAIRING: Rules = Rules {
+    reach: Reach::WholeTape,
+    repeat: Repeat::Replace,
+    after_answer: AfterAnswer::Close,
+};
+
 /// Accumulates the stats of one plane, one line at a time.
 pub struct StatsBuilder {
     pub(super) namespace: u32,
@@ -85,10 +94,12 @@ pub struct StatsBuilder {
     pub(super) meta: Option<MetaFacts>,
     pub(super) end: Option<EndFacts>,
     pub(super) last_t: Option<String>,
-    /// `tools/call` requests by key, in first-seen order; a repeated key
-    /// replaces the request in place, as a JS `Map` does.
-    pub(super) requests: Vec<Option<Request>>,
-    pub(super) request_index: HashMap<String, usize>,
+    /// `tools/call` requests and every response with an id, paired by key
+    /// in [`finish`](Self::finish).
+    pub(super) pairing: Pairing<String>,
+    /// By request number of `pairing`.
+    pub(super) requests: Vec<Request>,
+    /// By response number of `pairing`.
     pub(super) responses: Vec<Response>,
     pub(super) method_by_id: HashMap<String, String>,
     pub(super) rpc_errors: Vec<RpcError>,
@@ -117,8 +128,8 @@ impl StatsBuilder {
             meta: None,
             end: None,
             last_t: None,
+            pairing: Pairing::new(PAIRING),
             requests: Vec::new(),
-            request_index: HashMap::new(),
             responses: Vec::new(),
             method_by_id: HashMap::new(),
             rpc_errors: Vec::new(),
@@ -223,13 +234,8 @@ impl StatsBuilder {
                 .to_owned(),
             t: line.t.get().map(str::to_owned),
         };
-        match self.request_index.get(&key) {
-            Some(&i) => self.requests[i] = Some(request),
-            None => {
-                self.request_index.insert(key, self.requests.len());
-                self.requests.push(Some(request));
-            }
-        }
+        self.pairing.request(key, 0);
+        self.requests.push(request);
     }
 
     fn push_response(&mut self, line: &LineView<'_>) {
@@ -242,8 +248,9 @@ impl StatsBuilder {
             });
         }
         let Some(id) = &raw.id else { return };
+        let key = self.source_key(line, id);
+        self.pairing.response(key, 0);
         self.responses.push(Response {
-            key: self.source_key(line, id),
             id: js::to_js_string(id),
             t: line.t.get().map(str::to_owned),
             protocol_error: raw.error.as_ref().map(error_message),
@@ -323,7 +330,8 @@ impl StatsBuilder {
         let session = self.session();
         let mut turns = self.turns;
         sort_by_t(&mut turns);
-        let mut pairs = mcp_pairs(self.requests, self.request_index, &self.responses);
+        let paired = self.pairing.finish();
+        let mut pairs = mcp_pairs(self.requests, &paired, &self.responses);
         pairs.extend(turn_pairs(&turns));
         let models = build_models(&turns, self.prices, &self.price_source);
         let tools = build_tool_stats(&pairs);
