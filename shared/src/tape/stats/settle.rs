@@ -2,7 +2,7 @@
 
 use std::collections::HashMap;
 
-use super::collect::{Request, Response, RpcError, TurnFacts};
+use super::facts::{Request, Response, RpcError, TurnFacts};
 use super::{
     CACHE_READ_MULTIPLIER, CACHE_WRITE_MULTIPLIER, CostStats, ErrorSource, ErrorStats, JsNum,
     ModelStats, ModelSummary, ModelsBlock, Origin, Price, ToolStats, resolve_price,
