@@ -42,6 +42,7 @@ use std::path::Path;
 
 use anyhow::Context as _;
 use fitness_shared::record::{EvidenceLink, Finding, FindingKind, TapePlane};
+use fitness_shared::tape::jsonrpc::error_words;
 use fitness_shared::tape::pairing::{AfterAnswer, Pairing, Reach, Repeat, RequestFate, Rules};
 use rmcp::model::Tool;
 use serde_json::{Map, Value};
@@ -280,16 +281,7 @@ struct WireResponse {
 /// the text blocks of an `isError` result.
 fn error_text(frame: &Value) -> Option<String> {
     if let Some(err) = frame.get("error") {
-        let mut text = err
-            .get("message")
-            .and_then(Value::as_str)
-            .unwrap_or("")
-            .to_owned();
-        if let Some(data) = err.get("data").filter(|d| !d.is_null()) {
-            text.push(' ');
-            text.push_str(&data.to_string());
-        }
-        return Some(text);
+        return Some(error_words(err));
     }
     let result = frame.get("result")?;
     if result.get("isError").and_then(Value::as_bool) != Some(true) {

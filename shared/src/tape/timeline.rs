@@ -17,6 +17,7 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use crate::tape::js;
+use crate::tape::jsonrpc::error_text;
 use crate::tape::line::LineKind;
 use crate::tape::pairing::{AfterAnswer, Pairing, Reach, Repeat, Rules};
 use crate::tape::stats::{Plane, RecordCounts};
@@ -382,18 +383,6 @@ fn excerpt(s: &str, max: usize) -> String {
         cut
     } else {
         one_line
-    }
-}
-
-fn error_text(err: &Value) -> String {
-    let message = err
-        .get("message")
-        .and_then(Value::as_str)
-        .map(str::to_owned)
-        .unwrap_or_else(|| err.to_string());
-    match err.get("code").and_then(Value::as_i64) {
-        Some(code) => format!("JSON-RPC error {code}: {message}"),
-        None => format!("JSON-RPC error: {message}"),
     }
 }
 

@@ -13,6 +13,7 @@ use super::{
     ErrorSource, ErrorStats, JsNum, PRICES, Price, RecordCounts, STATS_SCHEMA, SessionStats, Stats,
 };
 use crate::tape::js;
+use crate::tape::jsonrpc::error_text;
 use crate::tape::line::LineKind;
 use crate::tape::pairing::{AfterAnswer, Pairing, Reach, Repeat, Rules};
 use crate::tape::view::{Content, ContentItem, LineView, ProducerView, RawView};
@@ -184,7 +185,7 @@ impl StatsBuilder {
             self.rpc_errors.push(RpcError {
                 t: line.t.get().map(str::to_owned),
                 id: raw.id.as_ref().map(js::to_js_string),
-                message: error_message(error),
+                message: error_text(error),
             });
         }
         let Some(id) = &raw.id else { return };
@@ -193,7 +194,7 @@ impl StatsBuilder {
         self.responses.push(Response {
             id: js::to_js_string(id),
             t: line.t.get().map(str::to_owned),
-            protocol_error: raw.error.as_ref().map(error_message),
+            protocol_error: raw.error.as_ref().map(error_text),
             execution_error: tool_result_error(raw),
         });
     }
@@ -348,29 +349,6 @@ pub(super) fn meta_facts(line: &LineView<'_>) -> MetaFacts {
     }
 }
 
-/// The reference's `errorMessage`: a message with its code, else the value
-/// as text.
-pub(super) fn error_message(err: &Value) -> String {
-    match err {
-        Value::Null => "error".to_owned(),
-        Value::String(s) => s.clone(),
-        Value::Object(map) => {
-            let message = map
-                .get("message")
-                .and_then(Value::as_str)
-                .filter(|s| !s.is_empty());
-            match (message, map.get("code")) {
-                (Some(m), Some(code)) if !code.is_null() => {
-                    format!("{m} (code {})", js::to_js_string(code))
-                }
-                (Some(m), _) => m.to_owned(),
-                (None, _) => js::json_stringify(err),
-            }
-        }
-        other => js::to_js_string(other),
-    }
-}
-
 /// A failed tool answers with a successful response carrying
 /// `result.isError: true` and the reason in its content blocks.
 pub(super) fn tool_result_error(raw: &RawView<'_>) -> Option<String> {
@@ -421,7 +399,7 @@ pub(super) fn llm_error(t: Option<&str>, raw: Option<&RawView<'_>>) -> ErrorStat
     let message = match raw {
         Some(RawView {
             error: Some(error), ..
-        }) => error_message(error),
+        }) => error_text(error),
         Some(RawView {
             status: Some(status),
             ..
