@@ -477,9 +477,9 @@ pub fn score_caveat(record: &RunRecord) -> Option<ScoreCaveat> {
     let read = crate::gates::published_verdict(v.k, v.n, v.threshold, v.alpha, detectable, planned)
         .ok()?;
     let reads = match read.outcome {
-        crate::gates::Outcome::Pass => return None,
-        crate::gates::Outcome::Extend => "EXTEND",
-        crate::gates::Outcome::Fail => "FAIL",
+        crate::gates::GateOutcome::Pass => return None,
+        crate::gates::GateOutcome::Extend => "EXTEND",
+        crate::gates::GateOutcome::Fail => "FAIL",
     };
     Some(ScoreCaveat {
         reads: reads.to_owned(),

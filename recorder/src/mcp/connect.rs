@@ -17,56 +17,14 @@ use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig
 use rmcp::{ClientHandler, RoleClient};
 use serde_json::json;
 
-use super::stdio::{StdioChild, StdioTarget};
+use super::stdio::StdioChild;
 use super::tap::Tap;
 use super::tapped::{SharedCorrId, TappedTransport};
+// Where and how a session runs; the probes' raw client needs them too.
+pub use super::target::{Era, HttpTarget, Target};
 
 /// Environment variable holding a bearer token for HTTP servers.
 pub const BEARER_ENV: &str = "FITNESS_MCP_BEARER_TOKEN";
-
-/// An HTTP server and the credentials to reach it (never taped).
-#[derive(Debug, Clone)]
-pub struct HttpTarget {
-    pub url: String,
-    pub headers: Vec<(String, String)>,
-    pub bearer: Option<String>,
-}
-
-/// Where the server is.
-#[derive(Debug, Clone)]
-pub enum Target {
-    Stdio(StdioTarget),
-    Http(HttpTarget),
-}
-
-impl Target {
-    pub fn describe(&self) -> Vec<String> {
-        match self {
-            Target::Stdio(s) => s.command_line(),
-            Target::Http(h) => vec![h.url.clone()],
-        }
-    }
-}
-
-/// Which handshake the session used.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Era {
-    /// `initialize` / `notifications/initialized`, up to 2025-11-25.
-    Legacy,
-    /// `server/discover` and per-request `_meta`, 2026-07-28.
-    Modern,
-}
-
-impl Era {
-    pub fn of(version: &str) -> Era {
-        if version >= ProtocolVersion::NO_INITIALIZE.as_str() {
-            Era::Modern
-        } else {
-            Era::Legacy
-        }
-    }
-}
 
 /// The client side: answers `roots/list` and `ping` (rmcp's defaults), and
 /// re-lists tools on `notifications/tools/list_changed`.

@@ -4,6 +4,7 @@
 //! - [`stdio`]: child processes with a byte-exact tap.
 //! - [`tapped`]: a transport wrapper that tapes rmcp's HTTP frames.
 //! - [`tap`]: the shared, line-flushed `mcp.jsonl` writer.
+//! - [`target`]: where the server is and which handshake era a session speaks.
 //! - [`raw`]: hand-written JSON-RPC for the probes (stdio lines, plain HTTP).
 //! - [`probes`]: the protocol probes and their results.
 //! - [`fixtures`]: in-tree servers, good and bad, for tests and the demo.
@@ -18,3 +19,4 @@ pub mod report;
 pub mod stdio;
 pub mod tap;
 pub mod tapped;
+pub mod target;

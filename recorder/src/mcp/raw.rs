@@ -15,10 +15,10 @@ use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 use tokio::process::{ChildStdin, ChildStdout};
 
-use super::connect::{Era, HttpTarget};
 use super::frames::{MAX_EVENT, SseItem, SseParser};
 use super::stdio::{StdioChild, StdioTarget, TapReader, TapWriter};
 use super::tap::Tap;
+use super::target::{Era, HttpTarget};
 
 /// The modern era's per-request metadata (no `initialize` in 2026-07-28).
 pub fn modern_meta() -> Value {

@@ -2,12 +2,12 @@
 //! The construct gate prints this when it does not pass, so a reader sees
 //! whether the server answered at all.
 
-use std::collections::HashMap;
 use std::io::BufReader;
 use std::path::Path;
 
 use fitness_shared::record::TapeReading;
 use fitness_shared::tape::TapeReader;
+use fitness_shared::tape::pairing::{AfterAnswer, Pairing, Reach, Repeat, RequestFate, Rules};
 use serde_json::Value;
 
 /// `tools/call` requests whose corr_id ends with `suffix`, how many were
@@ -15,9 +15,18 @@ use serde_json::Value;
 pub fn read(tape: &Path, suffix: &str) -> std::io::Result<TapeReading> {
     let file = std::fs::File::open(tape)?;
     let mut reader = TapeReader::new(BufReader::new(file));
-    // (corr_id, request id) -> answered?
-    let mut calls: HashMap<(String, String), bool> = HashMap::new();
-    let mut errors = 0u64;
+    // Keyed by (corr_id, request id), in tape order: a repeated request is
+    // one call (the latest counts), and every answer to an open call counts
+    // its error, a repeated answer too.
+    let mut pairing = Pairing::new(Rules {
+        reach: Reach::InOrder {
+            early_answers: None,
+        },
+        repeat: Repeat::Replace,
+        after_answer: AfterAnswer::StayOpen,
+    });
+    // By response number: whether it is an error.
+    let mut response_errors: Vec<bool> = Vec::new();
     while let Some(raw) = reader.next_raw()? {
         let Ok(line) = serde_json::from_slice::<Value>(raw.bytes) else {
             continue;
@@ -37,28 +46,35 @@ pub fn read(tape: &Path, suffix: &str) -> std::io::Result<TapeReading> {
         let key = (corr.to_owned(), id.to_string());
         match line.get("dir").and_then(Value::as_str) {
             Some("in") if frame.get("method").and_then(Value::as_str) == Some("tools/call") => {
-                calls.insert(key, false);
+                pairing.request(key, raw.number);
             }
             Some("out") => {
-                if let Some(answered) = calls.get_mut(&key) {
-                    *answered = true;
-                    let is_error = frame.get("error").is_some()
+                pairing.response(key, raw.number);
+                response_errors.push(
+                    frame.get("error").is_some()
                         || frame
                             .get("result")
                             .and_then(|r| r.get("isError"))
                             .and_then(Value::as_bool)
-                            == Some(true);
-                    if is_error {
-                        errors += 1;
-                    }
-                }
+                            == Some(true),
+                );
             }
             _ => {}
         }
     }
+    let paired = pairing.finish();
+    let calls = paired
+        .requests
+        .iter()
+        .filter(|f| **f != RequestFate::Replaced);
     Ok(TapeReading {
-        calls_recorded: calls.len() as u64,
-        call_errors: errors,
-        no_response: calls.values().filter(|a| !**a).count() as u64,
+        calls_recorded: calls.clone().count() as u64,
+        call_errors: paired
+            .responses
+            .iter()
+            .zip(&response_errors)
+            .filter(|(answers, error)| answers.is_some() && **error)
+            .count() as u64,
+        no_response: calls.filter(|f| **f == RequestFate::Unanswered).count() as u64,
     })
 }

@@ -36,12 +36,14 @@
 //!
 //! Probe traffic (calls to tools the server does not list) is ignored.
 
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet};
 use std::io::BufRead as _;
 use std::path::Path;
 
 use anyhow::Context as _;
 use fitness_shared::record::{EvidenceLink, Finding, FindingKind, TapePlane};
+use fitness_shared::tape::jsonrpc::error_words;
+use fitness_shared::tape::pairing::{AfterAnswer, Pairing, Reach, Repeat, RequestFate, Rules};
 use rmcp::model::Tool;
 use serde_json::{Map, Value};
 
@@ -127,12 +129,19 @@ pub fn read_wire(path: &Path) -> anyhow::Result<WireReading> {
     let file =
         std::fs::File::open(path).with_context(|| format!("failed to open {}", path.display()))?;
     let reader = std::io::BufReader::new(file);
-    let mut out = WireReading::default();
-    // request id -> (method, index into calls when tools/call)
-    let mut pending: HashMap<String, (String, Option<usize>)> = HashMap::new();
-    // Responses taped before their request (the tap can write a request
-    // frame after its answer): id -> (line, corr_id, frame).
-    let mut early: HashMap<String, (u64, Option<String>, Value)> = HashMap::new();
+    // In tape order, by id alone; a request reusing an open id takes it
+    // over (the earlier stays unanswered); the tap can write a request frame
+    // just after its answer, so a `tools/call` takes an answer taped at most
+    // EARLY_WINDOW lines before it.
+    let mut pairing = Pairing::new(Rules {
+        reach: Reach::InOrder {
+            early_answers: Some(EARLY_WINDOW),
+        },
+        repeat: Repeat::Shadow,
+        after_answer: AfterAnswer::Close,
+    });
+    let mut requests: Vec<WireRequest> = Vec::new();
+    let mut responses: Vec<WireResponse> = Vec::new();
     for (i, line) in reader.lines().enumerate() {
         let number = i as u64 + 1;
         let Ok(line) = line else { continue };
@@ -158,7 +167,7 @@ pub fn read_wire(path: &Path) -> anyhow::Result<WireReading> {
                 let Some(method) = frame.get("method").and_then(Value::as_str) else {
                     continue;
                 };
-                let index = if method == "tools/call" {
+                let call = (method == "tools/call").then(|| {
                     let params = frame.get("params");
                     let tool = params
                         .and_then(|p| p.get("name"))
@@ -170,85 +179,109 @@ pub fn read_wire(path: &Path) -> anyhow::Result<WireReading> {
                         .and_then(Value::as_object)
                         .cloned()
                         .unwrap_or_default();
-                    // An answer taped just before its request: pair them,
-                    // under the answer's corr_id (the trial that was running).
-                    if let Some((line, answer_corr, answer)) = early
-                        .remove(&id)
-                        .filter(|(line, _, _)| number - line <= EARLY_WINDOW)
-                    {
-                        out.calls.push(CallExchange {
-                            tool,
-                            arguments,
-                            corr_id: answer_corr.clone().or(corr.clone()),
-                            request_line: number,
-                            request_corr: corr,
-                            response_corr: answer_corr,
-                            response_line: Some(line),
-                            error: error_text(&answer),
-                        });
-                        continue;
-                    }
-                    out.calls.push(CallExchange {
-                        tool,
-                        arguments,
-                        corr_id: corr.clone(),
-                        request_line: number,
-                        request_corr: corr,
-                        response_corr: None,
-                        response_line: None,
-                        error: None,
-                    });
-                    Some(out.calls.len() - 1)
+                    (tool, arguments)
+                });
+                if call.is_some() {
+                    pairing.request(id, number);
                 } else {
-                    None
-                };
-                pending.insert(id, (method.to_owned(), index));
+                    pairing.request_without_early_answers(id, number);
+                }
+                requests.push(WireRequest {
+                    line: number,
+                    corr,
+                    method: method.to_owned(),
+                    call,
+                });
             }
             Some("out") => {
-                let Some((method, index)) = pending.remove(&id) else {
-                    early.retain(|_, (line, _, _)| number - *line <= EARLY_WINDOW);
-                    early.insert(id, (number, corr, frame.clone()));
-                    continue;
-                };
-                if let Some(index) = index {
-                    let call = &mut out.calls[index];
-                    call.response_line = Some(number);
-                    call.response_corr = corr;
-                    call.error = error_text(frame);
-                } else if method == "tools/list"
-                    && let Some(tools) = frame
-                        .get("result")
-                        .and_then(|r| r.get("tools"))
-                        .and_then(Value::as_array)
-                {
-                    let names = tools
-                        .iter()
-                        .filter_map(|t| t.get("name").and_then(Value::as_str))
-                        .map(str::to_owned)
-                        .collect();
-                    out.tool_lists.push((number, corr, names));
-                }
+                pairing.response(id, number);
+                let tools = frame
+                    .get("result")
+                    .and_then(|r| r.get("tools"))
+                    .and_then(Value::as_array)
+                    .map(|tools| {
+                        tools
+                            .iter()
+                            .filter_map(|t| t.get("name").and_then(Value::as_str))
+                            .map(str::to_owned)
+                            .collect()
+                    });
+                responses.push(WireResponse {
+                    line: number,
+                    corr,
+                    error: error_text(frame),
+                    tools,
+                });
             }
             _ => {}
         }
     }
+    let paired = pairing.finish();
+    let mut out = WireReading::default();
+    for (request, fate) in requests.iter().zip(&paired.requests) {
+        let Some((tool, arguments)) = &request.call else {
+            continue;
+        };
+        let response = match fate {
+            RequestFate::Answered(r) => responses.get(*r),
+            _ => None,
+        };
+        // An answer taped before its request belongs to the trial that was
+        // running when it was taped: the call takes the answer's corr_id.
+        let corr_id = match response {
+            Some(answer) if answer.line < request.line => {
+                answer.corr.clone().or(request.corr.clone())
+            }
+            _ => request.corr.clone(),
+        };
+        out.calls.push(CallExchange {
+            tool: tool.clone(),
+            arguments: arguments.clone(),
+            corr_id,
+            request_line: request.line,
+            request_corr: request.corr.clone(),
+            response_corr: response.and_then(|a| a.corr.clone()),
+            response_line: response.map(|a| a.line),
+            error: response.and_then(|a| a.error.clone()),
+        });
+    }
+    for (response, answers) in responses.into_iter().zip(&paired.responses) {
+        let Some(request) = answers.map(|q| &requests[q]) else {
+            continue;
+        };
+        if request.call.is_none()
+            && request.method == "tools/list"
+            && let Some(names) = response.tools
+        {
+            out.tool_lists.push((response.line, response.corr, names));
+        }
+    }
     Ok(out)
+}
+
+/// A request frame of the wire tape, as findings need it.
+struct WireRequest {
+    line: u64,
+    corr: Option<String>,
+    method: String,
+    /// For a `tools/call`: the tool and its arguments.
+    call: Option<(String, Map<String, Value>)>,
+}
+
+/// A response frame of the wire tape, as findings need it.
+struct WireResponse {
+    line: u64,
+    corr: Option<String>,
+    error: Option<String>,
+    /// The names a `tools/list` result lists.
+    tools: Option<Vec<String>>,
 }
 
 /// The error a response carries: a JSON-RPC error's message (and data), or
 /// the text blocks of an `isError` result.
 fn error_text(frame: &Value) -> Option<String> {
     if let Some(err) = frame.get("error") {
-        let mut text = err
-            .get("message")
-            .and_then(Value::as_str)
-            .unwrap_or("")
-            .to_owned();
-        if let Some(data) = err.get("data").filter(|d| !d.is_null()) {
-            text.push(' ');
-            text.push_str(&data.to_string());
-        }
-        return Some(text);
+        return Some(error_words(err));
     }
     let result = frame.get("result")?;
     if result.get("isError").and_then(Value::as_bool) != Some(true) {

@@ -9,7 +9,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::compromised::{ErrorRateCheck, MAX_ERROR_RATE, compromised};
-use super::outcome::{Counts, GateError, Outcome};
+use super::outcome::{Counts, GateError, GateOutcome};
 use super::prereg::PreRegistration;
 use super::published::{PublishedVerdict, published_verdict};
 use crate::record::Outcome as RunOutcome;
@@ -74,9 +74,9 @@ pub struct ExtensionStep {
     /// Pooled `k/n` after it.
     pub pooled_after: Counts,
     /// Published verdict before (EXTEND, or the batch would not have run).
-    pub verdict_before: Outcome,
+    pub verdict_before: GateOutcome,
     /// Published verdict after.
-    pub verdict_after: Outcome,
+    pub verdict_after: GateOutcome,
 }
 
 /// Why a gate was refused. Rendered verbatim.
@@ -200,7 +200,7 @@ pub fn resolve_extensions_with(
             None => None,
             Some((_, ExtensionDecision::ConsumeBatch { .. })) => previous
                 .as_ref()
-                .map(|(state, _)| state.verdict.map_or(Outcome::Extend, |v| v.outcome)),
+                .map(|(state, _)| state.verdict.map_or(GateOutcome::Extend, |v| v.outcome)),
             Some(_) => {
                 return Err(GateError::Ledger(format!(
                     "batch {i} follows a resolved gate: no optional stopping or continuation"
@@ -219,7 +219,7 @@ pub fn resolve_extensions_with(
                 pooled_before: before,
                 pooled_after: pooled.counts(),
                 verdict_before,
-                verdict_after: state.verdict.map_or(Outcome::Extend, |v| v.outcome),
+                verdict_after: state.verdict.map_or(GateOutcome::Extend, |v| v.outcome),
             });
         }
         let decision = state
@@ -306,9 +306,9 @@ fn evaluate(
         prereg.planned_power,
     )?;
     let decision = match v.outcome {
-        Outcome::Pass => Some(ExtensionDecision::Passed),
-        Outcome::Fail => refused(RunOutcome::GateFailed, ExtensionReason::BelowThreshold),
-        Outcome::Extend => None,
+        GateOutcome::Pass => Some(ExtensionDecision::Passed),
+        GateOutcome::Fail => refused(RunOutcome::GateFailed, ExtensionReason::BelowThreshold),
+        GateOutcome::Extend => None,
     };
     Ok(PoolState {
         errors,

@@ -5,10 +5,11 @@
 
 use serde::{Deserialize, Serialize};
 
-/// The three-outcome rule (evalgate): PASS, FAIL with evidence, or EXTEND.
+/// One gate's outcome under the three-outcome rule (evalgate): PASS, FAIL
+/// with evidence, or EXTEND. Not the run's outcome ([`crate::record::Outcome`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "SCREAMING_SNAKE_CASE")]
-pub enum Outcome {
+pub enum GateOutcome {
     /// Observed rate at or above the threshold.
     Pass,
     /// The exact binomial test rejects "rate >= threshold" at alpha.

@@ -3,7 +3,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::outcome::{GateError, Outcome, check_detectable, check_open_unit};
+use super::outcome::{GateError, GateOutcome, check_detectable, check_open_unit};
 use super::verdict::{achieved_power, plan_remembered, verdict};
 use crate::stats::{BOARD_CONFIDENCE, wilson};
 
@@ -25,9 +25,9 @@ pub enum PublishedReason {
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct PublishedVerdict {
     /// What the board publishes.
-    pub outcome: Outcome,
+    pub outcome: GateOutcome,
     /// What the three-outcome rule alone said.
-    pub raw_outcome: Outcome,
+    pub raw_outcome: GateOutcome,
     /// Successes.
     pub k: u64,
     /// Trials.
@@ -86,14 +86,14 @@ pub fn published_verdict(
     let resolved = interval.low >= threshold;
     let powered = power >= planned_power;
     let (outcome, downgraded, reason) = match raw.outcome {
-        Outcome::Pass if resolved || powered => (Outcome::Pass, false, PublishedReason::Ok),
-        Outcome::Pass => (
-            Outcome::Extend,
+        GateOutcome::Pass if resolved || powered => (GateOutcome::Pass, false, PublishedReason::Ok),
+        GateOutcome::Pass => (
+            GateOutcome::Extend,
             true,
             PublishedReason::DowngradedUnderpowered,
         ),
-        Outcome::Fail => (Outcome::Fail, false, PublishedReason::Failed),
-        Outcome::Extend => (Outcome::Extend, false, PublishedReason::UnderResolved),
+        GateOutcome::Fail => (GateOutcome::Fail, false, PublishedReason::Failed),
+        GateOutcome::Extend => (GateOutcome::Extend, false, PublishedReason::UnderResolved),
     };
     Ok(PublishedVerdict {
         outcome,

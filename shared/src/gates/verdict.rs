@@ -8,7 +8,7 @@ use std::sync::Mutex;
 
 use serde::{Deserialize, Serialize};
 
-use super::outcome::{GateError, Outcome, check_detectable, check_open_unit, check_threshold};
+use super::outcome::{GateError, GateOutcome, check_detectable, check_open_unit, check_threshold};
 use crate::stats::{Binomial, binom_cdf, normal_quantile};
 
 /// Largest n [`plan`] scans (the statistics are tested to n = 10,000).
@@ -18,7 +18,7 @@ pub const MAX_PLAN_N: u64 = 10_000;
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct Verdict {
     /// PASS, FAIL or EXTEND.
-    pub outcome: Outcome,
+    pub outcome: GateOutcome,
     /// Successes.
     pub k: u64,
     /// Trials.
@@ -54,11 +54,11 @@ pub fn verdict(k: u64, n: u64, threshold: f64, alpha: f64) -> Result<Verdict, Ga
     check_open_unit("alpha", alpha)?;
     let p_value = binom_cdf(k as i64, n, threshold);
     let outcome = if k as f64 / n as f64 >= threshold {
-        Outcome::Pass
+        GateOutcome::Pass
     } else if p_value < alpha {
-        Outcome::Fail
+        GateOutcome::Fail
     } else {
-        Outcome::Extend
+        GateOutcome::Extend
     };
     Ok(Verdict {
         outcome,

@@ -6,12 +6,16 @@
 //!   lines, never fails a file for one.
 //! - [`writer`]: [`TapeWriter`] over any `Write`; one flushed line per call,
 //!   wire frames written byte for byte.
+//! - [`jsonrpc`]: the one text of a JSON-RPC error object.
+//! - [`pairing`]: which response answers which request, for every reader.
 //! - [`timeline`]: the merged, paired, time-ordered view the replay page shows.
 //! - [`stats`]: [`StatsBuilder`] and [`merge_planes`], the figures the
 //!   anchor's `trace_stats` blocks hold.
 
 pub mod js;
+pub mod jsonrpc;
 pub mod line;
+pub mod pairing;
 pub mod reader;
 pub mod stats;
 pub mod timeline;

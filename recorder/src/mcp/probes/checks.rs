@@ -1,5 +1,6 @@
 //! The probes themselves, one function each.
 
+use fitness_shared::tape::jsonrpc::error_text;
 use serde_json::{Value, json};
 
 use super::super::connect::Era;
@@ -80,11 +81,7 @@ async fn open(
 fn describe(reply: &Reply) -> String {
     match reply {
         Reply::Response(v) => match v.get("error") {
-            Some(e) => format!(
-                "error {} {}",
-                e.get("code").and_then(Value::as_i64).unwrap_or(0),
-                e.get("message").and_then(Value::as_str).unwrap_or("")
-            ),
+            Some(e) => format!("error {}", error_text(e)),
             None => "a result".into(),
         },
         Reply::Batch(items) => format!("a batch of {} responses", items.len()),

@@ -5,77 +5,27 @@ use std::collections::HashMap;
 
 use serde_json::Value;
 
+use super::facts::{
+    EndFacts, MetaFacts, Request, Response, RpcError, ToolResult, ToolUse, TurnFacts,
+};
 use super::settle::{build_errors, build_models, build_tool_stats, mcp_pairs, turn_pairs};
 use super::{
     ErrorSource, ErrorStats, JsNum, PRICES, Price, RecordCounts, STATS_SCHEMA, SessionStats, Stats,
 };
 use crate::tape::js;
+use crate::tape::jsonrpc::error_text;
 use crate::tape::line::LineKind;
+use crate::tape::pairing::{AfterAnswer, Pairing, Reach, Repeat, Rules};
 use crate::tape::view::{Content, ContentItem, LineView, ProducerView, RawView};
 
-// ---------------------------------------------------------------------------
-// Facts kept while streaming
-// ---------------------------------------------------------------------------
-
-#[derive(Default)]
-pub(super) struct MetaFacts {
-    pub(super) started_at: Option<String>,
-    pub(super) label: Option<String>,
-    pub(super) kind: Option<String>,
-    pub(super) command: Option<Vec<String>>,
-    pub(super) producer: Option<String>,
-}
-
-#[derive(Default)]
-pub(super) struct EndFacts {
-    pub(super) t: Option<String>,
-    pub(super) duration_ms: Option<f64>,
-    pub(super) reason: Option<String>,
-    pub(super) exit_code: Option<f64>,
-}
-
-pub(super) struct Request {
-    pub(super) tool: String,
-    pub(super) t: Option<String>,
-}
-
-pub(super) struct Response {
-    pub(super) key: String,
-    pub(super) id: String,
-    pub(super) t: Option<String>,
-    pub(super) protocol_error: Option<String>,
-    pub(super) execution_error: Option<String>,
-}
-
-pub(super) struct RpcError {
-    pub(super) t: Option<String>,
-    pub(super) id: Option<String>,
-    pub(super) message: String,
-}
-
-pub(super) struct ToolUse {
-    pub(super) key: String,
-    pub(super) tool: String,
-}
-
-pub(super) struct ToolResult {
-    pub(super) key: String,
-    pub(super) error: Option<String>,
-}
-
-pub(super) struct TurnFacts {
-    pub(super) t: Option<String>,
-    pub(super) assistant: bool,
-    pub(super) echoed: bool,
-    pub(super) model: Option<String>,
-    /// input, output, cache read, cache creation; `None` without a usage object.
-    pub(super) usage: Option<[Option<f64>; 4]>,
-    pub(super) thinking: Option<(f64, bool)>,
-    pub(super) ttft_ms: Option<f64>,
-    pub(super) duration_ms: Option<f64>,
-    pub(super) results: Vec<ToolResult>,
-    pub(super) uses: Vec<ToolUse>,
-}
+/// The reference's pairing: over the whole file (a response may precede its
+/// request), a repeated `tools/call` key replaces the request in place as a
+/// JS `Map` does, and the first response answers it.
+const PAIRING: Rules = Rules {
+    reach: Reach::WholeTape,
+    repeat: Repeat::Replace,
+    after_answer: AfterAnswer::Close,
+};
 
 /// Accumulates the stats of one plane, one line at a time.
 pub struct StatsBuilder {
@@ -85,10 +35,12 @@ pub struct StatsBuilder {
     pub(super) meta: Option<MetaFacts>,
     pub(super) end: Option<EndFacts>,
     pub(super) last_t: Option<String>,
-    /// `tools/call` requests by key, in first-seen order; a repeated key
-    /// replaces the request in place, as a JS `Map` does.
-    pub(super) requests: Vec<Option<Request>>,
-    pub(super) request_index: HashMap<String, usize>,
+    /// `tools/call` requests and every response with an id, paired by key
+    /// in [`finish`](Self::finish).
+    pub(super) pairing: Pairing<String>,
+    /// By request number of `pairing`.
+    pub(super) requests: Vec<Request>,
+    /// By response number of `pairing`.
     pub(super) responses: Vec<Response>,
     pub(super) method_by_id: HashMap<String, String>,
     pub(super) rpc_errors: Vec<RpcError>,
@@ -117,8 +69,8 @@ impl StatsBuilder {
             meta: None,
             end: None,
             last_t: None,
+            pairing: Pairing::new(PAIRING),
             requests: Vec::new(),
-            request_index: HashMap::new(),
             responses: Vec::new(),
             method_by_id: HashMap::new(),
             rpc_errors: Vec::new(),
@@ -223,13 +175,8 @@ impl StatsBuilder {
                 .to_owned(),
             t: line.t.get().map(str::to_owned),
         };
-        match self.request_index.get(&key) {
-            Some(&i) => self.requests[i] = Some(request),
-            None => {
-                self.request_index.insert(key, self.requests.len());
-                self.requests.push(Some(request));
-            }
-        }
+        self.pairing.request(key, 0);
+        self.requests.push(request);
     }
 
     fn push_response(&mut self, line: &LineView<'_>) {
@@ -238,15 +185,16 @@ impl StatsBuilder {
             self.rpc_errors.push(RpcError {
                 t: line.t.get().map(str::to_owned),
                 id: raw.id.as_ref().map(js::to_js_string),
-                message: error_message(error),
+                message: error_text(error),
             });
         }
         let Some(id) = &raw.id else { return };
+        let key = self.source_key(line, id);
+        self.pairing.response(key, 0);
         self.responses.push(Response {
-            key: self.source_key(line, id),
             id: js::to_js_string(id),
             t: line.t.get().map(str::to_owned),
-            protocol_error: raw.error.as_ref().map(error_message),
+            protocol_error: raw.error.as_ref().map(error_text),
             execution_error: tool_result_error(raw),
         });
     }
@@ -323,7 +271,8 @@ impl StatsBuilder {
         let session = self.session();
         let mut turns = self.turns;
         sort_by_t(&mut turns);
-        let mut pairs = mcp_pairs(self.requests, self.request_index, &self.responses);
+        let paired = self.pairing.finish();
+        let mut pairs = mcp_pairs(self.requests, &paired, &self.responses);
         pairs.extend(turn_pairs(&turns));
         let models = build_models(&turns, self.prices, &self.price_source);
         let tools = build_tool_stats(&pairs);
@@ -400,29 +349,6 @@ pub(super) fn meta_facts(line: &LineView<'_>) -> MetaFacts {
     }
 }
 
-/// The reference's `errorMessage`: a message with its code, else the value
-/// as text.
-pub(super) fn error_message(err: &Value) -> String {
-    match err {
-        Value::Null => "error".to_owned(),
-        Value::String(s) => s.clone(),
-        Value::Object(map) => {
-            let message = map
-                .get("message")
-                .and_then(Value::as_str)
-                .filter(|s| !s.is_empty());
-            match (message, map.get("code")) {
-                (Some(m), Some(code)) if !code.is_null() => {
-                    format!("{m} (code {})", js::to_js_string(code))
-                }
-                (Some(m), _) => m.to_owned(),
-                (None, _) => js::json_stringify(err),
-            }
-        }
-        other => js::to_js_string(other),
-    }
-}
-
 /// A failed tool answers with a successful response carrying
 /// `result.isError: true` and the reason in its content blocks.
 pub(super) fn tool_result_error(raw: &RawView<'_>) -> Option<String> {
@@ -473,7 +399,7 @@ pub(super) fn llm_error(t: Option<&str>, raw: Option<&RawView<'_>>) -> ErrorStat
     let message = match raw {
         Some(RawView {
             error: Some(error), ..
-        }) => error_message(error),
+        }) => error_text(error),
         Some(RawView {
             status: Some(status),
             ..

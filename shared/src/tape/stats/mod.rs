@@ -15,10 +15,11 @@
 //!
 //! [`finish`]: StatsBuilder::finish
 //!
-//! `collect` keeps the facts, `settle` turns them into the figures, `merge`
-//! joins two planes.
+//! `collect` keeps the facts (`facts`), `settle` turns them into the
+//! figures, `merge` joins two planes.
 
 mod collect;
+mod facts;
 mod merge;
 mod settle;
 

@@ -2,13 +2,14 @@
 
 use std::collections::HashMap;
 
-use super::collect::{Request, Response, RpcError, TurnFacts};
+use super::facts::{Request, Response, RpcError, TurnFacts};
 use super::{
     CACHE_READ_MULTIPLIER, CACHE_WRITE_MULTIPLIER, CostStats, ErrorSource, ErrorStats, JsNum,
     ModelStats, ModelSummary, ModelsBlock, Origin, Price, ToolStats, resolve_price,
 };
 use crate::stats::percentile_nearest_rank_as_reference as percentile;
 use crate::tape::js;
+use crate::tape::pairing::Paired;
 
 // ---------------------------------------------------------------------------
 // Settling: pairs, tools, models, errors
@@ -26,23 +27,22 @@ pub(super) struct Pair {
 }
 
 pub(super) fn mcp_pairs(
-    mut requests: Vec<Option<Request>>,
-    mut index: HashMap<String, usize>,
+    mut requests: Vec<Request>,
+    paired: &Paired,
     responses: &[Response],
 ) -> Vec<Pair> {
     let mut rows = Vec::new();
-    for response in responses {
-        let Some(i) = index.remove(&response.key) else {
-            continue; // a response to something other than a pending tools/call
-        };
-        let Some(request) = requests.get_mut(i).and_then(Option::take) else {
+    // In response order; a response to something other than a pending
+    // tools/call answers nothing.
+    for (response, answers) in responses.iter().zip(&paired.responses) {
+        let Some(request) = answers.and_then(|q| requests.get_mut(q)) else {
             continue;
         };
         let latency_ms = js::ms_between(request.t.as_deref(), response.t.as_deref());
         rows.push(Pair {
             mcp_id: Some(response.id.clone()),
-            tool: request.tool,
-            t: request.t,
+            tool: std::mem::take(&mut request.tool),
+            t: request.t.take(),
             latency_ms,
             error: response
                 .protocol_error
@@ -53,11 +53,12 @@ pub(super) fn mcp_pairs(
         });
     }
     // Requests with no response: real calls of unknown latency, never dropped.
-    for request in requests.into_iter().flatten() {
+    for q in paired.unanswered() {
+        let request = &mut requests[q];
         rows.push(Pair {
             mcp_id: None,
-            tool: request.tool,
-            t: request.t,
+            tool: std::mem::take(&mut request.tool),
+            t: request.t.take(),
             latency_ms: None,
             error: None,
             pending: true,

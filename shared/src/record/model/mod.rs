@@ -1,0 +1,30 @@
+//! The `fitness-report/2` types, one file a concept; every type is
+//! re-exported here, so `crate::record::X` names them all.
+
+mod conformance;
+mod gates;
+mod notes;
+mod outcome;
+mod prereg;
+mod probes;
+mod redactions;
+mod rewrite;
+mod run;
+mod score;
+mod server;
+mod suite;
+mod tapes;
+
+pub use conformance::*;
+pub use gates::*;
+pub use notes::*;
+pub use outcome::*;
+pub use prereg::*;
+pub use probes::*;
+pub use redactions::*;
+pub use rewrite::*;
+pub use run::*;
+pub use score::*;
+pub use server::*;
+pub use suite::*;
+pub use tapes::*;

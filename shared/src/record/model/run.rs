@@ -1,0 +1,139 @@
+//! One run record and who made it: the record, its identity, the producer, the attempt.
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use super::conformance::Conformance;
+use super::gates::{ExtensionBatch, Gates};
+use super::notes::Notes;
+use super::outcome::Outcome;
+use super::prereg::PreRegistration;
+use super::probes::Probes;
+use super::redactions::Redactions;
+use super::rewrite::{Finding, Proposal, RewriteLink};
+use super::score::{Cost, Score};
+use super::server::ServerIdentity;
+use super::suite::SuiteLedger;
+use super::tapes::{ImportProvenance, TapeRef, TraceLinks};
+use crate::integrity::RecordSignature;
+
+/// One run: identity, probes, pre-registration, suite, gates, outcome, and
+/// the score only when the outcome is `SCORED`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct RunRecord {
+    /// Always `fitness-report/2` ([`crate::RECORD_SCHEMA`]).
+    pub schema: String,
+    pub run: RunIdentity,
+    pub server: ServerIdentity,
+    pub probes: Probes,
+    /// What was fixed before the first model call.
+    pub preregistration: PreRegistration,
+    pub suite: SuiteLedger,
+    pub gates: Gates,
+    /// One entry per consumed extension batch, in order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub extensions: Vec<ExtensionBatch>,
+    pub outcome: Outcome,
+    /// Present exactly when `outcome` is `SCORED`; on a refusal the key does
+    /// not exist in the JSON.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub score: Option<Score>,
+    pub cost: Cost,
+    pub notes: Notes,
+    /// The run's tapes, hashed; paths are relative to the record's directory.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tapes: Vec<TapeRef>,
+    /// Where the tapes were published, when they were published by URL.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trace_links: Option<TraceLinks>,
+    /// `mcp-tape.stats/1` blocks as recorded (kept verbatim; the tape module
+    /// owns their typed form).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trace_stats: Option<Value>,
+    /// Set on records converted from an older schema.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub imported: Option<ImportProvenance>,
+    /// What the tapes show about the server's tool descriptions and errors
+    /// (wrong-tool selections, corrected arguments, ambiguous parameters,
+    /// unannotated destructive tools, errors with nothing to act on), each
+    /// with the tape lines it rests on. Present for every outcome.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub findings: Vec<Finding>,
+    /// A rewritten description or schema change per finding, with the
+    /// findings it answers and their evidence.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub proposals: Vec<Proposal>,
+    /// The link to the other run of a rewrite check (before or after the
+    /// proposals were substituted), with the delta of the two stored intervals.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rewrite: Option<RewriteLink>,
+    /// What the redaction policy replaced in this run's tapes, suite and
+    /// record before they were written, by source, never the values. Absent
+    /// on records written before the policy existed and on imports.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub redactions: Option<Redactions>,
+    /// The official MCP conformance suite's result (`fitness run
+    /// --conformance`), run beside our probes and never counted among them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub conformance: Option<Conformance>,
+    /// The publisher's signature over the canonical record (see `integrity`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub signature: Option<RecordSignature>,
+}
+
+/// Who ran what, when, with which models.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct RunIdentity {
+    pub id: String,
+    /// ISO 8601 start of the run.
+    pub started_at: String,
+    pub harness: Producer,
+    /// sha256 of the canonical suite (generator config + seed + tasks).
+    pub suite_hash: String,
+    /// The runner as registered (`openai/gpt-4o`).
+    pub runner_model: String,
+    /// The model name the provider reported in its replies, when it differs
+    /// from the registered one (a dated version, or a local server's
+    /// placeholder).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub runner_reported: Option<String>,
+    pub judge_model: String,
+    /// The task generator id, e.g. `schema-walk/1`. `None` reads "generator
+    /// not recorded", never a guessed version.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub generator: Option<String>,
+    /// Which attempt at this server this run is, naming the others.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub attempt: Option<Attempt>,
+    /// Advisory per-task token budget.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub task_budget: Option<u64>,
+}
+
+impl RunIdentity {
+    /// The generator chip text.
+    pub fn generator_label(&self) -> &str {
+        self.generator
+            .as_deref()
+            .unwrap_or("generator not recorded")
+    }
+}
+
+/// The program that wrote the record.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct Producer {
+    pub name: String,
+    pub version: String,
+}
+
+/// "Run i of N" for one server, naming the other attempts.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct Attempt {
+    /// 1-based, oldest first.
+    pub index: u32,
+    pub of: u32,
+    /// Run ids of the other attempts at the same server.
+    #[serde(default)]
+    pub others: Vec<String>,
+}

@@ -1,0 +1,113 @@
+//! The task suite: how it was made, judged and screened.
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+/// The fates of generated candidates, counted apart.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct SuiteLedger {
+    /// Candidates put through admission.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub candidates: Option<u64>,
+    /// Admitted (trimmed surplus counts as admitted).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub admitted: Option<u64>,
+    /// Tasks in the driven suite.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tasks: Option<u64>,
+    /// Rejected by an admission rule, per rule.
+    #[serde(default)]
+    pub rejected_by_rule: Vec<RuleRejection>,
+    /// Admitted but trimmed as surplus.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trimmed_surplus: Option<u64>,
+    /// Deleted by the generation-time null screen.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub null_screened: Option<NullScreenCount>,
+    /// Said when the generator did not serialise part of this ledger.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub limitation: Option<String>,
+    /// What the driven suite asks of the server.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub quality: Option<SuiteQuality>,
+    /// The judge's synthesis calls (judge-synth): a failed call is our
+    /// measurement's failure, never a candidate, and is counted here apart
+    /// from every candidate's fate.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub judge_calls: Option<JudgeCalls>,
+}
+
+/// The judge's synthesis calls.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct JudgeCalls {
+    /// Calls made.
+    pub made: u64,
+    /// Of those, calls that failed (timeouts, API errors).
+    pub failed: u64,
+    /// The last failure's message.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_error: Option<String>,
+}
+
+/// What a suite asks of the server: which tools its tasks end at, how many
+/// answers were read from a successful call, how many tasks take more than
+/// one call, and the kinds of predicates that check them.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct SuiteQuality {
+    /// Tasks in the suite.
+    pub tasks: u64,
+    /// Tools the server listed.
+    pub tools_listed: u64,
+    /// Tasks per tool their solution ends at (most first, then by name).
+    pub per_tool: Vec<ToolTasks>,
+    /// Tasks whose answer key was read from a successful call's result at
+    /// generation.
+    pub answered_from_calls: u64,
+    /// Tasks whose solution takes more than one call.
+    pub multi_call: u64,
+    /// Predicates by kind (`substring`, `number_within`, ...).
+    pub predicate_kinds: Vec<KindCount>,
+}
+
+impl SuiteQuality {
+    /// `count` as a share of the suite's tasks (`None` for an empty suite).
+    pub fn share(&self, count: u64) -> Option<f64> {
+        (self.tasks > 0).then(|| count as f64 / self.tasks as f64)
+    }
+
+    /// Tools at least one task ends at.
+    pub fn tools_covered(&self) -> u64 {
+        self.per_tool.iter().filter(|t| t.tasks > 0).count() as u64
+    }
+}
+
+/// Tasks ending at one tool.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct ToolTasks {
+    pub tool: String,
+    pub tasks: u64,
+}
+
+/// How many of something of one kind.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct KindCount {
+    pub kind: String,
+    pub count: u64,
+}
+
+/// Candidates one admission rule rejected.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct RuleRejection {
+    pub rule: String,
+    pub count: u64,
+    /// What the rule saw in the first candidate it rejected.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub example: Option<String>,
+}
+
+/// The generation-time null screen's counts.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct NullScreenCount {
+    pub screened: u64,
+    pub dropped: u64,
+}

@@ -1,0 +1,355 @@
+//! What one tape line shows on the timeline: the borrowed view a line is
+//! read into, and its entry's kind, title, detail and error.
+
+use serde::Deserialize;
+use serde_json::Value;
+use serde_json::value::RawValue;
+
+use super::{EntryKind, Fact, LineRef};
+use crate::tape::js;
+use crate::tape::jsonrpc::error_text;
+use crate::tape::line::LineKind;
+use crate::tape::stats::Plane;
+use crate::tape::view::{IsTrue, Num, Obj, ResultView, Seq, Str};
+
+#[derive(Deserialize, Default)]
+struct TRaw<'a> {
+    #[serde(default)]
+    id: Option<Value>,
+    #[serde(default, borrow)]
+    method: Str<'a>,
+    #[serde(default, borrow)]
+    params: Obj<TParams<'a>>,
+    #[serde(default)]
+    error: Option<Value>,
+    #[serde(default, borrow)]
+    result: Obj<ResultView<'a>>,
+    // harness event fields shown in the title
+    #[serde(default, borrow)]
+    tool: Str<'a>,
+    #[serde(default, borrow)]
+    gate: Str<'a>,
+    #[serde(rename = "taskId", default, borrow)]
+    task_id: Str<'a>,
+    #[serde(default)]
+    ok: Option<Value>,
+    #[serde(default, borrow)]
+    reason: Str<'a>,
+    #[serde(default, borrow)]
+    detail: Str<'a>,
+}
+
+#[derive(Deserialize, Default)]
+struct TParams<'a> {
+    #[serde(default, borrow)]
+    name: Str<'a>,
+    /// Kept as text: shown as an excerpt, never parsed.
+    #[serde(default, borrow)]
+    arguments: Option<&'a RawValue>,
+}
+
+#[derive(Deserialize, Default)]
+struct TUsage {
+    #[serde(default)]
+    input_tokens: Num,
+    #[serde(default)]
+    output_tokens: Num,
+}
+
+#[derive(Deserialize, Default)]
+struct TBlock<'a> {
+    #[serde(rename = "type", default, borrow)]
+    ty: Str<'a>,
+    #[serde(default, borrow)]
+    text: Str<'a>,
+    #[serde(default, borrow)]
+    name: Str<'a>,
+    #[serde(default)]
+    is_error: Option<Value>,
+    #[serde(default, borrow)]
+    content: Option<&'a RawValue>,
+}
+
+#[derive(Deserialize, Default)]
+pub(super) struct TLine<'a> {
+    #[serde(rename = "type", default, borrow)]
+    pub(super) ty: Str<'a>,
+    #[serde(default, borrow)]
+    pub(super) dir: Str<'a>,
+    #[serde(default, borrow)]
+    pub(super) t: Str<'a>,
+    #[serde(default, borrow)]
+    kind: Str<'a>,
+    #[serde(default, borrow)]
+    source: Str<'a>,
+    #[serde(default, borrow)]
+    corr_id: Str<'a>,
+    #[serde(default, borrow)]
+    raw: Obj<TRaw<'a>>,
+    #[serde(default, borrow)]
+    role: Str<'a>,
+    #[serde(default, borrow)]
+    model: Str<'a>,
+    #[serde(default)]
+    echoed: IsTrue,
+    #[serde(default)]
+    usage: Obj<TUsage>,
+    #[serde(default, borrow)]
+    blocks: Seq<Obj<TBlock<'a>>>,
+    #[serde(rename = "startedAt", default, borrow)]
+    pub(super) started_at: Str<'a>,
+    #[serde(default, borrow)]
+    label: Str<'a>,
+    #[serde(default, borrow)]
+    reason: Str<'a>,
+}
+
+impl<'a> TLine<'a> {
+    pub(super) fn read(
+        text: &'a [u8],
+        spill: &'a mut Option<String>,
+    ) -> Result<Self, serde_json::Error> {
+        match serde_json::from_slice::<TLine<'a>>(text) {
+            Ok(line) => Ok(line),
+            Err(first) => {
+                // As the stats reader does: duplicated keys (last wins) and
+                // bytes that are not UTF-8 go through a value first.
+                let text = String::from_utf8_lossy(text);
+                // Slices only: a `from_str` path would put a second copy of
+                // these deserializers into the viewer's wasm.
+                let Ok(value) = serde_json::from_slice::<Value>(text.as_bytes()) else {
+                    return Err(first);
+                };
+                let text: &'a str = spill.insert(value.to_string());
+                serde_json::from_slice::<TLine<'a>>(text.as_bytes())
+            }
+        }
+    }
+}
+
+const TITLE_CHARS: usize = 160;
+
+fn excerpt(s: &str, max: usize) -> String {
+    let one_line: String = s
+        .chars()
+        .map(|c| if c.is_control() { ' ' } else { c })
+        .take(max + 1)
+        .collect();
+    if one_line.chars().count() > max {
+        let mut cut: String = one_line.chars().take(max).collect();
+        cut.push('…');
+        cut
+    } else {
+        one_line
+    }
+}
+
+pub(super) fn describe(
+    l: &TLine<'_>,
+    kind: LineKind,
+    at: LineRef,
+    plane: Plane,
+    t: Option<String>,
+    t_ms: Option<f64>,
+) -> Fact {
+    let mut fact = Fact {
+        at,
+        plane,
+        t,
+        t_ms,
+        corr_id: l.corr_id.get().map(str::to_owned),
+        kind: EntryKind::Other,
+        title: String::new(),
+        detail: String::new(),
+        error: None,
+        destructive: false,
+        key: None,
+        tool_call: false,
+    };
+    match kind {
+        LineKind::Meta => {
+            fact.kind = EntryKind::Meta;
+            fact.title = format!("tape opened: {}", l.label.get().unwrap_or("(no label)"));
+        }
+        LineKind::End => {
+            fact.kind = EntryKind::End;
+            fact.title = format!("tape ended: {}", l.reason.get().unwrap_or("(no reason)"));
+        }
+        LineKind::Other => {
+            fact.title = format!(
+                "unknown line type {}",
+                l.ty.get().or(l.dir.get()).unwrap_or("(none)")
+            );
+        }
+        LineKind::Turn => describe_turn(l, &mut fact),
+        LineKind::Event => {
+            fact.kind = EntryKind::Event;
+            let ek = l.kind.get().unwrap_or("(no kind)");
+            let raw = l.raw.0.as_ref();
+            let mut parts = Vec::new();
+            if let Some(raw) = raw {
+                for (name, value) in [
+                    ("gate", raw.gate.get()),
+                    ("task", raw.task_id.get()),
+                    ("tool", raw.tool.get()),
+                    ("reason", raw.reason.get()),
+                ] {
+                    if let Some(v) = value {
+                        parts.push(format!("{name} {v}"));
+                    }
+                }
+                if let Some(ok) = raw.ok.as_ref().and_then(Value::as_bool) {
+                    parts.push(if ok { "ok".into() } else { "not ok".into() });
+                }
+            }
+            fact.title = excerpt(&format!("{ek} {}", parts.join(", ")), TITLE_CHARS);
+            fact.destructive = ek == "fitness.destructive_call";
+            if ek == "fitness.protocol_error" || ek == "llm.error" {
+                let detail = raw.and_then(|r| r.detail.get()).unwrap_or(ek);
+                fact.error = Some(excerpt(detail, TITLE_CHARS));
+            }
+        }
+        LineKind::Message => describe_message(l, &mut fact),
+    }
+    fact
+}
+
+fn describe_message(l: &TLine<'_>, fact: &mut Fact) {
+    let dir = l.dir.get().unwrap_or("in");
+    let arrow = if dir == "in" {
+        "client to server"
+    } else {
+        "server to client"
+    };
+    let Some(raw) = l.raw.0.as_ref() else {
+        fact.kind = EntryKind::Notification;
+        fact.title = format!("{arrow}: a message with no JSON-RPC object");
+        return;
+    };
+    let source = l.source.get().unwrap_or("mcp-tape");
+    let tape = fact.at.tape;
+    // A request and its response share the tape, the source, the id and the
+    // request's direction.
+    let key = |request_dir: &str| {
+        raw.id.as_ref().map(|id| {
+            format!(
+                "{tape}\u{0}{source}\u{0}{request_dir}\u{0}{}",
+                js::to_js_string(id)
+            )
+        })
+    };
+    if let Some(method) = raw.method.get() {
+        let tool = raw.params.0.as_ref().and_then(|p| p.name.get());
+        fact.title = match tool {
+            Some(tool) if method == "tools/call" => format!("{method} {tool}"),
+            _ => method.to_owned(),
+        };
+        if raw.id.is_some() {
+            fact.kind = EntryKind::Call;
+            fact.tool_call = dir == "in" && method == "tools/call";
+            fact.key = key(dir);
+            fact.detail = match raw.params.0.as_ref().and_then(|p| p.arguments) {
+                Some(args) => format!("{arrow}; arguments {}", excerpt(args.get(), 100)),
+                None => arrow.to_owned(),
+            };
+        } else {
+            fact.kind = EntryKind::Notification;
+            fact.detail = format!("{arrow} notification");
+        }
+        return;
+    }
+    fact.kind = EntryKind::Response;
+    fact.key = key(if dir == "in" { "out" } else { "in" });
+    fact.title = match raw.id.as_ref() {
+        Some(id) => format!("response to id {}", js::to_js_string(id)),
+        None => "response with no id".to_owned(),
+    };
+    fact.detail = arrow.to_owned();
+    if let Some(content) = raw.result.0.as_ref().and_then(|r| r.content) {
+        fact.detail = format!("result {}", content_excerpt(content.get()));
+    }
+    if let Some(err) = &raw.error {
+        fact.error = Some(excerpt(&error_text(err), TITLE_CHARS));
+    } else if raw.result.0.as_ref().is_some_and(|r| r.is_error.0) {
+        fact.error = Some("tool result isError: true".to_owned());
+    }
+}
+
+/// A short look at a `content` value, as its JSON text: a leading text
+/// block's wrapper is dropped so the words come first.
+fn content_excerpt(json: &str) -> String {
+    let text = json
+        .trim_start()
+        .strip_prefix(r#"[{"type":"text","text":""#)
+        .unwrap_or(json);
+    excerpt(text, 120)
+}
+
+fn describe_turn(l: &TLine<'_>, fact: &mut Fact) {
+    fact.kind = EntryKind::Turn;
+    let role = l.role.get().unwrap_or("(no role)");
+    let mut text = None;
+    let mut uses = Vec::new();
+    let mut results = 0usize;
+    let mut first_result = None;
+    let mut failed = 0usize;
+    let mut other = 0usize;
+    for block in l.blocks.0.iter().filter_map(|b| b.0.as_ref()) {
+        match block.ty.get() {
+            Some("text") => {
+                if text.is_none() {
+                    text = block.text.get().map(|t| excerpt(t, TITLE_CHARS));
+                }
+            }
+            Some("tool_use") => uses.push(block.name.get().unwrap_or("(unnamed)").to_owned()),
+            Some("tool_result") => {
+                results += 1;
+                if first_result.is_none() {
+                    first_result = block.content.map(|c| content_excerpt(c.get()));
+                }
+                if block.is_error.as_ref().is_some_and(js::truthy) {
+                    failed += 1;
+                }
+            }
+            _ => other += 1,
+        }
+    }
+    let mut head = role.to_owned();
+    if let Some(m) = l.model.get() {
+        head.push_str(&format!(" ({m})"));
+    }
+    if l.echoed.0 {
+        head.push_str(", echoed");
+    }
+    fact.title = match &text {
+        Some(t) => format!("{head}: {t}"),
+        None if !uses.is_empty() => format!("{head}: tool_use {}", uses.join(", ")),
+        None if results > 0 => match &first_result {
+            Some(r) => format!("{head}: tool_result {r}"),
+            None => format!("{head}: {results} tool_result"),
+        },
+        None => head,
+    };
+    let mut parts = Vec::new();
+    if !uses.is_empty() {
+        parts.push(format!("tool_use {}", uses.join(", ")));
+    }
+    if results > 0 {
+        parts.push(format!("tool_result {results}"));
+    }
+    if other > 0 {
+        parts.push(format!("{other} other blocks"));
+    }
+    if let Some(u) = l.usage.0.as_ref() {
+        let n = |x: Option<f64>| x.map(js::number_to_string).unwrap_or_else(|| "?".into());
+        parts.push(format!(
+            "usage in {} out {}",
+            n(u.input_tokens.0),
+            n(u.output_tokens.0)
+        ));
+    }
+    fact.detail = parts.join("; ");
+    if failed > 0 {
+        fact.error = Some(format!("{failed} tool_result with is_error"));
+    }
+}
