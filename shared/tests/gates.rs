@@ -6,11 +6,11 @@ use std::collections::BTreeMap;
 
 use fitness_shared::gates::{
     AgentSignal, BatchCounts, DecidedAgainst, ExtensionDecision, ExtensionReason, GateError,
-    MAX_ERROR_RATE, MIN_ADMISSION_RATE, MIN_SUITE_SIZE, NullArm, NullOutcome, NullReason, Outcome,
-    PlanPowerReason, PreRegistration, StructuralReason, SuiteFates, compromised, null_baseline,
-    null_baseline_with_ratio, perfect_agent_min_trials, plan_power_gate, publishable_sizes,
-    published_verdict, resolve_extensions, resolve_extensions_with, structural, structural_with,
-    verdict,
+    GateOutcome, MAX_ERROR_RATE, MIN_ADMISSION_RATE, MIN_SUITE_SIZE, NullArm, NullOutcome,
+    NullReason, PlanPowerReason, PreRegistration, StructuralReason, SuiteFates, compromised,
+    null_baseline, null_baseline_with_ratio, perfect_agent_min_trials, plan_power_gate,
+    publishable_sizes, published_verdict, resolve_extensions, resolve_extensions_with, structural,
+    structural_with, verdict,
 };
 use fitness_shared::record::Outcome as RunOutcome;
 use fitness_shared::stats::wilson;
@@ -319,7 +319,10 @@ fn a_downgraded_pass_consumes_the_next_batch() {
     // 33/36: raw PASS, published EXTEND (downgraded_underpowered).
     let r = resolve_extensions(&p, &[batch(12, 3, 33, 0)]).unwrap();
     let v = r.verdict.unwrap();
-    assert_eq!((v.raw_outcome, v.outcome), (Outcome::Pass, Outcome::Extend));
+    assert_eq!(
+        (v.raw_outcome, v.outcome),
+        (GateOutcome::Pass, GateOutcome::Extend)
+    );
     assert_eq!(r.decision, ExtensionDecision::ConsumeBatch { index: 1 });
 }
 

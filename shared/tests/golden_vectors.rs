@@ -19,9 +19,9 @@ use std::collections::BTreeSet;
 use common::{assert_close_dp, assert_rel, f, golden, i, reference, u};
 use fitness_shared::gates::{
     AgentSignal, BatchCounts, DecidedAgainst, ExtensionDecision, ExtensionReason, GateError,
-    NullArm, NullOutcome, NullReason, Outcome, PreRegistration, PublishedReason, achieved_power,
-    default_detectable, null_baseline, plan, plan_within, published_verdict, resolve_extensions,
-    verdict,
+    GateOutcome, NullArm, NullOutcome, NullReason, PreRegistration, PublishedReason,
+    achieved_power, default_detectable, null_baseline, plan, plan_within, published_verdict,
+    resolve_extensions, verdict,
 };
 use fitness_shared::record::Outcome as RunOutcome;
 use fitness_shared::stats::{
@@ -49,11 +49,11 @@ fn by_id(id: &str) -> Value {
         .clone()
 }
 
-fn outcome(name: &str) -> Outcome {
+fn outcome(name: &str) -> GateOutcome {
     match name {
-        "PASS" => Outcome::Pass,
-        "FAIL" => Outcome::Fail,
-        "EXTEND" => Outcome::Extend,
+        "PASS" => GateOutcome::Pass,
+        "FAIL" => GateOutcome::Fail,
+        "EXTEND" => GateOutcome::Extend,
         other => panic!("unknown outcome {other}"),
     }
 }
@@ -193,13 +193,19 @@ fn verdict_vectors() {
                     // (its notes say the last ~3 digits differ); ours match scipy to 1e-12.
                     assert_rel(got.p_value, want, 1e-10, &format!("{id} k={k}"));
                     if got.k as f64 / 36.0 < 0.9 && got.p_value >= 0.05 {
-                        assert_eq!(got.outcome, Outcome::Extend);
+                        assert_eq!(got.outcome, GateOutcome::Extend);
                     }
                 }
             }
             "plan-selfconsistent" => {
-                assert_eq!(verdict(65, 78, 0.9, 0.05).unwrap().outcome, Outcome::Fail);
-                assert_ne!(verdict(66, 78, 0.9, 0.05).unwrap().outcome, Outcome::Fail);
+                assert_eq!(
+                    verdict(65, 78, 0.9, 0.05).unwrap().outcome,
+                    GateOutcome::Fail
+                );
+                assert_ne!(
+                    verdict(66, 78, 0.9, 0.05).unwrap().outcome,
+                    GateOutcome::Fail
+                );
             }
             "verdict-throws-0_0_0.9" => {
                 assert_eq!(verdict(0, 0, 0.9, 0.05), Err(GateError::EmptySample))
@@ -630,7 +636,7 @@ fn pool_construct_vectors() {
         (r.pooled.successes, r.pooled.trials, r.pooled.errors),
         (16, 18, 0)
     );
-    assert_eq!(r.verdict.unwrap().raw_outcome, Outcome::Extend);
+    assert_eq!(r.verdict.unwrap().raw_outcome, GateOutcome::Extend);
     assert_rel(
         r.verdict.unwrap().p_value,
         0.5497160941090016,
@@ -665,7 +671,7 @@ fn pool_construct_vectors() {
     let v = r.verdict.unwrap();
     assert_eq!(
         (v.raw_outcome, v.outcome, v.downgraded),
-        (Outcome::Pass, Outcome::Extend, true)
+        (GateOutcome::Pass, GateOutcome::Extend, true)
     );
     assert_eq!(
         r.decision,
@@ -705,7 +711,7 @@ fn resolve_construct_vectors() {
         &[unresolved, batch(6, 5, 0), batch(6, 5, 0)],
     )
     .unwrap();
-    assert_eq!(r.verdict.unwrap().outcome, Outcome::Extend);
+    assert_eq!(r.verdict.unwrap().outcome, GateOutcome::Extend);
     assert_eq!(
         r.decision,
         refused(
@@ -779,11 +785,11 @@ fn pipeline_vectors_replayed_through_the_ledger() {
     );
     assert_eq!(
         (r.steps[0].verdict_before, r.steps[0].verdict_after),
-        (Outcome::Extend, Outcome::Extend)
+        (GateOutcome::Extend, GateOutcome::Extend)
     );
     assert_eq!(
         r.steps[1].verdict_after,
-        Outcome::Extend,
+        GateOutcome::Extend,
         "22/24 is published as EXTEND"
     );
     assert!(matches!(
@@ -802,13 +808,13 @@ fn pipeline_vectors_replayed_through_the_ledger() {
     assert_eq!(r.pooled.trials, 20);
     assert_eq!(
         r.verdict.unwrap().outcome,
-        Outcome::Extend,
+        GateOutcome::Extend,
         "18/20 is a downgraded PASS here"
     );
     // e2e-resolve-to-fail: [20,24] after batch 2 -> GATE_FAILED, raw EXTEND. Same as the reference.
     let r = resolve_extensions(&pre, &[batch(12, 10, 0), batch(6, 6, 0), batch(6, 4, 0)]).unwrap();
     assert_eq!((r.pooled.successes, r.pooled.trials), (20, 24));
-    assert_eq!(r.verdict.unwrap().raw_outcome, Outcome::Extend);
+    assert_eq!(r.verdict.unwrap().raw_outcome, GateOutcome::Extend);
     assert_eq!(
         r.decision,
         refused(

@@ -1,7 +1,7 @@
 //! proptest invariants of the statistics and the gates.
 
 use fitness_shared::gates::{
-    AgentSignal, BatchCounts, NullArm, NullOutcome, Outcome, PreRegistration, achieved_power,
+    AgentSignal, BatchCounts, GateOutcome, NullArm, NullOutcome, PreRegistration, achieved_power,
     critical_k, null_baseline, published_verdict, resolve_extensions, verdict,
 };
 use fitness_shared::stats::{
@@ -57,15 +57,15 @@ proptest! {
         let v = verdict(k, n, threshold, alpha).unwrap();
         prop_assert_eq!(v.p_value.to_bits(), binom_cdf(k as i64, n, threshold).to_bits());
         let expected = if k as f64 / n as f64 >= threshold {
-            Outcome::Pass
+            GateOutcome::Pass
         } else if v.p_value < alpha {
-            Outcome::Fail
+            GateOutcome::Fail
         } else {
-            Outcome::Extend
+            GateOutcome::Extend
         };
         prop_assert_eq!(v.outcome, expected);
         // critical_k is exactly the FAIL boundary.
-        let fails = v.outcome == Outcome::Fail;
+        let fails = v.outcome == GateOutcome::Fail;
         match critical_k(n, threshold, alpha) {
             Some(c) => prop_assert_eq!(fails, k <= c && (k as f64 / n as f64) < threshold),
             None => prop_assert!(!fails),
@@ -79,12 +79,12 @@ proptest! {
     ) {
         let detectable = threshold - 0.1;
         let v = published_verdict(k, n, threshold, 0.05, detectable, 0.8).unwrap();
-        if v.outcome == Outcome::Pass {
-            prop_assert_eq!(v.raw_outcome, Outcome::Pass);
+        if v.outcome == GateOutcome::Pass {
+            prop_assert_eq!(v.raw_outcome, GateOutcome::Pass);
             prop_assert!(v.wilson_low >= threshold || v.achieved_power >= 0.8);
         }
         prop_assert_eq!(v.downgraded, v.raw_outcome != v.outcome);
-        prop_assert!(v.outcome != Outcome::Pass || v.raw_outcome == Outcome::Pass);
+        prop_assert!(v.outcome != GateOutcome::Pass || v.raw_outcome == GateOutcome::Pass);
     }
 
     #[test]

@@ -15,11 +15,11 @@ use crate::model::types::ModelClient;
 use crate::suite::GenerateOptions;
 use crate::suite::task::Task;
 
-pub(super) fn verdict_outcome(o: gates::Outcome) -> VerdictOutcome {
+pub(super) fn verdict_outcome(o: gates::GateOutcome) -> VerdictOutcome {
     match o {
-        gates::Outcome::Pass => VerdictOutcome::Pass,
-        gates::Outcome::Fail => VerdictOutcome::Fail,
-        gates::Outcome::Extend => VerdictOutcome::Extend,
+        gates::GateOutcome::Pass => VerdictOutcome::Pass,
+        gates::GateOutcome::Fail => VerdictOutcome::Fail,
+        gates::GateOutcome::Extend => VerdictOutcome::Extend,
     }
 }
 

@@ -132,8 +132,13 @@ pub fn run(args: RewriteProxyArgs) -> anyhow::Result<()> {
     let status = child.wait().context("the server did not exit cleanly")?;
     // The stdin thread ends when our stdin closes; do not wait for it.
     drop(to_server);
+    // The proxy ends as its server did.
     if !status.success() {
-        std::process::exit(status.code().unwrap_or(1));
+        let code = status
+            .code()
+            .and_then(|c| u8::try_from(c).ok())
+            .unwrap_or(1);
+        return Err(crate::process::Exit::code(code).into());
     }
     Ok(())
 }

@@ -34,9 +34,6 @@ pub use null_baseline::{
     AgentSignal, DecidedAgainst, NULL_KILL_RATIO, NULL_PERCENTILE, NullArm, NullBaseline,
     NullOutcome, NullRate, NullReason, null_baseline, null_baseline_with_ratio,
 };
-/// [`GateOutcome`]'s former name, kept so that callers outside `shared` still
-/// compile; the run's outcome is [`crate::record::Outcome`].
-pub use outcome::GateOutcome as Outcome;
 pub use outcome::{Counts, GateError, GateOutcome};
 pub use plan_power::{
     PlanPowerReason, PlanPowerReport, PublishableSizes, perfect_agent_min_trials, plan_power_gate,
