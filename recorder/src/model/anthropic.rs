@@ -14,8 +14,8 @@ use serde_json::{Map, Value, json};
 use super::ClientOptions;
 use super::http::{self, post_json};
 use super::types::{
-    ChatRequest, ChatResponse, ContentBlock, LlmError, LlmErrorClass, Message, ModelClient,
-    ModelId, Role, StopReason, Usage, UsageRead, usage_count,
+    ChatRequest, ChatResponse, ContentBlock, LlmError, Message, ModelClient, ModelId, ParsedReply,
+    Role, StopReason, Usage, usage_count,
 };
 
 pub const KEY_ENV: &str = "ANTHROPIC_API_KEY";
@@ -143,10 +143,6 @@ fn message(m: &Message) -> Option<Value> {
     Some(json!({"role": role, "content": blocks}))
 }
 
-/// A reply read from a provider's body: blocks, why it stopped, usage (when
-/// reported) and the model the provider named.
-pub type ParsedReply = (Vec<ContentBlock>, StopReason, UsageRead, Option<String>);
-
 /// Read a Messages API response body.
 pub fn parse_response(body: &Value) -> Result<ParsedReply, String> {
     let content = body
@@ -232,23 +228,5 @@ impl ModelClient for AnthropicClient {
             let parsed = parse_response(&ex.body);
             http::reply(ex, parsed, &names, &self.id.model)
         })
-    }
-}
-
-/// A 2xx whose body is JSON but not the provider's shape.
-pub(super) fn malformed(status: u16, why: String, mut log: Vec<super::types::Attempt>) -> LlmError {
-    if let Some(last) = log.last_mut() {
-        last.failure = Some(super::types::AttemptFailure {
-            class: LlmErrorClass::Malformed,
-            message: why.clone(),
-            backoff_ms: None,
-        });
-    }
-    LlmError {
-        class: LlmErrorClass::Malformed,
-        status: Some(status),
-        message: why,
-        attempts: u32::try_from(log.len()).unwrap_or(u32::MAX),
-        log,
     }
 }

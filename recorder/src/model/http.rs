@@ -24,7 +24,7 @@ const ERROR_SNIPPET: usize = 300;
 /// that did not parse is a `Malformed` error on the last attempt.
 pub fn reply(
     ex: Exchange,
-    parsed: Result<super::anthropic::ParsedReply, String>,
+    parsed: Result<super::types::ParsedReply, String>,
     names: &ToolNames,
     fallback_model: &str,
 ) -> Result<super::types::ChatResponse, LlmError> {
@@ -47,7 +47,25 @@ pub fn reply(
                 log: ex.log,
             })
         }
-        Err(why) => Err(super::anthropic::malformed(ex.status, why, ex.log)),
+        Err(why) => Err(malformed_reply(ex.status, why, ex.log)),
+    }
+}
+
+/// A 2xx whose body is JSON but not the provider's shape.
+fn malformed_reply(status: u16, why: String, mut log: Vec<super::types::Attempt>) -> LlmError {
+    if let Some(last) = log.last_mut() {
+        last.failure = Some(super::types::AttemptFailure {
+            class: LlmErrorClass::Malformed,
+            message: why.clone(),
+            backoff_ms: None,
+        });
+    }
+    LlmError {
+        class: LlmErrorClass::Malformed,
+        status: Some(status),
+        message: why,
+        attempts: u32::try_from(log.len()).unwrap_or(u32::MAX),
+        log,
     }
 }
 

@@ -21,8 +21,9 @@ use futures::future::BoxFuture;
 use serde_json::{Map, Value, json};
 
 use super::ClientOptions;
-use super::anthropic::{ParsedReply, object_schema};
+use super::anthropic::object_schema;
 use super::http::{self, post_json};
+use super::types::ParsedReply;
 use super::types::{
     ChatRequest, ChatResponse, ContentBlock, LlmError, Message, ModelClient, ModelId, Role,
     StopReason, Usage, UsageRead, usage_count,

@@ -335,6 +335,10 @@ pub struct ReferenceHint {
     pub plan: Vec<PlannedCall>,
 }
 
+/// A reply read from a provider's body: blocks, why it stopped, usage (when
+/// reported) and the model the provider named.
+pub type ParsedReply = (Vec<ContentBlock>, StopReason, UsageRead, Option<String>);
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -680,7 +680,7 @@ fn write_published(
     cfg: &RunConfig,
     dir: &Path,
 ) -> anyhow::Result<RunRecord> {
-    let mut value = serde_json::to_value(&record)?;
+    let mut value = serde_json::to_value(record)?;
     crate::secrets::redact_value(&mut value, redacted);
     if let Value::Object(map) = &mut value {
         map.insert(

@@ -450,7 +450,7 @@ async fn candidates(
             schema_walk::walk(
                 session,
                 tools,
-                &labels,
+                labels,
                 instructions,
                 opts,
                 want,
@@ -468,7 +468,7 @@ async fn candidates(
             schema_walk2::walk(
                 session,
                 tools,
-                &labels,
+                labels,
                 instructions,
                 opts,
                 want,
@@ -496,7 +496,7 @@ async fn candidates(
             // The tools the walk would call: not destructive, not
             // open-world, not one whose name says it returns secrets.
             let callable: BTreeSet<String> =
-                schema_walk::callable_tools(tools, &labels, &mut schema_walk::WalkStats::default())
+                schema_walk::callable_tools(tools, labels, &mut schema_walk::WalkStats::default())
                     .iter()
                     .map(|t| t.name.to_string())
                     .collect();
