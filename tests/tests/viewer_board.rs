@@ -172,6 +172,24 @@ async fn sent_and_live(c: &Client) -> anyhow::Result<(String, String)> {
     Ok(serde_json::from_value(got)?)
 }
 
+/// When this page first painted, and when it started fetching the viewer's
+/// wasm (ms since navigation).
+async fn first_paint_and_wasm_fetch(c: &Client) -> anyhow::Result<(f64, f64)> {
+    let got = c
+        .execute(
+            r#"const paint = performance.getEntriesByName('first-contentful-paint')[0];
+               const wasm = performance.getEntriesByType('resource').find(e => e.name.endsWith('.wasm'));
+               return [paint ? paint.startTime : null, wasm ? wasm.startTime : null];"#,
+            vec![],
+        )
+        .await?;
+    let (paint, wasm): (Option<f64>, Option<f64>) = serde_json::from_value(got)?;
+    Ok((
+        paint.context("no first contentful paint")?,
+        wasm.context("the viewer's wasm was not fetched")?,
+    ))
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn hydration_leaves_every_prerendered_page_as_it_was_and_makes_it_live() -> anyhow::Result<()>
 {
@@ -191,6 +209,11 @@ async fn hydration_leaves_every_prerendered_page_as_it_was_and_makes_it_live() -
             let (sent, now) = sent_and_live(c).await?;
             anyhow::ensure!(sent.len() > 1000, "{path}: {} bytes sent", sent.len());
             anyhow::ensure!(sent == now, "{path}: hydration changed the page");
+            let (paint, wasm) = first_paint_and_wasm_fetch(c).await?;
+            anyhow::ensure!(
+                wasm >= paint,
+                "{path}: the viewer was fetched at {wasm} ms, before the first paint at {paint} ms"
+            );
         }
         // Live: the tier filter works in place, on the page as sent.
         c.goto(&server.url("/")).await?;
