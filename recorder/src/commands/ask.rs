@@ -93,53 +93,22 @@ pub fn run(args: AskArgs) -> anyhow::Result<()> {
         None => default_dir(),
     };
     std::fs::create_dir_all(&dir).with_context(|| format!("failed to create {}", dir.display()))?;
-    let mcp_tap = Tap::create(
-        &dir.join(fitness_shared::site::MCP_TAPE),
-        "fitness ask",
-        target.describe(),
-    )?;
-    let agent_tap = Tap::create_kind(
-        &dir.join(fitness_shared::site::AGENT_TAPE),
-        "fitness ask",
-        target.describe(),
-        AGENT_TAPE_KIND,
-    )?;
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()?;
+    let (mcp_tap, agent_tap) =
+        Tap::create_pair(&dir, "fitness ask", target.describe(), AGENT_TAPE_KIND)?;
+    let runtime = crate::process::runtime()?;
     let budget = Budget {
         max_turns: args.max_turns.max(1),
         ..Budget::default()
     };
-    let result = runtime.block_on(crate::process::until_interrupted(async {
-        let session = Session::connect(&target, mcp_tap.clone(), None, timeout)
-            .await
-            .context("the server could not be reached")?;
-        let tools = match session.list_tools().await {
-            Ok(t) => t,
-            Err(e) => {
-                session.close().await;
-                return Err(e);
-            }
-        };
-        let instructions = session
-            .service
-            .peer_info()
-            .and_then(|i| i.instructions.clone());
-        let spec = TrialSpec {
-            corr_id: ASK_CORR_ID,
-            prompt: &prompt,
-            instructions: instructions.as_deref(),
-            tools: &tools,
-            mode: ToolMode::Live,
-            reference: None,
-            budget,
-        };
-        let outcome = run_trial(model.as_ref(), Some(&session), &spec, &agent_tap).await;
-        session.close().await;
-        Ok(outcome)
-    }));
+    let result = runtime.block_on(crate::process::until_interrupted(ask(
+        &target,
+        &mcp_tap,
+        &agent_tap,
+        timeout,
+        model.as_ref(),
+        &prompt,
+        budget,
+    )));
     runtime.shutdown_timeout(Duration::from_secs(2));
     let Some(result) = result else {
         return Err(crate::process::interrupted(&[&mcp_tap, &agent_tap]));
@@ -152,12 +121,7 @@ pub fn run(args: AskArgs) -> anyhow::Result<()> {
             return Err(e);
         }
     };
-    let reason = match outcome.end {
-        TrialEnd::Answered => "answered",
-        TrialEnd::TurnBudget => "turn budget",
-        TrialEnd::TokenBudget => "token budget",
-        TrialEnd::ModelFailed => "model failed",
-    };
+    let reason = end_reason(&outcome.end);
     mcp_tap.end(reason);
     agent_tap.end(reason);
     let mut ledger = CostLedger::new();
@@ -176,6 +140,55 @@ pub fn run(args: AskArgs) -> anyhow::Result<()> {
         anyhow::bail!("the model failed: {why}");
     }
     Ok(())
+}
+
+/// One trial of the prompt against the server: connect, list the tools, let
+/// the model work, close.
+async fn ask(
+    target: &crate::mcp::target::Target,
+    mcp_tap: &Tap,
+    agent_tap: &Tap,
+    timeout: Duration,
+    model: &dyn crate::model::ModelClient,
+    prompt: &str,
+    budget: Budget,
+) -> anyhow::Result<TrialOutcome> {
+    let session = Session::connect(target, mcp_tap.clone(), None, timeout)
+        .await
+        .context("the server could not be reached")?;
+    let tools = match session.list_tools().await {
+        Ok(t) => t,
+        Err(e) => {
+            session.close().await;
+            return Err(e);
+        }
+    };
+    let instructions = session
+        .service
+        .peer_info()
+        .and_then(|i| i.instructions.clone());
+    let spec = TrialSpec {
+        corr_id: ASK_CORR_ID,
+        prompt,
+        instructions: instructions.as_deref(),
+        tools: &tools,
+        mode: ToolMode::Live,
+        reference: None,
+        budget,
+    };
+    let outcome = run_trial(model, Some(&session), &spec, agent_tap).await;
+    session.close().await;
+    Ok(outcome)
+}
+
+/// How the trial ended, as the tapes' end lines say it.
+fn end_reason(end: &TrialEnd) -> &'static str {
+    match end {
+        TrialEnd::Answered => "answered",
+        TrialEnd::TurnBudget => "turn budget",
+        TrialEnd::TokenBudget => "token budget",
+        TrialEnd::ModelFailed => "model failed",
+    }
 }
 
 /// Charge a trial's model calls to the runner.

@@ -112,13 +112,9 @@ pub fn relative(from: &Path, to: &Path) -> String {
     }
 }
 
-/// The after run's registration: the before run's, through the proxy.
-fn after_config(
-    args: &RewriteCheckArgs,
-    before: &RunRecord,
-    rewrites: &Path,
-) -> anyhow::Result<RunConfig> {
-    let p = &before.preregistration;
+/// The after run's server: this binary's rewrite proxy, substituting the
+/// proposals into the before run's server command.
+fn proxy_command(before: &RunRecord, rewrites: &Path) -> anyhow::Result<Vec<String>> {
     let argv = match &before.server.target {
         ServerTarget::Command { argv } => argv.clone(),
         ServerTarget::Url { url } => anyhow::bail!(
@@ -145,6 +141,19 @@ fn after_config(
         "--".to_owned(),
     ];
     proxy_args.extend(argv);
+    let mut command = vec![exe.display().to_string()];
+    command.extend(proxy_args);
+    Ok(command)
+}
+
+/// The after run's registration: the before run's, through the proxy.
+fn after_config(
+    args: &RewriteCheckArgs,
+    before: &RunRecord,
+    rewrites: &Path,
+) -> anyhow::Result<RunConfig> {
+    let p = &before.preregistration;
+    let command = proxy_command(before, rewrites)?;
     let runner: ModelId = match (&args.runner, &p.runner_model) {
         (Some(r), _) => r.parse()?,
         (None, Some(r)) => r.parse()?,
@@ -160,15 +169,7 @@ fn after_config(
         .or_else(|| before.run.generator.clone())
         .context("the before record names no generator")?
         .parse()?;
-    let d = Floors::default();
-    let floors = Floors {
-        min_suite: p.min_tasks.unwrap_or(d.min_suite),
-        min_admission_rate: p.min_admission_rate.unwrap_or(d.min_admission_rate),
-        construct_threshold: p.construct_threshold.unwrap_or(d.construct_threshold),
-        null_ratio: p.null_kill_ratio.unwrap_or(d.null_ratio),
-        alpha: p.alpha.unwrap_or(d.alpha),
-        max_error_rate: p.max_error_rate.unwrap_or(d.max_error_rate),
-    };
+    let floors = Floors::registered(p);
     let suite = pipeline::load_suite(&args.run_dir.join("suite.json"))?;
     anyhow::ensure!(
         suite.hash == before.run.suite_hash,
@@ -183,8 +184,6 @@ fn after_config(
             .and_then(Value::as_f64)
             .unwrap_or(2.0)
     });
-    let mut command = vec![exe.display().to_string()];
-    command.extend(proxy_args);
     // The one target parser: it checks the --env flags and registers them.
     let target = super::target::parse(None, &[], &args.env, &command)?;
     Ok(RunConfig {
@@ -296,13 +295,9 @@ fn write_link(
     crate::integrity::write_atomic(&dir.join("record.json"), &bytes)
 }
 
-/// The whole check: run the after run and link both records.
-pub async fn check(
-    args: &RewriteCheckArgs,
-    cancel: pipeline::Cancel,
-    progress: &dyn pipeline::Progress,
-) -> anyhow::Result<CheckOutput> {
-    let (before_value, before) = read_record(&args.run_dir)?;
+/// A run a rewrite check can start from: it has proposals, and it is not
+/// itself an after run.
+fn checkable(args: &RewriteCheckArgs, before: &RunRecord) -> anyhow::Result<()> {
     anyhow::ensure!(
         !before.proposals.is_empty(),
         "the run in {} has no proposals: nothing to check (its findings: {})",
@@ -318,6 +313,43 @@ pub async fn check(
         "the run in {} is itself the after run of a rewrite check",
         args.run_dir.display()
     );
+    Ok(())
+}
+
+/// The delta explained, with what makes the two runs differ beyond the
+/// rewrites.
+fn explain(
+    delta: &fitness_shared::record::RewriteDelta,
+    before: &RunRecord,
+    after: &RunRecord,
+) -> String {
+    let mut explain = fitness_shared::rewrite::explain(delta);
+    explain.push_str(
+        " The after run drove the kept suite without walking the server to generate it, so a server with state (a call counter, a cache) saw a different call history.",
+    );
+    if after.run.suite_hash != before.run.suite_hash {
+        explain.push_str(&format!(
+            " The after run did not drive the same suite (suite hash {} against {}).",
+            after.run.suite_hash, before.run.suite_hash
+        ));
+    }
+    if after.outcome != Outcome::Scored {
+        explain.push_str(&format!(
+            " The after run's outcome: {}.",
+            after.outcome.code()
+        ));
+    }
+    explain
+}
+
+/// The whole check: run the after run and link both records.
+pub async fn check(
+    args: &RewriteCheckArgs,
+    cancel: pipeline::Cancel,
+    progress: &dyn pipeline::Progress,
+) -> anyhow::Result<CheckOutput> {
+    let (before_value, before) = read_record(&args.run_dir)?;
+    checkable(args, &before)?;
     let key = args
         .key
         .clone()
@@ -347,22 +379,7 @@ pub async fn check(
         fitness_shared::rewrite::stored_interval(&before),
         fitness_shared::rewrite::stored_interval(&after_stored),
     );
-    let mut explain = fitness_shared::rewrite::explain(&delta);
-    explain.push_str(
-        " The after run drove the kept suite without walking the server to generate it, so a server with state (a call counter, a cache) saw a different call history.",
-    );
-    if after_stored.run.suite_hash != before.run.suite_hash {
-        explain.push_str(&format!(
-            " The after run did not drive the same suite (suite hash {} against {}).",
-            after_stored.run.suite_hash, before.run.suite_hash
-        ));
-    }
-    if after_stored.outcome != Outcome::Scored {
-        explain.push_str(&format!(
-            " The after run's outcome: {}.",
-            after_stored.outcome.code()
-        ));
-    }
+    let explain = explain(&delta, &before, &after_stored);
     let proposals: Vec<String> = before.proposals.iter().map(|p| p.id.clone()).collect();
     let link_after = RewriteLink {
         role: RewriteRole::After,

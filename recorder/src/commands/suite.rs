@@ -98,48 +98,8 @@ pub fn run(args: SuiteArgs) -> anyhow::Result<()> {
     let generator: GeneratorId = args.generator.parse()?;
     let target =
         super::target::parse(args.url.as_deref(), &args.headers, &args.env, &args.command)?;
-    let parse = |m: &Option<String>| {
-        m.as_deref()
-            .map(str::parse::<crate::model::types::ModelId>)
-            .transpose()
-    };
-    let (judge_id, runner_id) = (parse(&args.judge)?, parse(&args.runner)?);
-    if generator == GeneratorId::JudgeSynth1 && judge_id.is_none() {
-        anyhow::bail!("--generator judge-synth/1 needs a --judge PROVIDER/MODEL");
-    }
-    let client_opts = crate::model::ClientOptions {
-        seed: args.seed,
-        timeout: Duration::from_secs(args.model_timeout.max(1)),
-        ..crate::model::ClientOptions::default()
-    };
-    let judge = judge_id
-        .as_ref()
-        .map(|id| crate::model::client_for(id, &client_opts))
-        .transpose()?;
-    let runner = runner_id
-        .as_ref()
-        .map(|id| crate::model::client_for(id, &client_opts))
-        .transpose()?;
-    let (wire, agent) = match &args.tape {
-        Some(dir) => {
-            std::fs::create_dir_all(dir)
-                .with_context(|| format!("failed to create {}", dir.display()))?;
-            (
-                Tap::create(
-                    &dir.join(fitness_shared::site::MCP_TAPE),
-                    "fitness suite",
-                    target.describe(),
-                )?,
-                Tap::create_kind(
-                    &dir.join(fitness_shared::site::AGENT_TAPE),
-                    "fitness suite",
-                    target.describe(),
-                    crate::model::agent::AGENT_TAPE_KIND,
-                )?,
-            )
-        }
-        None => (Tap::disabled(), Tap::disabled()),
-    };
+    let (judge, runner) = models(&args, generator)?;
+    let (wire, agent) = tapes(&args, &target)?;
     let opts = GenerateOptions {
         generator,
         n_tasks: args.tasks,
@@ -151,10 +111,7 @@ pub fn run(args: SuiteArgs) -> anyhow::Result<()> {
         exclude_prompts: Vec::new(),
         seed_handles: crate::suite::schema_walk2::seed_handles(&target),
     };
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()?;
+    let runtime = crate::process::runtime()?;
     let timeout = Duration::from_secs(args.timeout.max(1));
     let outcome = runtime.block_on(crate::process::until_interrupted(async {
         let session = Session::connect(&target, wire.clone(), None, timeout)
@@ -189,8 +146,69 @@ pub fn run(args: SuiteArgs) -> anyhow::Result<()> {
     wire.end("suite");
     agent.end("suite");
     let report = outcome?;
+    write_and_print(&args, &report)?;
+    if report.degenerate {
+        anyhow::bail!(
+            "DEGENERATE all_candidates_null_answerable: the null screen answered every admitted candidate without tools"
+        );
+    }
+    Ok(())
+}
+
+type Model = std::sync::Arc<dyn crate::model::ModelClient>;
+
+/// The judge and the runner the arguments name, if any.
+fn models(
+    args: &SuiteArgs,
+    generator: GeneratorId,
+) -> anyhow::Result<(Option<Model>, Option<Model>)> {
+    let parse = |m: &Option<String>| {
+        m.as_deref()
+            .map(str::parse::<crate::model::types::ModelId>)
+            .transpose()
+    };
+    let (judge_id, runner_id) = (parse(&args.judge)?, parse(&args.runner)?);
+    if generator == GeneratorId::JudgeSynth1 && judge_id.is_none() {
+        anyhow::bail!("--generator judge-synth/1 needs a --judge PROVIDER/MODEL");
+    }
+    let client_opts = crate::model::ClientOptions {
+        seed: args.seed,
+        timeout: Duration::from_secs(args.model_timeout.max(1)),
+        ..crate::model::ClientOptions::default()
+    };
+    let judge = judge_id
+        .as_ref()
+        .map(|id| crate::model::client_for(id, &client_opts))
+        .transpose()?;
+    let runner = runner_id
+        .as_ref()
+        .map(|id| crate::model::client_for(id, &client_opts))
+        .transpose()?;
+    Ok((judge, runner))
+}
+
+/// The wire and agent tapes of `--tape DIR`, or none.
+fn tapes(args: &SuiteArgs, target: &crate::mcp::target::Target) -> anyhow::Result<(Tap, Tap)> {
+    Ok(match &args.tape {
+        Some(dir) => {
+            std::fs::create_dir_all(dir)
+                .with_context(|| format!("failed to create {}", dir.display()))?;
+            Tap::create_pair(
+                dir,
+                "fitness suite",
+                target.describe(),
+                crate::model::agent::AGENT_TAPE_KIND,
+            )?
+        }
+        None => (Tap::disabled(), Tap::disabled()),
+    })
+}
+
+/// Write the report to `--out` and print its ledger, both in the published
+/// (redacted) form.
+fn write_and_print(args: &SuiteArgs, report: &GenerationReport) -> anyhow::Result<()> {
     // Written and printed in the published form.
-    let mut value = serde_json::to_value(&report)?;
+    let mut value = serde_json::to_value(report)?;
     crate::secrets::redact_value(&mut value, &mut Default::default());
     let body = serde_json::to_vec_pretty(&value)?;
     std::fs::write(&args.out, body)
@@ -208,16 +226,11 @@ pub fn run(args: SuiteArgs) -> anyhow::Result<()> {
     } else {
         crate::secrets::redact(&format!(
             "{}wrote {}\n",
-            ledger_text(&report),
+            ledger_text(report),
             args.out.display()
         ))
     };
     crate::process::print(&printed)?;
-    if report.degenerate {
-        anyhow::bail!(
-            "DEGENERATE all_candidates_null_answerable: the null screen answered every admitted candidate without tools"
-        );
-    }
     Ok(())
 }
 
@@ -244,48 +257,9 @@ pub fn ledger_text(r: &GenerationReport) -> String {
             .map_or("not run".to_owned(), |s| format!("{} of {}", s.dropped, s.screened)),
         r.screen_errors,
     ));
-    if l.rejected_by_rule.is_empty() {
-        out.push_str("rejected: none\n");
-    } else {
-        let parts: Vec<String> = l
-            .rejected_by_rule
-            .iter()
-            .map(|r| format!("{} {}", r.rule, r.count))
-            .collect();
-        out.push_str(&format!("rejected: {}\n", parts.join(", ")));
-        for r in &l.rejected_by_rule {
-            if let Some(e) = &r.example {
-                out.push_str(&format!("  {}, e.g.: {e}\n", r.rule));
-            }
-        }
-    }
+    rejections(&mut out, l);
     if let Some(q) = &l.quality {
-        let pct = |count: u64| {
-            q.share(count)
-                .map_or("-".to_owned(), |s| format!("{:.0}%", s * 100.0))
-        };
-        let tools: Vec<String> = q
-            .per_tool
-            .iter()
-            .map(|t| format!("{} {}", t.tool, t.tasks))
-            .collect();
-        let kinds: Vec<String> = q
-            .predicate_kinds
-            .iter()
-            .map(|k| format!("{} {}", k.kind, k.count))
-            .collect();
-        out.push_str(&format!(
-            "quality: {} of {} listed tool(s) covered ({}); answers from a successful call {} of {} ({}); more than one call {} ({}); checks: {}\n",
-            q.tools_covered(),
-            q.tools_listed,
-            if tools.is_empty() { "none".to_owned() } else { tools.join(", ") },
-            q.answered_from_calls,
-            q.tasks,
-            pct(q.answered_from_calls),
-            q.multi_call,
-            pct(q.multi_call),
-            if kinds.is_empty() { "none".to_owned() } else { kinds.join(", ") },
-        ));
+        quality(&mut out, q);
     }
     for s in &r.spend {
         out.push_str(&format!(
@@ -300,32 +274,7 @@ pub fn ledger_text(r: &GenerationReport) -> String {
         ));
     }
     if let Some(w) = &r.walk {
-        out.push_str(&format!(
-            "walk: {} call(s) over {} callable tool(s), {} not called; skipped {} error, {} empty, {} timed out, {} failed, {} sensitive, {} without an answer, {} unstable\n",
-            w.calls,
-            w.callable_tools.len(),
-            w.not_called.len(),
-            w.error_results,
-            w.empty_results,
-            w.timeouts,
-            w.call_failures,
-            w.sensitive_results,
-            w.no_salient_answer,
-            w.unstable
-        ));
-        for u in &w.unsatisfiable {
-            out.push_str(&format!(
-                "walk: dropped `{}`: {}\n",
-                u["tool"].as_str().unwrap_or("?"),
-                u["why"].as_str().unwrap_or("")
-            ));
-        }
-        if w.state_writes > 0 {
-            out.push_str(&format!(
-                "walk: {} call(s) to tools that may write: the tasks can rely on server state those calls created\n",
-                w.state_writes
-            ));
-        }
+        walk(&mut out, w);
     }
     let disagreements: Vec<_> = r
         .destructiveness
@@ -341,4 +290,83 @@ pub fn ledger_text(r: &GenerationReport) -> String {
         out.push_str(&format!("  {}: {}\n", d.tool, d.evidence));
     }
     out
+}
+
+/// The ledger's rejections by rule, each with an example.
+fn rejections(out: &mut String, l: &fitness_shared::record::SuiteLedger) {
+    if l.rejected_by_rule.is_empty() {
+        out.push_str("rejected: none\n");
+    } else {
+        let parts: Vec<String> = l
+            .rejected_by_rule
+            .iter()
+            .map(|r| format!("{} {}", r.rule, r.count))
+            .collect();
+        out.push_str(&format!("rejected: {}\n", parts.join(", ")));
+        for r in &l.rejected_by_rule {
+            if let Some(e) = &r.example {
+                out.push_str(&format!("  {}, e.g.: {e}\n", r.rule));
+            }
+        }
+    }
+}
+
+/// The suite's quality: tools covered, answers from calls, checks.
+fn quality(out: &mut String, q: &fitness_shared::record::SuiteQuality) {
+    let pct = |count: u64| {
+        q.share(count)
+            .map_or("-".to_owned(), |s| format!("{:.0}%", s * 100.0))
+    };
+    let tools: Vec<String> = q
+        .per_tool
+        .iter()
+        .map(|t| format!("{} {}", t.tool, t.tasks))
+        .collect();
+    let kinds: Vec<String> = q
+        .predicate_kinds
+        .iter()
+        .map(|k| format!("{} {}", k.kind, k.count))
+        .collect();
+    out.push_str(&format!(
+        "quality: {} of {} listed tool(s) covered ({}); answers from a successful call {} of {} ({}); more than one call {} ({}); checks: {}\n",
+        q.tools_covered(),
+        q.tools_listed,
+        if tools.is_empty() { "none".to_owned() } else { tools.join(", ") },
+        q.answered_from_calls,
+        q.tasks,
+        pct(q.answered_from_calls),
+        q.multi_call,
+        pct(q.multi_call),
+        if kinds.is_empty() { "none".to_owned() } else { kinds.join(", ") },
+    ));
+}
+
+/// What the schema walk did and skipped.
+fn walk(out: &mut String, w: &crate::suite::schema_walk::WalkStats) {
+    out.push_str(&format!(
+        "walk: {} call(s) over {} callable tool(s), {} not called; skipped {} error, {} empty, {} timed out, {} failed, {} sensitive, {} without an answer, {} unstable\n",
+        w.calls,
+        w.callable_tools.len(),
+        w.not_called.len(),
+        w.error_results,
+        w.empty_results,
+        w.timeouts,
+        w.call_failures,
+        w.sensitive_results,
+        w.no_salient_answer,
+        w.unstable
+    ));
+    for u in &w.unsatisfiable {
+        out.push_str(&format!(
+            "walk: dropped `{}`: {}\n",
+            u["tool"].as_str().unwrap_or("?"),
+            u["why"].as_str().unwrap_or("")
+        ));
+    }
+    if w.state_writes > 0 {
+        out.push_str(&format!(
+            "walk: {} call(s) to tools that may write: the tasks can rely on server state those calls created\n",
+            w.state_writes
+        ));
+    }
 }

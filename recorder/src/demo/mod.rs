@@ -119,10 +119,7 @@ pub fn run(args: DemoServerArgs) -> anyhow::Result<()> {
             || (args.answer_first == DEFAULT_ANSWER_FIRST && args.count_file.is_none()),
         "--answer-first and --count-file apply to the broken demo server only"
     );
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()?;
+    let runtime = crate::process::runtime()?;
     runtime.block_on(async move {
         let mut server = DemoServer::new(args.name, args.answer_first);
         if let Some(file) = args.count_file {

@@ -74,6 +74,29 @@ impl Tap {
         Self::create_kind(path, label, command, "mcp")
     }
 
+    /// The two tapes of one directory: the wire tape (`mcp.jsonl`) and the
+    /// agent tape (`agent.jsonl`, whose meta `kind` is `agent_kind`).
+    pub fn create_pair(
+        dir: &Path,
+        label: &str,
+        command: Vec<String>,
+        agent_kind: &str,
+    ) -> anyhow::Result<(Self, Self)> {
+        Ok((
+            Self::create(
+                &dir.join(fitness_shared::site::MCP_TAPE),
+                label,
+                command.clone(),
+            )?,
+            Self::create_kind(
+                &dir.join(fitness_shared::site::AGENT_TAPE),
+                label,
+                command,
+                agent_kind,
+            )?,
+        ))
+    }
+
     /// Create a tape of another plane (`"agent"` for `agent.jsonl`) and write
     /// its meta line.
     pub fn create_kind(

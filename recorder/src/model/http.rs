@@ -117,110 +117,118 @@ pub async fn post_json(
         for (k, v) in headers {
             req = req.header(*k, v);
         }
-        let result = req.send().await;
-        let (class, status, message, retry_after) = match result {
-            Ok(resp) => {
-                let status = resp.status();
-                let retry_after = retry_after(resp.headers());
-                // A reply that cannot be read is not retried: the server
-                // answered, and answering again is unlikely to change it.
-                let malformed = |log: &mut Vec<Attempt>, message: String| {
-                    let f = (
-                        LlmErrorClass::Malformed,
-                        Some(status.as_u16()),
-                        message,
-                        None,
-                    );
-                    fail(log, attempt, url, t0, f, None)
-                };
-                // A streamed reply (the request asked for `stream: true` and
-                // the server obliged) is folded back into the body an
-                // unstreamed call returns; any other is read whole.
-                let read = if status.is_success() && is_event_stream(resp.headers()) {
-                    read_stream(resp, timeout, t0).await
-                } else {
-                    read_whole(resp, timeout).await
-                };
-                let (text, streamed, ttft) = match read {
-                    Ok(Read::Whole(text)) => (text, None, None),
-                    Ok(Read::Streamed(body, ttft)) => (String::new(), Some(body), ttft),
-                    Err((LlmErrorClass::Malformed, message)) => {
-                        return Err(malformed(&mut log, message));
-                    }
-                    Err((class, message)) => {
-                        let f = (class, Some(status.as_u16()), message, None);
-                        if let Some(err) = step(&mut log, attempt, url, t0, f, opts).await {
-                            return Err(err);
-                        }
-                        continue;
-                    }
-                };
-                if status.is_success() {
-                    let parsed = match streamed {
-                        Some(body) => Ok(body),
-                        None => serde_json::from_str::<Value>(&text),
-                    };
-                    match parsed {
-                        // OpenRouter and some proxies report upstream failures
-                        // as a 200 whose body is only an `error` object.
-                        Ok(body) if let Some((code, message)) = body_error(&body) => {
-                            let code = StatusCode::from_u16(code)
-                                .unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
-                            let f = (
-                                classify_status(code),
-                                Some(code.as_u16()),
-                                format!("error in a {} body: {message}", status.as_u16()),
-                                None,
-                            );
-                            if let Some(err) = step(&mut log, attempt, url, t0, f, opts).await {
-                                return Err(err);
-                            }
-                            continue;
-                        }
-                        Ok(body) => {
-                            log.push(Attempt {
-                                attempt,
-                                endpoint: url.to_owned(),
-                                status: Some(status.as_u16()),
-                                duration_ms: ms(t0.elapsed()),
-                                failure: None,
-                            });
-                            return Ok(Exchange {
-                                body,
-                                status: status.as_u16(),
-                                log,
-                                duration_ms: ms(started.elapsed()),
-                                ttft_ms: ttft,
-                            });
-                        }
-                        Err(e) => {
-                            let message =
-                                format!("the response is not JSON ({e}): {}", snippet(&text));
-                            return Err(malformed(&mut log, message));
-                        }
-                    }
+        match try_once(req, timeout, t0).await {
+            Tried::Answered {
+                body,
+                status,
+                ttft_ms,
+            } => {
+                log.push(Attempt {
+                    attempt,
+                    endpoint: url.to_owned(),
+                    status: Some(status),
+                    duration_ms: ms(t0.elapsed()),
+                    failure: None,
+                });
+                return Ok(Exchange {
+                    body,
+                    status,
+                    log,
+                    duration_ms: ms(started.elapsed()),
+                    ttft_ms,
+                });
+            }
+            Tried::Unreadable { status, message } => {
+                let f = (LlmErrorClass::Malformed, Some(status), message, None);
+                return Err(fail(&mut log, attempt, url, t0, f, None));
+            }
+            Tried::Failed(f) => {
+                if let Some(err) = step(&mut log, attempt, url, t0, f, opts).await {
+                    return Err(err);
                 }
-                let class = classify_status(status);
-                (
-                    class,
-                    Some(status.as_u16()),
-                    format!("HTTP {}: {}", status.as_u16(), snippet(&text)),
-                    retry_after,
-                )
             }
-            Err(e) => {
-                let class = if e.is_timeout() {
-                    LlmErrorClass::Timeout
-                } else {
-                    LlmErrorClass::Transport
-                };
-                (class, None, transport_message(&e, timeout), None)
-            }
-        };
-        let f = (class, status, message, retry_after);
-        if let Some(err) = step(&mut log, attempt, url, t0, f, opts).await {
-            return Err(err);
         }
+    }
+}
+
+/// What one attempt came to.
+enum Tried {
+    /// A JSON body from a 2xx reply.
+    Answered {
+        body: Value,
+        status: u16,
+        ttft_ms: Option<u64>,
+    },
+    /// The server answered, unreadably. Not retried: the server answered,
+    /// and answering again is unlikely to change it.
+    Unreadable { status: u16, message: String },
+    /// A failure that [`step`] may retry.
+    Failed(Failed),
+}
+
+/// Send one attempt and read its reply. A streamed reply (the request asked
+/// for `stream: true` and the server obliged) is folded back into the body
+/// an unstreamed call returns; any other is read whole.
+async fn try_once(req: reqwest::RequestBuilder, timeout: Duration, t0: Instant) -> Tried {
+    let resp = match req.send().await {
+        Ok(resp) => resp,
+        Err(e) => {
+            let class = if e.is_timeout() {
+                LlmErrorClass::Timeout
+            } else {
+                LlmErrorClass::Transport
+            };
+            return Tried::Failed((class, None, transport_message(&e, timeout), None));
+        }
+    };
+    let status = resp.status();
+    let code = status.as_u16();
+    let retry_after = retry_after(resp.headers());
+    let read = if status.is_success() && is_event_stream(resp.headers()) {
+        read_stream(resp, timeout, t0).await
+    } else {
+        read_whole(resp, timeout).await
+    };
+    let (text, streamed, ttft_ms) = match read {
+        Ok(Read::Whole(text)) => (text, None, None),
+        Ok(Read::Streamed(body, ttft)) => (String::new(), Some(body), ttft),
+        Err((LlmErrorClass::Malformed, message)) => {
+            return Tried::Unreadable {
+                status: code,
+                message,
+            };
+        }
+        Err((class, message)) => return Tried::Failed((class, Some(code), message, None)),
+    };
+    if !status.is_success() {
+        let message = format!("HTTP {code}: {}", snippet(&text));
+        return Tried::Failed((classify_status(status), Some(code), message, retry_after));
+    }
+    let body = match streamed.map_or_else(|| serde_json::from_str::<Value>(&text), Ok) {
+        Ok(body) => body,
+        Err(e) => {
+            return Tried::Unreadable {
+                status: code,
+                message: format!("the response is not JSON ({e}): {}", snippet(&text)),
+            };
+        }
+    };
+    // OpenRouter and some proxies report upstream failures as a 200 whose
+    // body is only an `error` object.
+    if let Some((upstream, message)) = body_error(&body) {
+        let upstream = StatusCode::from_u16(upstream).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+        let message = format!("error in a {code} body: {message}");
+        return Tried::Failed((
+            classify_status(upstream),
+            Some(upstream.as_u16()),
+            message,
+            None,
+        ));
+    }
+    Tried::Answered {
+        body,
+        status: code,
+        ttft_ms,
     }
 }
 

@@ -51,6 +51,20 @@ impl Default for Floors {
 }
 
 impl Floors {
+    /// The floors a pre-registration records; the default where it is
+    /// silent (a record older than the field).
+    pub fn registered(p: &fitness_shared::record::PreRegistration) -> Self {
+        let d = Floors::default();
+        Floors {
+            min_suite: p.min_tasks.unwrap_or(d.min_suite),
+            min_admission_rate: p.min_admission_rate.unwrap_or(d.min_admission_rate),
+            construct_threshold: p.construct_threshold.unwrap_or(d.construct_threshold),
+            null_ratio: p.null_kill_ratio.unwrap_or(d.null_ratio),
+            alpha: p.alpha.unwrap_or(d.alpha),
+            max_error_rate: p.max_error_rate.unwrap_or(d.max_error_rate),
+        }
+    }
+
     /// Errors, naming the flag, when any floor is looser than the default
     /// (or not a number in its domain).
     pub fn check(&self) -> anyhow::Result<()> {

@@ -122,17 +122,8 @@ pub async fn execute(
         .with_context(|| format!("failed to create the run directory {}", dir.display()))?;
     let command: Vec<String> = std::env::args().collect();
     let label = format!("fitness run {id}");
-    let mcp = Tap::create(
-        &dir.join(fitness_shared::site::MCP_TAPE),
-        &label,
-        command.clone(),
-    )?;
-    let agent = Tap::create_kind(
-        &dir.join(fitness_shared::site::AGENT_TAPE),
-        &label,
-        command,
-        crate::model::agent::AGENT_TAPE_KIND,
-    )?;
+    let (mcp, agent) =
+        Tap::create_pair(&dir, &label, command, crate::model::agent::AGENT_TAPE_KIND)?;
     mcp.set_cap(cfg.max_tape_bytes);
     agent.set_cap(cfg.max_tape_bytes);
     let stop = stop_signal(&cancel, &mcp, &agent, cfg.max_tape_bytes);

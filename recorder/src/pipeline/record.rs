@@ -203,14 +203,59 @@ pub fn score(
     prices: &PriceTable,
 ) -> rec::Score {
     let n = results.len() as u64;
-    let mut first = 0u64;
-    let mut eventual = 0u64;
-    let mut tasks = Vec::with_capacity(results.len());
-    let mut per_tool: BTreeMap<String, ToolTally> = BTreeMap::new();
-    let (mut done_calls, mut done_tokens, mut done_cost, mut done) = (0u64, 0u64, 0f64, 0u64);
-    let mut cost_known = true;
-    let mut destructive_total = 0u64;
-    for (task, reps) in results {
+    let mut tally = Tally::default();
+    let tasks: Vec<TaskResult> = results
+        .iter()
+        .map(|(task, reps)| tally.task(task, reps, runner_model, prices))
+        .collect();
+    let count = |f: fn(&TaskResult) -> bool| tasks.iter().filter(|t| f(t)).count() as u64;
+    let (first, eventual) = (count(|t| t.first_try_success), count(|t| t.success));
+    let mean = |total: f64| (tally.done > 0).then(|| total / tally.done as f64);
+    rec::Score {
+        runner_model: runner_model.to_owned(),
+        first_try: wilson(first, n, BOARD_CONFIDENCE),
+        eventual: wilson(eventual, n, BOARD_CONFIDENCE),
+        mean_calls_per_completed_task: mean(tally.done_calls as f64),
+        mean_tokens_per_completed_task: mean(tally.done_tokens as f64),
+        mean_cost_per_completed_task_usd: if tally.cost_unknown {
+            None
+        } else {
+            mean(tally.done_cost)
+        },
+        destructive_without_confirmation: tasks
+            .iter()
+            .map(|t| t.destructive_without_confirmation)
+            .sum(),
+        tools: tool_scores(tally.per_tool, tools),
+        tasks,
+        ambiguous_parameters: Vec::new(),
+        schema_drift: None,
+    }
+}
+
+/// What the drive's trials add up to across its tasks: per tool, and the
+/// economics of the trials that completed their task.
+#[derive(Default)]
+struct Tally {
+    per_tool: BTreeMap<String, ToolTally>,
+    /// Trials that answered correctly, and their calls, tokens and cost.
+    done: u64,
+    done_calls: u64,
+    done_tokens: u64,
+    done_cost: f64,
+    /// A completed trial's cost was unknown: there is no mean cost.
+    cost_unknown: bool,
+}
+
+impl Tally {
+    /// One task's result from its repetitions, counted into the tally.
+    fn task(
+        &mut self,
+        task: &Task,
+        reps: &[TrialOutcome],
+        runner_model: &str,
+        prices: &PriceTable,
+    ) -> TaskResult {
         let solved: Vec<bool> = reps
             .iter()
             .map(|o| super::trials::answered(task, o))
@@ -222,8 +267,6 @@ pub fn score(
             .zip(solved.first())
             .is_some_and(|(o, ok)| *ok && o.calls.iter().all(|c| c.ok));
         let any_ok = solved.iter().any(|s| *s);
-        first += u64::from(first_ok);
-        eventual += u64::from(any_ok);
         let (mut calls, mut input, mut output, mut destructive) = (0u64, 0u64, 0u64, 0u64);
         let mut task_cost = Some(0.0);
         let mut failure = None;
@@ -234,35 +277,16 @@ pub fn score(
             let trial_cost = trial_cost(runner_model, outcome, prices);
             task_cost = task_cost.zip(trial_cost).map(|(a, b)| a + b);
             if *ok {
-                done += 1;
-                done_calls += outcome.calls.len() as u64;
-                done_tokens = done_tokens
-                    .saturating_add(outcome.usage.input_tokens)
-                    .saturating_add(outcome.usage.output_tokens);
-                match trial_cost {
-                    Some(c) => done_cost += c,
-                    None => cost_known = false,
-                }
+                self.completed(outcome, trial_cost);
             } else if failure.is_none() {
                 failure = Some(failure_of(outcome));
             }
             for call in &outcome.calls {
-                let entry = per_tool.entry(call.tool.clone()).or_default();
-                entry.0 += 1;
-                if !call.ok {
-                    entry.1 += 1;
-                }
-                if let Some(class) = &call.failure {
-                    *entry.2.entry(super::name_of(class)).or_default() += 1;
-                }
-                entry.3.push(call.latency_ms);
-                if call.destructive && !task.destructive {
-                    destructive += 1;
-                }
+                self.call(call);
+                destructive += u64::from(call.destructive && !task.destructive);
             }
         }
-        destructive_total += destructive;
-        tasks.push(TaskResult {
+        TaskResult {
             task_id: task.id.clone(),
             first_try_success: first_ok,
             success: any_ok,
@@ -273,9 +297,40 @@ pub fn score(
             cost_usd: task_cost,
             failure: if any_ok { None } else { failure },
             destructive_without_confirmation: destructive,
-        });
+        }
     }
-    let tools_scores = per_tool
+
+    /// A trial that answered its task correctly.
+    fn completed(&mut self, outcome: &TrialOutcome, cost: Option<f64>) {
+        self.done += 1;
+        self.done_calls += outcome.calls.len() as u64;
+        self.done_tokens = self
+            .done_tokens
+            .saturating_add(outcome.usage.input_tokens)
+            .saturating_add(outcome.usage.output_tokens);
+        match cost {
+            Some(c) => self.done_cost += c,
+            None => self.cost_unknown = true,
+        }
+    }
+
+    /// One tool call, counted against its tool.
+    fn call(&mut self, call: &crate::model::agent::ToolCallRecord) {
+        let entry = self.per_tool.entry(call.tool.clone()).or_default();
+        entry.0 += 1;
+        if !call.ok {
+            entry.1 += 1;
+        }
+        if let Some(class) = &call.failure {
+            *entry.2.entry(super::name_of(class)).or_default() += 1;
+        }
+        entry.3.push(call.latency_ms);
+    }
+}
+
+/// Each called tool's calls, errors, failure classes and latencies.
+fn tool_scores(per_tool: BTreeMap<String, ToolTally>, tools: &[Tool]) -> Vec<ToolScore> {
+    per_tool
         .into_iter()
         .map(|(name, (calls, errors, classes, mut latencies))| {
             latencies.sort_unstable();
@@ -295,21 +350,7 @@ pub fn score(
                 p95_ms: nearest_rank(&latencies, 95.0),
             }
         })
-        .collect();
-    let mean = |total: f64| (done > 0).then(|| total / done as f64);
-    rec::Score {
-        runner_model: runner_model.to_owned(),
-        first_try: wilson(first, n, BOARD_CONFIDENCE),
-        eventual: wilson(eventual, n, BOARD_CONFIDENCE),
-        mean_calls_per_completed_task: mean(done_calls as f64),
-        mean_tokens_per_completed_task: mean(done_tokens as f64),
-        mean_cost_per_completed_task_usd: if cost_known { mean(done_cost) } else { None },
-        destructive_without_confirmation: destructive_total,
-        tools: tools_scores,
-        tasks,
-        ambiguous_parameters: Vec::new(),
-        schema_drift: None,
-    }
+        .collect()
 }
 
 fn trial_cost(model: &str, outcome: &TrialOutcome, prices: &PriceTable) -> Option<f64> {
