@@ -190,6 +190,15 @@ async fn run_into(url: &str, run_dir: &Path, result: &mut Conformance) -> anyhow
         );
     }
     found.sort_by(|a, b| a.0.cmp(&b.0));
+    keep_checks(run_dir, found, result)
+}
+
+/// Keep each scenario's checks beside the record, counted into `result`.
+fn keep_checks(
+    run_dir: &Path,
+    found: Vec<(String, String, PathBuf)>,
+    result: &mut Conformance,
+) -> anyhow::Result<()> {
     let keep = run_dir.join(DIR);
     for (_, scenario, source) in found {
         let bytes = std::fs::read(&source)

@@ -15,6 +15,7 @@ pub mod stats;
 mod tagged;
 pub mod tape;
 pub mod time;
+pub mod wire_name;
 
 /// The record schema id this crate writes.
 pub const RECORD_SCHEMA: &str = "fitness-report/2";

@@ -238,10 +238,9 @@ fn summary(
     for c in &outcome.calls {
         let status = match (c.ok, c.failure) {
             (true, _) => "ok".to_owned(),
-            (false, Some(f)) => serde_json::to_value(f)
-                .ok()
-                .and_then(|v| v.as_str().map(str::to_owned))
-                .unwrap_or_else(|| "failed".to_owned()),
+            (false, Some(f)) => {
+                fitness_shared::wire_name::wire_name(&f).unwrap_or_else(|| "failed".to_owned())
+            }
             (false, None) => "failed".to_owned(),
         };
         let _ = writeln!(

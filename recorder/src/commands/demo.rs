@@ -224,7 +224,8 @@ pub fn scenario_config(
     })
 }
 
-pub fn run(args: DemoArgs) -> anyhow::Result<()> {
+/// The scenarios `--only` names, or all of them.
+fn chosen(args: &DemoArgs) -> anyhow::Result<Vec<&'static Scenario>> {
     let scenarios: Vec<&Scenario> = SCENARIOS
         .iter()
         .filter(|s| args.only.is_empty() || args.only.iter().any(|o| o == s.name))
@@ -239,6 +240,43 @@ pub fn run(args: DemoArgs) -> anyhow::Result<()> {
             .collect::<Vec<_>>()
             .join(", ")
     );
+    Ok(scenarios)
+}
+
+/// Publish the demo's runs, signed, as the demo board.
+fn publish(args: &DemoArgs, key: PathBuf) -> anyhow::Result<()> {
+    let viewer = args.viewer.clone().unwrap_or_else(|| PathBuf::from("dist"));
+    let has_viewer = viewer.join("index.html").is_file();
+    if !has_viewer {
+        crate::errln!(
+            "no viewer build at {} (run `trunk build --release`): publishing the board as data only",
+            viewer.display()
+        );
+    }
+    let published = crate::publish::publish(&crate::publish::PublishArgs {
+        runs: vec![args.out.clone()],
+        import: None,
+        traces: None,
+        out: args.site.clone(),
+        viewer: has_viewer.then_some(viewer),
+        no_viewer: !has_viewer,
+        sign_key: Some(key),
+        published_at: None,
+        // The demo's runs are replaced on each demo, and so is its board.
+        replace: true,
+    })?;
+    crate::outln!(
+        "published {} runs ({} scored, {} refused) to {}",
+        published.board.counts.runs,
+        published.board.counts.scored,
+        published.board.counts.refused,
+        published.site.display()
+    );
+    Ok(())
+}
+
+pub fn run(args: DemoArgs) -> anyhow::Result<()> {
+    let scenarios = chosen(&args)?;
     if args.out.exists() {
         std::fs::remove_dir_all(&args.out)
             .with_context(|| format!("failed to clear {}", args.out.display()))?;
@@ -277,33 +315,7 @@ pub fn run(args: DemoArgs) -> anyhow::Result<()> {
     for line in &lines {
         crate::outln!("{line}");
     }
-    let viewer = args.viewer.clone().unwrap_or_else(|| PathBuf::from("dist"));
-    let has_viewer = viewer.join("index.html").is_file();
-    if !has_viewer {
-        crate::errln!(
-            "no viewer build at {} (run `trunk build --release`): publishing the board as data only",
-            viewer.display()
-        );
-    }
-    let published = crate::publish::publish(&crate::publish::PublishArgs {
-        runs: vec![args.out.clone()],
-        import: None,
-        traces: None,
-        out: args.site.clone(),
-        viewer: has_viewer.then_some(viewer),
-        no_viewer: !has_viewer,
-        sign_key: Some(key),
-        published_at: None,
-        // The demo's runs are replaced on each demo, and so is its board.
-        replace: true,
-    })?;
-    crate::outln!(
-        "published {} runs ({} scored, {} refused) to {}",
-        published.board.counts.runs,
-        published.board.counts.scored,
-        published.board.counts.refused,
-        published.site.display()
-    );
+    publish(&args, key)?;
     if args.no_serve {
         return Ok(());
     }

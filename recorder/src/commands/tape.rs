@@ -9,6 +9,7 @@ use anyhow::{Context, Result};
 use clap::{Args, Subcommand};
 use fitness_shared::tape::stats::{ModelsBlock, Stats, StatsBuilder, merge_planes};
 use fitness_shared::tape::{SkipReport, TapeReader, add_tape};
+use fitness_shared::wire_name::wire_name;
 
 #[derive(Debug, Args)]
 pub struct TapeCommand {
@@ -181,58 +182,56 @@ fn render_plane(out: &mut String, s: &Stats) {
         r.total, r.meta, r.message, r.event, r.turn, r.end, r.other, session.skipped_lines
     );
     if !s.tools.is_empty() {
-        let width = s
-            .tools
-            .iter()
-            .map(|t| t.name.len())
-            .max()
-            .unwrap_or(4)
-            .max(4);
-        let _ = writeln!(
-            out,
-            "\n{:<width$}  {:>5}  {:>6}  {:>7}  {:>8}  {:>8}  origin",
-            "tool", "calls", "errors", "pending", "p50 ms", "p95 ms"
-        );
-        for t in &s.tools {
-            let origin = serde_json::to_value(t.origin)
-                .ok()
-                .and_then(|v| v.as_str().map(str::to_owned))
-                .unwrap_or_default();
-            let _ = writeln!(
-                out,
-                "{:<width$}  {:>5}  {:>6}  {:>7}  {:>8}  {:>8}  {origin}",
-                t.name,
-                t.calls,
-                t.errors,
-                t.pending,
-                js(t.p50_ms),
-                js(t.p95_ms)
-            );
-        }
+        render_tools(out, &s.tools);
     }
     if let Some(models) = &s.models {
         render_models(out, models);
     }
     if !s.errors.is_empty() {
-        let _ = writeln!(out, "\nerrors ({})", s.errors.len());
-        for e in &s.errors {
-            let source = serde_json::to_value(e.source)
-                .ok()
-                .and_then(|v| v.as_str().map(str::to_owned))
-                .unwrap_or_default();
-            let message: String = e.message.chars().take(120).collect();
-            let ellipsis = if message.len() < e.message.len() {
-                "…"
-            } else {
-                ""
-            };
-            let _ = writeln!(
-                out,
-                "  {}  {source}  {}: {message}{ellipsis}",
-                or_na(e.t.as_deref()),
-                e.name
-            );
-        }
+        render_errors(out, &s.errors);
+    }
+}
+
+/// The per-tool table.
+fn render_tools(out: &mut String, tools: &[fitness_shared::tape::stats::ToolStats]) {
+    let width = tools.iter().map(|t| t.name.len()).max().unwrap_or(4).max(4);
+    let _ = writeln!(
+        out,
+        "\n{:<width$}  {:>5}  {:>6}  {:>7}  {:>8}  {:>8}  origin",
+        "tool", "calls", "errors", "pending", "p50 ms", "p95 ms"
+    );
+    for t in tools {
+        let origin = wire_name(&t.origin).unwrap_or_default();
+        let _ = writeln!(
+            out,
+            "{:<width$}  {:>5}  {:>6}  {:>7}  {:>8}  {:>8}  {origin}",
+            t.name,
+            t.calls,
+            t.errors,
+            t.pending,
+            js(t.p50_ms),
+            js(t.p95_ms)
+        );
+    }
+}
+
+/// The errors, each cut to 120 characters.
+fn render_errors(out: &mut String, errors: &[fitness_shared::tape::stats::ErrorStats]) {
+    let _ = writeln!(out, "\nerrors ({})", errors.len());
+    for e in errors {
+        let source = wire_name(&e.source).unwrap_or_default();
+        let message: String = e.message.chars().take(120).collect();
+        let ellipsis = if message.len() < e.message.len() {
+            "…"
+        } else {
+            ""
+        };
+        let _ = writeln!(
+            out,
+            "  {}  {source}  {}: {message}{ellipsis}",
+            or_na(e.t.as_deref()),
+            e.name
+        );
     }
 }
 

@@ -90,6 +90,28 @@ pub struct ServerFacts {
     pub capabilities: serde_json::Value,
 }
 
+/// The streamable HTTP client's configuration for `h`: its headers and
+/// token, and the same bounds on bodies and events as the raw probes.
+fn http_config(h: &HttpTarget) -> anyhow::Result<StreamableHttpClientTransportConfig> {
+    let mut custom = HashMap::new();
+    for (k, v) in &h.headers {
+        let name = reqwest::header::HeaderName::from_bytes(k.as_bytes())
+            .map_err(|e| anyhow::anyhow!("bad header name {k:?}: {e}"))?;
+        let value = reqwest::header::HeaderValue::from_str(v)
+            .map_err(|e| anyhow::anyhow!("bad value for header {k:?}: {e}"))?;
+        custom.insert(name, value);
+    }
+    let mut config =
+        StreamableHttpClientTransportConfig::with_uri(h.url.as_str()).custom_headers(custom);
+    // rmcp reads bodies and events within these, as the raw probes do.
+    config.max_json_response_size = super::raw::MAX_BODY;
+    config.max_sse_event_size = super::frames::MAX_EVENT;
+    if let Some(token) = &h.bearer {
+        config = config.auth_header(token.clone());
+    }
+    Ok(config)
+}
+
 impl Session {
     /// Connect and complete the handshake within `timeout`: modern
     /// `server/discover` first; when that fails (a legacy-only server may
@@ -143,51 +165,27 @@ impl Session {
                 let served =
                     tokio::time::timeout(timeout, client.serve_with_lifecycle(pipe, lifecycle))
                         .await;
-                match served {
-                    Ok(Ok(service)) => Ok(Session {
-                        service,
-                        child: Some(child),
-                        timeout,
-                        corr_id,
-                    }),
-                    Ok(Err(e)) => {
-                        let stderr = child.stderr_tail();
-                        child.kill().await;
-                        Err(anyhow::anyhow!(
-                            "the handshake with `{}` failed: {e}{}",
-                            s.command_line().join(" "),
-                            stderr_note(&stderr)
-                        ))
-                    }
-                    Err(_) => {
-                        let stderr = child.stderr_tail();
-                        child.kill().await;
-                        Err(anyhow::anyhow!(
-                            "`{}` did not complete the handshake within {:?}{}",
-                            s.command_line().join(" "),
+                let command = s.command_line().join(" ");
+                let why = match served {
+                    Ok(Ok(service)) => {
+                        return Ok(Session {
+                            service,
+                            child: Some(child),
                             timeout,
-                            stderr_note(&stderr)
-                        ))
+                            corr_id,
+                        });
                     }
-                }
+                    Ok(Err(e)) => format!("the handshake with `{command}` failed: {e}"),
+                    Err(_) => {
+                        format!("`{command}` did not complete the handshake within {timeout:?}")
+                    }
+                };
+                let stderr = child.stderr_tail();
+                child.kill().await;
+                Err(anyhow::anyhow!("{why}{}", stderr_note(&stderr)))
             }
             Target::Http(h) => {
-                let mut custom = HashMap::new();
-                for (k, v) in &h.headers {
-                    let name = reqwest::header::HeaderName::from_bytes(k.as_bytes())
-                        .map_err(|e| anyhow::anyhow!("bad header name {k:?}: {e}"))?;
-                    let value = reqwest::header::HeaderValue::from_str(v)
-                        .map_err(|e| anyhow::anyhow!("bad value for header {k:?}: {e}"))?;
-                    custom.insert(name, value);
-                }
-                let mut config = StreamableHttpClientTransportConfig::with_uri(h.url.as_str())
-                    .custom_headers(custom);
-                // rmcp reads bodies and events within these, as the raw probes do.
-                config.max_json_response_size = super::raw::MAX_BODY;
-                config.max_sse_event_size = super::frames::MAX_EVENT;
-                if let Some(token) = &h.bearer {
-                    config = config.auth_header(token.clone());
-                }
+                let config = http_config(h)?;
                 let transport = StreamableHttpClientTransport::with_client(
                     super::raw::mcp_http_client()?,
                     config,

@@ -507,28 +507,33 @@ impl RawHttp {
         let reply = if is_sse {
             self.read_sse(response, id, corr_id).await
         } else {
-            let body = tokio::time::timeout(self.timeout, body_within(response, MAX_BODY))
-                .await
-                .map(|r| r.map(|b| String::from_utf8_lossy(&b).into_owned()));
-            match body {
-                Ok(Ok(body)) if !body.trim().is_empty() => {
-                    self.tap.frame(Direction::Out, body.trim(), Some(corr_id));
-                    match serde_json::from_str::<Value>(&body) {
-                        Ok(Value::Array(items)) => Reply::Batch(items),
-                        Ok(v) => Reply::Response(v),
-                        Err(_) => Reply::Silence("the body is not JSON".into()),
-                    }
-                }
-                Ok(Ok(_)) => Reply::Silence(format!("empty body, status {status}")),
-                Ok(Err(e)) => Reply::Silence(format!("reading the body failed: {e}")),
-                Err(_) => Reply::Silence(format!("no body within {:?}", self.timeout)),
-            }
+            self.read_json(response, status, corr_id).await
         };
         HttpExchange {
             status: Some(status),
             content_type,
             session_id,
             reply,
+        }
+    }
+
+    /// Read a JSON body (one message or a batch), bounded in size and time.
+    async fn read_json(&self, response: reqwest::Response, status: u16, corr_id: &str) -> Reply {
+        let body = tokio::time::timeout(self.timeout, body_within(response, MAX_BODY))
+            .await
+            .map(|r| r.map(|b| String::from_utf8_lossy(&b).into_owned()));
+        match body {
+            Ok(Ok(body)) if !body.trim().is_empty() => {
+                self.tap.frame(Direction::Out, body.trim(), Some(corr_id));
+                match serde_json::from_str::<Value>(&body) {
+                    Ok(Value::Array(items)) => Reply::Batch(items),
+                    Ok(v) => Reply::Response(v),
+                    Err(_) => Reply::Silence("the body is not JSON".into()),
+                }
+            }
+            Ok(Ok(_)) => Reply::Silence(format!("empty body, status {status}")),
+            Ok(Err(e)) => Reply::Silence(format!("reading the body failed: {e}")),
+            Err(_) => Reply::Silence(format!("no body within {:?}", self.timeout)),
         }
     }
 

@@ -75,50 +75,11 @@ pub async fn probe(
             Vec::new()
         }
     };
-    let mut call_outcomes = Vec::new();
-    for (name, args) in calls {
-        call_outcomes.push(match session.call_tool(name, args.clone()).await {
-            Ok(result) => CallOutcome {
-                tool: name.clone(),
-                ok: true,
-                is_error: result.is_error,
-                detail: first_text(&result),
-            },
-            Err(e) => CallOutcome {
-                tool: name.clone(),
-                ok: false,
-                is_error: None,
-                detail: format!("{e:#}"),
-            },
-        });
-    }
+    let call_outcomes = call_each(&session, calls).await;
     let relists = session.relists();
     session.close().await;
 
-    let (transport_shape, sessionful) = match target {
-        Target::Stdio(_) => ("stdio".to_owned(), Some(true)),
-        Target::Http(h) => {
-            let raw = RawHttp::new(h, tap.clone(), timeout)?;
-            let frame = match facts.era {
-                Era::Legacy => initialize_frame("probe-shape", &facts.negotiated_version),
-                Era::Modern => {
-                    request_frame("probe-shape", "server/discover", json!({}), Era::Modern)
-                }
-            };
-            let got = raw
-                .post(&frame, Some("probe-shape"), &[], "probe::transport_shape")
-                .await;
-            let shape = match got.content_type.as_deref() {
-                Some(c) if c.starts_with("text/event-stream") => "streamable-http+sse",
-                Some(c) if c.starts_with("application/json") => "streamable-http+json",
-                _ => "streamable-http",
-            };
-            (
-                shape.to_owned(),
-                got.status.map(|_| got.session_id.is_some()),
-            )
-        }
-    };
+    let (transport_shape, sessionful) = transport_shape(target, &tap, timeout, &facts).await?;
 
     let ctx = ProbeContext {
         target: target.clone(),
@@ -143,6 +104,62 @@ pub async fn probe(
         tools,
         calls: call_outcomes,
         probes: probe_results,
+    })
+}
+
+/// Call each named tool once, as the operator asked.
+async fn call_each(session: &Session, calls: &[(String, Map<String, Value>)]) -> Vec<CallOutcome> {
+    let mut call_outcomes = Vec::with_capacity(calls.len());
+    for (name, args) in calls {
+        call_outcomes.push(match session.call_tool(name, args.clone()).await {
+            Ok(result) => CallOutcome {
+                tool: name.clone(),
+                ok: true,
+                is_error: result.is_error,
+                detail: first_text(&result),
+            },
+            Err(e) => CallOutcome {
+                tool: name.clone(),
+                ok: false,
+                is_error: None,
+                detail: format!("{e:#}"),
+            },
+        });
+    }
+    call_outcomes
+}
+
+/// How the server answers over its transport (for HTTP, asked once more on
+/// a raw request: SSE or JSON, with a session or not).
+async fn transport_shape(
+    target: &Target,
+    tap: &Tap,
+    timeout: Duration,
+    facts: &super::connect::ServerFacts,
+) -> anyhow::Result<(String, Option<bool>)> {
+    Ok(match target {
+        Target::Stdio(_) => ("stdio".to_owned(), Some(true)),
+        Target::Http(h) => {
+            let raw = RawHttp::new(h, tap.clone(), timeout)?;
+            let frame = match facts.era {
+                Era::Legacy => initialize_frame("probe-shape", &facts.negotiated_version),
+                Era::Modern => {
+                    request_frame("probe-shape", "server/discover", json!({}), Era::Modern)
+                }
+            };
+            let got = raw
+                .post(&frame, Some("probe-shape"), &[], "probe::transport_shape")
+                .await;
+            let shape = match got.content_type.as_deref() {
+                Some(c) if c.starts_with("text/event-stream") => "streamable-http+sse",
+                Some(c) if c.starts_with("application/json") => "streamable-http+json",
+                _ => "streamable-http",
+            };
+            (
+                shape.to_owned(),
+                got.status.map(|_| got.session_id.is_some()),
+            )
+        }
     })
 }
 

@@ -259,16 +259,7 @@ async fn drive(
             role: Role::Assistant,
             content: response.content.clone(),
         });
-        let uses: Vec<(String, String, Value)> = response
-            .content
-            .iter()
-            .filter_map(|b| match b {
-                ContentBlock::ToolUse { id, name, input } => {
-                    Some((id.clone(), name.clone(), input.clone()))
-                }
-                _ => None,
-            })
-            .collect();
+        let uses = tool_uses(&response.content);
         if uses.is_empty() {
             out.final_answer = Some(answer_text(&response.content));
             out.end = TrialEnd::Answered;
@@ -276,20 +267,7 @@ async fn drive(
         }
         // Calls asked for after a budget ran out are never made.
         if let Some(end) = budget_end(&out, &spec.budget) {
-            for (_, name, input) in &uses {
-                out.calls.push(ToolCallRecord {
-                    tool: name.clone(),
-                    arguments: input.clone(),
-                    ok: false,
-                    failure: Some(CallFailure::BudgetExhausted),
-                    latency_ms: 0,
-                    destructive: spec
-                        .tools
-                        .iter()
-                        .find(|t| t.name == *name)
-                        .is_none_or(destructive_by_annotations),
-                });
-            }
+            out.calls.extend(unmade(spec, &uses));
             out.end = end;
             break;
         }
@@ -301,6 +279,38 @@ async fn drive(
     }
     settle_execution_errors(&mut out.calls);
     out
+}
+
+/// The tool uses a reply asks for: (id, tool, input).
+fn tool_uses(content: &[ContentBlock]) -> Vec<(String, String, Value)> {
+    content
+        .iter()
+        .filter_map(|b| match b {
+            ContentBlock::ToolUse { id, name, input } => {
+                Some((id.clone(), name.clone(), input.clone()))
+            }
+            _ => None,
+        })
+        .collect()
+}
+
+/// The records of calls asked for after a budget ran out: never made.
+fn unmade<'a>(
+    spec: &'a TrialSpec<'_>,
+    uses: &'a [(String, String, Value)],
+) -> impl Iterator<Item = ToolCallRecord> + 'a {
+    uses.iter().map(|(_, name, input)| ToolCallRecord {
+        tool: name.clone(),
+        arguments: input.clone(),
+        ok: false,
+        failure: Some(CallFailure::BudgetExhausted),
+        latency_ms: 0,
+        destructive: spec
+            .tools
+            .iter()
+            .find(|t| t.name == *name)
+            .is_none_or(destructive_by_annotations),
+    })
 }
 
 /// The trial's first two turns on the tape, and the conversation so far.
@@ -550,18 +560,11 @@ async fn call(
             ),
             true,
         ),
-        Ok(Err(ServiceError::McpError(e))) => {
-            let failure = if e.code == rmcp::model::ErrorCode::INVALID_PARAMS {
-                CallFailure::SchemaReject
-            } else {
-                CallFailure::ProtocolError
-            };
-            (
-                record(false, Some(failure), latency),
-                format!("error {}: {}", e.code.0, e.message),
-                true,
-            )
-        }
+        Ok(Err(ServiceError::McpError(e))) => (
+            record(false, Some(error_failure(&e)), latency),
+            format!("error {}: {}", e.code.0, e.message),
+            true,
+        ),
         Ok(Err(e)) => (
             record(false, Some(CallFailure::ProtocolError), latency),
             format!("tools/call {name} failed: {e}"),
@@ -580,6 +583,16 @@ async fn call(
                 (record(true, None, latency), text, false)
             }
         }
+    }
+}
+
+/// A JSON-RPC error to a call: invalid params is the schema's rejection,
+/// any other code the protocol's.
+fn error_failure(e: &rmcp::model::ErrorData) -> CallFailure {
+    if e.code == rmcp::model::ErrorCode::INVALID_PARAMS {
+        CallFailure::SchemaReject
+    } else {
+        CallFailure::ProtocolError
     }
 }
 

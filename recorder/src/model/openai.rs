@@ -207,6 +207,22 @@ pub fn normalise_usage(u: &Value) -> UsageRead {
     }))
 }
 
+/// A tool call's `arguments`: JSON text of an object (as the API sends
+/// them), an object, or nothing; anything else is kept as a string for the
+/// schema check to reject.
+fn call_arguments(arguments: Option<&Value>) -> Value {
+    match arguments {
+        Some(Value::String(raw)) if raw.trim().is_empty() => json!({}),
+        Some(Value::String(raw)) => match serde_json::from_str::<Value>(raw) {
+            Ok(v @ Value::Object(_)) => v,
+            _ => Value::String(raw.clone()),
+        },
+        Some(v @ Value::Object(_)) => v.clone(),
+        None | Some(Value::Null) => json!({}),
+        Some(other) => Value::String(other.to_string()),
+    }
+}
+
 /// Read a Chat Completions response body.
 pub fn parse_response(body: &Value) -> Result<ParsedReply, String> {
     let choice = body
@@ -258,16 +274,7 @@ pub fn parse_response(body: &Value) -> Result<ParsedReply, String> {
                 .and_then(Value::as_str)
                 .filter(|s| !s.is_empty())
                 .map_or_else(|| format!("call_{i}"), str::to_owned);
-            let input = match f.get("arguments") {
-                Some(Value::String(raw)) if raw.trim().is_empty() => json!({}),
-                Some(Value::String(raw)) => match serde_json::from_str::<Value>(raw) {
-                    Ok(v @ Value::Object(_)) => v,
-                    _ => Value::String(raw.clone()),
-                },
-                Some(v @ Value::Object(_)) => v.clone(),
-                None | Some(Value::Null) => json!({}),
-                Some(other) => Value::String(other.to_string()),
-            };
+            let input = call_arguments(f.get("arguments"));
             blocks.push(ContentBlock::ToolUse {
                 id,
                 name: name.to_owned(),

@@ -289,11 +289,7 @@ fn stop_signal(
 
 /// Serde's name for a unit enum value (`snake_case` reasons).
 fn name_of<T: serde::Serialize>(value: &T) -> String {
-    match serde_json::to_value(value) {
-        Ok(serde_json::Value::String(s)) => s,
-        Ok(other) => other.to_string(),
-        Err(_) => "unknown".to_owned(),
-    }
+    fitness_shared::wire_name::wire_name(value).unwrap_or_else(|| "unknown".to_owned())
 }
 
 impl Run<'_> {

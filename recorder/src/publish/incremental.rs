@@ -181,6 +181,44 @@ pub(super) fn publish(
     }
 }
 
+/// One run of this publish, merged into the site: a run whose record and
+/// files are as they would be written is linked from the old site as it is;
+/// any other is written anew, with how many tapes it wrote.
+fn merge_one(
+    staging: &Path,
+    existing: Option<&PathBuf>,
+    source: Source,
+    seed: Option<&[u8; 32]>,
+    merge: &mut Merge,
+) -> anyhow::Result<(RunRecord, Option<usize>)> {
+    let runs = staging.join(site::RUNS_DIR);
+    let id = source.record.run.id.clone();
+    let old = existing
+        .map(|dir| read_record(dir).map(|r| (dir, r)))
+        .transpose()?;
+    if let Some((dir, (record, bytes))) = &old
+        && predicted_record(&source, seed)?.as_deref() == Some(bytes.as_slice())
+        && files_present(record, dir)
+    {
+        link_tree(dir, &runs.join(&id))?;
+        merge.unchanged += 1;
+        return Ok((record.clone(), None));
+    }
+    let (record, written) = write_run(staging, source, seed)?;
+    match old {
+        None => merge.added += 1,
+        Some((_, (_, bytes))) => {
+            let now = std::fs::read(runs.join(&id).join(site::RECORD_FILE))?;
+            if now == bytes {
+                merge.unchanged += 1;
+            } else {
+                merge.replaced += 1;
+            }
+        }
+    }
+    Ok((record, Some(written)))
+}
+
 #[expect(
     clippy::too_many_arguments,
     reason = "one call site, each argument a distinct input"
@@ -206,32 +244,10 @@ fn assemble(
         let id = source.record.run.id.clone();
         super::check_segment(&id)?;
         named.insert(id.clone());
-        let old = existing
-            .get(&id)
-            .map(|dir| read_record(dir).map(|r| (dir, r)))
-            .transpose()?;
-        if let Some((dir, (record, bytes))) = &old
-            && predicted_record(&source, seed)?.as_deref() == Some(bytes.as_slice())
-            && files_present(record, dir)
-        {
-            link_tree(dir, &runs.join(&id))?;
-            records.push(record.clone());
-            merge.unchanged += 1;
-            continue;
-        }
-        let (record, written) = write_run(staging, source, seed)?;
-        fresh.insert(id.clone());
-        tapes += written;
-        match old {
-            None => merge.added += 1,
-            Some((_, (_, bytes))) => {
-                let now = std::fs::read(runs.join(&id).join(site::RECORD_FILE))?;
-                if now == bytes {
-                    merge.unchanged += 1;
-                } else {
-                    merge.replaced += 1;
-                }
-            }
+        let (record, written) = merge_one(staging, existing.get(&id), source, seed, &mut merge)?;
+        if let Some(written) = written {
+            fresh.insert(id);
+            tapes += written;
         }
         records.push(record);
     }

@@ -124,6 +124,43 @@ pub fn publish(args: &PublishArgs) -> anyhow::Result<Published> {
         .transpose()?;
     let viewer = viewer_dir(args)?;
 
+    let (sources, standing) = sources(args)?;
+
+    if !args.replace && incremental::is_site(&args.out) {
+        return incremental::publish(args, sources, standing, seed.as_ref(), viewer.as_deref());
+    }
+    let staging = staging_dir(&args.out)?;
+    let result = write_site(
+        &staging,
+        sources,
+        &standing,
+        seed.as_ref(),
+        viewer.as_deref(),
+        args,
+    );
+    match result {
+        Ok((board, tapes, badges)) => {
+            replace_dir(&staging, &args.out)?;
+            Ok(Published {
+                site: args.out.clone(),
+                board,
+                tapes,
+                badges,
+                merge: None,
+            })
+        }
+        Err(err) => {
+            let _ = std::fs::remove_dir_all(&staging);
+            Err(err)
+        }
+    }
+}
+
+/// Every run to publish, read from the runs directories and the import,
+/// with the standing notes they carry. Two runs with one id are refused.
+fn sources(
+    args: &PublishArgs,
+) -> anyhow::Result<(Vec<Source>, BTreeMap<String, StandingNotesSet>)> {
     let mut sources: Vec<Source> = Vec::new();
     let mut standing: BTreeMap<String, StandingNotesSet> = BTreeMap::new();
     for dir in &args.runs {
@@ -166,35 +203,7 @@ pub fn publish(args: &PublishArgs) -> anyhow::Result<Published> {
             );
         }
     }
-
-    if !args.replace && incremental::is_site(&args.out) {
-        return incremental::publish(args, sources, standing, seed.as_ref(), viewer.as_deref());
-    }
-    let staging = staging_dir(&args.out)?;
-    let result = write_site(
-        &staging,
-        sources,
-        &standing,
-        seed.as_ref(),
-        viewer.as_deref(),
-        args,
-    );
-    match result {
-        Ok((board, tapes, badges)) => {
-            replace_dir(&staging, &args.out)?;
-            Ok(Published {
-                site: args.out.clone(),
-                board,
-                tapes,
-                badges,
-                merge: None,
-            })
-        }
-        Err(err) => {
-            let _ = std::fs::remove_dir_all(&staging);
-            Err(err)
-        }
-    }
+    Ok((sources, standing))
 }
 
 fn viewer_dir(args: &PublishArgs) -> anyhow::Result<Option<PathBuf>> {

@@ -67,9 +67,8 @@ pub fn findings_view(record: &RunRecord) -> Option<impl IntoView + use<>> {
 /// One finding: its kind, the tool (and parameter) it is about, and the
 /// tape lines behind it.
 fn finding_item(run_id: &str, f: &Finding) -> impl IntoView + use<> {
-    let kind = serde_json::to_value(f.kind)
-        .ok()
-        .and_then(|v| v.as_str().map(kind_words))
+    let kind = fitness_shared::wire_name::wire_name(&f.kind)
+        .map(|k| kind_words(&k))
         .unwrap_or_default();
     let target = match &f.parameter {
         Some(p) => format!("{}.{p}", f.tool),
