@@ -645,15 +645,7 @@ fn probes_of(report: Option<&crate::mcp::report::Report>) -> rec::Probes {
                     .iter()
                     .map(|p| rec::Probe {
                         id: p.id.to_owned(),
-                        status: match &p.outcome {
-                            crate::mcp::probes::Outcome::Pass => rec::ProbeStatus::Pass,
-                            crate::mcp::probes::Outcome::Fail => rec::ProbeStatus::Fail,
-                            crate::mcp::probes::Outcome::Unknown { reason } => {
-                                rec::ProbeStatus::Unknown {
-                                    reason: reason.clone(),
-                                }
-                            }
-                        },
+                        status: p.status.clone(),
                         detail: p.detail.clone(),
                         evidence: p.evidence.clone(),
                         observed: None,

@@ -8,54 +8,46 @@
 mod checks;
 mod conn;
 
+use fitness_shared::record::ProbeStatus;
 use serde::Serialize;
+use serde::ser::{SerializeMap, Serializer};
 
 pub use checks::run_all;
 pub use conn::ProbeContext;
-
-/// The outcome of one probe.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-#[serde(tag = "status", rename_all = "lowercase")]
-pub enum Outcome {
-    Pass,
-    Fail,
-    /// Not applicable, or the probe could not establish the fact.
-    Unknown {
-        reason: String,
-    },
-}
 
 /// One probe's result, as `fitness probe --json` prints it.
 #[derive(Debug, Clone, Serialize)]
 pub struct ProbeResult {
     pub id: &'static str,
-    #[serde(flatten)]
-    pub outcome: Outcome,
+    /// Printed as `"status": "pass"` (and `"reason"` when unknown); the
+    /// record tags the same status `result`.
+    #[serde(flatten, serialize_with = "status_fields")]
+    pub status: ProbeStatus,
     pub detail: String,
     /// corr_ids of the tape frames that show the fact.
     pub evidence: Vec<String>,
 }
 
 impl ProbeResult {
-    fn new(id: &'static str, outcome: Outcome, detail: impl Into<String>) -> Self {
+    fn new(id: &'static str, status: ProbeStatus, detail: impl Into<String>) -> Self {
         ProbeResult {
             id,
-            outcome,
+            status,
             detail: detail.into(),
             evidence: vec![corr_id(id)],
         }
     }
     pub fn pass(id: &'static str, detail: impl Into<String>) -> Self {
-        Self::new(id, Outcome::Pass, detail)
+        Self::new(id, ProbeStatus::Pass, detail)
     }
     pub fn fail(id: &'static str, detail: impl Into<String>) -> Self {
-        Self::new(id, Outcome::Fail, detail)
+        Self::new(id, ProbeStatus::Fail, detail)
     }
     pub fn unknown(id: &'static str, reason: impl Into<String>) -> Self {
         let reason = reason.into();
         Self::new(
             id,
-            Outcome::Unknown {
+            ProbeStatus::Unknown {
                 reason: reason.clone(),
             },
             reason,
@@ -67,15 +59,37 @@ impl ProbeResult {
     }
     /// `pass`, `fail` or `unknown`.
     pub fn status(&self) -> &'static str {
-        match self.outcome {
-            Outcome::Pass => "pass",
-            Outcome::Fail => "fail",
-            Outcome::Unknown { .. } => "unknown",
-        }
+        self.status.word()
     }
+}
+
+/// A probe's status as `fitness probe --json` prints it.
+fn status_fields<S: Serializer>(status: &ProbeStatus, s: S) -> Result<S::Ok, S::Error> {
+    let mut map = s.serialize_map(None)?;
+    map.serialize_entry("status", status.word())?;
+    if let ProbeStatus::Unknown { reason } = status {
+        map.serialize_entry("reason", reason)?;
+    }
+    map.end()
 }
 
 /// The corr_id of a probe's frames (R-TAPE-5).
 pub fn corr_id(probe: &str) -> String {
     format!("probe::{probe}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::ProbeResult;
+
+    #[test]
+    fn a_result_prints_its_status_and_an_unknown_its_reason() {
+        let pass = serde_json::to_value(ProbeResult::pass("ping", "answered")).unwrap();
+        assert_eq!(pass["status"], "pass", "{pass}");
+        assert!(pass.get("reason").is_none(), "{pass}");
+        let unknown = serde_json::to_value(ProbeResult::unknown("cancel", "no tools")).unwrap();
+        assert_eq!(unknown["status"], "unknown", "{unknown}");
+        assert_eq!(unknown["reason"], "no tools", "{unknown}");
+        assert_eq!(unknown["id"], "cancel", "{unknown}");
+    }
 }

@@ -54,3 +54,14 @@ pub enum ProbeStatus {
     Fail,
     Unknown { reason: String },
 }
+
+impl ProbeStatus {
+    /// `pass`, `fail` or `unknown`.
+    pub fn word(&self) -> &'static str {
+        match self {
+            ProbeStatus::Pass => "pass",
+            ProbeStatus::Fail => "fail",
+            ProbeStatus::Unknown { .. } => "unknown",
+        }
+    }
+}
