@@ -340,7 +340,7 @@ impl TimelineBuilder {
         if body.iter().all(u8::is_ascii_whitespace) {
             return;
         }
-        if body.iter().find(|b| !b.is_ascii_whitespace()) != Some(&b'{') {
+        if !body.trim_ascii_start().starts_with(b"{") {
             summary.skipped += 1;
             return;
         }
