@@ -231,91 +231,15 @@ pub fn locale_compare(a: &str, b: &str) -> Ordering {
 pub fn parse_date_ms(s: &str) -> Option<i64> {
     let b = s.as_bytes();
     let mut i = 0usize;
-    let digits = |i: &mut usize, n: usize| -> Option<i64> {
-        let part = b.get(*i..*i + n)?;
-        if !part.iter().all(u8::is_ascii_digit) {
-            return None;
-        }
-        *i += n;
-        Some(
-            part.iter()
-                .fold(0i64, |acc, d| acc * 10 + i64::from(d - b'0')),
-        )
-    };
-    let year = match b.first()? {
-        b'+' | b'-' => {
-            let neg = b[0] == b'-';
-            i = 1;
-            let y = digits(&mut i, 6)?;
-            if neg && y == 0 {
-                return None;
-            }
-            if neg { -y } else { y }
-        }
-        _ => digits(&mut i, 4)?,
-    };
-    let (mut month, mut day) = (1, 1);
-    if b.get(i) == Some(&b'-') {
-        i += 1;
-        month = digits(&mut i, 2)?;
-        if b.get(i) == Some(&b'-') {
-            i += 1;
-            day = digits(&mut i, 2)?;
-        }
-    }
-    if !(1..=12).contains(&month) || !(1..=31).contains(&day) {
-        return None;
-    }
+    let (year, month, day) = parse_date_part(b, &mut i)?;
     let (mut hour, mut minute, mut second, mut millis, mut offset_min) = (0, 0, 0, 0, 0);
     if i < b.len() {
         if !matches!(b[i], b'T' | b't' | b' ') {
             return None;
         }
         i += 1;
-        hour = digits(&mut i, 2)?;
-        if b.get(i) != Some(&b':') {
-            return None;
-        }
-        i += 1;
-        minute = digits(&mut i, 2)?;
-        if b.get(i) == Some(&b':') {
-            i += 1;
-            second = digits(&mut i, 2)?;
-            if b.get(i) == Some(&b'.') {
-                i += 1;
-                let start = i;
-                while b.get(i).is_some_and(u8::is_ascii_digit) {
-                    i += 1;
-                }
-                if i == start {
-                    return None;
-                }
-                let frac = &b[start..i.min(start + 3)];
-                let mut ms = 0i64;
-                for k in 0..3 {
-                    ms = ms * 10 + frac.get(k).map_or(0, |d| i64::from(d - b'0'));
-                }
-                millis = ms;
-            }
-        }
-        match b.get(i) {
-            None => {}
-            Some(b'Z' | b'z') => i += 1,
-            Some(&sign @ (b'+' | b'-')) => {
-                i += 1;
-                let oh = digits(&mut i, 2)?;
-                if b.get(i) != Some(&b':') {
-                    return None;
-                }
-                i += 1;
-                let om = digits(&mut i, 2)?;
-                if oh > 23 || om > 59 {
-                    return None;
-                }
-                offset_min = (oh * 60 + om) * if sign == b'+' { 1 } else { -1 };
-            }
-            Some(_) => return None,
-        }
+        (hour, minute, second, millis) = parse_time_part(b, &mut i)?;
+        offset_min = parse_offset(b, &mut i)?;
         if i != b.len() {
             return None;
         }
@@ -328,6 +252,109 @@ pub fn parse_date_ms(s: &str) -> Option<i64> {
     let ms = days * 86_400_000 + ((hour * 60 + minute - offset_min) * 60 + second) * 1000 + millis;
     // The ECMAScript time range is ±8.64e15 ms.
     (ms.abs() <= 8_640_000_000_000_000).then_some(ms)
+}
+
+/// `n` ASCII digits at `b[*i..]` as a number, `i` moved past them.
+fn digits(b: &[u8], i: &mut usize, n: usize) -> Option<i64> {
+    let part = b.get(*i..*i + n)?;
+    if !part.iter().all(u8::is_ascii_digit) {
+        return None;
+    }
+    *i += n;
+    Some(
+        part.iter()
+            .fold(0i64, |acc, d| acc * 10 + i64::from(d - b'0')),
+    )
+}
+
+/// `YYYY[-MM[-DD]]` or `±YYYYYY[-MM[-DD]]` (not `-000000`): year, month
+/// (1 to 12) and day (1 to 31).
+fn parse_date_part(b: &[u8], i: &mut usize) -> Option<(i64, i64, i64)> {
+    let year = match b.first()? {
+        b'+' | b'-' => {
+            let neg = b[0] == b'-';
+            *i = 1;
+            let y = digits(b, i, 6)?;
+            if neg && y == 0 {
+                return None;
+            }
+            if neg { -y } else { y }
+        }
+        _ => digits(b, i, 4)?,
+    };
+    let (mut month, mut day) = (1, 1);
+    if b.get(*i) == Some(&b'-') {
+        *i += 1;
+        month = digits(b, i, 2)?;
+        if b.get(*i) == Some(&b'-') {
+            *i += 1;
+            day = digits(b, i, 2)?;
+        }
+    }
+    if !(1..=12).contains(&month) || !(1..=31).contains(&day) {
+        return None;
+    }
+    Some((year, month, day))
+}
+
+/// `HH:mm[:ss[.sss…]]`: hour, minute, second and milliseconds (the first
+/// three fraction digits; the rest are read and dropped). Ranges are
+/// checked by the caller.
+fn parse_time_part(b: &[u8], i: &mut usize) -> Option<(i64, i64, i64, i64)> {
+    let (mut second, mut millis) = (0, 0);
+    let hour = digits(b, i, 2)?;
+    if b.get(*i) != Some(&b':') {
+        return None;
+    }
+    *i += 1;
+    let minute = digits(b, i, 2)?;
+    if b.get(*i) == Some(&b':') {
+        *i += 1;
+        second = digits(b, i, 2)?;
+        if b.get(*i) == Some(&b'.') {
+            *i += 1;
+            let start = *i;
+            while b.get(*i).is_some_and(u8::is_ascii_digit) {
+                *i += 1;
+            }
+            if *i == start {
+                return None;
+            }
+            let frac = &b[start..(*i).min(start + 3)];
+            let mut ms = 0i64;
+            for k in 0..3 {
+                ms = ms * 10 + frac.get(k).map_or(0, |d| i64::from(d - b'0'));
+            }
+            millis = ms;
+        }
+    }
+    Some((hour, minute, second, millis))
+}
+
+/// An optional `Z`, `z` or `±HH:mm` offset, in minutes east of UTC; `None`
+/// when something else follows the time.
+fn parse_offset(b: &[u8], i: &mut usize) -> Option<i64> {
+    match b.get(*i) {
+        None => Some(0),
+        Some(b'Z' | b'z') => {
+            *i += 1;
+            Some(0)
+        }
+        Some(&sign @ (b'+' | b'-')) => {
+            *i += 1;
+            let oh = digits(b, i, 2)?;
+            if b.get(*i) != Some(&b':') {
+                return None;
+            }
+            *i += 1;
+            let om = digits(b, i, 2)?;
+            if oh > 23 || om > 59 {
+                return None;
+            }
+            Some((oh * 60 + om) * if sign == b'+' { 1 } else { -1 })
+        }
+        Some(_) => None,
+    }
 }
 
 /// `Math.max(0, Date.parse(b) - Date.parse(a))`, `None` when either is not a

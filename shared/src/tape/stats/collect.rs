@@ -94,7 +94,7 @@ impl StatsBuilder {
     /// Add one line of JSON text. A line that is not a JSON object is not
     /// counted and the error says why; the caller counts it as skipped.
     pub fn push_line(&mut self, text: &[u8]) -> Result<(), serde_json::Error> {
-        if text.iter().find(|b| !b.is_ascii_whitespace()) != Some(&b'{') {
+        if !text.trim_ascii_start().starts_with(b"{") {
             // Arrays and scalars parse as JSON but are not tape lines.
             return Err(<serde_json::Error as serde::de::Error>::custom(
                 "line is not a JSON object",

@@ -203,33 +203,67 @@ pub(super) fn estimate_cost(usage: [Option<f64>; 4], price: &Price) -> Option<f6
     usd.is_finite().then_some(usd)
 }
 
+/// The model block of the stats: per model, in sum, and the estimated cost.
 pub(super) fn build_models(
     turns: &[TurnFacts],
     prices: &[Price],
     source: &str,
 ) -> Option<ModelsBlock> {
-    let mut slots: Vec<(String, ModelSlot)> = Vec::new();
+    let tally = tally_models(turns);
+    if tally.assistant_turns == 0 {
+        return None;
+    }
+    let Priced {
+        mut per_model,
+        mut unpriced,
+        total_usd,
+        any_priced,
+    } = price_models(&tally.slots, prices);
+    per_model.sort_by(|a, b| {
+        b.calls
+            .cmp(&a.calls)
+            .then_with(|| js::locale_compare(&a.model, &b.model))
+    });
+    let summary = model_summary(&tally, turns.len() as u64, per_model.len() as u64);
+    unpriced.sort_by(|a, b| js::locale_compare(a, b));
+    let cost = cost_stats(prices, source, unpriced, total_usd, any_priced);
+    Some(ModelsBlock {
+        per_model,
+        summary,
+        cost,
+    })
+}
+
+/// The assistant turns counted: a slot per model in first-seen order, the
+/// echoed turns apart, and the model time.
+#[derive(Default)]
+struct Tally {
+    slots: Vec<(String, ModelSlot)>,
+    assistant_turns: u64,
+    echoed_turns: u64,
+    total_duration: f64,
+    saw_duration: bool,
+}
+
+fn tally_models(turns: &[TurnFacts]) -> Tally {
+    let mut tally = Tally::default();
     let mut by_model: HashMap<String, usize> = HashMap::new();
-    let mut assistant_turns = 0u64;
-    let mut echoed_turns = 0u64;
-    let mut total_duration = 0.0f64;
-    let mut saw_duration = false;
     for turn in turns.iter().filter(|t| t.assistant) {
         if turn.echoed {
-            echoed_turns += 1;
+            tally.echoed_turns += 1;
             continue;
         }
-        assistant_turns += 1;
+        tally.assistant_turns += 1;
         let name = turn.model.as_deref().unwrap_or("(no model)");
         let i = match by_model.get(name) {
             Some(&i) => i,
             None => {
-                by_model.insert(name.to_owned(), slots.len());
-                slots.push((name.to_owned(), ModelSlot::default()));
-                slots.len() - 1
+                by_model.insert(name.to_owned(), tally.slots.len());
+                tally.slots.push((name.to_owned(), ModelSlot::default()));
+                tally.slots.len() - 1
             }
         };
-        let slot = &mut slots[i].1;
+        let slot = &mut tally.slots[i].1;
         slot.calls += 1;
         if let Some([input, output, read, creation]) = turn.usage {
             slot.usage_turns += 1;
@@ -250,19 +284,28 @@ pub(super) fn build_models(
         }
         slot.ttfts.extend(turn.ttft_ms);
         if let Some(d) = turn.duration_ms {
-            total_duration += d;
-            saw_duration = true;
+            tally.total_duration += d;
+            tally.saw_duration = true;
         }
     }
-    if assistant_turns == 0 {
-        return None;
-    }
+    tally
+}
 
+/// Each model's stats with its estimated cost, in slot order; the models
+/// with usage but no price; the priced total and whether any was priced.
+struct Priced {
+    per_model: Vec<ModelStats>,
+    unpriced: Vec<String>,
+    total_usd: f64,
+    any_priced: bool,
+}
+
+fn price_models(slots: &[(String, ModelSlot)], prices: &[Price]) -> Priced {
     let mut unpriced: Vec<String> = Vec::new();
     let mut total_usd = 0.0f64;
     let mut any_priced = false;
     let mut per_model = Vec::with_capacity(slots.len());
-    for (model, s) in &slots {
+    for (model, s) in slots {
         let price = resolve_price(model, prices);
         let has_usage = s.usage_turns > 0;
         let agg = [
@@ -305,24 +348,34 @@ pub(super) fn build_models(
             priced: price.is_some(),
         });
     }
-    per_model.sort_by(|a, b| {
-        b.calls
-            .cmp(&a.calls)
-            .then_with(|| js::locale_compare(&a.model, &b.model))
-    });
+    Priced {
+        per_model,
+        unpriced,
+        total_usd,
+        any_priced,
+    }
+}
 
-    let sum = |f: fn(&ModelSlot) -> f64| slots.iter().map(|(_, s)| f(s)).fold(0.0, |a, b| a + b);
-    let any = |f: fn(&ModelSlot) -> bool| slots.iter().any(|(_, s)| f(s));
+/// The totals over every model (sums in slot order, as the reference).
+fn model_summary(tally: &Tally, turns: u64, models: u64) -> ModelSummary {
+    let sum = |f: fn(&ModelSlot) -> f64| {
+        tally
+            .slots
+            .iter()
+            .map(|(_, s)| f(s))
+            .fold(0.0, |a, b| a + b)
+    };
+    let any = |f: fn(&ModelSlot) -> bool| tally.slots.iter().any(|(_, s)| f(s));
     let (input, output) = (sum(|s| s.input), sum(|s| s.output));
     let (cache_read, cache_creation) = (sum(|s| s.cache_read), sum(|s| s.cache_creation));
     let (thinking_exact, thinking_estimated) =
         (sum(|s| s.thinking_exact), sum(|s| s.thinking_estimated));
     let any_usage = any(|s| s.usage_turns > 0);
-    let summary = ModelSummary {
-        models: per_model.len() as u64,
-        assistant_turns,
-        turns: turns.len() as u64,
-        echoed_turns,
+    ModelSummary {
+        models,
+        assistant_turns: tally.assistant_turns,
+        turns,
+        echoed_turns: tally.echoed_turns,
         input_tokens: any_usage.then_some(JsNum(input)),
         output_tokens: any_usage.then_some(JsNum(output)),
         cache_read_tokens: any(|s| s.cache_read_turns > 0).then_some(JsNum(cache_read)),
@@ -336,9 +389,19 @@ pub(super) fn build_models(
             any(|s| s.cache_reported_turns > 0),
         )
         .map(JsNum),
-        total_model_time_ms: saw_duration.then_some(JsNum(total_duration)),
-    };
-    unpriced.sort_by(|a, b| js::locale_compare(a, b));
+        total_model_time_ms: tally.saw_duration.then_some(JsNum(tally.total_duration)),
+    }
+}
+
+/// The cost block: the priced total (none when no model was priced),
+/// partial when some model was not, and the newest price date.
+fn cost_stats(
+    prices: &[Price],
+    source: &str,
+    unpriced: Vec<String>,
+    total_usd: f64,
+    any_priced: bool,
+) -> CostStats {
     let as_of = prices
         .iter()
         .map(|p| p.as_of)
@@ -346,7 +409,7 @@ pub(super) fn build_models(
             Some(n) if n >= d => Some(n),
             _ => Some(d),
         });
-    let cost = CostStats {
+    CostStats {
         estimated: true,
         currency: "USD".to_owned(),
         // No priced model: no figure, not $0.00. An absent rate is not free.
@@ -355,12 +418,7 @@ pub(super) fn build_models(
         unpriced_models: unpriced,
         as_of: as_of.map(str::to_owned),
         source: source.to_owned(),
-    };
-    Some(ModelsBlock {
-        per_model,
-        summary,
-        cost,
-    })
+    }
 }
 
 pub(super) fn build_errors(

@@ -340,7 +340,7 @@ impl TimelineBuilder {
         if body.iter().all(u8::is_ascii_whitespace) {
             return;
         }
-        if body.iter().find(|b| !b.is_ascii_whitespace()) != Some(&b'{') {
+        if !body.trim_ascii_start().starts_with(b"{") {
             summary.skipped += 1;
             return;
         }
@@ -424,51 +424,8 @@ impl TimelineBuilder {
 /// Pair requests with responses, order by time and number the entries; with
 /// `cut`, only entries before it (a preview).
 fn assemble(facts: Vec<Fact>, mut tapes: Vec<TapeSummary>, cut: Option<f64>) -> Timeline {
-    // Pair: each response answers the earliest unanswered request with
-    // its key, anywhere on the tape; a response with no such request stands
-    // alone. Every request is an entry, so a repeated id queues.
-    let mut pairing = Pairing::new(Rules {
-        reach: Reach::WholeTape,
-        repeat: Repeat::Queue,
-        after_answer: AfterAnswer::Close,
-    });
-    let mut request_facts = Vec::new();
-    let mut response_facts = Vec::new();
-    for (i, f) in facts.iter().enumerate() {
-        let Some(k) = f.key.as_deref() else { continue };
-        match f.kind {
-            EntryKind::Call => {
-                pairing.request(k, i as u64);
-                request_facts.push(i);
-            }
-            EntryKind::Response => {
-                pairing.response(k, i as u64);
-                response_facts.push(i);
-            }
-            _ => {}
-        }
-    }
-    let mut answer: Vec<Option<usize>> = vec![None; facts.len()];
-    let mut answered_by: Vec<bool> = vec![false; facts.len()];
-    let paired = pairing.finish();
-    for (r, q) in paired.responses.iter().enumerate() {
-        if let Some(q) = q {
-            answer[request_facts[*q]] = Some(response_facts[r]);
-            answered_by[response_facts[r]] = true;
-        }
-    }
-    let within = |f: &Fact| cut.is_none_or(|c| f.t_ms.is_none_or(|t| t < c));
-    let mut order: Vec<usize> = (0..facts.len())
-        .filter(|&i| !answered_by[i] && within(&facts[i]))
-        .collect();
-    order.sort_by(|&a, &b| {
-        let (fa, fb) = (&facts[a], &facts[b]);
-        let ta = fa.t_ms.unwrap_or(f64::NEG_INFINITY);
-        let tb = fb.t_ms.unwrap_or(f64::NEG_INFINITY);
-        ta.total_cmp(&tb)
-            .then(fa.at.tape.cmp(&fb.at.tape))
-            .then(fa.at.line.cmp(&fb.at.line))
-    });
+    let (answer, answered_by) = pair_facts(&facts);
+    let order = entry_order(&facts, &answered_by, cut);
     let mut facts: Vec<Option<Fact>> = facts.into_iter().map(Some).collect();
     let mut entries = Vec::with_capacity(order.len());
     let mut trial_index: HashMap<String, usize> = HashMap::new();
@@ -532,6 +489,63 @@ fn assemble(facts: Vec<Fact>, mut tapes: Vec<TapeSummary>, cut: Option<f64>) -> 
         trials,
         complete: true,
     }
+}
+
+/// For each fact, the response fact that answers it (`answer`) and whether
+/// it is itself a response that answers a request (`answered_by`).
+fn pair_facts(facts: &[Fact]) -> (Vec<Option<usize>>, Vec<bool>) {
+    // Pair: each response answers the earliest unanswered request with
+    // its key, anywhere on the tape; a response with no such request stands
+    // alone. Every request is an entry, so a repeated id queues.
+    let mut pairing = Pairing::new(Rules {
+        reach: Reach::WholeTape,
+        repeat: Repeat::Queue,
+        after_answer: AfterAnswer::Close,
+    });
+    let mut request_facts = Vec::new();
+    let mut response_facts = Vec::new();
+    for (i, f) in facts.iter().enumerate() {
+        let Some(k) = f.key.as_deref() else { continue };
+        match f.kind {
+            EntryKind::Call => {
+                pairing.request(k, i as u64);
+                request_facts.push(i);
+            }
+            EntryKind::Response => {
+                pairing.response(k, i as u64);
+                response_facts.push(i);
+            }
+            _ => {}
+        }
+    }
+    let mut answer: Vec<Option<usize>> = vec![None; facts.len()];
+    let mut answered_by: Vec<bool> = vec![false; facts.len()];
+    let paired = pairing.finish();
+    for (r, q) in paired.responses.iter().enumerate() {
+        if let Some(q) = q {
+            answer[request_facts[*q]] = Some(response_facts[r]);
+            answered_by[response_facts[r]] = true;
+        }
+    }
+    (answer, answered_by)
+}
+
+/// The facts that stand as entries (not an answering response; before
+/// `cut`), by time, then tape, then line.
+fn entry_order(facts: &[Fact], answered_by: &[bool], cut: Option<f64>) -> Vec<usize> {
+    let within = |f: &Fact| cut.is_none_or(|c| f.t_ms.is_none_or(|t| t < c));
+    let mut order: Vec<usize> = (0..facts.len())
+        .filter(|&i| !answered_by[i] && within(&facts[i]))
+        .collect();
+    order.sort_by(|&a, &b| {
+        let (fa, fb) = (&facts[a], &facts[b]);
+        let ta = fa.t_ms.unwrap_or(f64::NEG_INFINITY);
+        let tb = fb.t_ms.unwrap_or(f64::NEG_INFINITY);
+        ta.total_cmp(&tb)
+            .then(fa.at.tape.cmp(&fb.at.tape))
+            .then(fa.at.line.cmp(&fb.at.line))
+    });
+    order
 }
 
 /// Lines of a tape: (1-based number, start, end) without the newline.

@@ -1,0 +1,234 @@
+//! One record's board row ([`row_for`]): its server, probes, cost,
+//! signature state and result, and the teaser line of a refusal.
+
+use std::collections::BTreeMap;
+
+use super::row::{
+    Row, RowAttempt, RowConformance, RowCost, RowEconomics, RowProbes, RowResult, RowServer,
+    score_caveat,
+};
+use super::{RowStanding, Tier};
+use crate::integrity::{self, SignatureState};
+use crate::record::{Cost, GateDetail, Outcome, ProbeStatus, RunRecord};
+
+/// The compact row for one record, its signature read against `site_key`
+/// (base64). Attempt numbering is filled in by [`build_board`], which sees
+/// every run of the server.
+pub fn row_for(record: &RunRecord, site_key: Option<&str>) -> Row {
+    let signature = match serde_json::to_value(record) {
+        Ok(value) => integrity::signature_state(&value, site_key),
+        Err(e) => SignatureState::Invalid {
+            why: format!("the record does not serialise: {e}"),
+        },
+    };
+    let economics = record.score.as_ref().and_then(|s| {
+        let e = RowEconomics {
+            calls: s.mean_calls_per_completed_task,
+            tokens: s.mean_tokens_per_completed_task,
+            usd: s.mean_cost_per_completed_task_usd,
+        };
+        (e.calls.is_some() || e.tokens.is_some() || e.usd.is_some()).then_some(e)
+    });
+    Row {
+        id: record.run.id.clone(),
+        server: row_server(record),
+        generator: record.run.generator.clone(),
+        runner_model: record.run.runner_model.clone(),
+        credential: credential_label(record).to_owned(),
+        suite: record.run.suite_hash.chars().take(12).collect(),
+        started_at: record.run.started_at.clone(),
+        attempt: RowAttempt {
+            index: 1,
+            of: 1,
+            others: BTreeMap::new(),
+        },
+        result: result_for(record),
+        economics,
+        probes: row_probes(record),
+        cost: row_cost(&record.cost),
+        signature,
+        screened: record.preregistration.null_screen,
+        standing: record.notes.standing.as_ref().map(|s| RowStanding {
+            set_id: s.set_id.clone(),
+            count: s.count,
+        }),
+        extensions: record.extensions.len() as u64,
+        tapes: record.tapes.clone(),
+        conformance: record.conformance.as_ref().map(|c| RowConformance {
+            suite: c.suite.clone(),
+            passed: c.passed,
+            failed: c.failed,
+            error: c.error.clone(),
+        }),
+    }
+}
+
+fn row_server(record: &RunRecord) -> RowServer {
+    RowServer {
+        slug: record.server.slug.clone(),
+        target: record.server.target.display(),
+        era: match record.server.era {
+            crate::record::Era::Legacy => "legacy".to_owned(),
+            crate::record::Era::Modern => "modern".to_owned(),
+        },
+        version: record.server.negotiated_version.clone(),
+    }
+}
+
+fn row_probes(record: &RunRecord) -> RowProbes {
+    let (passed, failed_n, unknown) = record.probes.tally();
+    let failed = record
+        .probes
+        .findings
+        .iter()
+        .filter(|p| p.status == ProbeStatus::Fail)
+        .map(|p| p.id.clone())
+        .collect();
+    RowProbes {
+        spec: record
+            .probes
+            .spec_currency
+            .clone()
+            .or_else(|| record.server.negotiated_version.clone()),
+        passed: passed as u32,
+        applicable: (passed + failed_n) as u32,
+        unknown: unknown as u32,
+        failed,
+    }
+}
+
+fn row_cost(cost: &Cost) -> RowCost {
+    match cost {
+        Cost::Total { usd, .. } => RowCost::Total { usd: *usd },
+        Cost::Floor { usd, reasons, .. } => RowCost::Floor {
+            usd: *usd,
+            reasons: reasons.clone(),
+        },
+        Cost::None { why } => RowCost::None { why: why.clone() },
+    }
+}
+
+fn credential_label(record: &RunRecord) -> &'static str {
+    match record.server.credential_context {
+        crate::record::CredentialContext::Anonymous => "anonymous",
+        crate::record::CredentialContext::FreeKey => "free-key",
+        crate::record::CredentialContext::OwnerKey => "owner-key",
+    }
+}
+
+fn result_for(record: &RunRecord) -> RowResult {
+    if let (Outcome::Scored, Some(score)) = (record.outcome, &record.score) {
+        return RowResult::Scored {
+            first_try: score.first_try,
+            caveat: score_caveat(record),
+        };
+    }
+    let gate = record
+        .gates
+        .refused_at
+        .as_deref()
+        .and_then(|id| record.gates.record(id))
+        .or_else(|| record.gates.records.iter().find(|g| !g.ok));
+    let Some(gate) = gate else {
+        return RowResult::Refused {
+            code: record.outcome.code().to_owned(),
+            gate: None,
+            tier: Tier::Unattributed,
+            reason: record
+                .notes
+                .score
+                .first()
+                .cloned()
+                .unwrap_or_else(|| "no gate named".to_owned()),
+            teaser: "The run ended before it completed its registered size.".to_owned(),
+            k: None,
+            n: None,
+            threshold: None,
+            alpha: None,
+            p_value: None,
+        };
+    };
+    let verdict = gate.verdict.as_ref();
+    RowResult::Refused {
+        code: record.outcome.code().to_owned(),
+        gate: Some(gate.id.clone()),
+        tier: gate.cost_tier.into(),
+        reason: gate.reason.clone(),
+        teaser: teaser(gate),
+        k: verdict.map(|v| v.k),
+        n: verdict.map(|v| v.n),
+        threshold: verdict.map(|v| v.threshold),
+        alpha: verdict.map(|v| v.alpha),
+        p_value: verdict.map(|v| v.p_value),
+    }
+}
+
+/// One line with the numbers the stopping gate saw.
+fn teaser(gate: &crate::record::GateRecord) -> String {
+    // The plan-power sentence names flags; its row line is the numbers below.
+    if !matches!(gate.detail, GateDetail::PlanPower { .. })
+        && let Some(e) = gate.detail.explain()
+    {
+        return strip_code_prefix(e);
+    }
+    match (&gate.detail, &gate.verdict) {
+        (
+            GateDetail::SuiteSize {
+                n_tasks, min_tasks, ..
+            },
+            _,
+        ) => {
+            format!("{n_tasks} tasks against a minimum of {min_tasks}.")
+        }
+        (
+            GateDetail::PlanPower {
+                required_n,
+                actual_n,
+                achieved_power,
+                ..
+            },
+            _,
+        ) => format!(
+            "{actual_n} registered trials could never publish a pass (needs {required_n}; achieved power {achieved_power:.3})."
+        ),
+        (
+            GateDetail::Construct {
+                errors,
+                n,
+                compromised: true,
+                ..
+            },
+            _,
+        ) => {
+            format!("{errors} errored calls against {n} completed: over the 5% error bound.")
+        }
+        (_, Some(v)) => format!(
+            "{k} of {n} reached the answer key through the server; threshold {t:.2}, alpha {a}, {p}.",
+            k = v.k,
+            n = v.n,
+            t = v.threshold,
+            a = v.alpha,
+            p = p_text(v.p_value)
+        ),
+        _ => gate.reason.replace('_', " "),
+    }
+}
+
+/// A p-value as printed on the board: three decimals, or `p < 0.001`.
+pub fn p_text(p: f64) -> String {
+    if p < 0.001 {
+        "p < 0.001".to_owned()
+    } else {
+        format!("p = {p:.3}")
+    }
+}
+
+/// `"REJECT (too_few_generated): 2 admitted ..."` -> `"2 admitted ..."`.
+pub(super) fn strip_code_prefix(text: &str) -> String {
+    match text.split_once("): ") {
+        Some((head, rest)) if head.matches(' ').count() == 1 && head.contains(" (") => {
+            rest.to_owned()
+        }
+        _ => text.to_owned(),
+    }
+}

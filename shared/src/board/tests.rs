@@ -1,0 +1,248 @@
+//! The board's unit tests: standing notes, attempts, caveats, spend and
+//! the group statements.
+
+use super::from_record::strip_code_prefix;
+use super::groups::{outcome_code, scored_statement};
+use super::*;
+use crate::record::{GateDetail, RunRecord};
+
+#[test]
+fn code_prefixes_are_stripped_from_explanations() {
+    assert_eq!(
+        strip_code_prefix("REJECT (too_few_generated): 2 admitted cases is below the minimum 8."),
+        "2 admitted cases is below the minimum 8."
+    );
+    assert_eq!(strip_code_prefix("plain text"), "plain text");
+    assert_eq!(
+        strip_code_prefix("KILL (noise_exceeds_signal): a null model"),
+        "a null model"
+    );
+}
+
+fn anchor_import() -> crate::record::import::ImportSet {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../fixtures/anchor-board/runs.json"
+    );
+    let doc: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(path).expect("anchor runs.json"))
+            .expect("anchor runs.json is JSON");
+    crate::record::import::import_runs(&doc).expect("anchor imports")
+}
+
+#[test]
+fn standing_notes_are_attached_once_with_their_run_counts() {
+    let set = anchor_import();
+    let mut board = build_board(&set.records, "2026-11-30T00:00:00Z", None);
+    board
+        .attach_standing_notes(&set.standing_notes)
+        .expect("every referenced set is supplied");
+    let referencing: Vec<&Row> = board.rows.iter().filter(|r| r.standing.is_some()).collect();
+    assert!(
+        !referencing.is_empty(),
+        "the anchor's imports carry standing notes"
+    );
+    // Each set appears once, and its run count is the rows that carry it.
+    let mut ids: Vec<&str> = board
+        .standing_notes
+        .iter()
+        .map(|s| s.set_id.as_str())
+        .collect();
+    ids.sort();
+    ids.dedup();
+    assert_eq!(ids.len(), board.standing_notes.len());
+    for notes in &board.standing_notes {
+        let carrying = referencing
+            .iter()
+            .filter(|r| {
+                r.standing
+                    .as_ref()
+                    .is_some_and(|s| s.set_id == notes.set_id)
+            })
+            .count() as u64;
+        assert_eq!(notes.runs, carrying, "{}", notes.set_id);
+        assert_eq!(notes.notes, set.standing_notes[&notes.set_id].notes);
+    }
+    assert_eq!(
+        board.standing_notes.iter().map(|s| s.runs).sum::<u64>(),
+        referencing.len() as u64
+    );
+    // It survives the JSON round trip the viewer reads.
+    let back: Board = serde_json::from_slice(&serde_json::to_vec(&board).unwrap()).unwrap();
+    assert_eq!(back, board);
+}
+
+#[test]
+fn a_referenced_set_that_is_missing_is_an_error() {
+    let set = anchor_import();
+    let mut board = build_board(&set.records, "2026-11-30T00:00:00Z", None);
+    let err = board
+        .attach_standing_notes(&BTreeMap::new())
+        .expect_err("sets are referenced but none supplied");
+    assert!(err.to_string().contains("was not supplied"), "{err}");
+}
+
+/// The anchor's 33 records cloned `copies` times under new ids and
+/// start times, keeping their servers: every server rerun many times.
+fn reruns(copies: usize) -> Vec<RunRecord> {
+    let set = anchor_import();
+    let mut out = Vec::new();
+    for copy in 0..copies {
+        for r in &set.records {
+            let mut r = r.clone();
+            r.run.id = format!("{}-c{copy}", r.run.id);
+            r.run.started_at = format!("{}{copy:04}", r.run.started_at);
+            out.push(r);
+        }
+    }
+    out
+}
+
+#[test]
+fn other_attempts_are_counted_and_the_index_stays_linear() {
+    let board = build_board(&reruns(1), "2026-11-30T00:00:00Z", None);
+    for row in &board.rows {
+        let same: Vec<&Row> = board
+            .rows
+            .iter()
+            .filter(|r| r.server.slug == row.server.slug)
+            .collect();
+        assert_eq!(row.attempt.of as usize, same.len(), "{}", row.id);
+        let mut others: BTreeMap<String, u32> = BTreeMap::new();
+        for r in same.iter().filter(|r| r.id != row.id) {
+            *others.entry(outcome_code(r).to_owned()).or_default() += 1;
+        }
+        assert_eq!(row.attempt.others, others, "{}", row.id);
+    }
+    // Bytes per row do not grow with the reruns of a server: 30 copies
+    // (every server run 30 to 90 times) cost what one copy costs per row.
+    let per_row = |copies: usize| {
+        let b = build_board(&reruns(copies), "2026-11-30T00:00:00Z", None);
+        serde_json::to_vec(&b).unwrap().len() as f64 / b.rows.len() as f64
+    };
+    let (one, thirty) = (per_row(1), per_row(30));
+    assert!(thirty < one * 1.05, "{one:.0} -> {thirty:.0} bytes per row");
+}
+
+#[test]
+fn an_imported_pass_our_rule_reads_as_extend_says_so() {
+    let set = anchor_import();
+    let board = build_board(&set.records, "2026-11-30T00:00:00Z", None);
+    let mut scored = 0;
+    for (row, record) in board.rows.iter().filter_map(|row| {
+        let record = set.records.iter().find(|r| r.run.id == row.id)?;
+        Some((row, record))
+    }) {
+        let RowResult::Scored { first_try, caveat } = &row.result else {
+            continue;
+        };
+        scored += 1;
+        // The number stays the reference's.
+        assert_eq!(Some(first_try), record.score.as_ref().map(|s| &s.first_try));
+        let caveat = caveat.as_ref().expect("every anchor pass is underpowered");
+        assert_eq!(caveat.reads, "EXTEND", "{}", row.id);
+        assert!(caveat.imported);
+        assert!(caveat.wilson_low < caveat.threshold, "{caveat:?}");
+        // The reference stored the same reading beside its pass (its
+        // Wilson bound uses z = 1.96, ours the exact quantile).
+        let Some(GateDetail::Construct {
+            published: Some(p), ..
+        }) = record.gates.record("construct").map(|g| &g.detail)
+        else {
+            panic!("{}: no published block", row.id);
+        };
+        assert!(
+            (p.wilson_low - caveat.wilson_low).abs() < 1e-4,
+            "{} {p:?} {caveat:?}",
+            row.id
+        );
+        assert!(
+            (p.achieved_power - caveat.achieved_power).abs() < 1e-9,
+            "{}",
+            row.id
+        );
+        let sentence = caveat.sentence();
+        assert!(
+            sentence.contains("reads EXTEND") && sentence.contains("threshold"),
+            "{sentence}"
+        );
+    }
+    assert_eq!(scored, 7);
+}
+
+#[test]
+fn the_spend_is_a_floor_when_any_run_is_and_sums_every_figure() {
+    let set = anchor_import();
+    let board = build_board(&set.records, "2026-11-30T00:00:00Z", None);
+    let spend = &board.spend;
+    assert_eq!(spend.total_runs + spend.floor_runs + spend.none_runs, 33);
+    let sum: f64 = set
+        .records
+        .iter()
+        .map(|r| match &r.cost {
+            Cost::Total { usd, .. } | Cost::Floor { usd, .. } => *usd,
+            Cost::None { .. } => 0.0,
+        })
+        .sum();
+    assert!((spend.usd - sum).abs() < 1e-9);
+    assert!(!spend.is_total());
+    let floors = set
+        .records
+        .iter()
+        .filter(|r| matches!(r.cost, Cost::Floor { .. }))
+        .count() as u64;
+    assert_eq!(spend.floor_runs, floors);
+    assert!(spend.reasons.windows(2).all(|w| w[0].runs >= w[1].runs));
+    let only_totals = spend_of(&[Cost::Total {
+        usd: 1.5,
+        runner_usd: None,
+        judge_usd: None,
+    }]);
+    assert!(only_totals.is_total() && only_totals.reasons.is_empty());
+}
+
+fn spend_of(costs: &[Cost]) -> Spend {
+    spend(&costs.iter().collect::<Vec<_>>())
+}
+
+#[test]
+fn a_scored_group_built_by_a_call_dictating_generator_says_it_measures_relay() {
+    let set = anchor_import();
+    let scored = set
+        .records
+        .iter()
+        .find(|r| r.score.is_some())
+        .expect("the anchor has scored runs");
+    let mut records = Vec::new();
+    for (i, generator) in ["schema-walk/1", "schema-walk/2"].into_iter().enumerate() {
+        let mut r = scored.clone();
+        r.run.id = format!("relay-{i}");
+        r.run.generator = Some(generator.to_owned());
+        records.push(r);
+    }
+    let board = build_board(&records, "2026-11-30T00:00:00Z", None);
+    let group_of = |generator: &str| {
+        board
+            .groups
+            .iter()
+            .find(|g| g.tier == Tier::Scored && g.generators == [generator])
+            .unwrap_or_else(|| panic!("no scored group of {generator}: {:?}", board.groups))
+    };
+    assert!(
+        group_of("schema-walk/1")
+            .statement
+            .ends_with(crate::generators::RELAY_SENTENCE)
+    );
+    assert!(
+        !group_of("schema-walk/2")
+            .statement
+            .contains(crate::generators::RELAY_SENTENCE)
+    );
+}
+
+#[test]
+fn separation_statement_follows_the_pairs() {
+    assert!(scored_statement(3, 0).starts_with("Nothing separates these 3 runs"));
+    assert!(scored_statement(1, 0).starts_with("One scored run"));
+    assert!(scored_statement(3, 2).starts_with("2 pairs"));
+}
