@@ -173,75 +173,11 @@ pub fn compare(before: &RunRecord, after: &RunRecord) -> Comparison {
     let d = delta(stored_interval(before), stored_interval(after));
     let (b, a) = (before.outcome, after.outcome);
     let (verdict, reason) = if !incomparable.is_empty() {
-        (
-            Verdict::Incomparable,
-            format!(
-                "The runs cannot be read against each other: {}.",
-                incomparable
-                    .iter()
-                    .map(ToString::to_string)
-                    .collect::<Vec<_>>()
-                    .join("; ")
-            ),
-        )
+        not_comparable(&incomparable)
     } else if incomplete(b) || incomplete(a) {
-        let which = if incomplete(a) {
-            ("after", a)
-        } else {
-            ("before", b)
-        };
-        (
-            Verdict::Inconclusive,
-            format!(
-                "The {} run is {}: that measurement did not hold, so nothing is said about the server.",
-                which.0,
-                which.1.code()
-            ),
-        )
+        inconclusive(b, a)
     } else {
-        match (&d.before, &d.after, d.difference) {
-            (Some(_), Some(_), Some(diff)) if d.separated && diff < 0.0 => (
-                Verdict::Regressed,
-                "First-try success fell: the after interval lies entirely below the before interval."
-                    .to_owned(),
-            ),
-            (Some(_), Some(_), Some(_)) if d.separated => (
-                Verdict::Improved,
-                "First-try success rose: the after interval lies entirely above the before interval."
-                    .to_owned(),
-            ),
-            (Some(_), Some(_), _) => (
-                Verdict::NoChangeEstablished,
-                "The intervals overlap, so no change in first-try success is established."
-                    .to_owned(),
-            ),
-            (Some(_), None, _) => (
-                Verdict::Regressed,
-                format!(
-                    "The server lost its score: the after run was refused ({}).",
-                    a.code()
-                ),
-            ),
-            (None, Some(_), _) => (
-                Verdict::Improved,
-                format!(
-                    "The server now scores: the before run was refused ({}).",
-                    b.code()
-                ),
-            ),
-            _ if a == b => (
-                Verdict::NoChangeEstablished,
-                format!("Both runs were refused with {}.", a.code()),
-            ),
-            _ => (
-                Verdict::OutcomeChanged,
-                format!(
-                    "Both runs were refused, {} before and {} after; neither has a score to compare.",
-                    b.code(),
-                    a.code()
-                ),
-            ),
-        }
+        read_scores(&d, b, a)
     };
     Comparison {
         before: side(before),
@@ -250,6 +186,86 @@ pub fn compare(before: &RunRecord, after: &RunRecord) -> Comparison {
         delta: d,
         verdict,
         reason,
+    }
+}
+
+/// The verdict when the runs differ in what makes them comparable.
+fn not_comparable(incomparable: &[Incomparable]) -> (Verdict, String) {
+    (
+        Verdict::Incomparable,
+        format!(
+            "The runs cannot be read against each other: {}.",
+            incomparable
+                .iter()
+                .map(ToString::to_string)
+                .collect::<Vec<_>>()
+                .join("; ")
+        ),
+    )
+}
+
+/// The verdict when either run's measurement did not hold (the after run
+/// named first when both did not).
+fn inconclusive(b: Outcome, a: Outcome) -> (Verdict, String) {
+    let which = if incomplete(a) {
+        ("after", a)
+    } else {
+        ("before", b)
+    };
+    (
+        Verdict::Inconclusive,
+        format!(
+            "The {} run is {}: that measurement did not hold, so nothing is said about the server.",
+            which.0,
+            which.1.code()
+        ),
+    )
+}
+
+/// The verdict of two comparable, completed runs: their stored intervals,
+/// or what a refusal on either side means.
+fn read_scores(d: &RewriteDelta, b: Outcome, a: Outcome) -> (Verdict, String) {
+    match (&d.before, &d.after, d.difference) {
+        (Some(_), Some(_), Some(diff)) if d.separated && diff < 0.0 => (
+            Verdict::Regressed,
+            "First-try success fell: the after interval lies entirely below the before interval."
+                .to_owned(),
+        ),
+        (Some(_), Some(_), Some(_)) if d.separated => (
+            Verdict::Improved,
+            "First-try success rose: the after interval lies entirely above the before interval."
+                .to_owned(),
+        ),
+        (Some(_), Some(_), _) => (
+            Verdict::NoChangeEstablished,
+            "The intervals overlap, so no change in first-try success is established.".to_owned(),
+        ),
+        (Some(_), None, _) => (
+            Verdict::Regressed,
+            format!(
+                "The server lost its score: the after run was refused ({}).",
+                a.code()
+            ),
+        ),
+        (None, Some(_), _) => (
+            Verdict::Improved,
+            format!(
+                "The server now scores: the before run was refused ({}).",
+                b.code()
+            ),
+        ),
+        _ if a == b => (
+            Verdict::NoChangeEstablished,
+            format!("Both runs were refused with {}.", a.code()),
+        ),
+        _ => (
+            Verdict::OutcomeChanged,
+            format!(
+                "Both runs were refused, {} before and {} after; neither has a score to compare.",
+                b.code(),
+                a.code()
+            ),
+        ),
     }
 }
 

@@ -70,19 +70,9 @@ pub fn tie_rate(base: f64, reps: u64) -> f64 {
 /// Reference: NIST/SEMATECH e-Handbook 7.2.5.2 (nearest-rank definition);
 /// foil `stats.py` `percentile`.
 pub fn percentile_nearest_rank(values: &[f64], pct: f64) -> Option<f64> {
-    if !(0.0..=100.0).contains(&pct) {
-        return None;
-    }
-    let mut finite: Vec<f64> = values.iter().copied().filter(|v| v.is_finite()).collect();
-    if finite.is_empty() {
-        return None;
-    }
-    finite.sort_by(f64::total_cmp);
-    let len = finite.len();
     // pct * len / 100 rather than pct / 100 * len: exact for the integer
     // percentiles the gates use.
-    let rank = ((pct * len as f64) / 100.0).ceil().max(1.0) as usize;
-    Some(finite[rank.min(len) - 1])
+    nearest_rank_by(values, pct, |pct, len| (pct * len) / 100.0)
 }
 
 /// [`percentile_nearest_rank`] with the rank computed as the reference's
@@ -92,6 +82,12 @@ pub fn percentile_nearest_rank(values: &[f64], pct: f64) -> Option<f64> {
 /// the `trace_stats` blocks the reference stored in its records; a gate
 /// never does.
 pub fn percentile_nearest_rank_as_reference(values: &[f64], pct: f64) -> Option<f64> {
+    nearest_rank_by(values, pct, |pct, len| (pct / 100.0) * len)
+}
+
+/// The one nearest-rank rule of both percentiles: `rank(pct, len)` is the
+/// unrounded rank, which the two compute in a different order.
+fn nearest_rank_by(values: &[f64], pct: f64, rank: fn(f64, f64) -> f64) -> Option<f64> {
     if !(0.0..=100.0).contains(&pct) {
         return None;
     }
@@ -101,6 +97,6 @@ pub fn percentile_nearest_rank_as_reference(values: &[f64], pct: f64) -> Option<
     }
     finite.sort_by(f64::total_cmp);
     let len = finite.len();
-    let rank = ((pct / 100.0) * len as f64).ceil().max(1.0) as usize;
-    Some(finite[rank.min(len) - 1])
+    let at = rank(pct, len as f64).ceil().max(1.0) as usize;
+    Some(finite[at.min(len) - 1])
 }
