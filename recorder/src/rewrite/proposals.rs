@@ -39,7 +39,9 @@ use serde_json::{Map, Value, json};
 
 use super::findings::WireReading;
 use crate::mcp::tap::Tap;
-use crate::model::types::{ChatRequest, ContentBlock, Message, ModelClient, ProviderKind, Role};
+use crate::model::types::{
+    ChatRequest, ContentBlock, Message, ModelClient, ProviderKind, Role, text_of,
+};
 use crate::suite::PhaseSpend;
 use crate::suite::task::Task;
 
@@ -451,7 +453,7 @@ pub async fn by_judge(
     match crate::suite::taped_call(judge, &request, tape, "rewrite").await {
         Ok(resp) => {
             phase.count(resp.usage.as_ref());
-            let text = crate::suite::response_text(&resp.content);
+            let text = text_of(&resp.content);
             proposals = parse_judge_reply(&text, findings, ctx.tools, &judge.id().to_string());
         }
         Err(_) => phase.threw(),

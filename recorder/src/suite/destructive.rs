@@ -29,7 +29,7 @@ use serde_json::{Value, json};
 
 use super::{PhaseSpend, ToolDestructiveness};
 use crate::mcp::tap::Tap;
-use crate::model::types::{ChatRequest, ContentBlock, Message, ModelClient, Role};
+use crate::model::types::{ChatRequest, ContentBlock, Message, ModelClient, Role, text_of};
 
 /// Name or description words that mean the tool changes state.
 pub const WRITE_VERBS: &[&str] = &[
@@ -303,7 +303,7 @@ pub async fn assess(
         match super::taped_call(judge, &request, tape, "destructiveness").await {
             Ok(resp) => {
                 phase.count(resp.usage.as_ref());
-                let text = super::response_text(&resp.content);
+                let text = text_of(&resp.content);
                 if let Some(Value::Object(map)) = super::predicate::first_json_value(&text) {
                     for (name, label) in map {
                         if let Some(d) = label.get("destructive").and_then(Value::as_bool) {

@@ -24,9 +24,11 @@ use serde_json::{Value, json};
 
 use super::admission::Candidate;
 use super::task::{Predicate, Task};
-use super::{GenerateOptions, PhaseSpend, response_text};
+use super::{GenerateOptions, PhaseSpend};
 use crate::mcp::tap::Tap;
-use crate::model::types::{ChatRequest, ContentBlock, Message, ModelClient, PlannedCall, Role};
+use crate::model::types::{
+    ChatRequest, ContentBlock, Message, ModelClient, PlannedCall, Role, text_of,
+};
 
 const SYSTEM: &str = "You write evaluation tasks for an MCP server. Each task must be impossible \
 to answer correctly without calling the server's tools (the answer comes from the server's data \
@@ -143,7 +145,7 @@ pub async fn synthesize(
             Ok(resp) => {
                 failures_in_a_row = 0;
                 phase.count(resp.usage.as_ref());
-                let text = response_text(&resp.content);
+                let text = text_of(&resp.content);
                 let first = candidates.len();
                 for c in parse_candidates(&text, k, first, opts) {
                     if let Ok(t) = &c.parsed {

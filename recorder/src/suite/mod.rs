@@ -24,7 +24,6 @@ use fitness_shared::record::{
     CredentialContext, KindCount, NullScreenCount, RuleRejection, SuiteLedger, SuiteQuality,
     ToolTasks,
 };
-use fitness_shared::tape::{Block, KnownBlock, Line, Timing, Turn};
 use rand::SeedableRng;
 use rand::rngs::ChaCha8Rng;
 use rand::seq::SliceRandom;
@@ -34,11 +33,11 @@ use serde_json::{Map, Value, json};
 pub use admission::{Candidate, Rejection};
 use task::Task;
 
-use crate::mcp::clock;
 use crate::mcp::connect::Session;
 use crate::mcp::tap::Tap;
+use crate::model::agent;
 use crate::model::types::{
-    ChatRequest, ChatResponse, ContentBlock, Message, ModelClient, Role, Usage,
+    ChatRequest, ChatResponse, ContentBlock, Message, ModelClient, Role, Usage, text_of,
 };
 
 /// A generator and its version: the chip on every row.
@@ -206,18 +205,6 @@ pub struct ToolDestructiveness {
     pub inferred: bool,
     pub disagreement: bool,
     pub evidence: String,
-}
-
-/// The text blocks of a model message, joined by newlines.
-pub fn response_text(blocks: &[ContentBlock]) -> String {
-    blocks
-        .iter()
-        .filter_map(|b| match b {
-            ContentBlock::Text { text } => Some(text.as_str()),
-            _ => None,
-        })
-        .collect::<Vec<_>>()
-        .join("\n")
 }
 
 /// sha256 (bare lowercase hex, as the records' `suite_hash`) of the RFC 8785
@@ -696,7 +683,7 @@ async fn screen_one(
         json_object: false,
     };
     match taped_call(runner, &request, tape, "screen").await {
-        Ok(resp) => Ok((task.check.check(&response_text(&resp.content)), resp.usage)),
+        Ok(resp) => Ok((task.check.check(&text_of(&resp.content)), resp.usage)),
         Err(_) => Err(()),
     }
 }
@@ -714,25 +701,19 @@ pub async fn taped_call(
     let user_text = request
         .messages
         .last()
-        .map(|m| response_text(&m.content))
+        .map(|m| text_of(&m.content))
         .unwrap_or_default();
-    tape.line(&Line::Turn(Turn {
-        t: clock::now(),
-        role: "user".into(),
-        blocks: vec![Block::Known(KnownBlock::Text {
-            text: user_text,
-            extra: Map::new(),
-        })],
-        model: None,
-        usage: None,
-        timing: None,
-        echoed: false,
-        corr_id: Some(corr.clone()),
-        extra: Map::new(),
-    }));
+    tape.line(&agent::turn_line(
+        "user",
+        &[ContentBlock::Text { text: user_text }],
+        None,
+        None,
+        None,
+        &corr,
+    ));
     let result = client.complete(request).await;
     match &result {
-        Ok(resp) => tape.line(&Line::Turn(assistant_turn(resp, &corr))),
+        Ok(resp) => tape.line(&agent::assistant_line(resp, &corr)),
         Err(e) => tape.event(
             "llm.error",
             json!({
@@ -746,31 +727,4 @@ pub async fn taped_call(
         ),
     }
     result
-}
-
-/// An assistant turn line for a model response.
-pub fn assistant_turn(resp: &ChatResponse, corr: &str) -> Turn {
-    let blocks = crate::model::agent::tape_blocks(&resp.content);
-    Turn {
-        t: clock::now(),
-        role: "assistant".into(),
-        blocks,
-        model: Some(resp.model.clone()),
-        usage: resp.usage.map(|u| fitness_shared::tape::Usage {
-            input_tokens: Some(u.input_tokens),
-            output_tokens: Some(u.output_tokens),
-            cache_read_input_tokens: Some(u.cache_read_input_tokens),
-            cache_creation_input_tokens: Some(u.cache_creation_input_tokens),
-            thinking_tokens: u.thinking_tokens,
-            extra: Map::new(),
-        }),
-        timing: Some(Timing {
-            ttft_ms: resp.ttft_ms,
-            duration_ms: Some(resp.duration_ms),
-            extra: Map::new(),
-        }),
-        echoed: false,
-        corr_id: Some(corr.to_owned()),
-        extra: Map::new(),
-    }
 }
