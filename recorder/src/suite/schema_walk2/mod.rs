@@ -41,13 +41,13 @@ use regex::Regex;
 use rmcp::model::Tool;
 use serde_json::{Map, Value, json};
 
+use super::GenerationInput;
 use super::admission::{Candidate, contains_token};
 use super::schema_args::Limits;
 use super::schema_walk::{
     Called, STOPWORDS, VOLATILE, WalkOutcome, WalkStats, call, callable_tools, salient,
 };
 use super::task::{HandleBinding, Predicate, Task};
-use super::{GenerateOptions, ToolDestructiveness};
 use crate::mcp::connect::Session;
 use crate::model::types::PlannedCall;
 use explore::{Exploration, Observation};
@@ -210,41 +210,54 @@ struct Spec {
     score: i32,
 }
 
-/// Walk the server; `want` candidates at most.
-pub async fn walk(
-    session: &Session,
-    tools: &[Tool],
-    labels: &[ToolDestructiveness],
-    instructions: Option<&str>,
-    opts: &GenerateOptions,
-    want: usize,
-    config: &WalkConfig2,
-) -> WalkOutcome {
+/// Walk the server; `input.want` candidates at most.
+pub async fn walk(input: &GenerationInput<'_>, config: &WalkConfig2) -> WalkOutcome {
     let mut stats = WalkStats::default();
-    let callable = callable_tools(tools, labels, &mut stats);
-    stats.callable_tools = callable.iter().map(|t| t.name.to_string()).collect();
-    // Words the task already has without the server: the instructions, the
-    // descriptions, the tool names.
-    let mut forbidden = instructions.unwrap_or("").to_owned();
-    for t in tools {
+    let callable = callable_tools(input.tools, input.labels, &mut stats);
+    let forbidden = known_without_server(input);
+    let ex = explore::explore(
+        input.session,
+        &callable,
+        &input.opts.seed_handles,
+        input.opts.seed,
+        config,
+        &mut stats,
+    )
+    .await;
+    let by_tool = specs_by_tool(&ex, &forbidden, config.facts_per_call, &mut stats);
+    let (candidates, observed) = take_round_robin(input, config, &ex, by_tool, &mut stats).await;
+    WalkOutcome {
+        candidates,
+        observed,
+        stats,
+    }
+}
+
+/// Words the task already has without the server: the instructions, the
+/// descriptions, the tool names, the operator's seed values.
+fn known_without_server(input: &GenerationInput<'_>) -> String {
+    let mut forbidden = input.instructions.unwrap_or("").to_owned();
+    for t in input.tools {
         forbidden.push('\n');
         forbidden.push_str(&t.name);
         forbidden.push('\n');
         forbidden.push_str(t.description.as_deref().unwrap_or(""));
     }
-    for seed in &opts.seed_handles {
+    for seed in &input.opts.seed_handles {
         forbidden.push('\n');
         forbidden.push_str(seed);
     }
-    let ex = explore::explore(
-        session,
-        &callable,
-        &opts.seed_handles,
-        opts.seed,
-        config,
-        &mut stats,
-    )
-    .await;
+    forbidden
+}
+
+/// The tasks each observation offers, by tool, best first; a call that
+/// writes or whose response holds a secret offers none.
+fn specs_by_tool(
+    ex: &Exploration,
+    forbidden: &str,
+    per_call: usize,
+    stats: &mut WalkStats,
+) -> BTreeMap<String, Vec<Spec>> {
     // A response the redaction policy would touch holds a secret: it must
     // reach neither the suite nor the tape as an answer.
     let policy = crate::secrets::policy();
@@ -261,7 +274,7 @@ pub async fn walk(
         if o.writes || sensitive.contains(&o.index) {
             continue;
         }
-        let specs = specs_for(o, &ex, &forbidden, config.facts_per_call);
+        let specs = specs_for(o, ex, forbidden, per_call);
         if specs.is_empty() {
             stats.no_salient_answer += 1;
         }
@@ -271,11 +284,22 @@ pub async fn walk(
         // Best first; the order found breaks ties.
         specs.sort_by_key(|s| -s.score);
     }
+    by_tool
+}
 
-    // Round-robin over the tools, each replayed before it counts.
-    let cap = max_per_tool(want);
+/// Candidates taken round-robin over the tools, at most `max_per_tool`
+/// ending at one, each replayed before it counts; with the responses their
+/// answers came from.
+async fn take_round_robin(
+    input: &GenerationInput<'_>,
+    config: &WalkConfig2,
+    ex: &Exploration,
+    by_tool: BTreeMap<String, Vec<Spec>>,
+    stats: &mut WalkStats,
+) -> (Vec<Candidate>, BTreeMap<String, String>) {
+    let cap = max_per_tool(input.want);
     let mut taken: BTreeMap<String, usize> = BTreeMap::new();
-    let mut replays: BTreeMap<usize, Option<String>> = BTreeMap::new();
+    let mut replays = Replays::default();
     let mut candidates = Vec::new();
     let mut observed = BTreeMap::new();
     let mut queues: Vec<(String, std::vec::IntoIter<Spec>)> = by_tool
@@ -286,7 +310,7 @@ pub async fn walk(
     'outer: loop {
         let mut progressed = false;
         for (tool, queue) in &mut queues {
-            if candidates.len() >= want {
+            if candidates.len() >= input.want {
                 break 'outer;
             }
             if taken.get(tool.as_str()).copied().unwrap_or(0) >= cap {
@@ -300,35 +324,49 @@ pub async fn walk(
                 continue;
             }
             let o = &ex.observations[spec.observation];
-            let again = match replays.get(&o.index) {
-                Some(r) => r.clone(),
-                None => {
-                    stats.calls += 1;
-                    let r = match call(session, &o.tool, &o.args, config.call_timeout).await {
-                        Called::Text(t) => Some(t),
-                        _ => None,
-                    };
-                    replays.insert(o.index, r.clone());
-                    r
-                }
-            };
+            let again = replays
+                .of(input.session, o, config.call_timeout, stats)
+                .await;
             if !again.as_deref().is_some_and(|t| spec.check.check(t)) {
                 stats.unstable += 1;
                 continue;
             }
             *taken.entry(tool.clone()).or_default() += 1;
-            let id = format!("{}c{}", opts.id_prefix, candidates.len() + 1);
+            let id = format!("{}c{}", input.opts.id_prefix, candidates.len() + 1);
             observed.insert(id.clone(), o.text.clone());
-            candidates.push(candidate(id, spec, &ex, tools));
+            candidates.push(candidate(id, spec, ex, input.tools));
         }
         if !progressed {
             break;
         }
     }
-    WalkOutcome {
-        candidates,
-        observed,
-        stats,
+    (candidates, observed)
+}
+
+/// Each observation's call made again, once: its text, or `None` when the
+/// replay failed.
+#[derive(Default)]
+struct Replays(BTreeMap<usize, Option<String>>);
+
+impl Replays {
+    /// The replay of `o`'s call, made on first asking.
+    async fn of(
+        &mut self,
+        session: &Session,
+        o: &Observation,
+        timeout: Duration,
+        stats: &mut WalkStats,
+    ) -> Option<String> {
+        if let Some(r) = self.0.get(&o.index) {
+            return r.clone();
+        }
+        stats.calls += 1;
+        let r = match call(session, &o.tool, &o.args, timeout).await {
+            Called::Text(t) => Some(t),
+            _ => None,
+        };
+        self.0.insert(o.index, r.clone());
+        r
     }
 }
 
