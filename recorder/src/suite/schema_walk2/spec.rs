@@ -135,18 +135,7 @@ fn built_from_args(value: &str, args: &Map<String, Value>) -> bool {
 /// salient word of a long one.
 fn check_for(fact: &Fact, prompt: &str, forbidden: &str) -> Option<(String, Predicate)> {
     if let Some(v) = fact.number {
-        let tolerance = if v.fract() == 0.0 {
-            0.0
-        } else {
-            (v.abs() * 1e-6).max(1e-9)
-        };
-        return Some((
-            fact.value.clone(),
-            Predicate::NumberWithin {
-                value: v,
-                tolerance,
-            },
-        ));
+        return Some((fact.value.clone(), Predicate::number_near(v)));
     }
     let value = fact.value.trim();
     if value.chars().count() <= 60 {
