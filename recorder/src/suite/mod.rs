@@ -207,6 +207,16 @@ pub struct ToolDestructiveness {
     pub evidence: String,
 }
 
+/// A tool as a judge model is shown it: its name, description and input
+/// schema.
+fn tool_for_judge(t: &rmcp::model::Tool) -> Value {
+    json!({
+        "name": t.name,
+        "description": t.description,
+        "input_schema": Value::Object((*t.input_schema).clone()),
+    })
+}
+
 /// sha256 (bare lowercase hex, as the records' `suite_hash`) of the RFC 8785
 /// canonical JSON of `{"generator_config", "seed", "tasks"}`. The seed is
 /// written as a decimal string: a u64 above 2^53 has no exact JSON number.
