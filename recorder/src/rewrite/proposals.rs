@@ -207,8 +207,12 @@ fn excerpt(text: &str) -> String {
 fn rule(f: &Finding, tool: &Tool, ctx: &Context<'_>) -> (ToolChange, String) {
     let param = f.parameter.as_deref().unwrap_or_default();
     match f.kind {
-        FindingKind::AmbiguousParameter => say_what_to_send(f, tool, param, ctx),
-        FindingKind::CorrectedArgument => say_what_first_call_needs(f, tool, param, ctx),
+        FindingKind::AmbiguousParameter => {
+            say_what_to_send(tool, param, &evidence_errors(f, ctx.wire))
+        }
+        FindingKind::CorrectedArgument => {
+            say_what_first_call_needs(tool, param, &evidence_errors(f, ctx.wire))
+        }
         FindingKind::WrongTool | FindingKind::MissingWhenNotToUse => say_when_not_to_use(f, ctx),
         FindingKind::UnannotatedDestructive => declare_destructive(),
         FindingKind::UnactionableError => list_valid_arguments(tool),
@@ -216,14 +220,9 @@ fn rule(f: &Finding, tool: &Tool, ctx: &Context<'_>) -> (ToolChange, String) {
 }
 
 /// `ambiguous_parameter`: the parameter's description says which value is
-/// meant, digits with their range for a numeric id.
-fn say_what_to_send(
-    f: &Finding,
-    tool: &Tool,
-    param: &str,
-    ctx: &Context<'_>,
-) -> (ToolChange, String) {
-    let errors = evidence_errors(f, ctx.wire);
+/// meant, digits with their range for a numeric id; `errors` are the
+/// server's refusals the finding rests on.
+fn say_what_to_send(tool: &Tool, param: &str, errors: &[&str]) -> (ToolChange, String) {
     let schema = param_schema(tool, param);
     let integer = schema
         .and_then(|s| s.get("type"))
@@ -281,14 +280,9 @@ fn identifier_text(param: &str, numeric: bool, range: Option<(i64, i64)>) -> Str
 }
 
 /// `corrected_argument`: the parameter's description says what the first
-/// call should have sent (required, valid values, what is refused).
-fn say_what_first_call_needs(
-    f: &Finding,
-    tool: &Tool,
-    param: &str,
-    ctx: &Context<'_>,
-) -> (ToolChange, String) {
-    let errors = evidence_errors(f, ctx.wire);
+/// call should have sent (required, valid values, what is refused, as the
+/// first of `errors` says).
+fn say_what_first_call_needs(tool: &Tool, param: &str, errors: &[&str]) -> (ToolChange, String) {
     let schema = param_schema(tool, param);
     let mut text = schema
         .and_then(|s| s.get("description"))

@@ -52,7 +52,7 @@ use serde_json::{Map, Value, json};
 
 use super::GenerationInput;
 use super::admission::Candidate;
-use super::schema_args::{Limits, valid_arguments_within};
+use super::schema_args::{Limits, Unsatisfiable, valid_arguments_within};
 use super::task::{Predicate, Task};
 use crate::model::types::PlannedCall;
 pub use call::result_text;
@@ -132,13 +132,25 @@ pub struct WalkStats {
     pub state_writes: u64,
 }
 
-impl WalkStats {
-    /// A tool dropped because no argument set valid under its schema fits
-    /// the caps.
-    pub(super) fn unsatisfiable(&mut self, tool: &str, why: &dyn std::fmt::Display) {
-        self.unsatisfiable.push(json!({"tool": tool, "why": format!(
-            "no argument set valid under its input schema within the caps: {why}"
-        )}));
+/// What was drawn for a tool; when no argument set valid under its schema
+/// fits the caps, `None`, and the tool is dropped (`dead`) and counted.
+pub(super) fn drop_unsatisfiable<T>(
+    drawn: Result<T, Unsatisfiable>,
+    tool: &str,
+    stats: &mut WalkStats,
+    dead: &mut HashSet<String>,
+) -> Option<T> {
+    match drawn {
+        Ok(args) => Some(args),
+        Err(why) => {
+            stats
+                .unsatisfiable
+                .push(json!({"tool": tool, "why": format!(
+                    "no argument set valid under its input schema within the caps: {why}"
+                )}));
+            dead.insert(tool.to_owned());
+            None
+        }
     }
 }
 
@@ -294,14 +306,7 @@ impl<'a> Walker<'a> {
         } else {
             valid_arguments_within(schema, &mut self.rng, &self.limits)
         };
-        match drawn {
-            Ok(args) => Some(args),
-            Err(why) => {
-                self.stats.unsatisfiable(name, &why);
-                self.dead.insert(name.to_owned());
-                None
-            }
-        }
+        drop_unsatisfiable(drawn, name, &mut self.stats, &mut self.dead)
     }
 
     /// Call a tool and keep a candidate when its result has a salient

@@ -13,7 +13,7 @@ use serde_json::{Map, Value};
 
 use super::super::predicate::first_json_value;
 use super::super::schema_args::{Limits, Unsatisfiable, valid_arguments_within};
-use super::super::schema_walk::{Taken, WalkStats, call_counted};
+use super::super::schema_walk::{Taken, WalkStats, call_counted, drop_unsatisfiable};
 use super::text::{Handle, harvest};
 use super::{WalkConfig2, reads_as_empty, reads_as_error};
 use crate::mcp::connect::Session;
@@ -390,14 +390,7 @@ impl Explorer<'_> {
                 &self.limits,
             )
         };
-        match planned {
-            Ok(plans) => Some(plans),
-            Err(why) => {
-                self.stats.unsatisfiable(name, &why);
-                self.dead.insert(name.to_owned());
-                None
-            }
-        }
+        drop_unsatisfiable(planned, name, self.stats, &mut self.dead)
     }
 
     /// Call a tool with one argument set and keep the call when it
