@@ -14,7 +14,7 @@ use anyhow::Context;
 use clap::Args;
 use fitness_shared::record::Cost;
 
-use crate::commands::target::parse as parse_target;
+use crate::commands::target::ConnectFlags;
 use crate::mcp::clock;
 use crate::mcp::connect::Session;
 use crate::mcp::tap::Tap;
@@ -45,12 +45,8 @@ pub struct AskArgs {
     /// Write the tapes here (default: a new directory under ./fitness-ask/).
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
-    /// An HTTP header to send (auth goes here); repeatable.
-    #[arg(long = "header", value_name = "K:V")]
-    pub headers: Vec<String>,
-    /// An environment variable for the stdio child; repeatable.
-    #[arg(long = "env", value_name = "K=V")]
-    pub env: Vec<String>,
+    #[command(flatten)]
+    pub connect: ConnectFlags,
     /// A price file merged over the bundled table.
     #[arg(long, value_name = "FILE")]
     pub prices: Option<PathBuf>,
@@ -75,7 +71,7 @@ pub fn run(args: AskArgs) -> anyhow::Result<()> {
         _ => anyhow::bail!("give `URL PROMPT`, or `PROMPT -- CMD ARGS...`"),
     };
     anyhow::ensure!(!prompt.trim().is_empty(), "the prompt is empty");
-    let target = parse_target(url.as_deref(), &args.headers, &args.env, &args.command)?;
+    let target = args.connect.target(url.as_deref(), &args.command)?;
     let runner: ModelId = args.runner.parse()?;
     let prices = match &args.prices {
         Some(p) => PriceTable::load(p)?,

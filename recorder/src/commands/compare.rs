@@ -72,7 +72,8 @@ pub fn read(path: &Path) -> anyhow::Result<RunRecord> {
         .with_context(|| format!("{} is not a valid fitness-report/2 record", file.display()))
 }
 
-fn interval_text(i: &Interval) -> String {
+/// A stored interval in words: `41.7% (95% CI 24.5% to 61.2%), 10 of 24`.
+pub(crate) fn interval_text(i: &Interval) -> String {
     format!(
         "{:.1}% (95% CI {:.1}% to {:.1}%), {} of {}",
         i.rate * 100.0,

@@ -89,94 +89,79 @@ pub struct Scenario {
     pub shows: &'static str,
 }
 
+impl Scenario {
+    /// The usual scenario: the demo server of its own name with no
+    /// arguments, the diligent sim runner, the default extensions, no spend
+    /// cap, 3 s per MCP request.
+    const fn usual(name: &'static str, expect: Outcome, shows: &'static str) -> Scenario {
+        Scenario {
+            name,
+            server: name,
+            server_args: &[],
+            runner: "sim/diligent",
+            max_extensions: DEFAULT_MAX_EXTENSIONS,
+            max_model_calls: None,
+            timeout_secs: 3,
+            expect,
+            shows,
+        }
+    }
+}
+
 pub const SCENARIOS: &[Scenario] = &[
+    Scenario::usual(
+        "good",
+        Outcome::Scored,
+        "enough surface, every gate passes: a score with its interval",
+    ),
+    Scenario::usual(
+        "thin",
+        Outcome::InsufficientSurface,
+        "two tools: too few tasks to measure",
+    ),
+    Scenario::usual(
+        "trivia",
+        Outcome::Degenerate,
+        "every task answerable without the server: the null screen empties the suite",
+    ),
+    Scenario::usual(
+        "constant",
+        Outcome::Degenerate,
+        "answers that ignore the arguments: random arguments pass, the null baseline kills",
+    ),
     Scenario {
-        name: "good",
-        server: "good",
-        server_args: &[],
-        runner: "sim/diligent",
-        max_extensions: DEFAULT_MAX_EXTENSIONS,
-        max_model_calls: None,
-        timeout_secs: 3,
-        expect: Outcome::Scored,
-        shows: "enough surface, every gate passes: a score with its interval",
-    },
-    Scenario {
-        name: "thin",
-        server: "thin",
-        server_args: &[],
-        runner: "sim/diligent",
-        max_extensions: DEFAULT_MAX_EXTENSIONS,
-        max_model_calls: None,
-        timeout_secs: 3,
-        expect: Outcome::InsufficientSurface,
-        shows: "two tools: too few tasks to measure",
-    },
-    Scenario {
-        name: "trivia",
-        server: "trivia",
-        server_args: &[],
-        runner: "sim/diligent",
-        max_extensions: DEFAULT_MAX_EXTENSIONS,
-        max_model_calls: None,
-        timeout_secs: 3,
-        expect: Outcome::Degenerate,
-        shows: "every task answerable without the server: the null screen empties the suite",
-    },
-    Scenario {
-        name: "constant",
-        server: "constant",
-        server_args: &[],
-        runner: "sim/diligent",
-        max_extensions: DEFAULT_MAX_EXTENSIONS,
-        max_model_calls: None,
-        timeout_secs: 3,
-        expect: Outcome::Degenerate,
-        shows: "answers that ignore the arguments: random arguments pass, the null baseline kills",
-    },
-    Scenario {
-        name: "broken",
-        server: "broken",
-        server_args: &[],
-        runner: "sim/diligent",
-        max_extensions: DEFAULT_MAX_EXTENSIONS,
-        max_model_calls: None,
         timeout_secs: 1,
-        expect: Outcome::GateFailed,
-        shows: "stops answering calls: the reference agent cannot reach the answers",
+        ..Scenario::usual(
+            "broken",
+            Outcome::GateFailed,
+            "stops answering calls: the reference agent cannot reach the answers",
+        )
     },
     Scenario {
-        name: "canary",
-        server: "canary",
-        server_args: &[],
-        runner: "sim/diligent",
         max_extensions: 0,
-        max_model_calls: None,
-        timeout_secs: 3,
-        expect: Outcome::ExtendExhausted,
-        shows: "a flaky tool leaves the construct gate unresolved, and no extension was registered",
+        ..Scenario::usual(
+            "canary",
+            Outcome::ExtendExhausted,
+            "a flaky tool leaves the construct gate unresolved, and no extension was registered",
+        )
     },
     Scenario {
-        name: "unstable-api",
         server: "good",
-        server_args: &[],
         runner: "sim/unstable",
-        max_extensions: DEFAULT_MAX_EXTENSIONS,
-        max_model_calls: None,
-        timeout_secs: 3,
-        expect: Outcome::Compromised,
-        shows: "the model API fails too often: errors over 5% compromise the measurement",
+        ..Scenario::usual(
+            "unstable-api",
+            Outcome::Compromised,
+            "the model API fails too often: errors over 5% compromise the measurement",
+        )
     },
     Scenario {
-        name: "spend-cap",
         server: "good",
-        server_args: &[],
-        runner: "sim/diligent",
-        max_extensions: DEFAULT_MAX_EXTENSIONS,
         max_model_calls: Some(60),
-        timeout_secs: 3,
-        expect: Outcome::Void,
-        shows: "the spend cap runs out mid-run: VOID, nothing scored or refused",
+        ..Scenario::usual(
+            "spend-cap",
+            Outcome::Void,
+            "the spend cap runs out mid-run: VOID, nothing scored or refused",
+        )
     },
 ];
 

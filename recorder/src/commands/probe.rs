@@ -10,6 +10,7 @@ use anyhow::Context;
 use clap::Args;
 use serde_json::{Map, Value};
 
+use crate::commands::target::ConnectFlags;
 use crate::mcp::connect::Target;
 use crate::mcp::tap::Tap;
 use crate::mcp::{raw, report};
@@ -29,12 +30,8 @@ pub struct ProbeArgs {
     /// Write the wire tape to DIR/mcp.jsonl.
     #[arg(long, value_name = "DIR")]
     pub tape: Option<PathBuf>,
-    /// An HTTP header to send (auth goes here); repeatable.
-    #[arg(long = "header", value_name = "K:V")]
-    pub headers: Vec<String>,
-    /// An environment variable for the stdio child; repeatable.
-    #[arg(long = "env", value_name = "K=V")]
-    pub env: Vec<String>,
+    #[command(flatten)]
+    pub connect: ConnectFlags,
     /// Call a tool after listing, with JSON object arguments; repeatable.
     #[arg(long = "call", value_name = "TOOL[=JSON]")]
     pub calls: Vec<String>,
@@ -123,7 +120,7 @@ pub fn run(args: ProbeArgs) -> anyhow::Result<()> {
 }
 
 fn target(args: &ProbeArgs) -> anyhow::Result<Target> {
-    super::target::parse(args.url.as_deref(), &args.headers, &args.env, &args.command)
+    args.connect.target(args.url.as_deref(), &args.command)
 }
 
 fn parse_call(spec: &str) -> anyhow::Result<(String, Map<String, Value>)> {

@@ -6,6 +6,7 @@ use std::time::Duration;
 use clap::Args;
 use fitness_shared::record::{CredentialContext, Outcome};
 
+use crate::commands::compare::interval_text;
 use crate::commands::target::{TargetArgs, parse_target};
 use crate::model::types::{ModelId, ProviderKind};
 use crate::pipeline::config::{
@@ -273,12 +274,8 @@ pub fn print_summary(output: &RunOutput, json: bool) -> anyhow::Result<()> {
     crate::outln!("record   {}", output.dir.join("record.json").display());
     match (&r.score, r.outcome) {
         (Some(s), Outcome::Scored) => crate::outln!(
-            "outcome  SCORED: first try {:.1}% (95% CI {:.1}% to {:.1}%), {} of {} tasks",
-            s.first_try.rate * 100.0,
-            s.first_try.low * 100.0,
-            s.first_try.high * 100.0,
-            s.first_try.k,
-            s.first_try.n
+            "outcome  SCORED: first try {} tasks",
+            interval_text(&s.first_try)
         ),
         (_, o) => {
             let gate = r.gates.refused_at.as_deref().unwrap_or("none");

@@ -13,6 +13,7 @@ use anyhow::Context;
 use clap::Args;
 use fitness_shared::record::CredentialContext;
 
+use crate::commands::target::ConnectFlags;
 use crate::mcp::connect::Session;
 use crate::mcp::tap::Tap;
 use crate::suite::{GenerateOptions, GenerationReport, GeneratorId};
@@ -65,12 +66,8 @@ pub struct SuiteArgs {
     /// (DIR/agent.jsonl).
     #[arg(long, value_name = "DIR")]
     pub tape: Option<PathBuf>,
-    /// An HTTP header to send (auth goes here); repeatable.
-    #[arg(long = "header", value_name = "K:V")]
-    pub headers: Vec<String>,
-    /// An environment variable for the stdio child; repeatable.
-    #[arg(long = "env", value_name = "K=V")]
-    pub env: Vec<String>,
+    #[command(flatten)]
+    pub connect: ConnectFlags,
     /// Seconds to wait for the handshake and any one request.
     #[arg(long, default_value_t = 20)]
     pub timeout: u64,
@@ -96,8 +93,7 @@ fn parse_credential(s: &str) -> Result<CredentialContext, String> {
 
 pub fn run(args: SuiteArgs) -> anyhow::Result<()> {
     let generator: GeneratorId = args.generator.parse()?;
-    let target =
-        super::target::parse(args.url.as_deref(), &args.headers, &args.env, &args.command)?;
+    let target = args.connect.target(args.url.as_deref(), &args.command)?;
     let (judge, runner) = models(&args, generator)?;
     let (wire, agent) = tapes(&args, &target)?;
     let opts = GenerateOptions {

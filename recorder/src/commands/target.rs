@@ -1,7 +1,8 @@
 //! The server a command talks to: an http(s) URL, or `-- CMD ARGS...` for a
 //! stdio child. The one target parser: `fitness run` reads all its flags
-//! ([`TargetArgs`], [`parse_target`]); `probe`, `ask`, `suite` and
-//! `rewrite-check` give the URL, headers, env and command ([`parse`]).
+//! ([`TargetArgs`], [`parse_target`]); `probe`, `ask` and `suite` give the
+//! URL and command with their [`ConnectFlags`], `rewrite-check` its env and
+//! command ([`parse`]).
 
 use clap::Args;
 
@@ -32,6 +33,25 @@ pub struct TargetArgs {
     /// The stdio server's command line.
     #[arg(last = true, value_name = "CMD")]
     pub command: Vec<String>,
+}
+
+/// The `--header` and `--env` flags of `probe`, `ask` and `suite`
+/// (`fitness run` has them in [`TargetArgs`], beside their `-env` forms).
+#[derive(Debug, Clone, Args)]
+pub struct ConnectFlags {
+    /// An HTTP header to send (auth goes here); repeatable.
+    #[arg(long = "header", value_name = "K:V")]
+    pub headers: Vec<String>,
+    /// An environment variable for the stdio child; repeatable.
+    #[arg(long = "env", value_name = "K=V")]
+    pub env: Vec<String>,
+}
+
+impl ConnectFlags {
+    /// The server at `url`, or the stdio `command`, with these flags ([`parse`]).
+    pub fn target(&self, url: Option<&str>, command: &[String]) -> anyhow::Result<Target> {
+        parse(url, &self.headers, &self.env, command)
+    }
 }
 
 /// Read a target from its flags; a bearer token for HTTP comes from

@@ -34,7 +34,7 @@ use super::http::ms;
 use super::sim::REFERENCE_FENCE;
 use super::types::{
     Attempt, AttemptFailure, ChatRequest, ChatResponse, ContentBlock, LlmError, Message,
-    ModelClient, ReferenceHint, Role, ToolSpec, Usage,
+    ModelClient, ReferenceHint, Role, ToolSpec, Usage, text_of,
 };
 use crate::mcp::clock;
 use crate::mcp::connect::Session;
@@ -397,27 +397,13 @@ async fn ask(
         tape.event("llm.usage_rejected", json!({"why": why}), corr);
     }
     out.model_reported = Some(response.model.clone());
-    tape.line(&turn_line(
-        "assistant",
-        &response.content,
-        Some(&response.model),
-        response.usage.as_ref(),
-        Some((response.duration_ms, response.ttft_ms)),
-        corr_id,
-    ));
+    tape.line(&assistant_line(&response, corr_id));
     Some(response)
 }
 
 /// The text blocks of a turn, as the trial's final answer.
 fn answer_text(content: &[ContentBlock]) -> String {
-    let answer: Vec<&str> = content
-        .iter()
-        .filter_map(|b| match b {
-            ContentBlock::Text { text } => Some(text.as_str()),
-            _ => None,
-        })
-        .collect();
-    answer.join("\n").trim().to_owned()
+    text_of(content).trim().to_owned()
 }
 
 /// Make every call the model asked for, in order; their results as the
@@ -650,7 +636,20 @@ pub fn tape_blocks(content: &[ContentBlock]) -> Vec<Block> {
         .collect()
 }
 
-fn turn_line(
+/// The tape line of a model's reply: its blocks, model, usage and timing.
+pub fn assistant_line(response: &ChatResponse, corr_id: &str) -> Line {
+    turn_line(
+        "assistant",
+        &response.content,
+        Some(&response.model),
+        response.usage.as_ref(),
+        Some((response.duration_ms, response.ttft_ms)),
+        corr_id,
+    )
+}
+
+/// A turn's tape line; `timing` is `(duration_ms, ttft_ms)`.
+pub fn turn_line(
     role: &str,
     content: &[ContentBlock],
     model: Option<&str>,

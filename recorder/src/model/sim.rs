@@ -15,7 +15,7 @@ use serde_json::{Map, Value, json};
 
 use super::types::{
     ChatRequest, ChatResponse, ContentBlock, LlmError, Message, ModelClient, ModelId,
-    ReferenceHint, Role, StopReason, ToolSpec, Usage,
+    ReferenceHint, Role, StopReason, ToolSpec, Usage, text_of,
 };
 
 /// The fence that opens the reference block in the system text.
@@ -395,16 +395,7 @@ fn prompt_of(request: &ChatRequest) -> String {
         .messages
         .iter()
         .find(|m| m.role == Role::User)
-        .map(|m| {
-            m.content
-                .iter()
-                .filter_map(|b| match b {
-                    ContentBlock::Text { text } => Some(text.as_str()),
-                    _ => None,
-                })
-                .collect::<Vec<_>>()
-                .join("\n")
-        })
+        .map(|m| text_of(&m.content))
         .unwrap_or_default()
 }
 

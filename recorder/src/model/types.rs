@@ -111,6 +111,19 @@ pub enum ContentBlock {
     },
 }
 
+/// The text blocks of a message, joined by newlines (thinking, tool calls
+/// and tool results left out).
+pub fn text_of(content: &[ContentBlock]) -> String {
+    content
+        .iter()
+        .filter_map(|b| match b {
+            ContentBlock::Text { text } => Some(text.as_str()),
+            _ => None,
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Message {
     pub role: Role,

@@ -32,18 +32,15 @@ impl Run<'_> {
             self.interrupted = Some(Interruption::SpendCap { calls: cap });
             anyhow::bail!("spend cap reached");
         }
+        self.stop_if_cancelled()?;
         let mut cancel = self.cancel.clone();
-        if cancel.is_cancelled() {
-            self.interrupted = Some(Interruption::Cancelled);
-            anyhow::bail!("interrupted");
-        }
         self.ensure_server(session)?;
         let outcome = tokio::select! {
             outcome = trials.run(model, session, task, kind, &self.agent) => outcome,
             () = cancel.cancelled() => {
-                self.interrupted = Some(Interruption::Cancelled);
+                let stop = self.cancelled();
                 self.agent.event("fitness.interrupted", json!({"during": kind.corr_id(&task.id)}), Some(&kind.corr_id(&task.id)));
-                anyhow::bail!("interrupted");
+                return Err(stop);
             }
         };
         let threw = outcome.model_errors.len() as u64;

@@ -359,10 +359,7 @@ impl Run<'_> {
         let mut cancel = self.cancel.clone();
         let result = tokio::select! {
             r = crate::conformance::run(&http.url, &self.dir) => r,
-            () = cancel.cancelled() => {
-                self.interrupted = Some(Interruption::Cancelled);
-                anyhow::bail!("interrupted");
-            }
+            () = cancel.cancelled() => return Err(self.cancelled()),
         };
         let summary = match &result.error {
             Some(why) => format!("the official suite gave no result: {why}"),
@@ -474,24 +471,7 @@ impl Run<'_> {
         judge: &Option<Arc<dyn ModelClient>>,
     ) -> anyhow::Result<Flow> {
         let cfg = self.cfg;
-        self.add_spend(&generation.spend);
-        self.write_json(&self.dir.join("suite.json"), &generation.suite)?;
-        self.suite_hash = generation.suite.hash.clone();
-        self.progress.finish_phase(&format!(
-            "{} tasks from {} candidates",
-            generation.suite.tasks.len(),
-            generation.ledger.candidates.unwrap_or(0)
-        ));
-        let tasks = generation.suite.tasks.clone();
-        self.tasks = tasks.clone();
-        for u in generation.walk.iter().flat_map(|w| &w.unsatisfiable) {
-            self.own_notes.push(format!(
-                "Suite: the tool `{}` was dropped from the walk: {}.",
-                u["tool"].as_str().unwrap_or("?"),
-                u["why"].as_str().unwrap_or("")
-            ));
-        }
-        self.generation = Some(generation);
+        let tasks = self.keep_generation(generation)?;
 
         // 4. Our own failures first: a judge that could not write the
         // suite is not the server's thin surface.
@@ -549,6 +529,30 @@ impl Run<'_> {
 
         // 9. The null gate again, now that the agent's rate exists.
         self.null_redecide()
+    }
+
+    /// Keep what generation produced: its spend, `suite.json`, the suite
+    /// hash and tasks, a note per tool the walk dropped; the suite's tasks.
+    fn keep_generation(&mut self, generation: GenerationReport) -> anyhow::Result<Vec<Task>> {
+        self.add_spend(&generation.spend);
+        self.write_json(&self.dir.join("suite.json"), &generation.suite)?;
+        self.suite_hash = generation.suite.hash.clone();
+        self.progress.finish_phase(&format!(
+            "{} tasks from {} candidates",
+            generation.suite.tasks.len(),
+            generation.ledger.candidates.unwrap_or(0)
+        ));
+        let tasks = generation.suite.tasks.clone();
+        self.tasks = tasks.clone();
+        for u in generation.walk.iter().flat_map(|w| &w.unsatisfiable) {
+            self.own_notes.push(format!(
+                "Suite: the tool `{}` was dropped from the walk: {}.",
+                u["tool"].as_str().unwrap_or("?"),
+                u["why"].as_str().unwrap_or("")
+            ));
+        }
+        self.generation = Some(generation);
+        Ok(tasks)
     }
 
     fn add_spend(&mut self, spend: &[crate::suite::PhaseSpend]) {

@@ -8,7 +8,7 @@ use rmcp::model::Tool;
 use serde_json::json;
 
 use super::trials::{TrialKind, Trials};
-use super::{Flow, Interruption, Run, name_of, record, trials};
+use super::{Flow, Run, name_of, record, trials};
 use crate::mcp::connect::Session;
 use crate::model::types::ModelClient;
 use crate::suite::task::Task;
@@ -46,10 +46,7 @@ impl Run<'_> {
             let (mut k, mut n) = (0, 0);
             for task in tasks {
                 let passed = if kind == TrialKind::NullRandom {
-                    if self.cancel.is_cancelled() {
-                        self.interrupted = Some(Interruption::Cancelled);
-                        anyhow::bail!("interrupted");
-                    }
+                    self.stop_if_cancelled()?;
                     self.ensure_server(session)?;
                     let r = self.random_arm(session, tools, task, i as u64).await;
                     self.progress.advance();

@@ -461,7 +461,6 @@ fn attempt(out_dir: &Path, slug: &str, id: &str) -> Option<rec::Attempt> {
 }
 
 /// Close the tapes, build the record, sign it, write it atomically.
-// Most of its length is the record literal, one field per line.
 pub fn finish(mut run: Run<'_>, outcome: Outcome) -> anyhow::Result<RunOutput> {
     let cfg = run.cfg;
     let (own, mut redacted) = close_tapes(&mut run, outcome);
@@ -487,28 +486,7 @@ pub fn finish(mut run: Run<'_>, outcome: Outcome) -> anyhow::Result<RunOutput> {
     let (tapes, trace_stats) = tapes_of(&run.dir)?;
     let record = RunRecord {
         schema: fitness_shared::RECORD_SCHEMA.to_owned(),
-        run: RunIdentity {
-            id: run.id.clone(),
-            started_at: run.started_at.clone(),
-            harness: rec::Producer {
-                name: "fitness".to_owned(),
-                version: fitness_shared::VERSION.to_owned(),
-            },
-            suite_hash: if run.suite_hash.is_empty() {
-                "none".to_owned()
-            } else {
-                run.suite_hash.clone()
-            },
-            runner_model: cfg.runner.to_string(),
-            runner_reported: run
-                .runner_reported
-                .clone()
-                .filter(|r| *r != cfg.runner.to_string()),
-            judge_model: judge_label(cfg),
-            generator: Some(generator),
-            attempt: attempt(&cfg.out_dir, &slug, &run.id),
-            task_budget: Some(cfg.max_tokens),
-        },
+        run: run_identity(&run, generator, &slug),
         server,
         probes,
         preregistration: run.prereg.clone(),
@@ -551,6 +529,34 @@ pub fn finish(mut run: Run<'_>, outcome: Outcome) -> anyhow::Result<RunOutput> {
         record,
         interrupted: run.interrupted,
     })
+}
+
+/// Which run this is: its id and start, the harness, the suite, the
+/// models, the generator, its attempt among the server's runs, the budget.
+fn run_identity(run: &Run<'_>, generator: String, slug: &str) -> RunIdentity {
+    let cfg = run.cfg;
+    RunIdentity {
+        id: run.id.clone(),
+        started_at: run.started_at.clone(),
+        harness: rec::Producer {
+            name: "fitness".to_owned(),
+            version: fitness_shared::VERSION.to_owned(),
+        },
+        suite_hash: if run.suite_hash.is_empty() {
+            "none".to_owned()
+        } else {
+            run.suite_hash.clone()
+        },
+        runner_model: cfg.runner.to_string(),
+        runner_reported: run
+            .runner_reported
+            .clone()
+            .filter(|r| *r != cfg.runner.to_string()),
+        judge_model: judge_label(cfg),
+        generator: Some(generator),
+        attempt: attempt(&cfg.out_dir, slug, &run.id),
+        task_budget: Some(cfg.max_tokens),
+    }
 }
 
 /// End both tapes with the outcome; the run's own notes, and what the

@@ -129,27 +129,49 @@ pub fn read_wire(path: &Path) -> anyhow::Result<WireReading> {
     let file =
         std::fs::File::open(path).with_context(|| format!("failed to open {}", path.display()))?;
     let reader = std::io::BufReader::new(file);
-    // In tape order, by id alone; a request reusing an open id takes it
-    // over (the earlier stays unanswered); the tap can write a request frame
-    // just after its answer, so a `tools/call` takes an answer taped at most
-    // EARLY_WINDOW lines before it.
-    let mut pairing = Pairing::new(Rules {
-        reach: Reach::InOrder {
-            early_answers: Some(EARLY_WINDOW),
-        },
-        repeat: Repeat::Shadow,
-        after_answer: AfterAnswer::Close,
-    });
-    let mut requests: Vec<WireRequest> = Vec::new();
-    let mut responses: Vec<WireResponse> = Vec::new();
+    let mut frames = WireFrames::new();
     for (i, line) in reader.lines().enumerate() {
-        let number = i as u64 + 1;
         let Ok(line) = line else { continue };
-        let Ok(value) = serde_json::from_str::<Value>(&line) else {
-            continue;
+        frames.read_line(i as u64 + 1, &line);
+    }
+    Ok(frames.finish())
+}
+
+/// The wire tape's request and response frames in tape order, as they are
+/// paired.
+struct WireFrames {
+    pairing: Pairing<String>,
+    requests: Vec<WireRequest>,
+    responses: Vec<WireResponse>,
+}
+
+impl WireFrames {
+    fn new() -> WireFrames {
+        WireFrames {
+            // In tape order, by id alone; a request reusing an open id takes
+            // it over (the earlier stays unanswered); the tap can write a
+            // request frame just after its answer, so a `tools/call` takes an
+            // answer taped at most EARLY_WINDOW lines before it.
+            pairing: Pairing::new(Rules {
+                reach: Reach::InOrder {
+                    early_answers: Some(EARLY_WINDOW),
+                },
+                repeat: Repeat::Shadow,
+                after_answer: AfterAnswer::Close,
+            }),
+            requests: Vec::new(),
+            responses: Vec::new(),
+        }
+    }
+
+    /// Take one tape line: a request or response frame with an id is kept,
+    /// anything else passed over.
+    fn read_line(&mut self, number: u64, line: &str) {
+        let Ok(value) = serde_json::from_str::<Value>(line) else {
+            return;
         };
         let Some(frame) = value.get("raw") else {
-            continue;
+            return;
         };
         let corr = value
             .get("corr_id")
@@ -160,103 +182,116 @@ pub fn read_wire(path: &Path) -> anyhow::Result<WireReading> {
             .filter(|v| !v.is_null())
             .map(Value::to_string)
         else {
-            continue;
+            return;
         };
         match value.get("dir").and_then(Value::as_str) {
-            Some("in") => {
-                let Some(method) = frame.get("method").and_then(Value::as_str) else {
-                    continue;
-                };
-                let call = (method == "tools/call").then(|| {
-                    let params = frame.get("params");
-                    let tool = params
-                        .and_then(|p| p.get("name"))
-                        .and_then(Value::as_str)
-                        .unwrap_or_default()
-                        .to_owned();
-                    let arguments = params
-                        .and_then(|p| p.get("arguments"))
-                        .and_then(Value::as_object)
-                        .cloned()
-                        .unwrap_or_default();
-                    (tool, arguments)
-                });
-                if call.is_some() {
-                    pairing.request(id, number);
-                } else {
-                    pairing.request_without_early_answers(id, number);
-                }
-                requests.push(WireRequest {
-                    line: number,
-                    corr,
-                    method: method.to_owned(),
-                    call,
-                });
-            }
-            Some("out") => {
-                pairing.response(id, number);
-                let tools = frame
-                    .get("result")
-                    .and_then(|r| r.get("tools"))
-                    .and_then(Value::as_array)
-                    .map(|tools| {
-                        tools
-                            .iter()
-                            .filter_map(|t| t.get("name").and_then(Value::as_str))
-                            .map(str::to_owned)
-                            .collect()
-                    });
-                responses.push(WireResponse {
-                    line: number,
-                    corr,
-                    error: error_text(frame),
-                    tools,
-                });
-            }
+            Some("in") => self.request(id, number, corr, frame),
+            Some("out") => self.response(id, number, corr, frame),
             _ => {}
         }
     }
-    let paired = pairing.finish();
-    let mut out = WireReading::default();
-    for (request, fate) in requests.iter().zip(&paired.requests) {
-        let Some((tool, arguments)) = &request.call else {
-            continue;
+
+    /// A request frame; a `tools/call` keeps its tool and arguments.
+    fn request(&mut self, id: String, number: u64, corr: Option<String>, frame: &Value) {
+        let Some(method) = frame.get("method").and_then(Value::as_str) else {
+            return;
         };
-        let response = match fate {
-            RequestFate::Answered(r) => responses.get(*r),
-            _ => None,
-        };
-        // An answer taped before its request belongs to the trial that was
-        // running when it was taped: the call takes the answer's corr_id.
-        let corr_id = match response {
-            Some(answer) if answer.line < request.line => {
-                answer.corr.clone().or(request.corr.clone())
-            }
-            _ => request.corr.clone(),
-        };
-        out.calls.push(CallExchange {
-            tool: tool.clone(),
-            arguments: arguments.clone(),
-            corr_id,
-            request_line: request.line,
-            request_corr: request.corr.clone(),
-            response_corr: response.and_then(|a| a.corr.clone()),
-            response_line: response.map(|a| a.line),
-            error: response.and_then(|a| a.error.clone()),
+        let call = (method == "tools/call").then(|| {
+            let params = frame.get("params");
+            let tool = params
+                .and_then(|p| p.get("name"))
+                .and_then(Value::as_str)
+                .unwrap_or_default()
+                .to_owned();
+            let arguments = params
+                .and_then(|p| p.get("arguments"))
+                .and_then(Value::as_object)
+                .cloned()
+                .unwrap_or_default();
+            (tool, arguments)
+        });
+        if call.is_some() {
+            self.pairing.request(id, number);
+        } else {
+            self.pairing.request_without_early_answers(id, number);
+        }
+        self.requests.push(WireRequest {
+            line: number,
+            corr,
+            method: method.to_owned(),
+            call,
         });
     }
-    for (response, answers) in responses.into_iter().zip(&paired.responses) {
-        let Some(request) = answers.map(|q| &requests[q]) else {
-            continue;
-        };
-        if request.call.is_none()
-            && request.method == "tools/list"
-            && let Some(names) = response.tools
-        {
-            out.tool_lists.push((response.line, response.corr, names));
-        }
+
+    /// A response frame, with its error and the tools a `tools/list` lists.
+    fn response(&mut self, id: String, number: u64, corr: Option<String>, frame: &Value) {
+        self.pairing.response(id, number);
+        let tools = frame
+            .get("result")
+            .and_then(|r| r.get("tools"))
+            .and_then(Value::as_array)
+            .map(|tools| {
+                tools
+                    .iter()
+                    .filter_map(|t| t.get("name").and_then(Value::as_str))
+                    .map(str::to_owned)
+                    .collect()
+            });
+        self.responses.push(WireResponse {
+            line: number,
+            corr,
+            error: error_text(frame),
+            tools,
+        });
     }
-    Ok(out)
+
+    /// Pair the frames: every `tools/call` with its answer, every
+    /// `tools/list` response.
+    fn finish(self) -> WireReading {
+        let paired = self.pairing.finish();
+        let mut out = WireReading::default();
+        for (request, fate) in self.requests.iter().zip(&paired.requests) {
+            let response = match fate {
+                RequestFate::Answered(r) => self.responses.get(*r),
+                _ => None,
+            };
+            out.calls.extend(exchange(request, response));
+        }
+        for (response, answers) in self.responses.into_iter().zip(&paired.responses) {
+            let Some(request) = answers.map(|q| &self.requests[q]) else {
+                continue;
+            };
+            if request.call.is_none()
+                && request.method == "tools/list"
+                && let Some(names) = response.tools
+            {
+                out.tool_lists.push((response.line, response.corr, names));
+            }
+        }
+        out
+    }
+}
+
+/// A `tools/call` request with its answer, if any; `None` for another
+/// method.
+fn exchange(request: &WireRequest, response: Option<&WireResponse>) -> Option<CallExchange> {
+    let (tool, arguments) = request.call.as_ref()?;
+    // An answer taped before its request belongs to the trial that was
+    // running when it was taped: the call takes the answer's corr_id.
+    let corr_id = match response {
+        Some(answer) if answer.line < request.line => answer.corr.clone().or(request.corr.clone()),
+        _ => request.corr.clone(),
+    };
+    Some(CallExchange {
+        tool: tool.clone(),
+        arguments: arguments.clone(),
+        corr_id,
+        request_line: request.line,
+        request_corr: request.corr.clone(),
+        response_corr: response.and_then(|a| a.corr.clone()),
+        response_line: response.map(|a| a.line),
+        error: response.and_then(|a| a.error.clone()),
+    })
 }
 
 /// A request frame of the wire tape, as findings need it.

@@ -39,7 +39,9 @@ use serde_json::{Map, Value, json};
 
 use super::findings::WireReading;
 use crate::mcp::tap::Tap;
-use crate::model::types::{ChatRequest, ContentBlock, Message, ModelClient, ProviderKind, Role};
+use crate::model::types::{
+    ChatRequest, ContentBlock, Message, ModelClient, ProviderKind, Role, text_of,
+};
 use crate::suite::PhaseSpend;
 use crate::suite::task::Task;
 
@@ -203,133 +205,184 @@ fn excerpt(text: &str) -> String {
 
 /// One finding's change under `rules/1`, with its rationale.
 fn rule(f: &Finding, tool: &Tool, ctx: &Context<'_>) -> (ToolChange, String) {
-    let mut change = ToolChange::default();
     let param = f.parameter.as_deref().unwrap_or_default();
-    let rationale = match f.kind {
+    match f.kind {
         FindingKind::AmbiguousParameter => {
-            let errors = evidence_errors(f, ctx.wire);
-            let schema = param_schema(tool, param);
-            let integer = schema
-                .and_then(|s| s.get("type"))
-                .and_then(Value::as_str)
-                .is_some_and(|t| t == "integer" || t == "number");
-            let numeric = integer
-                || errors.iter().any(|e| {
-                    let l = e.to_lowercase();
-                    l.contains("numeric") || l.contains("number")
-                });
-            let range = errors.iter().find_map(|e| range_in(e)).or_else(|| {
-                let s = schema?;
-                Some((s.get("minimum")?.as_i64()?, s.get("maximum")?.as_i64()?))
-            });
-            let id_name = if param.ends_with("id") {
-                param.to_owned()
-            } else {
-                format!("{param}_id")
-            };
-            let text = if numeric {
-                let example = range.map_or(1, |(lo, _)| lo.max(1));
-                let range = range
-                    .map(|(lo, hi)| format!(", from {lo} to {hi}"))
-                    .unwrap_or_default();
-                let entity = if param == "id" {
-                    "numeric".to_owned()
-                } else {
-                    format!("numeric {param}")
-                };
-                format!(
-                    "The {entity} id ({id_name}), as digits, e.g. \"{example}\"{range}; not a name or an email."
-                )
-            } else {
-                format!(
-                    "The exact identifier of the {param} as this server's other results give it ({id_name}); not a display name."
-                )
-            };
-            change.parameter_descriptions.insert(param.to_owned(), text);
-            format!(
-                "`{param}` names an entity but not the value meant; {} the rewrite says what to send.",
-                if errors.is_empty() {
-                    "without errors to learn from,".to_owned()
-                } else {
-                    format!("the server refused {} calls on it and", errors.len())
-                }
-            )
+            say_what_to_send(tool, param, &evidence_errors(f, ctx.wire))
         }
         FindingKind::CorrectedArgument => {
-            let errors = evidence_errors(f, ctx.wire);
-            let schema = param_schema(tool, param);
-            let mut text = schema
-                .and_then(|s| s.get("description"))
-                .and_then(Value::as_str)
-                .unwrap_or("")
-                .trim()
-                .to_owned();
-            if required(tool, param) {
-                text.push_str(" Required: always send it.");
-            }
-            if let Some(words) = schema.and_then(schema_words) {
-                text.push_str(&format!(" Valid values: {words}."));
-            }
-            if let Some(e) = errors.first() {
-                text.push_str(&format!(" Other values are refused (\"{}\").", excerpt(e)));
-            }
-            change
-                .parameter_descriptions
-                .insert(param.to_owned(), text.trim().to_owned());
-            "The agent had to correct this parameter after a failed call; the rewrite states what the first call should have sent.".to_owned()
+            say_what_first_call_needs(tool, param, &evidence_errors(f, ctx.wire))
         }
-        FindingKind::WrongTool | FindingKind::MissingWhenNotToUse => {
-            let expected = expected_for(f, ctx);
-            let sentence = if expected.is_empty() {
-                "Do not use it for tasks it does not name; check the other tools first.".to_owned()
-            } else {
-                let names: Vec<String> = expected.iter().map(|t| format!("`{t}`")).collect();
-                format!(
-                    "Do not use it for tasks that need {}: use {} instead.",
-                    names.join(" or "),
-                    names.join(" or ")
-                )
-            };
-            change.append_description = Some(sentence);
-            "Agents chose this tool where another was expected; the rewrite says when not to use it.".to_owned()
+        FindingKind::WrongTool | FindingKind::MissingWhenNotToUse => say_when_not_to_use(f, ctx),
+        FindingKind::UnannotatedDestructive => declare_destructive(),
+        FindingKind::UnactionableError => list_valid_arguments(tool),
+    }
+}
+
+/// `ambiguous_parameter`: the parameter's description says which value is
+/// meant, digits with their range for a numeric id; `errors` are the
+/// server's refusals the finding rests on.
+fn say_what_to_send(tool: &Tool, param: &str, errors: &[&str]) -> (ToolChange, String) {
+    let schema = param_schema(tool, param);
+    let integer = schema
+        .and_then(|s| s.get("type"))
+        .and_then(Value::as_str)
+        .is_some_and(|t| t == "integer" || t == "number");
+    let numeric = integer
+        || errors.iter().any(|e| {
+            let l = e.to_lowercase();
+            l.contains("numeric") || l.contains("number")
+        });
+    let range = errors.iter().find_map(|e| range_in(e)).or_else(|| {
+        let s = schema?;
+        Some((s.get("minimum")?.as_i64()?, s.get("maximum")?.as_i64()?))
+    });
+    let mut change = ToolChange::default();
+    change
+        .parameter_descriptions
+        .insert(param.to_owned(), identifier_text(param, numeric, range));
+    let rationale = format!(
+        "`{param}` names an entity but not the value meant; {} the rewrite says what to send.",
+        if errors.is_empty() {
+            "without errors to learn from,".to_owned()
+        } else {
+            format!("the server refused {} calls on it and", errors.len())
         }
-        FindingKind::UnannotatedDestructive => {
-            change
-                .annotations
-                .insert("destructiveHint".into(), json!(true));
-            change
-                .annotations
-                .insert("readOnlyHint".into(), json!(false));
-            change.append_description = Some(
-                "It permanently changes or deletes data: call it only when the task asks for that."
-                    .to_owned(),
-            );
-            "The tool is inferred destructive but its annotations do not say so; clients that confirm destructive calls rely on destructiveHint.".to_owned()
-        }
-        FindingKind::UnactionableError => {
-            let props = tool
-                .input_schema
-                .get("properties")
-                .and_then(Value::as_object);
-            let parts: Vec<String> = props
-                .map(|p| {
-                    p.iter()
-                        .filter_map(|(name, s)| {
-                            let words = s.as_object().and_then(schema_words)?;
-                            Some(format!("`{name}`: {words}"))
-                        })
-                        .collect()
-                })
-                .unwrap_or_default();
-            change.append_description = Some(if parts.is_empty() {
-                "Its errors do not say what was wrong: check the arguments against the schema before calling.".to_owned()
-            } else {
-                format!("Valid arguments: {}.", parts.join("; "))
-            });
-            "The tool's errors gave the agent nothing to act on; the rewrite puts the valid arguments where the agent reads before calling (the error texts themselves need a server change).".to_owned()
-        }
-    };
+    );
     (change, rationale)
+}
+
+/// The description of an entity-named parameter: a numeric id as digits
+/// (with its range), else the exact identifier, never a display name.
+fn identifier_text(param: &str, numeric: bool, range: Option<(i64, i64)>) -> String {
+    let id_name = if param.ends_with("id") {
+        param.to_owned()
+    } else {
+        format!("{param}_id")
+    };
+    if !numeric {
+        return format!(
+            "The exact identifier of the {param} as this server's other results give it ({id_name}); not a display name."
+        );
+    }
+    let example = range.map_or(1, |(lo, _)| lo.max(1));
+    let range = range
+        .map(|(lo, hi)| format!(", from {lo} to {hi}"))
+        .unwrap_or_default();
+    let entity = if param == "id" {
+        "numeric".to_owned()
+    } else {
+        format!("numeric {param}")
+    };
+    format!(
+        "The {entity} id ({id_name}), as digits, e.g. \"{example}\"{range}; not a name or an email."
+    )
+}
+
+/// `corrected_argument`: the parameter's description says what the first
+/// call should have sent (required, valid values, what is refused, as the
+/// first of `errors` says).
+fn say_what_first_call_needs(tool: &Tool, param: &str, errors: &[&str]) -> (ToolChange, String) {
+    let schema = param_schema(tool, param);
+    let mut text = schema
+        .and_then(|s| s.get("description"))
+        .and_then(Value::as_str)
+        .unwrap_or("")
+        .trim()
+        .to_owned();
+    if required(tool, param) {
+        text.push_str(" Required: always send it.");
+    }
+    if let Some(words) = schema.and_then(schema_words) {
+        text.push_str(&format!(" Valid values: {words}."));
+    }
+    if let Some(e) = errors.first() {
+        text.push_str(&format!(" Other values are refused (\"{}\").", excerpt(e)));
+    }
+    let mut change = ToolChange::default();
+    change
+        .parameter_descriptions
+        .insert(param.to_owned(), text.trim().to_owned());
+    (
+        change,
+        "The agent had to correct this parameter after a failed call; the rewrite states what the first call should have sent.".to_owned(),
+    )
+}
+
+/// `wrong_tool`, `missing_when_not_to_use`: a sentence on when not to use
+/// the tool, naming the tools that were expected.
+fn say_when_not_to_use(f: &Finding, ctx: &Context<'_>) -> (ToolChange, String) {
+    let expected = expected_for(f, ctx);
+    let sentence = if expected.is_empty() {
+        "Do not use it for tasks it does not name; check the other tools first.".to_owned()
+    } else {
+        let names: Vec<String> = expected.iter().map(|t| format!("`{t}`")).collect();
+        format!(
+            "Do not use it for tasks that need {}: use {} instead.",
+            names.join(" or "),
+            names.join(" or ")
+        )
+    };
+    let change = ToolChange {
+        append_description: Some(sentence),
+        ..ToolChange::default()
+    };
+    (
+        change,
+        "Agents chose this tool where another was expected; the rewrite says when not to use it."
+            .to_owned(),
+    )
+}
+
+/// `unannotated_destructive`: the annotations and the description say the
+/// tool is destructive.
+fn declare_destructive() -> (ToolChange, String) {
+    let mut change = ToolChange::default();
+    change
+        .annotations
+        .insert("destructiveHint".into(), json!(true));
+    change
+        .annotations
+        .insert("readOnlyHint".into(), json!(false));
+    change.append_description = Some(
+        "It permanently changes or deletes data: call it only when the task asks for that."
+            .to_owned(),
+    );
+    (
+        change,
+        "The tool is inferred destructive but its annotations do not say so; clients that confirm destructive calls rely on destructiveHint.".to_owned(),
+    )
+}
+
+/// `unactionable_error`: the description lists the valid arguments the
+/// schema gives.
+fn list_valid_arguments(tool: &Tool) -> (ToolChange, String) {
+    let props = tool
+        .input_schema
+        .get("properties")
+        .and_then(Value::as_object);
+    let parts: Vec<String> = props
+        .map(|p| {
+            p.iter()
+                .filter_map(|(name, s)| {
+                    let words = s.as_object().and_then(schema_words)?;
+                    Some(format!("`{name}`: {words}"))
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    let change = ToolChange {
+        append_description: Some(if parts.is_empty() {
+            "Its errors do not say what was wrong: check the arguments against the schema before calling.".to_owned()
+        } else {
+            format!("Valid arguments: {}.", parts.join("; "))
+        }),
+        ..ToolChange::default()
+    };
+    (
+        change,
+        "The tool's errors gave the agent nothing to act on; the rewrite puts the valid arguments where the agent reads before calling (the error texts themselves need a server change).".to_owned(),
+    )
 }
 
 /// Apply a change to one tool object of a `tools/list` result.
@@ -451,7 +504,7 @@ pub async fn by_judge(
     match crate::suite::taped_call(judge, &request, tape, "rewrite").await {
         Ok(resp) => {
             phase.count(resp.usage.as_ref());
-            let text = crate::suite::response_text(&resp.content);
+            let text = text_of(&resp.content);
             proposals = parse_judge_reply(&text, findings, ctx.tools, &judge.id().to_string());
         }
         Err(_) => phase.threw(),
@@ -474,92 +527,110 @@ pub fn parse_judge_reply(
     tools: &[Tool],
     judge: &str,
 ) -> Vec<Proposal> {
-    let value = crate::suite::predicate::first_json_value(text);
-    let items = match value {
+    reply_items(text)
+        .iter()
+        .filter_map(|item| judge_proposal(item, findings, tools, judge))
+        .collect()
+}
+
+/// The proposals of a reply: its JSON array, or the `proposals` array of
+/// its JSON object.
+fn reply_items(text: &str) -> Vec<Value> {
+    match crate::suite::predicate::first_json_value(text) {
         Some(Value::Array(items)) => items,
         Some(Value::Object(mut o)) => match o.remove("proposals") {
             Some(Value::Array(items)) => items,
             _ => Vec::new(),
         },
         _ => Vec::new(),
-    };
-    let mut out = Vec::new();
-    for item in items {
-        let Some(tool_name) = item.get("tool").and_then(Value::as_str) else {
-            continue;
-        };
-        let Some(tool) = tools.iter().find(|t| t.name == tool_name) else {
-            continue;
-        };
-        let answers: Vec<String> = item
-            .get("answers")
-            .and_then(Value::as_array)
-            .map(|a| {
-                a.iter()
-                    .filter_map(Value::as_str)
-                    .filter(|id| findings.iter().any(|f| f.id == *id && f.tool == tool_name))
-                    .map(str::to_owned)
-                    .collect()
-            })
-            .unwrap_or_default();
-        if answers.is_empty() {
-            continue;
-        }
-        let text_of = |key: &str| {
-            item.get(key)
-                .and_then(Value::as_str)
-                .map(str::trim)
-                .filter(|s| !s.is_empty())
-                .map(str::to_owned)
-        };
-        let mut change = ToolChange {
-            description: text_of("description"),
-            append_description: text_of("append_description"),
-            ..ToolChange::default()
-        };
-        let mut bad = false;
-        if let Some(params) = item
-            .get("parameter_descriptions")
-            .and_then(Value::as_object)
-        {
-            for (name, text) in params {
-                match (param_schema(tool, name), text.as_str()) {
-                    (Some(_), Some(t)) if !t.trim().is_empty() => {
-                        change
-                            .parameter_descriptions
-                            .insert(name.clone(), t.trim().to_owned());
-                    }
-                    _ => bad = true,
-                }
-            }
-        }
-        if let Some(ann) = item.get("annotations").and_then(Value::as_object) {
-            for (k, v) in ann {
-                if ANNOTATION_KEYS.contains(&k.as_str()) && (v.is_boolean() || k == "title") {
-                    change.annotations.insert(k.clone(), v.clone());
-                } else {
-                    bad = true;
-                }
-            }
-        }
-        if bad || change == ToolChange::default() {
-            continue;
-        }
-        let mut evidence = Vec::new();
-        for f in findings.iter().filter(|f| answers.contains(&f.id)) {
-            extend_evidence(&mut evidence, &f.evidence);
-        }
-        out.push(Proposal {
-            id: String::new(),
-            tool: tool_name.to_owned(),
-            answers,
-            change,
-            rationale: text_of("rationale").unwrap_or_else(|| "(no rationale given)".to_owned()),
-            source: format!("judge:{judge}"),
-            evidence,
-        });
     }
-    out
+}
+
+/// One proposal of the judge's, when it names a listed tool, answers
+/// findings on that tool, and proposes a well-formed change.
+fn judge_proposal(
+    item: &Value,
+    findings: &[Finding],
+    tools: &[Tool],
+    judge: &str,
+) -> Option<Proposal> {
+    let tool_name = item.get("tool").and_then(Value::as_str)?;
+    let tool = tools.iter().find(|t| t.name == tool_name)?;
+    let answers: Vec<String> = item
+        .get("answers")
+        .and_then(Value::as_array)
+        .map(|a| {
+            a.iter()
+                .filter_map(Value::as_str)
+                .filter(|id| findings.iter().any(|f| f.id == *id && f.tool == tool_name))
+                .map(str::to_owned)
+                .collect()
+        })
+        .unwrap_or_default();
+    if answers.is_empty() {
+        return None;
+    }
+    let change = judge_change(item, tool)?;
+    let mut evidence = Vec::new();
+    for f in findings.iter().filter(|f| answers.contains(&f.id)) {
+        extend_evidence(&mut evidence, &f.evidence);
+    }
+    Some(Proposal {
+        id: String::new(),
+        tool: tool_name.to_owned(),
+        answers,
+        change,
+        rationale: item_text(item, "rationale")
+            .unwrap_or_else(|| "(no rationale given)".to_owned()),
+        source: format!("judge:{judge}"),
+        evidence,
+    })
+}
+
+/// A non-empty text field of a reply item, trimmed.
+fn item_text(item: &Value, key: &str) -> Option<String> {
+    item.get(key)
+        .and_then(Value::as_str)
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .map(str::to_owned)
+}
+
+/// The change a reply item proposes; `None` when it changes nothing, names
+/// a parameter the tool lacks, gives an empty description or an annotation
+/// that is not one.
+fn judge_change(item: &Value, tool: &Tool) -> Option<ToolChange> {
+    let mut change = ToolChange {
+        description: item_text(item, "description"),
+        append_description: item_text(item, "append_description"),
+        ..ToolChange::default()
+    };
+    let mut bad = false;
+    if let Some(params) = item
+        .get("parameter_descriptions")
+        .and_then(Value::as_object)
+    {
+        for (name, text) in params {
+            match (param_schema(tool, name), text.as_str()) {
+                (Some(_), Some(t)) if !t.trim().is_empty() => {
+                    change
+                        .parameter_descriptions
+                        .insert(name.clone(), t.trim().to_owned());
+                }
+                _ => bad = true,
+            }
+        }
+    }
+    if let Some(ann) = item.get("annotations").and_then(Value::as_object) {
+        for (k, v) in ann {
+            if ANNOTATION_KEYS.contains(&k.as_str()) && (v.is_boolean() || k == "title") {
+                change.annotations.insert(k.clone(), v.clone());
+            } else {
+                bad = true;
+            }
+        }
+    }
+    (!bad && change != ToolChange::default()).then_some(change)
 }
 
 #[cfg(test)]

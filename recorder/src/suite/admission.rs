@@ -112,100 +112,130 @@ pub struct AdmissionContext<'a> {
 
 /// Admit or reject each candidate; admitted tasks keep the candidate order.
 pub fn admit(candidates: Vec<Candidate>, ctx: &AdmissionContext) -> (Vec<Task>, Vec<Rejection>) {
-    let mut seen_prompts: HashSet<String> =
-        ctx.exclude_prompts.iter().map(|p| normalise(p)).collect();
-    let mut seen_solutions: HashSet<String> = HashSet::new();
-    let mut admitted = Vec::new();
-    let mut rejections = Vec::new();
+    let mut batch = Batch {
+        seen_prompts: ctx.exclude_prompts.iter().map(|p| normalise(p)).collect(),
+        seen_solutions: HashSet::new(),
+        admitted: Vec::new(),
+        rejections: Vec::new(),
+    };
     for c in candidates {
-        let reject = |rule: &'static str, detail: String| Rejection {
-            candidate: c.id.clone(),
-            rule,
-            detail,
-        };
-        let task = match c.parsed {
-            Ok(ref t) => t,
-            Err(ref why) => {
-                rejections.push(reject("malformed", why.clone()));
-                continue;
-            }
-        };
-        if let Err((rule, detail)) = check(task, ctx) {
-            rejections.push(reject(rule, detail));
-            continue;
+        match batch.judge(&c, ctx) {
+            Ok(task) => batch.admitted.push(task),
+            Err((rule, detail)) => batch.rejections.push(Rejection {
+                candidate: c.id.clone(),
+                rule,
+                detail,
+            }),
         }
+    }
+    let Batch {
+        mut admitted,
+        mut rejections,
+        ..
+    } = batch;
+    if ctx.answer_rules {
+        admitted = discriminating(admitted, &mut rejections);
+    }
+    (admitted, rejections)
+}
+
+/// A rule broken: its name and what broke it.
+type Broken = (&'static str, String);
+
+/// The batch being admitted: what it has admitted and rejected, and the
+/// prompts and solutions already taken.
+struct Batch {
+    seen_prompts: HashSet<String>,
+    seen_solutions: HashSet<String>,
+    admitted: Vec<Task>,
+    rejections: Vec<Rejection>,
+}
+
+impl Batch {
+    /// The candidate as an admitted task, or the first rule it breaks.
+    fn judge(&mut self, c: &Candidate, ctx: &AdmissionContext) -> Result<Task, Broken> {
+        let task = c
+            .parsed
+            .as_ref()
+            .map_err(|why| ("malformed", why.clone()))?;
+        check(task, ctx)?;
         if let Some(why) = &c.unreached {
-            rejections.push(reject("answer-not-reached", why.clone()));
-            continue;
+            return Err(("answer-not-reached", why.clone()));
         }
         if let Some(source) = &c.source
             && super::schema_walk2::reads_as_error(source)
         {
-            rejections.push(reject(
+            return Err((
                 "error-answer",
                 format!(
                     "the answer was read from a result that reads as an error: {}",
                     source.chars().take(120).collect::<String>()
                 ),
             ));
-            continue;
         }
+        self.first_of_its_kind(task)?;
+        let mut task = task.clone();
+        task.id = c.id.clone();
+        task.destructive = task_is_destructive(&task, ctx);
+        Ok(task)
+    }
+
+    /// `duplicate` unless the prompt, and the solution with its answer,
+    /// are new; taken as seen when they are.
+    fn first_of_its_kind(&mut self, task: &Task) -> Result<(), Broken> {
         let prompt_key = normalise(&task.prompt);
         let solution_key = format!(
             "{}\u{0}{}",
             serde_json::to_string(&task.solution).unwrap_or_default(),
             normalise(&task.answer_key)
         );
-        if seen_prompts.contains(&prompt_key) {
-            rejections.push(reject(
+        if self.seen_prompts.contains(&prompt_key) {
+            return Err((
                 "duplicate",
                 "the same prompt as an admitted or earlier task".into(),
             ));
-            continue;
         }
-        if !task.solution.is_empty() && seen_solutions.contains(&solution_key) {
-            rejections.push(reject(
+        if !task.solution.is_empty() && self.seen_solutions.contains(&solution_key) {
+            return Err((
                 "duplicate",
                 "the same solution and answer as an admitted task".into(),
             ));
-            continue;
         }
-        seen_prompts.insert(prompt_key);
-        seen_solutions.insert(solution_key);
-        let mut task = task.clone();
-        task.id = c.id.clone();
-        task.destructive = task_is_destructive(&task, ctx);
-        admitted.push(task);
+        self.seen_prompts.insert(prompt_key);
+        self.seen_solutions.insert(solution_key);
+        Ok(())
     }
-    if ctx.answer_rules {
-        let keys: Vec<String> = admitted.iter().map(|t| normalise(&t.answer_key)).collect();
-        let mut kept = Vec::with_capacity(admitted.len());
-        for (j, task) in admitted.iter().enumerate() {
-            let clash = admitted.iter().enumerate().find(|(i, other)| {
-                *i != j
-                    && if keys[*i] == keys[j] {
-                        *i < j
-                    } else {
-                        task.check.check(&other.answer_key)
-                    }
-            });
-            match clash {
-                Some((_, other)) => rejections.push(Rejection {
-                    candidate: task.id.clone(),
-                    rule: "check-not-discriminating",
-                    detail: format!(
-                        "{} also accepts `{}`, the answer of task {}",
-                        describe(&task.check),
-                        other.answer_key,
-                        other.id
-                    ),
-                }),
-                None => kept.push(task.clone()),
-            }
+}
+
+/// `check-not-discriminating`: the admitted tasks whose check accepts no
+/// other task's answer (of two with the same answer, the first stays).
+fn discriminating(admitted: Vec<Task>, rejections: &mut Vec<Rejection>) -> Vec<Task> {
+    let keys: Vec<String> = admitted.iter().map(|t| normalise(&t.answer_key)).collect();
+    let mut kept = Vec::with_capacity(admitted.len());
+    for (j, task) in admitted.iter().enumerate() {
+        let clash = admitted.iter().enumerate().find(|(i, other)| {
+            *i != j
+                && if keys[*i] == keys[j] {
+                    *i < j
+                } else {
+                    task.check.check(&other.answer_key)
+                }
+        });
+        match clash {
+            Some((_, other)) => rejections.push(Rejection {
+                candidate: task.id.clone(),
+                rule: "check-not-discriminating",
+                detail: format!(
+                    "{} also accepts `{}`, the answer of task {}",
+                    describe(&task.check),
+                    other.answer_key,
+                    other.id
+                ),
+            }),
+            None => kept.push(task.clone()),
         }
-        admitted = kept;
     }
-    (admitted, rejections)
+    kept
 }
 
 /// A task that writes: marked so, or its solution calls a tool labelled
@@ -219,10 +249,31 @@ fn task_is_destructive(task: &Task, ctx: &AdmissionContext) -> bool {
 }
 
 /// Every rule but `malformed` and `duplicate` (which need the batch).
-pub fn check(task: &Task, ctx: &AdmissionContext) -> Result<(), (&'static str, String)> {
+pub fn check(task: &Task, ctx: &AdmissionContext) -> Result<(), Broken> {
     if task.expected_tools.is_empty() {
         return Err(("no-expected-tools", "expected_tools is empty".into()));
     }
+    listed_tools(task, ctx)?;
+    sound_check(task)?;
+    if ctx.answer_rules
+        && let Some(why) = derivable(task)
+    {
+        return Err(("answer-derivable", why));
+    }
+    leak(task, ctx)?;
+    if task.check.check(&task.prompt) {
+        return Err((
+            "check-matches-prompt",
+            format!("{} accepts the prompt itself", describe(&task.check)),
+        ));
+    }
+    chained(task)?;
+    allowed_to_write(task, ctx)
+}
+
+/// `unknown-tool`, `secrets-tool`: every tool the task names is listed,
+/// and its solution calls none whose name says it returns secrets.
+fn listed_tools(task: &Task, ctx: &AdmissionContext) -> Result<(), Broken> {
     let known: BTreeSet<String> = ctx.tools.iter().map(|t| t.name.to_string()).collect();
     for name in task
         .expected_tools
@@ -248,6 +299,12 @@ pub fn check(task: &Task, ctx: &AdmissionContext) -> Result<(), (&'static str, S
             ));
         }
     }
+    Ok(())
+}
+
+/// `check-invalid`, `check-too-permissive`, `check-rejects-key`: the check
+/// can be evaluated, refuses a guess, and accepts the answer key.
+fn sound_check(task: &Task) -> Result<(), Broken> {
     task.check
         .validate()
         .map_err(|e| ("check-invalid", e.clone()))?;
@@ -270,43 +327,35 @@ pub fn check(task: &Task, ctx: &AdmissionContext) -> Result<(), (&'static str, S
             ),
         ));
     }
-    if ctx.answer_rules
-        && let Some(why) = derivable(task)
-    {
-        return Err(("answer-derivable", why));
-    }
-    leak(task, ctx)?;
-    if task.check.check(&task.prompt) {
-        return Err((
-            "check-matches-prompt",
-            format!("{} accepts the prompt itself", describe(&task.check)),
-        ));
-    }
-    chained(task)?;
-    if task_is_destructive(task, ctx) && ctx.credential != CredentialContext::OwnerKey {
-        let tools: Vec<&str> = task
-            .solution
-            .iter()
-            .filter(|c| ctx.destructive_tools.contains(&c.tool))
-            .map(|c| c.tool.as_str())
-            .collect();
-        return Err((
-            "destructive-excluded",
-            format!(
-                "destructive ({}) and the credential is {}, not owner-key",
-                if tools.is_empty() {
-                    "marked so".to_owned()
-                } else {
-                    tools.join(", ")
-                },
-                serde_json::to_value(ctx.credential)
-                    .ok()
-                    .and_then(|v| v.as_str().map(str::to_owned))
-                    .unwrap_or_default()
-            ),
-        ));
-    }
     Ok(())
+}
+
+/// `destructive-excluded`: a task that writes needs the owner's key.
+fn allowed_to_write(task: &Task, ctx: &AdmissionContext) -> Result<(), Broken> {
+    if !task_is_destructive(task, ctx) || ctx.credential == CredentialContext::OwnerKey {
+        return Ok(());
+    }
+    let tools: Vec<&str> = task
+        .solution
+        .iter()
+        .filter(|c| ctx.destructive_tools.contains(&c.tool))
+        .map(|c| c.tool.as_str())
+        .collect();
+    Err((
+        "destructive-excluded",
+        format!(
+            "destructive ({}) and the credential is {}, not owner-key",
+            if tools.is_empty() {
+                "marked so".to_owned()
+            } else {
+                tools.join(", ")
+            },
+            serde_json::to_value(ctx.credential)
+                .ok()
+                .and_then(|v| v.as_str().map(str::to_owned))
+                .unwrap_or_default()
+        ),
+    ))
 }
 
 /// Why a numeric answer needs no server: it is one arithmetic step from
@@ -380,7 +429,7 @@ fn describe(p: &Predicate) -> String {
     serde_json::to_string(p).unwrap_or_else(|_| "the check".into())
 }
 
-fn leak(task: &Task, ctx: &AdmissionContext) -> Result<(), (&'static str, String)> {
+fn leak(task: &Task, ctx: &AdmissionContext) -> Result<(), Broken> {
     let answer = task.answer_key.trim();
     if answer.is_empty() {
         return Ok(());
@@ -481,7 +530,7 @@ pub fn placeholders(v: &Value) -> Vec<String> {
     out
 }
 
-fn chained(task: &Task) -> Result<(), (&'static str, String)> {
+fn chained(task: &Task) -> Result<(), Broken> {
     let n = task.solution.len();
     for b in &task.handles {
         if b.produced_by >= n || b.consumed_by >= n {

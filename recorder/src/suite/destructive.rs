@@ -25,11 +25,11 @@
 //! its declaration, or, when it declares nothing, by the inference.
 
 use rmcp::model::Tool;
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use super::{PhaseSpend, ToolDestructiveness};
 use crate::mcp::tap::Tap;
-use crate::model::types::{ChatRequest, ContentBlock, Message, ModelClient, Role};
+use crate::model::types::{ChatRequest, ContentBlock, Message, ModelClient, Role, text_of};
 
 /// Name or description words that mean the tool changes state.
 pub const WRITE_VERBS: &[&str] = &[
@@ -266,95 +266,103 @@ pub async fn assess(
     judge: Option<&dyn ModelClient>,
     tape: &Tap,
 ) -> (Vec<ToolDestructiveness>, Option<PhaseSpend>) {
-    let mut judged: std::collections::BTreeMap<String, (bool, String)> = Default::default();
-    let mut spend = None;
-    if let Some(judge) = judge {
-        let mut phase = PhaseSpend::new("destructiveness", &judge.id().to_string());
-        let listing: Vec<Value> = tools
-            .iter()
-            .map(|t| {
-                json!({
-                    "name": t.name,
-                    "description": t.description,
-                    "input_schema": Value::Object((*t.input_schema).clone()),
-                })
-            })
-            .collect();
-        let request = ChatRequest {
-            system: Some(
-                "You label MCP tools. A tool is destructive when calling it can change, \
-                 delete or send data, or otherwise act on the world; a tool that only reads \
-                 or computes is not. Reply with a JSON object mapping each tool name to \
-                 {\"destructive\": true|false, \"why\": \"...\"} and nothing else."
-                    .into(),
-            ),
-            messages: vec![Message {
-                role: Role::User,
-                content: vec![ContentBlock::Text {
-                    text: serde_json::to_string_pretty(&listing).unwrap_or_default(),
-                }],
+    let (judged, spend) = match judge {
+        Some(judge) => {
+            let (judged, phase) = ask_judge(judge, tools, tape).await;
+            (judged, Some(phase))
+        }
+        None => (JudgeLabels::new(), None),
+    };
+    let labels = tools.iter().map(|t| label_tool(t, &judged)).collect();
+    (labels, spend)
+}
+
+/// The judge's labels by tool name: destructive or not, and why.
+type JudgeLabels = std::collections::BTreeMap<String, (bool, String)>;
+
+/// Ask the judge to label the tools, in one taped call; the labels that
+/// parse, and the call's spend.
+async fn ask_judge(
+    judge: &dyn ModelClient,
+    tools: &[Tool],
+    tape: &Tap,
+) -> (JudgeLabels, PhaseSpend) {
+    let mut phase = PhaseSpend::new("destructiveness", &judge.id().to_string());
+    let mut judged = JudgeLabels::new();
+    let listing: Vec<Value> = tools.iter().map(super::tool_for_judge).collect();
+    let request = ChatRequest {
+        system: Some(
+            "You label MCP tools. A tool is destructive when calling it can change, \
+             delete or send data, or otherwise act on the world; a tool that only reads \
+             or computes is not. Reply with a JSON object mapping each tool name to \
+             {\"destructive\": true|false, \"why\": \"...\"} and nothing else."
+                .into(),
+        ),
+        messages: vec![Message {
+            role: Role::User,
+            content: vec![ContentBlock::Text {
+                text: serde_json::to_string_pretty(&listing).unwrap_or_default(),
             }],
-            tools: vec![],
-            max_tokens: 4096,
-            temperature: Some(0.0),
-            corr_id: Some("suite::destructiveness".into()),
-            json_object: true,
-        };
-        match super::taped_call(judge, &request, tape, "destructiveness").await {
-            Ok(resp) => {
-                phase.count(resp.usage.as_ref());
-                let text = super::response_text(&resp.content);
-                if let Some(Value::Object(map)) = super::predicate::first_json_value(&text) {
-                    for (name, label) in map {
-                        if let Some(d) = label.get("destructive").and_then(Value::as_bool) {
-                            let why = label
-                                .get("why")
-                                .and_then(Value::as_str)
-                                .unwrap_or("")
-                                .to_owned();
-                            judged.insert(name, (d, why));
-                        }
+        }],
+        tools: vec![],
+        max_tokens: 4096,
+        temperature: Some(0.0),
+        corr_id: Some("suite::destructiveness".into()),
+        json_object: true,
+    };
+    match super::taped_call(judge, &request, tape, "destructiveness").await {
+        Ok(resp) => {
+            phase.count(resp.usage.as_ref());
+            let text = text_of(&resp.content);
+            if let Some(Value::Object(map)) = super::predicate::first_json_value(&text) {
+                for (name, label) in map {
+                    if let Some(d) = label.get("destructive").and_then(Value::as_bool) {
+                        let why = label
+                            .get("why")
+                            .and_then(Value::as_str)
+                            .unwrap_or("")
+                            .to_owned();
+                        judged.insert(name, (d, why));
                     }
                 }
             }
-            Err(_) => phase.threw(),
         }
-        spend = Some(phase);
+        Err(_) => phase.threw(),
     }
-    let labels = tools
-        .iter()
-        .map(|t| {
-            let name = t.name.to_string();
-            let declared = declared(t);
-            let (rule, rule_why) = infer(t);
-            let (inferred, evidence) = match judged.get(&name) {
-                Some((d, why)) => (
-                    *d,
-                    format!("judge: {why}; rule set: {rule_why} ({})", label(rule)),
-                ),
-                None => (rule, rule_why),
-            };
-            let disagreement = declared.is_some_and(|d| d != inferred);
-            let evidence = if disagreement {
-                format!(
-                    "declared {} by annotations {}, inferred {}: {evidence}",
-                    label(declared.unwrap_or(false)),
-                    annotations_text(t),
-                    label(inferred)
-                )
-            } else {
-                evidence
-            };
-            ToolDestructiveness {
-                tool: name,
-                declared,
-                inferred,
-                disagreement,
-                evidence,
-            }
-        })
-        .collect();
-    (labels, spend)
+    (judged, phase)
+}
+
+/// One tool's label: declared, and inferred by the judge where it answered,
+/// else by the rule set; a disagreement says both.
+fn label_tool(t: &Tool, judged: &JudgeLabels) -> ToolDestructiveness {
+    let name = t.name.to_string();
+    let declared = declared(t);
+    let (rule, rule_why) = infer(t);
+    let (inferred, evidence) = match judged.get(&name) {
+        Some((d, why)) => (
+            *d,
+            format!("judge: {why}; rule set: {rule_why} ({})", label(rule)),
+        ),
+        None => (rule, rule_why),
+    };
+    let disagreement = declared.is_some_and(|d| d != inferred);
+    let evidence = if disagreement {
+        format!(
+            "declared {} by annotations {}, inferred {}: {evidence}",
+            label(declared.unwrap_or(false)),
+            annotations_text(t),
+            label(inferred)
+        )
+    } else {
+        evidence
+    };
+    ToolDestructiveness {
+        tool: name,
+        declared,
+        inferred,
+        disagreement,
+        evidence,
+    }
 }
 
 fn label(destructive: bool) -> &'static str {

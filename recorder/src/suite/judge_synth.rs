@@ -24,9 +24,11 @@ use serde_json::{Value, json};
 
 use super::admission::Candidate;
 use super::task::{Predicate, Task};
-use super::{GenerateOptions, PhaseSpend, response_text};
+use super::{GenerateOptions, PhaseSpend};
 use crate::mcp::tap::Tap;
-use crate::model::types::{ChatRequest, ContentBlock, Message, ModelClient, PlannedCall, Role};
+use crate::model::types::{
+    ChatRequest, ContentBlock, Message, ModelClient, PlannedCall, Role, text_of,
+};
 
 const SYSTEM: &str = "You write evaluation tasks for an MCP server. Each task must be impossible \
 to answer correctly without calling the server's tools (the answer comes from the server's data \
@@ -96,18 +98,7 @@ pub async fn synthesize(
         failed: 0,
         last_error: None,
     };
-    let listing: Vec<Value> = tools
-        .iter()
-        .map(|t| {
-            json!({
-                "name": t.name,
-                "description": t.description,
-                "input_schema": Value::Object((*t.input_schema).clone()),
-                "annotations": t.annotations,
-            })
-        })
-        .collect();
-    let listing = serde_json::to_string_pretty(&listing).unwrap_or_default();
+    let listing = tools_listing(tools);
     let batch = config.batch.max(1);
     let mut candidates: Vec<Candidate> = Vec::new();
     let mut written: Vec<String> = Vec::new();
@@ -116,21 +107,13 @@ pub async fn synthesize(
     while candidates.len() < want && failures_in_a_row < config.max_failures_in_a_row {
         let k = batch.min(want - candidates.len());
         index += 1;
-        let mut user = format!(
-            "Server instructions:\n{}\n\nTools:\n{listing}\n\nWrite {k} distinct tasks.",
-            instructions.unwrap_or("(none)")
-        );
-        if !written.is_empty() {
-            user.push_str("\nThese prompts are written already; write different ones:\n");
-            for p in written.iter().rev().take(40) {
-                user.push_str(&format!("- {p}\n"));
-            }
-        }
         let request = ChatRequest {
             system: Some(SYSTEM.into()),
             messages: vec![Message {
                 role: Role::User,
-                content: vec![ContentBlock::Text { text: user }],
+                content: vec![ContentBlock::Text {
+                    text: batch_prompt(instructions, &listing, k, &written),
+                }],
             }],
             tools: vec![],
             max_tokens: config.max_tokens,
@@ -143,7 +126,7 @@ pub async fn synthesize(
             Ok(resp) => {
                 failures_in_a_row = 0;
                 phase.count(resp.usage.as_ref());
-                let text = response_text(&resp.content);
+                let text = text_of(&resp.content);
                 let first = candidates.len();
                 for c in parse_candidates(&text, k, first, opts) {
                     if let Ok(t) = &c.parsed {
@@ -165,6 +148,35 @@ pub async fn synthesize(
         phase,
         calls,
     }
+}
+
+/// The tools as the judge is shown them, with their annotations.
+fn tools_listing(tools: &[Tool]) -> String {
+    let listing: Vec<Value> = tools
+        .iter()
+        .map(|t| {
+            let mut v = super::tool_for_judge(t);
+            v["annotations"] = json!(t.annotations);
+            v
+        })
+        .collect();
+    serde_json::to_string_pretty(&listing).unwrap_or_default()
+}
+
+/// One call's request for `k` tasks, naming the prompts already written
+/// (the latest 40) so the judge writes different ones.
+fn batch_prompt(instructions: Option<&str>, listing: &str, k: usize, written: &[String]) -> String {
+    let mut user = format!(
+        "Server instructions:\n{}\n\nTools:\n{listing}\n\nWrite {k} distinct tasks.",
+        instructions.unwrap_or("(none)")
+    );
+    if !written.is_empty() {
+        user.push_str("\nThese prompts are written already; write different ones:\n");
+        for p in written.iter().rev().take(40) {
+            user.push_str(&format!("- {p}\n"));
+        }
+    }
+    user
 }
 
 /// Make each parsed candidate's solution calls now, zero tokens: the

@@ -24,7 +24,6 @@ use fitness_shared::record::{
     CredentialContext, KindCount, NullScreenCount, RuleRejection, SuiteLedger, SuiteQuality,
     ToolTasks,
 };
-use fitness_shared::tape::{Block, KnownBlock, Line, Timing, Turn};
 use rand::SeedableRng;
 use rand::rngs::ChaCha8Rng;
 use rand::seq::SliceRandom;
@@ -34,11 +33,11 @@ use serde_json::{Map, Value, json};
 pub use admission::{Candidate, Rejection};
 use task::Task;
 
-use crate::mcp::clock;
 use crate::mcp::connect::Session;
 use crate::mcp::tap::Tap;
+use crate::model::agent;
 use crate::model::types::{
-    ChatRequest, ChatResponse, ContentBlock, Message, ModelClient, Role, Usage,
+    ChatRequest, ChatResponse, ContentBlock, Message, ModelClient, Role, Usage, text_of,
 };
 
 /// A generator and its version: the chip on every row.
@@ -208,16 +207,14 @@ pub struct ToolDestructiveness {
     pub evidence: String,
 }
 
-/// The text blocks of a model message, joined by newlines.
-pub fn response_text(blocks: &[ContentBlock]) -> String {
-    blocks
-        .iter()
-        .filter_map(|b| match b {
-            ContentBlock::Text { text } => Some(text.as_str()),
-            _ => None,
-        })
-        .collect::<Vec<_>>()
-        .join("\n")
+/// A tool as a judge model is shown it: its name, description and input
+/// schema.
+fn tool_for_judge(t: &rmcp::model::Tool) -> Value {
+    json!({
+        "name": t.name,
+        "description": t.description,
+        "input_schema": Value::Object((*t.input_schema).clone()),
+    })
 }
 
 /// sha256 (bare lowercase hex, as the records' `suite_hash`) of the RFC 8785
@@ -256,92 +253,43 @@ pub async fn generate(
 
     let (labels, destructive_spend) = destructive::assess(tools, judge, agent_tape).await;
     spend.extend(destructive_spend);
-    let destructive_tools: BTreeSet<String> = labels
-        .iter()
-        .filter(|l| destructive::labelled_destructive(l))
-        .map(|l| l.tool.clone())
-        .collect();
-
     let mut config = suite_config(opts, want, screen_runner, judge);
-
-    let Candidates {
-        candidates,
-        observed: observed_by_candidate,
-        walk: walk_stats,
-        judge_calls,
-        synthesis,
-    } = candidates(
+    let input = GenerationInput {
         session,
         tools,
-        &labels,
+        labels: &labels,
         instructions,
         opts,
         want,
-        judge,
-        &mut config,
-        agent_tape,
-    )
-    .await?;
-    spend.extend(synthesis);
-    let n_candidates = candidates.len() as u64;
-    let candidate_ids: Vec<String> = candidates.iter().map(|c| c.id.clone()).collect();
-
-    let ctx = admission::AdmissionContext {
-        tools,
-        instructions,
-        credential: opts.credential,
-        destructive_tools: &destructive_tools,
-        exclude_prompts: &opts.exclude_prompts,
-        answer_rules: opts.generator != GeneratorId::SchemaWalk1,
     };
-    let (admitted_tasks, rejections) = admission::admit(candidates, &ctx);
+    let proposed = candidates(&input, judge, &mut config, agent_tape).await?;
+    spend.extend(proposed.synthesis);
+    let n_candidates = proposed.candidates.len() as u64;
+    let candidate_ids: Vec<String> = proposed.candidates.iter().map(|c| c.id.clone()).collect();
+    let (admitted_tasks, rejections) = admit(proposed.candidates, &input);
     let n_admitted = admitted_tasks.len() as u64;
-
-    // The null screen, over every admitted candidate.
-    let mut screened_out = Vec::new();
-    let mut screen_errors = 0;
-    let mut null_screened = None;
-    let survivors = match screen_runner {
-        Some(runner) => {
-            let outcome = null_screen(admitted_tasks, runner, agent_tape).await;
-            screened_out = outcome.screened_out;
-            screen_errors = outcome.errors;
-            null_screened = Some(NullScreenCount {
-                screened: n_admitted,
-                dropped: screened_out.len() as u64,
-            });
-            spend.push(outcome.spend);
-            outcome.kept
-        }
-        None => admitted_tasks,
-    };
-    let degenerate = screen_runner.is_some() && n_admitted > 0 && survivors.is_empty();
+    let screened = screen(admitted_tasks, screen_runner, agent_tape).await;
+    spend.extend(screened.spend);
+    let degenerate = screen_runner.is_some() && n_admitted > 0 && screened.kept.is_empty();
 
     // Deterministic trimming by seed; the kept tasks keep candidate order.
-    let trimmed = survivors.len().saturating_sub(opts.n_tasks);
-    let kept = trim(survivors, opts.n_tasks, opts.seed);
-    let (tasks, observed) = number(kept, &opts.id_prefix, &observed_by_candidate);
+    let trimmed = screened.kept.len().saturating_sub(opts.n_tasks);
+    let kept = trim(screened.kept, opts.n_tasks, opts.seed);
+    let (tasks, observed) = number(kept, &opts.id_prefix, &proposed.observed);
 
     let config = Value::Object(config);
     let hash = suite_hash(&config, opts.seed, &tasks);
-    let rejected_by_rule = rejected_by_rule(&rejections);
-    let quality = quality(&tasks, tools, |t| observed.contains_key(&t.id));
     let ledger = SuiteLedger {
         candidates: Some(n_candidates),
         admitted: Some(n_admitted),
         tasks: Some(tasks.len() as u64),
-        rejected_by_rule,
+        rejected_by_rule: rejected_by_rule(&rejections),
         trimmed_surplus: Some(trimmed as u64),
-        null_screened,
+        null_screened: screened.count,
         limitation: None,
-        quality: Some(quality),
-        judge_calls,
+        quality: Some(quality(&tasks, tools, |t| observed.contains_key(&t.id))),
+        judge_calls: proposed.judge_calls,
     };
-    let leaks_at_generation = rejections
-        .iter()
-        .filter(|r| r.rule == "answer-leak")
-        .map(|r| json!({"candidate": r.candidate, "detail": r.detail}))
-        .collect();
     debug_assert!(
         rejections
             .iter()
@@ -356,16 +304,97 @@ pub async fn generate(
             hash,
         },
         ledger,
+        leaks_at_generation: leaks(&rejections),
         rejections,
-        screened_out,
-        screen_errors,
+        screened_out: screened.screened_out,
+        screen_errors: screened.errors,
         spend,
         destructiveness: labels,
-        leaks_at_generation,
         degenerate,
         observed,
-        walk: walk_stats,
+        walk: proposed.walk,
     })
+}
+
+/// What candidates are made from: the live server, its tools with their
+/// destructiveness labels, its instructions, the options, and how many
+/// candidates are wanted.
+pub struct GenerationInput<'a> {
+    pub session: &'a Session,
+    pub tools: &'a [rmcp::model::Tool],
+    pub labels: &'a [ToolDestructiveness],
+    pub instructions: Option<&'a str>,
+    pub opts: &'a GenerateOptions,
+    pub want: usize,
+}
+
+/// Admission by the named rules; the tools labelled destructive are the
+/// ones a task may not call without an owner's key.
+fn admit(candidates: Vec<Candidate>, input: &GenerationInput<'_>) -> (Vec<Task>, Vec<Rejection>) {
+    let destructive_tools: BTreeSet<String> = input
+        .labels
+        .iter()
+        .filter(|l| destructive::labelled_destructive(l))
+        .map(|l| l.tool.clone())
+        .collect();
+    let ctx = admission::AdmissionContext {
+        tools: input.tools,
+        instructions: input.instructions,
+        credential: input.opts.credential,
+        destructive_tools: &destructive_tools,
+        exclude_prompts: &input.opts.exclude_prompts,
+        answer_rules: input.opts.generator != GeneratorId::SchemaWalk1,
+    };
+    admission::admit(candidates, &ctx)
+}
+
+/// What the null screen left of the admitted candidates.
+struct Screened {
+    kept: Vec<Task>,
+    screened_out: Vec<String>,
+    errors: u64,
+    /// The ledger's count, when the screen ran.
+    count: Option<NullScreenCount>,
+    spend: Option<PhaseSpend>,
+}
+
+/// The null screen over every admitted candidate, when there is a runner
+/// for it; else every candidate is kept.
+async fn screen(
+    admitted: Vec<Task>,
+    runner: Option<&dyn ModelClient>,
+    agent_tape: &Tap,
+) -> Screened {
+    let Some(runner) = runner else {
+        return Screened {
+            kept: admitted,
+            screened_out: Vec::new(),
+            errors: 0,
+            count: None,
+            spend: None,
+        };
+    };
+    let screened = admitted.len() as u64;
+    let outcome = null_screen(admitted, runner, agent_tape).await;
+    Screened {
+        count: Some(NullScreenCount {
+            screened,
+            dropped: outcome.screened_out.len() as u64,
+        }),
+        kept: outcome.kept,
+        screened_out: outcome.screened_out,
+        errors: outcome.errors,
+        spend: Some(outcome.spend),
+    }
+}
+
+/// The answer-leak rejections, as found at generation time.
+fn leaks(rejections: &[Rejection]) -> Vec<Value> {
+    rejections
+        .iter()
+        .filter(|r| r.rule == "answer-leak")
+        .map(|r| json!({"candidate": r.candidate, "detail": r.detail}))
+        .collect()
 }
 
 /// The options a suite cannot be generated with; the screen's runner when
@@ -429,52 +458,45 @@ struct Candidates {
     synthesis: Option<PhaseSpend>,
 }
 
+impl Candidates {
+    /// What a schema walk proposed.
+    fn walked(walk: schema_walk::WalkOutcome) -> Candidates {
+        Candidates {
+            candidates: walk.candidates,
+            observed: walk.observed,
+            walk: Some(walk.stats),
+            judge_calls: None,
+            synthesis: None,
+        }
+    }
+}
+
 /// `want` candidates from the suite's generator; what it was run with goes
 /// into `config`.
-#[allow(clippy::too_many_arguments)] // generate's own inputs, passed on once
 async fn candidates(
-    session: &Session,
-    tools: &[rmcp::model::Tool],
-    labels: &[ToolDestructiveness],
-    instructions: Option<&str>,
-    opts: &GenerateOptions,
-    want: usize,
+    input: &GenerationInput<'_>,
     judge: Option<&dyn ModelClient>,
     config: &mut Map<String, Value>,
     agent_tape: &Tap,
 ) -> anyhow::Result<Candidates> {
-    let walk = match opts.generator {
+    match input.opts.generator {
         GeneratorId::SchemaWalk1 => {
             let walk_config = schema_walk::WalkConfig::default();
             config.insert("walk".into(), walk_config.to_json());
-            schema_walk::walk(
-                session,
-                tools,
-                labels,
-                instructions,
-                opts,
-                want,
-                &walk_config,
-            )
-            .await
+            Ok(Candidates::walked(
+                schema_walk::walk(input, &walk_config).await,
+            ))
         }
         GeneratorId::SchemaWalk2 => {
             let walk_config = schema_walk2::WalkConfig2::default();
             config.insert(
                 "walk".into(),
-                walk_config.to_json(schema_walk2::max_per_tool(want)),
+                walk_config.to_json(schema_walk2::max_per_tool(input.want)),
             );
-            config.insert("seed_handles".into(), json!(opts.seed_handles.len()));
-            schema_walk2::walk(
-                session,
-                tools,
-                labels,
-                instructions,
-                opts,
-                want,
-                &walk_config,
-            )
-            .await
+            config.insert("seed_handles".into(), json!(input.opts.seed_handles.len()));
+            Ok(Candidates::walked(
+                schema_walk2::walk(input, &walk_config).await,
+            ))
         }
         GeneratorId::JudgeSynth1 => {
             let Some(judge) = judge else {
@@ -482,45 +504,52 @@ async fn candidates(
             };
             let judge_config = judge_synth::JudgeConfig::default();
             config.insert("judge_synth".into(), judge_config.to_json());
-            let synthesis = judge_synth::synthesize(
-                judge,
-                tools,
-                instructions,
-                want,
-                opts,
-                &judge_config,
-                agent_tape,
-            )
-            .await;
-            let mut candidates = synthesis.candidates;
-            // The tools the walk would call: not destructive, not
-            // open-world, not one whose name says it returns secrets.
-            let callable: BTreeSet<String> =
-                schema_walk::callable_tools(tools, labels, &mut schema_walk::WalkStats::default())
-                    .iter()
-                    .map(|t| t.name.to_string())
-                    .collect();
-            judge_synth::verify(&mut candidates, session, &callable, VERIFY_TIMEOUT).await;
-            let observed = candidates
-                .iter()
-                .filter_map(|c| Some((c.id.clone(), c.source.clone()?)))
-                .collect();
-            return Ok(Candidates {
-                candidates,
-                observed,
-                walk: None,
-                judge_calls: Some(synthesis.calls),
-                synthesis: Some(synthesis.phase),
-            });
+            Ok(synthesized(input, judge, &judge_config, agent_tape).await)
         }
-    };
-    Ok(Candidates {
-        candidates: walk.candidates,
-        observed: walk.observed,
-        walk: Some(walk.stats),
-        judge_calls: None,
-        synthesis: None,
-    })
+    }
+}
+
+/// The judge's candidates, each with its solution calls verified against
+/// the server.
+async fn synthesized(
+    input: &GenerationInput<'_>,
+    judge: &dyn ModelClient,
+    judge_config: &judge_synth::JudgeConfig,
+    agent_tape: &Tap,
+) -> Candidates {
+    let synthesis = judge_synth::synthesize(
+        judge,
+        input.tools,
+        input.instructions,
+        input.want,
+        input.opts,
+        judge_config,
+        agent_tape,
+    )
+    .await;
+    let mut candidates = synthesis.candidates;
+    // The tools the walk would call: not destructive, not
+    // open-world, not one whose name says it returns secrets.
+    let callable: BTreeSet<String> = schema_walk::callable_tools(
+        input.tools,
+        input.labels,
+        &mut schema_walk::WalkStats::default(),
+    )
+    .iter()
+    .map(|t| t.name.to_string())
+    .collect();
+    judge_synth::verify(&mut candidates, input.session, &callable, VERIFY_TIMEOUT).await;
+    let observed = candidates
+        .iter()
+        .filter_map(|c| Some((c.id.clone(), c.source.clone()?)))
+        .collect();
+    Candidates {
+        candidates,
+        observed,
+        walk: None,
+        judge_calls: Some(synthesis.calls),
+        synthesis: Some(synthesis.phase),
+    }
 }
 
 /// Rejections counted by rule, in the rules' order, each with an example.
@@ -696,7 +725,7 @@ async fn screen_one(
         json_object: false,
     };
     match taped_call(runner, &request, tape, "screen").await {
-        Ok(resp) => Ok((task.check.check(&response_text(&resp.content)), resp.usage)),
+        Ok(resp) => Ok((task.check.check(&text_of(&resp.content)), resp.usage)),
         Err(_) => Err(()),
     }
 }
@@ -714,25 +743,19 @@ pub async fn taped_call(
     let user_text = request
         .messages
         .last()
-        .map(|m| response_text(&m.content))
+        .map(|m| text_of(&m.content))
         .unwrap_or_default();
-    tape.line(&Line::Turn(Turn {
-        t: clock::now(),
-        role: "user".into(),
-        blocks: vec![Block::Known(KnownBlock::Text {
-            text: user_text,
-            extra: Map::new(),
-        })],
-        model: None,
-        usage: None,
-        timing: None,
-        echoed: false,
-        corr_id: Some(corr.clone()),
-        extra: Map::new(),
-    }));
+    tape.line(&agent::turn_line(
+        "user",
+        &[ContentBlock::Text { text: user_text }],
+        None,
+        None,
+        None,
+        &corr,
+    ));
     let result = client.complete(request).await;
     match &result {
-        Ok(resp) => tape.line(&Line::Turn(assistant_turn(resp, &corr))),
+        Ok(resp) => tape.line(&agent::assistant_line(resp, &corr)),
         Err(e) => tape.event(
             "llm.error",
             json!({
@@ -746,31 +769,4 @@ pub async fn taped_call(
         ),
     }
     result
-}
-
-/// An assistant turn line for a model response.
-pub fn assistant_turn(resp: &ChatResponse, corr: &str) -> Turn {
-    let blocks = crate::model::agent::tape_blocks(&resp.content);
-    Turn {
-        t: clock::now(),
-        role: "assistant".into(),
-        blocks,
-        model: Some(resp.model.clone()),
-        usage: resp.usage.map(|u| fitness_shared::tape::Usage {
-            input_tokens: Some(u.input_tokens),
-            output_tokens: Some(u.output_tokens),
-            cache_read_input_tokens: Some(u.cache_read_input_tokens),
-            cache_creation_input_tokens: Some(u.cache_creation_input_tokens),
-            thinking_tokens: u.thinking_tokens,
-            extra: Map::new(),
-        }),
-        timing: Some(Timing {
-            ttft_ms: resp.ttft_ms,
-            duration_ms: Some(resp.duration_ms),
-            extra: Map::new(),
-        }),
-        echoed: false,
-        corr_id: Some(corr.to_owned()),
-        extra: Map::new(),
-    }
 }

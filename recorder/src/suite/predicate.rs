@@ -22,6 +22,17 @@ const GENERIC_ANSWERS: &[&str] = &[
 ];
 
 impl Predicate {
+    /// A check for the number `value`: exact for an integer, within a
+    /// millionth of it otherwise.
+    pub fn number_near(value: f64) -> Predicate {
+        let tolerance = if value.fract() == 0.0 {
+            0.0
+        } else {
+            (value.abs() * 1e-6).max(1e-9)
+        };
+        Predicate::NumberWithin { value, tolerance }
+    }
+
     /// Can this predicate be evaluated at all? (`check-invalid` when not.)
     pub fn validate(&self) -> Result<(), String> {
         match self {

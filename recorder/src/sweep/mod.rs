@@ -23,6 +23,7 @@ use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use anyhow::Context as _;
@@ -31,6 +32,7 @@ use fitness_shared::record::{Outcome, RunRecord};
 use serde::Serialize;
 use tokio::io::{AsyncBufReadExt as _, AsyncReadExt as _};
 
+use crate::commands::compare::interval_text;
 use crate::process::Exit;
 
 use attempts::{AttemptState, Plan};
@@ -232,67 +234,13 @@ async fn sweep(args: &SweepArgs, slots: Vec<Slot>) -> (Vec<SlotSummary>, bool) {
         run_timeout: args.run_timeout.map(Duration::from_secs),
         display: display.clone(),
         stop,
+        jobs: tokio::sync::Semaphore::new(args.jobs),
+        running: AtomicUsize::new(0),
     });
-    let semaphore = Arc::new(tokio::sync::Semaphore::new(args.jobs));
-    let running = Arc::new(std::sync::atomic::AtomicUsize::new(0));
-    let mut handles = Vec::new();
-    for slot in slots {
-        let ctx = ctx.clone();
-        let semaphore = semaphore.clone();
-        let running = running.clone();
-        handles.push(tokio::spawn(async move {
-            let name = slot.describe();
-            let plan = attempts::plan(attempts::scan(&ctx.out, &slot.tag));
-            let (number, interrupted) = match plan {
-                Plan::Skip { attempt } => {
-                    let summary = match &attempt.state {
-                        AttemptState::Completed(record) => SlotSummary::new(
-                            &slot,
-                            "skipped",
-                            format!("completed earlier (attempt {})", attempt.number),
-                        )
-                        .with_record(record),
-                        AttemptState::Interrupted { .. } => unreachable_skip(&slot),
-                    };
-                    ctx.display.settled(&name, "skipped: completed earlier");
-                    return summary;
-                }
-                Plan::Run {
-                    number,
-                    interrupted,
-                } => (number, interrupted),
-            };
-            let missing = slot.missing_env();
-            if !missing.is_empty() {
-                let why = format!(
-                    "not started: the environment variable{} {} {} not set",
-                    if missing.len() > 1 { "s" } else { "" },
-                    missing.join(", "),
-                    if missing.len() > 1 { "are" } else { "is" }
-                );
-                ctx.display.settled(&name, &why);
-                return SlotSummary::new(&slot, "failed", why);
-            }
-            let Ok(_permit) = semaphore.acquire().await else {
-                return SlotSummary::new(&slot, "not-started", "the sweep stopped".to_owned());
-            };
-            if *ctx.stop.borrow() {
-                ctx.display
-                    .settled(&name, "not started: the sweep was interrupted");
-                return SlotSummary::new(
-                    &slot,
-                    "not-started",
-                    "the sweep was interrupted before this slot started".to_owned(),
-                );
-            }
-            let now = running.fetch_add(1, std::sync::atomic::Ordering::SeqCst) + 1;
-            ctx.display.running(now);
-            let summary = run_slot(&ctx, &slot, number, &interrupted).await;
-            let now = running.fetch_sub(1, std::sync::atomic::Ordering::SeqCst) - 1;
-            ctx.display.running(now);
-            summary
-        }));
-    }
+    let handles: Vec<_> = slots
+        .into_iter()
+        .map(|slot| tokio::spawn(settle_slot(ctx.clone(), slot)))
+        .collect();
     let mut out = Vec::new();
     for handle in handles {
         match handle.await {
@@ -306,14 +254,78 @@ async fn sweep(args: &SweepArgs, slots: Vec<Slot>) -> (Vec<SlotSummary>, bool) {
     (out, interrupted)
 }
 
-fn unreachable_skip(slot: &Slot) -> SlotSummary {
-    SlotSummary::new(
-        slot,
-        "failed",
-        "internal: a skipped slot without a completed attempt".to_owned(),
-    )
+/// One slot from its plan to its summary: skipped when completed earlier,
+/// refused when its environment is missing, else run when a job is free.
+async fn settle_slot(ctx: Arc<Ctx>, slot: Slot) -> SlotSummary {
+    let name = slot.describe();
+    let (number, interrupted) = match attempts::plan(attempts::scan(&ctx.out, &slot.tag)) {
+        Plan::Skip { attempt } => {
+            let summary = skipped_summary(&slot, &attempt);
+            ctx.display.settled(&name, "skipped: completed earlier");
+            return summary;
+        }
+        Plan::Run {
+            number,
+            interrupted,
+        } => (number, interrupted),
+    };
+    if let Some(why) = missing_env_text(&slot) {
+        ctx.display.settled(&name, &why);
+        return SlotSummary::new(&slot, "failed", why);
+    }
+    let Ok(_permit) = ctx.jobs.acquire().await else {
+        return SlotSummary::new(&slot, "not-started", "the sweep stopped".to_owned());
+    };
+    if *ctx.stop.borrow() {
+        ctx.display
+            .settled(&name, "not started: the sweep was interrupted");
+        return SlotSummary::new(
+            &slot,
+            "not-started",
+            "the sweep was interrupted before this slot started".to_owned(),
+        );
+    }
+    ctx.display
+        .running(ctx.running.fetch_add(1, Ordering::SeqCst) + 1);
+    let summary = run_slot(&ctx, &slot, number, &interrupted).await;
+    ctx.display
+        .running(ctx.running.fetch_sub(1, Ordering::SeqCst) - 1);
+    summary
 }
 
+/// The summary of a slot skipped because an earlier attempt completed.
+fn skipped_summary(slot: &Slot, attempt: &attempts::Attempt) -> SlotSummary {
+    match &attempt.state {
+        AttemptState::Completed(record) => SlotSummary::new(
+            slot,
+            "skipped",
+            format!("completed earlier (attempt {})", attempt.number),
+        )
+        .with_record(record),
+        AttemptState::Interrupted { .. } => SlotSummary::new(
+            slot,
+            "failed",
+            "internal: a skipped slot without a completed attempt".to_owned(),
+        ),
+    }
+}
+
+/// Why a slot cannot start when environment variables it names are unset.
+fn missing_env_text(slot: &Slot) -> Option<String> {
+    let missing = slot.missing_env();
+    if missing.is_empty() {
+        return None;
+    }
+    Some(format!(
+        "not started: the environment variable{} {} {} not set",
+        if missing.len() > 1 { "s" } else { "" },
+        missing.join(", "),
+        if missing.len() > 1 { "are" } else { "is" }
+    ))
+}
+
+/// What every slot's task shares: how to start a run, where it writes, and
+/// the sweep's stop signal, job slots and running count.
 struct Ctx {
     exe: PathBuf,
     out: PathBuf,
@@ -321,6 +333,10 @@ struct Ctx {
     run_timeout: Option<Duration>,
     display: Arc<Display>,
     stop: tokio::sync::watch::Receiver<bool>,
+    /// One permit per run allowed at a time (`-j`).
+    jobs: tokio::sync::Semaphore,
+    /// Runs going now, for the display.
+    running: AtomicUsize,
 }
 
 /// Set `stop` on Ctrl-C or SIGTERM.
@@ -350,6 +366,11 @@ fn spawn_signal_watch(stop: tokio::sync::watch::Sender<bool>) {
 /// How long an interrupted run gets to write its VOID record.
 const GRACE: Duration = Duration::from_secs(30);
 
+/// Why the sweep stopped a run when the sweep itself was interrupted.
+const STOPPED_BY_SWEEP: &str = "the sweep was interrupted";
+
+/// Run one attempt of a slot as a supervised `fitness run` and summarize
+/// what it left.
 async fn run_slot(
     ctx: &Ctx,
     slot: &Slot,
@@ -360,13 +381,34 @@ async fn run_slot(
     let tag = attempts::run_tag(&slot.tag, number);
     let line = ctx.display.start(&name, number);
     let started = Instant::now();
-    let log_path = ctx.out.join(".sweep/logs").join(format!("{tag}.log"));
+    let mut child = match run_command(ctx, slot, &tag).spawn() {
+        Ok(c) => c,
+        Err(e) => {
+            let why = format!("could not start fitness run: {e}");
+            ctx.display.finish(line, &why);
+            return SlotSummary::new(slot, "failed", why);
+        }
+    };
+    let ended = supervise(ctx, &mut child, &tag, &line).await;
+    let seconds = started.elapsed().as_secs_f64();
+    let mut summary = attempt_summary(&ctx.out, slot, number, interrupted, &ended);
+    summary.seconds = Some(seconds);
+    let what = match (&summary.outcome, summary.status) {
+        (Some(o), "ran" | "re-run") => format!("{o} ({:.0} s)", seconds),
+        _ => summary.detail.clone(),
+    };
+    ctx.display.finish(line, &what);
+    summary
+}
+
+/// The `fitness run` command for one attempt of a slot.
+fn run_command(ctx: &Ctx, slot: &Slot, tag: &str) -> tokio::process::Command {
     let mut cmd = tokio::process::Command::new(&ctx.exe);
     cmd.arg("run")
         .arg("--out")
         .arg(&ctx.out)
         .arg("--run-tag")
-        .arg(&tag)
+        .arg(tag)
         .arg("--json")
         .arg("--supervised");
     if let Some(key) = &ctx.key {
@@ -377,88 +419,149 @@ async fn run_slot(
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .kill_on_drop(true);
-    let mut child = match cmd.spawn() {
-        Ok(c) => c,
-        Err(e) => {
-            let why = format!("could not start fitness run: {e}");
-            ctx.display.finish(line, &why);
-            return SlotSummary::new(slot, "failed", why);
+    cmd
+}
+
+/// How a supervised run ended: its exit status, why the sweep stopped it
+/// (when it did), and the last lines of its stderr.
+struct Ended {
+    status: std::io::Result<std::process::ExitStatus>,
+    stopped_by: Option<&'static str>,
+    tail: Vec<String>,
+}
+
+impl Ended {
+    /// The status of an attempt that did not complete: `interrupted` when
+    /// the sweep was, else `failed`.
+    fn unfinished_status(&self) -> &'static str {
+        if self.stopped_by == Some(STOPPED_BY_SWEEP) {
+            "interrupted"
+        } else {
+            "failed"
         }
-    };
+    }
+
+    /// The exit code in words, or that a signal ended it.
+    fn exit_text(&self) -> String {
+        self.status
+            .as_ref()
+            .ok()
+            .and_then(|s| s.code())
+            .map_or_else(|| "a signal".to_owned(), |c| format!("exit {c}"))
+    }
+
+    /// The stderr line that best says why: the last `error:` line, else the last line.
+    fn last_words(&self) -> String {
+        self.tail
+            .iter()
+            .rev()
+            .find(|l| l.starts_with("error:"))
+            .or(self.tail.last())
+            .cloned()
+            .unwrap_or_default()
+    }
+}
+
+/// Wait for a started run to end, logging its stderr and following its
+/// progress; stop it when the sweep is interrupted or `--run-timeout` passes.
+async fn supervise(
+    ctx: &Ctx,
+    child: &mut tokio::process::Child,
+    tag: &str,
+    line: &display::SlotLine,
+) -> Ended {
     // Closing the child's stdin asks it to stop (it writes a VOID record).
     let mut stdin = child.stdin.take();
-    let mut stdout = child.stdout.take();
+    let stdout = child.stdout.take();
     let stderr = child.stderr.take();
+    let log_path = ctx.out.join(".sweep/logs").join(format!("{tag}.log"));
     let log = std::fs::File::create(&log_path).ok();
-    let display = ctx.display.clone();
-    let phase_line = line.clone();
-    let stderr_task = tokio::spawn(async move {
-        let mut tail: Vec<String> = Vec::new();
-        let (Some(stderr), Some(mut log)) = (stderr, log) else {
-            return tail;
-        };
-        let mut lines = tokio::io::BufReader::new(stderr).lines();
-        while let Ok(Some(text)) = lines.next_line().await {
-            if let Some(event) = text.strip_prefix(PROGRESS_PREFIX) {
-                if let Ok(v) = serde_json::from_str::<serde_json::Value>(event)
-                    && let Some(phase) = v.get("phase").and_then(|p| p.as_str())
-                {
-                    display.phase(&phase_line, phase);
-                }
-                continue;
-            }
-            let _ = writeln!(log, "{text}");
-            tail.push(text);
-            if tail.len() > 20 {
-                tail.remove(0);
-            }
-        }
-        tail
-    });
-    let stdout_task = tokio::spawn(async move {
-        let mut buf = Vec::new();
-        if let Some(out) = stdout.as_mut() {
-            let _ = out.read_to_end(&mut buf).await;
-        }
-        buf
-    });
+    let stderr_task = tokio::spawn(follow_stderr(
+        stderr,
+        log,
+        ctx.display.clone(),
+        line.clone(),
+    ));
+    let stdout_task = tokio::spawn(drain(stdout));
     let mut stop = ctx.stop.clone();
-    let deadline = ctx.run_timeout;
     let mut stopped_by: Option<&'static str> = None;
     let status = tokio::select! {
         s = child.wait() => s,
         () = async { let _ = stop.wait_for(|s| *s).await; } => {
-            stopped_by = Some("the sweep was interrupted");
+            stopped_by = Some(STOPPED_BY_SWEEP);
             drop(stdin.take());
-            wait_or_kill(&mut child).await
+            wait_or_kill(child).await
         }
-        _ = sleep_or_forever(deadline) => {
+        _ = sleep_or_forever(ctx.run_timeout) => {
             stopped_by = Some("it ran past --run-timeout");
             drop(stdin.take());
-            wait_or_kill(&mut child).await
+            wait_or_kill(child).await
         }
     };
     drop(stdin);
     let tail = stderr_task.await.unwrap_or_default();
     let _ = stdout_task.await;
-    let seconds = started.elapsed().as_secs_f64();
-    let found = attempts::scan(&ctx.out, &slot.tag)
+    Ended {
+        status,
+        stopped_by,
+        tail,
+    }
+}
+
+/// Read a run's stderr to its end: progress lines move the slot's phase,
+/// every other line goes to the log; returns the last 20 of those.
+async fn follow_stderr(
+    stderr: Option<tokio::process::ChildStderr>,
+    log: Option<std::fs::File>,
+    display: Arc<Display>,
+    line: display::SlotLine,
+) -> Vec<String> {
+    let mut tail: Vec<String> = Vec::new();
+    let (Some(stderr), Some(mut log)) = (stderr, log) else {
+        return tail;
+    };
+    let mut lines = tokio::io::BufReader::new(stderr).lines();
+    while let Ok(Some(text)) = lines.next_line().await {
+        if let Some(event) = text.strip_prefix(PROGRESS_PREFIX) {
+            if let Ok(v) = serde_json::from_str::<serde_json::Value>(event)
+                && let Some(phase) = v.get("phase").and_then(|p| p.as_str())
+            {
+                display.phase(&line, phase);
+            }
+            continue;
+        }
+        let _ = writeln!(log, "{text}");
+        tail.push(text);
+        if tail.len() > 20 {
+            tail.remove(0);
+        }
+    }
+    tail
+}
+
+/// Read a run's stdout to its end, so it never blocks on a full pipe.
+async fn drain(stdout: Option<tokio::process::ChildStdout>) -> Vec<u8> {
+    let mut buf = Vec::new();
+    if let Some(mut out) = stdout {
+        let _ = out.read_to_end(&mut buf).await;
+    }
+    buf
+}
+
+/// The summary of an attempt from what it left in `out`: a completed
+/// record, an interrupted run directory, or nothing.
+fn attempt_summary(
+    out: &Path,
+    slot: &Slot,
+    number: u32,
+    interrupted: &[attempts::Attempt],
+    ended: &Ended,
+) -> SlotSummary {
+    let found = attempts::scan(out, &slot.tag)
         .into_iter()
         .find(|a| a.number == number);
-    let earlier = if interrupted.is_empty() {
-        String::new()
-    } else {
-        format!(
-            "; earlier attempt{} {} interrupted",
-            if interrupted.len() > 1 { "s" } else { "" },
-            interrupted
-                .iter()
-                .map(|a| a.number.to_string())
-                .collect::<Vec<_>>()
-                .join(", ")
-        )
-    };
-    let mut summary = match found.map(|a| (a.state, a.dir)) {
+    let earlier = earlier_text(interrupted);
+    match found.map(|a| (a.state, a.dir)) {
         Some((AttemptState::Completed(record), _)) => {
             let status = if interrupted.is_empty() {
                 "ran"
@@ -469,56 +572,49 @@ async fn run_slot(
                 .with_record(&record)
         }
         Some((AttemptState::Interrupted { why }, dir)) => {
-            let status = if stopped_by == Some("the sweep was interrupted") {
-                "interrupted"
-            } else {
-                "failed"
-            };
-            let mut s = SlotSummary::new(
+            let s = SlotSummary::new(
                 slot,
-                status,
+                ended.unfinished_status(),
                 format!(
                     "attempt {number} did not complete ({}): {why}{earlier}",
-                    stopped_by.unwrap_or("it stopped early")
+                    ended.stopped_by.unwrap_or("it stopped early")
                 ),
             );
-            if let Ok(text) = std::fs::read_to_string(dir.join("record.json"))
-                && let Ok(record) = RunRecord::from_json(&text)
-            {
-                s = s.with_record(&record);
-            }
-            s
-        }
-        None => {
-            let code = status
+            match std::fs::read_to_string(dir.join("record.json"))
                 .ok()
-                .and_then(|s| s.code())
-                .map_or_else(|| "a signal".to_owned(), |c| format!("exit {c}"));
-            let last = tail
-                .iter()
-                .rev()
-                .find(|l| l.starts_with("error:"))
-                .or(tail.last())
-                .cloned()
-                .unwrap_or_default();
-            SlotSummary::new(
-                slot,
-                if stopped_by == Some("the sweep was interrupted") {
-                    "interrupted"
-                } else {
-                    "failed"
-                },
-                format!("attempt {number} left no run directory ({code}): {last}{earlier}"),
-            )
+                .and_then(|text| RunRecord::from_json(&text).ok())
+            {
+                Some(record) => s.with_record(&record),
+                None => s,
+            }
         }
-    };
-    summary.seconds = Some(seconds);
-    let what = match (&summary.outcome, summary.status) {
-        (Some(o), "ran" | "re-run") => format!("{o} ({:.0} s)", seconds),
-        _ => summary.detail.clone(),
-    };
-    ctx.display.finish(line, &what);
-    summary
+        None => SlotSummary::new(
+            slot,
+            ended.unfinished_status(),
+            format!(
+                "attempt {number} left no run directory ({}): {}{earlier}",
+                ended.exit_text(),
+                ended.last_words()
+            ),
+        ),
+    }
+}
+
+/// The note on earlier interrupted attempts (`; earlier attempts 1, 2
+/// interrupted`), empty when there were none.
+fn earlier_text(interrupted: &[attempts::Attempt]) -> String {
+    if interrupted.is_empty() {
+        return String::new();
+    }
+    format!(
+        "; earlier attempt{} {} interrupted",
+        if interrupted.len() > 1 { "s" } else { "" },
+        interrupted
+            .iter()
+            .map(|a| a.number.to_string())
+            .collect::<Vec<_>>()
+            .join(", ")
+    )
 }
 
 async fn sleep_or_forever(limit: Option<Duration>) {
@@ -543,14 +639,7 @@ async fn wait_or_kill(
 /// The result column: a score with its interval, or the refusal.
 pub fn result_text(record: &RunRecord) -> String {
     match (&record.score, record.outcome) {
-        (Some(s), Outcome::Scored) => format!(
-            "first try {:.1}% (95% CI {:.1}% to {:.1}%), {} of {}",
-            s.first_try.rate * 100.0,
-            s.first_try.low * 100.0,
-            s.first_try.high * 100.0,
-            s.first_try.k,
-            s.first_try.n
-        ),
+        (Some(s), Outcome::Scored) => format!("first try {}", interval_text(&s.first_try)),
         (_, o) => match &record.gates.refused_at {
             Some(gate) => format!("{} at the {gate} gate", o.code()),
             None => o.code().to_owned(),

@@ -37,8 +37,9 @@ pub(in crate::suite) fn exposes_secrets(tool: &Tool) -> Option<&'static str> {
         .iter()
         .find_map(|w| SECRET_WORDS.iter().copied().find(|s| s == w))
 }
-/// The tools the walk may call, sorted by name; the others are recorded in
-/// `stats.not_called` with why.
+/// The tools the walk may call, sorted by name, also named in
+/// `stats.callable_tools`; the others are recorded in `stats.not_called`
+/// with why.
 pub(in crate::suite) fn callable_tools<'t>(
     tools: &'t [Tool],
     labels: &[ToolDestructiveness],
@@ -63,5 +64,6 @@ pub(in crate::suite) fn callable_tools<'t>(
             None => callable.push(t),
         }
     }
+    stats.callable_tools = callable.iter().map(|t| t.name.to_string()).collect();
     callable
 }

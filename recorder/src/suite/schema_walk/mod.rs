@@ -41,6 +41,7 @@ mod harvest;
 mod salient;
 
 use std::collections::{BTreeMap, HashSet};
+use std::ops::ControlFlow;
 use std::time::Duration;
 
 use rand::SeedableRng;
@@ -49,11 +50,10 @@ use rmcp::model::Tool;
 use serde::Serialize;
 use serde_json::{Map, Value, json};
 
+use super::GenerationInput;
 use super::admission::Candidate;
-use super::schema_args::{Limits, valid_arguments_within};
+use super::schema_args::{Limits, Unsatisfiable, valid_arguments_within};
 use super::task::{Predicate, Task};
-use super::{GenerateOptions, ToolDestructiveness};
-use crate::mcp::connect::Session;
 use crate::model::types::PlannedCall;
 pub use call::result_text;
 pub(super) use call::{Called, Taken, call, call_counted};
@@ -132,6 +132,28 @@ pub struct WalkStats {
     pub state_writes: u64,
 }
 
+/// What was drawn for a tool; when no argument set valid under its schema
+/// fits the caps, `None`, and the tool is dropped (`dead`) and counted.
+pub(super) fn drop_unsatisfiable<T>(
+    drawn: Result<T, Unsatisfiable>,
+    tool: &str,
+    stats: &mut WalkStats,
+    dead: &mut HashSet<String>,
+) -> Option<T> {
+    match drawn {
+        Ok(args) => Some(args),
+        Err(why) => {
+            stats
+                .unsatisfiable
+                .push(json!({"tool": tool, "why": format!(
+                    "no argument set valid under its input schema within the caps: {why}"
+                )}));
+            dead.insert(tool.to_owned());
+            None
+        }
+    }
+}
+
 /// Candidates, the responses their answers came from, and the counts.
 pub struct WalkOutcome {
     pub candidates: Vec<Candidate>,
@@ -167,41 +189,81 @@ fn single_call(
     Candidate::new(id, Ok(task))
 }
 
-/// Walk the server; `want` candidates at most.
-pub async fn walk(
-    session: &Session,
-    tools: &[Tool],
-    labels: &[ToolDestructiveness],
-    instructions: Option<&str>,
-    opts: &GenerateOptions,
-    want: usize,
-    config: &WalkConfig,
-) -> WalkOutcome {
+/// Walk the server; `input.want` candidates at most.
+pub async fn walk(input: &GenerationInput<'_>, config: &WalkConfig) -> WalkOutcome {
     let mut stats = WalkStats::default();
-    let mut rng = ChaCha8Rng::seed_from_u64(opts.seed);
-    let callable = callable_tools(tools, labels, &mut stats);
-    stats.callable_tools = callable.iter().map(|t| t.name.to_string()).collect();
-
-    let mut forbidden = instructions.unwrap_or("").to_owned();
-    for t in tools {
-        forbidden.push('\n');
-        forbidden.push_str(t.description.as_deref().unwrap_or(""));
+    let callable = callable_tools(input.tools, input.labels, &mut stats);
+    let mut walker = Walker::new(input, config, stats);
+    for round in 0..config.max_rounds {
+        walker.stats.rounds += 1;
+        let before = walker.candidates.len();
+        let Some(new_calls) = walker.round(&callable, round).await else {
+            break;
+        };
+        if new_calls == 0
+            || (round > 0 && walker.candidates.len() == before && walker.harvested.is_empty())
+        {
+            break;
+        }
     }
-    let policy = crate::secrets::policy();
-    let mut harvested: Vec<String> = Vec::new();
-    let mut tried: HashSet<String> = HashSet::new();
-    let mut dead: HashSet<String> = HashSet::new();
-    let mut candidates = Vec::new();
-    let mut observed = BTreeMap::new();
-    let limits = config.limits();
+    WalkOutcome {
+        candidates: walker.candidates,
+        observed: walker.observed,
+        stats: walker.stats,
+    }
+}
 
-    'rounds: for round in 0..config.max_rounds {
-        stats.rounds += 1;
-        let before = candidates.len();
+/// The walk's state from round to round: what it has called, harvested
+/// and kept.
+struct Walker<'a> {
+    input: &'a GenerationInput<'a>,
+    config: &'a WalkConfig,
+    limits: Limits,
+    /// The instructions and tool descriptions: an answer found there needs
+    /// no call.
+    forbidden: String,
+    policy: std::sync::Arc<fitness_shared::redact::Redactor>,
+    rng: ChaCha8Rng,
+    stats: WalkStats,
+    harvested: Vec<String>,
+    /// `tool NUL arguments` of every call made.
+    tried: HashSet<String>,
+    /// Tools dropped: no valid arguments, or they stopped answering.
+    dead: HashSet<String>,
+    candidates: Vec<Candidate>,
+    observed: BTreeMap<String, String>,
+}
+
+impl<'a> Walker<'a> {
+    fn new(input: &'a GenerationInput<'a>, config: &'a WalkConfig, stats: WalkStats) -> Self {
+        let mut forbidden = input.instructions.unwrap_or("").to_owned();
+        for t in input.tools {
+            forbidden.push('\n');
+            forbidden.push_str(t.description.as_deref().unwrap_or(""));
+        }
+        Walker {
+            input,
+            config,
+            limits: config.limits(),
+            forbidden,
+            policy: crate::secrets::policy(),
+            rng: ChaCha8Rng::seed_from_u64(input.opts.seed),
+            stats,
+            harvested: Vec::new(),
+            tried: HashSet::new(),
+            dead: HashSet::new(),
+            candidates: Vec::new(),
+            observed: BTreeMap::new(),
+        }
+    }
+
+    /// One round over the callable tools: the new calls it made, or `None`
+    /// when the walk has its candidates or has spent its calls.
+    async fn round(&mut self, callable: &[&Tool], round: usize) -> Option<usize> {
         let mut new_calls = 0;
-        for tool in &callable {
+        for tool in callable {
             let name = tool.name.to_string();
-            if dead.contains(&name) {
+            if self.dead.contains(&name) {
                 continue;
             }
             let schema = Value::Object((*tool.input_schema).clone());
@@ -209,87 +271,96 @@ pub async fn walk(
                 .get("properties")
                 .and_then(Value::as_object)
                 .is_some_and(|p| !p.is_empty());
-            let samples = if has_args { config.samples_per_tool } else { 1 };
+            let samples = if has_args {
+                self.config.samples_per_tool
+            } else {
+                1
+            };
             for _ in 0..samples {
-                if candidates.len() >= want {
-                    break 'rounds;
+                if self.candidates.len() >= self.input.want
+                    || self.stats.calls as usize >= self.config.max_calls
+                {
+                    return None;
                 }
-                if stats.calls as usize >= config.max_calls {
-                    break 'rounds;
-                }
-                let drawn = if round > 0 && !harvested.is_empty() {
-                    harvest_args(&schema, &mut rng, &harvested, &limits)
-                } else {
-                    valid_arguments_within(&schema, &mut rng, &limits)
-                };
-                let args = match drawn {
-                    Ok(args) => args,
-                    Err(why) => {
-                        stats.unsatisfiable.push(json!({"tool": name, "why": format!(
-                            "no argument set valid under its input schema within the caps: {why}"
-                        )}));
-                        dead.insert(name.clone());
-                        break;
-                    }
+                let Some(args) = self.draw(&schema, round, &name) else {
+                    break;
                 };
                 let args_json = Value::Object(args.clone()).to_string();
-                if !tried.insert(format!("{name}\u{0}{args_json}")) {
+                if !self.tried.insert(format!("{name}\u{0}{args_json}")) {
                     continue;
                 }
                 new_calls += 1;
-                stats.calls += 1;
-                if !read_only(tool) {
-                    stats.state_writes += 1;
+                if self.sample(tool, &name, args, &args_json).await.is_break() {
+                    break;
                 }
-                let text = match call_counted(
-                    session,
-                    &name,
-                    &args,
-                    config.call_timeout,
-                    &mut stats,
-                )
-                .await
-                {
-                    Taken::Text(t) => t,
-                    Taken::Skip => continue,
-                    Taken::Dead => {
-                        dead.insert(name.clone());
-                        break;
-                    }
-                };
-                if policy.finds(&text) {
-                    stats.sensitive_results += 1;
-                    continue;
-                }
-                harvest(&text, &mut harvested);
-                let prompt = PROMPT_TEMPLATE
-                    .replace("{tool}", &name)
-                    .replace("{arguments}", &args_json);
-                let Some((answer, check)) = salient(&text, &prompt, &forbidden) else {
-                    stats.no_salient_answer += 1;
-                    continue;
-                };
-                // Replay: the answer must come back from the same call.
-                stats.calls += 1;
-                match call(session, &name, &args, config.call_timeout).await {
-                    Called::Text(again) if check.check(&again) => {}
-                    _ => {
-                        stats.unstable += 1;
-                        continue;
-                    }
-                }
-                let id = format!("{}c{}", opts.id_prefix, candidates.len() + 1);
-                observed.insert(id.clone(), text);
-                candidates.push(single_call(id, &name, prompt, args, answer, check));
             }
         }
-        if new_calls == 0 || (round > 0 && candidates.len() == before && harvested.is_empty()) {
-            break;
-        }
+        Some(new_calls)
     }
-    WalkOutcome {
-        candidates,
-        observed,
-        stats,
+
+    /// Arguments for one call: harvested strings after round 0, else the
+    /// schema alone; `None` (the tool is dropped) when none fit the caps.
+    fn draw(&mut self, schema: &Value, round: usize, name: &str) -> Option<Map<String, Value>> {
+        let drawn = if round > 0 && !self.harvested.is_empty() {
+            harvest_args(schema, &mut self.rng, &self.harvested, &self.limits)
+        } else {
+            valid_arguments_within(schema, &mut self.rng, &self.limits)
+        };
+        drop_unsatisfiable(drawn, name, &mut self.stats, &mut self.dead)
+    }
+
+    /// Call a tool and keep a candidate when its result has a salient
+    /// answer that comes back on replay; `Break` when the tool is dead.
+    async fn sample(
+        &mut self,
+        tool: &Tool,
+        name: &str,
+        args: Map<String, Value>,
+        args_json: &str,
+    ) -> ControlFlow<()> {
+        let session = self.input.session;
+        let timeout = self.config.call_timeout;
+        self.stats.calls += 1;
+        if !read_only(tool) {
+            self.stats.state_writes += 1;
+        }
+        let text = match call_counted(session, name, &args, timeout, &mut self.stats).await {
+            Taken::Text(t) => t,
+            Taken::Skip => return ControlFlow::Continue(()),
+            Taken::Dead => {
+                self.dead.insert(name.to_owned());
+                return ControlFlow::Break(());
+            }
+        };
+        if self.policy.finds(&text) {
+            self.stats.sensitive_results += 1;
+            return ControlFlow::Continue(());
+        }
+        harvest(&text, &mut self.harvested);
+        let prompt = PROMPT_TEMPLATE
+            .replace("{tool}", name)
+            .replace("{arguments}", args_json);
+        let Some((answer, check)) = salient(&text, &prompt, &self.forbidden) else {
+            self.stats.no_salient_answer += 1;
+            return ControlFlow::Continue(());
+        };
+        // Replay: the answer must come back from the same call.
+        self.stats.calls += 1;
+        match call(session, name, &args, timeout).await {
+            Called::Text(again) if check.check(&again) => {}
+            _ => {
+                self.stats.unstable += 1;
+                return ControlFlow::Continue(());
+            }
+        }
+        let id = format!(
+            "{}c{}",
+            self.input.opts.id_prefix,
+            self.candidates.len() + 1
+        );
+        self.observed.insert(id.clone(), text);
+        self.candidates
+            .push(single_call(id, name, prompt, args, answer, check));
+        ControlFlow::Continue(())
     }
 }

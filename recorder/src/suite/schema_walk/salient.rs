@@ -198,48 +198,7 @@ pub(in crate::suite) static VOLATILE: std::sync::LazyLock<regex::Regex> = std::s
 pub fn salient(text: &str, prompt: &str, forbidden: &str) -> Option<(String, Predicate)> {
     let allowed = |tok: &str| !contains_token(prompt, tok) && !contains_token(forbidden, tok);
     let stable = VOLATILE.replace_all(text, " ");
-    let mut leaves = Vec::new();
-    if let Some(v) = first_json_value(text) {
-        string_leaves(&v, &mut leaves);
-    }
-    let mut best: Option<(i32, String)> = None;
-    for raw in stable.split(|c: char| !(c.is_alphanumeric() || "-_.@/:'".contains(c))) {
-        let tok = raw.trim_matches(|c: char| !c.is_alphanumeric());
-        let n = tok.chars().count();
-        if !(4..=40).contains(&n) || !tok.chars().any(char::is_alphabetic) {
-            continue;
-        }
-        if STOPWORDS.contains(&tok.to_lowercase().as_str()) {
-            continue;
-        }
-        if text.contains(&format!("\"{tok}\":")) || text.contains(&format!("\"{tok}\" :")) {
-            continue; // a JSON key: structure, not content
-        }
-        let secret_looking = n >= 20
-            && tok.chars().any(|c| c.is_ascii_digit())
-            && tok.chars().any(char::is_uppercase)
-            && tok.chars().any(char::is_lowercase);
-        if secret_looking || !allowed(tok) {
-            continue;
-        }
-        let mut score = 0;
-        if leaves.iter().any(|l| l.contains(tok)) {
-            score += 4;
-        }
-        score += if n >= 8 {
-            2
-        } else if n >= 6 {
-            1
-        } else {
-            0
-        };
-        if tok.chars().any(|c| c.is_ascii_digit()) {
-            score += 1;
-        }
-        if best.as_ref().is_none_or(|(b, _)| score > *b) {
-            best = Some((score, tok.to_owned()));
-        }
-    }
+    let best = best_word(text, &stable, &allowed);
     let word = |tok: String| {
         Some((
             tok.clone(),
@@ -254,7 +213,77 @@ pub fn salient(text: &str, prompt: &str, forbidden: &str) -> Option<(String, Pre
     {
         return word(tok.clone());
     }
-    for v in numbers_in(&stable).into_iter().rev() {
+    if let Some(number) = last_number(&stable, &allowed) {
+        return Some(number);
+    }
+    best.and_then(|(_, tok)| word(tok))
+}
+
+/// The best-scoring word of the response (clock readings blanked out in
+/// `stable`) that may be an answer, with its score; the first on a tie.
+fn best_word(text: &str, stable: &str, allowed: &dyn Fn(&str) -> bool) -> Option<(i32, String)> {
+    let mut leaves = Vec::new();
+    if let Some(v) = first_json_value(text) {
+        string_leaves(&v, &mut leaves);
+    }
+    let mut best: Option<(i32, String)> = None;
+    for raw in stable.split(|c: char| !(c.is_alphanumeric() || "-_.@/:'".contains(c))) {
+        let tok = raw.trim_matches(|c: char| !c.is_alphanumeric());
+        if !answer_word(tok, text) || !allowed(tok) {
+            continue;
+        }
+        let score = word_score(tok, &leaves);
+        if best.as_ref().is_none_or(|(b, _)| score > *b) {
+            best = Some((score, tok.to_owned()));
+        }
+    }
+    best
+}
+
+/// May this word be an answer: 4 to 40 characters with a letter, not a
+/// common word, not a JSON key of the response, not secret-looking?
+fn answer_word(tok: &str, text: &str) -> bool {
+    let n = tok.chars().count();
+    if !(4..=40).contains(&n) || !tok.chars().any(char::is_alphabetic) {
+        return false;
+    }
+    if STOPWORDS.contains(&tok.to_lowercase().as_str()) {
+        return false;
+    }
+    if text.contains(&format!("\"{tok}\":")) || text.contains(&format!("\"{tok}\" :")) {
+        return false; // a JSON key: structure, not content
+    }
+    let secret_looking = n >= 20
+        && tok.chars().any(|c| c.is_ascii_digit())
+        && tok.chars().any(char::is_uppercase)
+        && tok.chars().any(char::is_lowercase);
+    !secret_looking
+}
+
+/// A word's score as an answer (see [`salient`]).
+fn word_score(tok: &str, leaves: &[String]) -> i32 {
+    let n = tok.chars().count();
+    let mut score = 0;
+    if leaves.iter().any(|l| l.contains(tok)) {
+        score += 4;
+    }
+    score += if n >= 8 {
+        2
+    } else if n >= 6 {
+        1
+    } else {
+        0
+    };
+    if tok.chars().any(|c| c.is_ascii_digit()) {
+        score += 1;
+    }
+    score
+}
+
+/// The last number of the response that may be an answer (not 0 or 1),
+/// with its check.
+fn last_number(stable: &str, allowed: &dyn Fn(&str) -> bool) -> Option<(String, Predicate)> {
+    for v in numbers_in(stable).into_iter().rev() {
         if v == 0.0 || v == 1.0 {
             continue;
         }
@@ -266,20 +295,9 @@ pub fn salient(text: &str, prompt: &str, forbidden: &str) -> Option<(String, Pre
         if !allowed(&repr) {
             continue;
         }
-        let tolerance = if v.fract() == 0.0 {
-            0.0
-        } else {
-            (v.abs() * 1e-6).max(1e-9)
-        };
-        return Some((
-            repr,
-            Predicate::NumberWithin {
-                value: v,
-                tolerance,
-            },
-        ));
+        return Some((repr, Predicate::number_near(v)));
     }
-    best.and_then(|(_, tok)| word(tok))
+    None
 }
 
 fn string_leaves(v: &Value, out: &mut Vec<String>) {

@@ -4,15 +4,16 @@
 //! calls that succeeded become observations; the others are counted.
 
 use std::collections::HashSet;
+use std::ops::ControlFlow;
 
 use rand::SeedableRng;
 use rand::rngs::ChaCha8Rng;
 use rmcp::model::Tool;
-use serde_json::{Map, Value, json};
+use serde_json::{Map, Value};
 
 use super::super::predicate::first_json_value;
 use super::super::schema_args::{Limits, Unsatisfiable, valid_arguments_within};
-use super::super::schema_walk::{Taken, WalkStats, call_counted};
+use super::super::schema_walk::{Taken, WalkStats, call_counted, drop_unsatisfiable};
 use super::text::{Handle, harvest};
 use super::{WalkConfig2, reads_as_empty, reads_as_error};
 use crate::mcp::connect::Session;
@@ -226,51 +227,122 @@ pub async fn explore(
     config: &WalkConfig2,
     stats: &mut WalkStats,
 ) -> Exploration {
-    let mut rng = ChaCha8Rng::seed_from_u64(seed);
-    let mut ex = Exploration::default();
-    for s in seeds {
-        ex.add_handle(Handle {
-            value: s.clone(),
-            from: None,
-            key: "path".to_owned(),
-            alias: None,
-            parent: None,
-        });
-    }
-    // The examples a tool's own schema documents (`e.g. 'Europe/London'`)
-    // are values the server says it takes.
-    for tool in callable {
-        for (key, p) in tool
-            .input_schema
-            .get("properties")
-            .and_then(Value::as_object)
-            .into_iter()
-            .flatten()
-        {
-            let description = p.get("description").and_then(Value::as_str).unwrap_or("");
-            for example in documented_examples(description) {
-                ex.add_handle(Handle {
-                    value: example,
-                    from: None,
-                    key: key.clone(),
-                    alias: None,
-                    parent: None,
-                });
-            }
+    let mut explorer = Explorer {
+        session,
+        config,
+        limits: config.limits(),
+        rng: ChaCha8Rng::seed_from_u64(seed),
+        ex: Exploration::seeded(seeds, callable),
+        tried: HashSet::new(),
+        dead: HashSet::new(),
+        stats,
+    };
+    for round in 0..config.max_rounds {
+        explorer.stats.rounds += 1;
+        match explorer.round(callable, round).await {
+            Some(0) | None => break,
+            Some(_) => {}
         }
     }
-    let mut tried: HashSet<String> = HashSet::new();
-    let mut dead: HashSet<String> = HashSet::new();
-    let limits = config.limits();
-    for round in 0..config.max_rounds {
-        stats.rounds += 1;
+    explorer.ex
+}
+
+impl Exploration {
+    /// An exploration holding its first handles: the operator's values,
+    /// then the examples each tool's schema documents.
+    fn seeded(seeds: &[String], callable: &[&Tool]) -> Exploration {
+        let mut ex = Exploration::default();
+        for s in seeds {
+            ex.add_handle(Handle {
+                value: s.clone(),
+                from: None,
+                key: "path".to_owned(),
+                alias: None,
+                parent: None,
+            });
+        }
+        // The examples a tool's own schema documents (`e.g. 'Europe/London'`)
+        // are values the server says it takes.
+        for tool in callable {
+            for (key, p) in tool
+                .input_schema
+                .get("properties")
+                .and_then(Value::as_object)
+                .into_iter()
+                .flatten()
+            {
+                let description = p.get("description").and_then(Value::as_str).unwrap_or("");
+                for example in documented_examples(description) {
+                    ex.add_handle(Handle {
+                        value: example,
+                        from: None,
+                        key: key.clone(),
+                        alias: None,
+                        parent: None,
+                    });
+                }
+            }
+        }
+        ex
+    }
+
+    /// Keep a successful call with the handles its result gives; a bare
+    /// entry name listed for a path is also that path joined with the name.
+    fn observe(&mut self, o: Observation) {
+        let path_arg = o.args.iter().find_map(|(k, v)| {
+            let words = crate::suite::destructive::words(k);
+            (words.iter().any(|w| PATH_WORDS.contains(&w.as_str())))
+                .then(|| v.as_str().map(str::to_owned))
+                .flatten()
+        });
+        let parent = path_arg
+            .as_ref()
+            .and_then(|p| self.handles.iter().position(|h| &h.value == p));
+        for mut h in harvest(&o.text, o.json.as_ref(), o.index) {
+            if let Some(p) = &path_arg
+                && !h.value.contains('/')
+                && h.key_is_entry()
+            {
+                let joined = format!("{}/{}", p.trim_end_matches('/'), h.value);
+                self.add_handle(Handle {
+                    value: joined,
+                    from: Some(o.index),
+                    key: "path".to_owned(),
+                    alias: Some(("name".to_owned(), h.value.clone())),
+                    parent,
+                });
+            }
+            h.from = Some(o.index);
+            self.add_handle(h);
+        }
+        self.observations.push(o);
+    }
+}
+
+/// The exploration under way: what it has found, tried and dropped.
+struct Explorer<'a> {
+    session: &'a Session,
+    config: &'a WalkConfig2,
+    limits: Limits,
+    rng: ChaCha8Rng,
+    ex: Exploration,
+    /// `tool NUL arguments` of every call made.
+    tried: HashSet<String>,
+    /// Tools dropped: no valid arguments, or they stopped answering.
+    dead: HashSet<String>,
+    stats: &'a mut WalkStats,
+}
+
+impl Explorer<'_> {
+    /// One round over the callable tools: the new calls it made, or `None`
+    /// when the calls are spent.
+    async fn round(&mut self, callable: &[&Tool], round: usize) -> Option<usize> {
         let mut new_calls = 0;
         for tool in callable {
             let name = tool.name.to_string();
-            if dead.contains(&name) {
+            if self.dead.contains(&name) {
                 continue;
             }
-            let schema = Value::Object((*tool.input_schema).clone());
             // A tool that may write is called only to add fresh state
             // (round 0's schema-valid arguments), never on a handle: that
             // would change what is already there (check it out, append to
@@ -278,108 +350,91 @@ pub async fn explore(
             if round > 0 && may_write(tool) {
                 continue;
             }
-            let planned = if round == 0 {
-                first_round_args(&schema, &mut rng, config.samples_per_tool, &limits)
-                    .map(|sets| sets.into_iter().map(|a| (a, Vec::new())).collect())
-            } else {
-                handle_plans(
-                    &schema,
-                    &ex,
-                    &mut rng,
-                    config.samples_per_tool,
-                    &tried,
-                    &name,
-                    &limits,
-                )
+            let Some(plans) = self.plans(tool, &name, round) else {
+                continue;
             };
-            let plans: Vec<Plan> =
-                match planned {
-                    Ok(plans) => plans,
-                    Err(why) => {
-                        stats.unsatisfiable.push(json!({"tool": name, "why": format!(
-                        "no argument set valid under its input schema within the caps: {why}"
-                    )}));
-                        dead.insert(name);
-                        continue;
-                    }
-                };
             for (args, inputs) in plans {
-                if stats.calls as usize >= config.max_calls {
-                    return ex;
+                if self.stats.calls as usize >= self.config.max_calls {
+                    return None;
                 }
                 let key = format!("{name}\u{0}{}", Value::Object(args.clone()));
-                if !tried.insert(key) {
+                if !self.tried.insert(key) {
                     continue;
                 }
                 new_calls += 1;
-                stats.calls += 1;
-                let writes = may_write(tool);
-                if writes {
-                    stats.state_writes += 1;
+                if self.call(tool, &name, args, inputs).await.is_break() {
+                    break;
                 }
-                let text =
-                    match call_counted(session, &name, &args, config.call_timeout, stats).await {
-                        Taken::Text(t) => t,
-                        Taken::Skip => continue,
-                        Taken::Dead => {
-                            dead.insert(name.clone());
-                            break;
-                        }
-                    };
-                if reads_as_error(&text) {
-                    stats.error_results += 1;
-                    continue;
-                }
-                if reads_as_empty(&text) {
-                    stats.empty_results += 1;
-                    continue;
-                }
-                let index = ex.observations.len();
-                let json = first_json_value(&text);
-                let path_arg = args.iter().find_map(|(k, v)| {
-                    let words = crate::suite::destructive::words(k);
-                    (words.iter().any(|w| PATH_WORDS.contains(&w.as_str())))
-                        .then(|| v.as_str().map(str::to_owned))
-                        .flatten()
-                });
-                let parent = path_arg
-                    .as_ref()
-                    .and_then(|p| ex.handles.iter().position(|h| &h.value == p));
-                for mut h in harvest(&text, json.as_ref(), index) {
-                    // A bare entry name listed for a path is also that path
-                    // joined with the name.
-                    if let Some(p) = &path_arg
-                        && !h.value.contains('/')
-                        && h.key_is_entry()
-                    {
-                        let joined = format!("{}/{}", p.trim_end_matches('/'), h.value);
-                        ex.add_handle(Handle {
-                            value: joined,
-                            from: Some(index),
-                            key: "path".to_owned(),
-                            alias: Some(("name".to_owned(), h.value.clone())),
-                            parent,
-                        });
-                    }
-                    h.from = Some(index);
-                    ex.add_handle(h);
-                }
-                ex.observations.push(Observation {
-                    index,
-                    tool: name.clone(),
-                    args,
-                    text,
-                    json,
-                    inputs,
-                    writes,
-                });
             }
         }
-        if new_calls == 0 {
-            break;
-        }
+        Some(new_calls)
     }
-    ex
+
+    /// This round's argument sets for a tool: schema-valid ones in round 0,
+    /// harvested handles after; `None` (the tool is dropped) when no valid
+    /// set fits the caps.
+    fn plans(&mut self, tool: &Tool, name: &str, round: usize) -> Option<Vec<Plan>> {
+        let schema = Value::Object((*tool.input_schema).clone());
+        let samples = self.config.samples_per_tool;
+        let planned = if round == 0 {
+            first_round_args(&schema, &mut self.rng, samples, &self.limits)
+                .map(|sets| sets.into_iter().map(|a| (a, Vec::new())).collect())
+        } else {
+            handle_plans(
+                &schema,
+                &self.ex,
+                &mut self.rng,
+                samples,
+                &self.tried,
+                name,
+                &self.limits,
+            )
+        };
+        drop_unsatisfiable(planned, name, self.stats, &mut self.dead)
+    }
+
+    /// Call a tool with one argument set and keep the call when it
+    /// succeeded (not an error, not empty); `Break` when the tool is dead.
+    async fn call(
+        &mut self,
+        tool: &Tool,
+        name: &str,
+        args: Map<String, Value>,
+        inputs: Vec<(String, usize)>,
+    ) -> ControlFlow<()> {
+        self.stats.calls += 1;
+        let writes = may_write(tool);
+        if writes {
+            self.stats.state_writes += 1;
+        }
+        let timeout = self.config.call_timeout;
+        let text = match call_counted(self.session, name, &args, timeout, self.stats).await {
+            Taken::Text(t) => t,
+            Taken::Skip => return ControlFlow::Continue(()),
+            Taken::Dead => {
+                self.dead.insert(name.to_owned());
+                return ControlFlow::Break(());
+            }
+        };
+        if reads_as_error(&text) {
+            self.stats.error_results += 1;
+            return ControlFlow::Continue(());
+        }
+        if reads_as_empty(&text) {
+            self.stats.empty_results += 1;
+            return ControlFlow::Continue(());
+        }
+        self.ex.observe(Observation {
+            index: self.ex.observations.len(),
+            tool: name.to_owned(),
+            json: first_json_value(&text),
+            args,
+            text,
+            inputs,
+            writes,
+        });
+        ControlFlow::Continue(())
+    }
 }
 
 /// Argument sets that put harvested handles into a tool's string slots.
