@@ -62,7 +62,7 @@ pub fn run(args: CompareArgs) -> anyhow::Result<()> {
 /// A record file, or the `record.json` in a run directory.
 pub fn read(path: &Path) -> anyhow::Result<RunRecord> {
     let file = if path.is_dir() {
-        path.join("record.json")
+        path.join(fitness_shared::site::RECORD_FILE)
     } else {
         path.to_owned()
     };

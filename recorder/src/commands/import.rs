@@ -66,7 +66,7 @@ pub fn run(args: ImportArgs) -> anyhow::Result<()> {
         if let Some(seed) = &seed {
             crate::integrity::sign_value(&mut value, seed)?;
         }
-        let path = dir.join("record.json");
+        let path = dir.join(fitness_shared::site::RECORD_FILE);
         crate::integrity::write_record(&path, &value)?;
         // Read back through the validating parser: what we wrote must load.
         let written = std::fs::read_to_string(&path)?;
@@ -76,7 +76,7 @@ pub fn run(args: ImportArgs) -> anyhow::Result<()> {
         crate::outln!("wrote {}  {}", path.display(), record.outcome.code());
     }
     if !set.standing_notes.is_empty() {
-        let dir = args.out.join("standing-notes");
+        let dir = args.out.join(fitness_shared::site::STANDING_NOTES_DIR);
         std::fs::create_dir_all(&dir)?;
         for (id, notes) in &set.standing_notes {
             let hex = id.trim_start_matches("sha256:");

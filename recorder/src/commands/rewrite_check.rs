@@ -78,7 +78,7 @@ pub struct CheckOutput {
 }
 
 fn read_record(dir: &Path) -> anyhow::Result<(Value, RunRecord)> {
-    let path = dir.join("record.json");
+    let path = dir.join(fitness_shared::site::RECORD_FILE);
     let bytes =
         std::fs::read(&path).with_context(|| format!("failed to read {}", path.display()))?;
     let value: Value = serde_json::from_slice(&bytes)
@@ -292,7 +292,7 @@ fn write_link(
         .map_err(|e| anyhow::anyhow!("the linked record does not read back: {e}"))?;
     let bytes = fitness_shared::integrity::record_file_bytes(&value)
         .context("failed to canonicalise the record")?;
-    crate::integrity::write_atomic(&dir.join("record.json"), &bytes)
+    crate::integrity::write_atomic(&dir.join(fitness_shared::site::RECORD_FILE), &bytes)
 }
 
 /// A run a rewrite check can start from: it has proposals, and it is not
@@ -439,7 +439,11 @@ pub fn run(args: RewriteCheckArgs) -> anyhow::Result<()> {
         crate::outln!("after    {}", output.after.record.run.id);
         crate::outln!(
             "record   {}",
-            output.after.dir.join("record.json").display()
+            output
+                .after
+                .dir
+                .join(fitness_shared::site::RECORD_FILE)
+                .display()
         );
         crate::outln!("applied  {} proposals", link.proposals.len());
         crate::outln!("delta    {}", link.explain);

@@ -271,7 +271,10 @@ pub fn print_summary(output: &RunOutput, json: bool) -> anyhow::Result<()> {
         return Ok(());
     }
     crate::outln!("run      {}", r.run.id);
-    crate::outln!("record   {}", output.dir.join("record.json").display());
+    crate::outln!(
+        "record   {}",
+        output.dir.join(fitness_shared::site::RECORD_FILE).display()
+    );
     match (&r.score, r.outcome) {
         (Some(s), Outcome::Scored) => crate::outln!(
             "outcome  SCORED: first try {} tasks",

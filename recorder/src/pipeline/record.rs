@@ -412,7 +412,7 @@ fn publish_standing(out_dir: &Path, set: &StandingNotesSet) -> anyhow::Result<St
     let value = serde_json::to_value(set)?;
     let bytes = integrity::canonical_json(&value)?;
     let hex = integrity::sha256_hex(&bytes);
-    let dir = out_dir.join("standing-notes");
+    let dir = out_dir.join(fitness_shared::site::STANDING_NOTES_DIR);
     std::fs::create_dir_all(&dir).with_context(|| format!("failed to create {}", dir.display()))?;
     let path = dir.join(format!("{hex}.json"));
     if !path.exists() {
@@ -449,7 +449,12 @@ fn attempt(out_dir: &Path, slug: &str, id: &str) -> Option<rec::Attempt> {
         .filter_map(Result::ok)
         .filter_map(|e| e.file_name().into_string().ok())
         .filter(|name| name != id && name.starts_with(&format!("{slug}-")))
-        .filter(|name| out_dir.join(name).join("record.json").is_file())
+        .filter(|name| {
+            out_dir
+                .join(name)
+                .join(fitness_shared::site::RECORD_FILE)
+                .is_file()
+        })
         .collect();
     others.sort();
     let index = others.len() as u32 + 1;
@@ -739,7 +744,7 @@ fn write_published(
         .map_err(|e| anyhow::anyhow!("the redacted record does not read back: {e}"))?;
     let bytes =
         integrity::record_file_bytes(&value).context("failed to canonicalise the record")?;
-    write_atomic(&dir.join("record.json"), &bytes)?;
+    write_atomic(&dir.join(fitness_shared::site::RECORD_FILE), &bytes)?;
     Ok(published)
 }
 

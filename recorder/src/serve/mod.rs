@@ -141,7 +141,7 @@ async fn refuse_symlink_escapes(
         name.push(".gz");
         PathBuf::from(name)
     };
-    let index = path.join("index.html");
+    let index = path.join(fitness_shared::site::PAGE_FILE);
     let escapes = [gz(&path), gz(&index), path, index]
         .iter()
         .any(|p| std::fs::symlink_metadata(p).is_ok() && resolve_within(&root, p).is_err());

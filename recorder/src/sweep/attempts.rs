@@ -59,7 +59,7 @@ pub fn scan(out: &Path, tag: &str) -> Vec<Attempt> {
 }
 
 fn state_of(dir: &Path) -> AttemptState {
-    let record_path = dir.join("record.json");
+    let record_path = dir.join(fitness_shared::site::RECORD_FILE);
     let Ok(text) = std::fs::read_to_string(&record_path) else {
         return AttemptState::Interrupted {
             why: "no record: the run was killed".to_owned(),

@@ -580,7 +580,7 @@ fn attempt_summary(
                     ended.stopped_by.unwrap_or("it stopped early")
                 ),
             );
-            match std::fs::read_to_string(dir.join("record.json"))
+            match std::fs::read_to_string(dir.join(fitness_shared::site::RECORD_FILE))
                 .ok()
                 .and_then(|text| RunRecord::from_json(&text).ok())
             {
