@@ -72,15 +72,7 @@ impl AnthropicClient {
             let tools: Vec<Value> = request
                 .tools
                 .iter()
-                .map(|t| {
-                    let mut tool = Map::new();
-                    tool.insert("name".into(), json!(t.name));
-                    if let Some(d) = &t.description {
-                        tool.insert("description".into(), json!(d));
-                    }
-                    tool.insert("input_schema".into(), object_schema(&t.input_schema));
-                    Value::Object(tool)
-                })
+                .map(|t| Value::Object(t.api_object("input_schema")))
                 .collect();
             body.insert("tools".into(), Value::Array(tools));
         }
@@ -88,21 +80,6 @@ impl AnthropicClient {
             body.insert("temperature".into(), json!(t));
         }
         Value::Object(body)
-    }
-}
-
-/// A tool schema as the API requires it: an object schema.
-pub(super) fn object_schema(schema: &Value) -> Value {
-    match schema {
-        Value::Object(map) if map.get("type").and_then(Value::as_str) == Some("object") => {
-            schema.clone()
-        }
-        Value::Object(map) if !map.contains_key("type") => {
-            let mut m = map.clone();
-            m.insert("type".into(), json!("object"));
-            Value::Object(m)
-        }
-        _ => json!({"type": "object", "properties": {}}),
     }
 }
 

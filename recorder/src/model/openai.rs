@@ -21,7 +21,6 @@ use futures::future::BoxFuture;
 use serde_json::{Map, Value, json};
 
 use super::ClientOptions;
-use super::anthropic::object_schema;
 use super::http::{self, post_json};
 use super::types::ParsedReply;
 use super::types::{
@@ -96,15 +95,7 @@ impl OpenAiClient {
             let tools: Vec<Value> = request
                 .tools
                 .iter()
-                .map(|t| {
-                    let mut f = Map::new();
-                    f.insert("name".into(), json!(t.name));
-                    if let Some(d) = &t.description {
-                        f.insert("description".into(), json!(d));
-                    }
-                    f.insert("parameters".into(), object_schema(&t.input_schema));
-                    json!({"type": "function", "function": f})
-                })
+                .map(|t| json!({"type": "function", "function": t.api_object("parameters")}))
                 .collect();
             body.insert("tools".into(), Value::Array(tools));
         }

@@ -81,6 +81,36 @@ pub struct ToolSpec {
     pub input_schema: Value,
 }
 
+impl ToolSpec {
+    /// The tool as a provider's API takes it: its name, its description
+    /// when it has one, and its schema as an object schema under
+    /// `schema_key` (Anthropic's `input_schema`, OpenAI's `parameters`).
+    pub fn api_object(&self, schema_key: &str) -> serde_json::Map<String, Value> {
+        let mut tool = serde_json::Map::new();
+        tool.insert("name".into(), Value::String(self.name.clone()));
+        if let Some(d) = &self.description {
+            tool.insert("description".into(), Value::String(d.clone()));
+        }
+        tool.insert(schema_key.into(), object_schema(&self.input_schema));
+        tool
+    }
+}
+
+/// A tool schema as the model APIs require it: an object schema.
+fn object_schema(schema: &Value) -> Value {
+    match schema {
+        Value::Object(map) if map.get("type").and_then(Value::as_str) == Some("object") => {
+            schema.clone()
+        }
+        Value::Object(map) if !map.contains_key("type") => {
+            let mut m = map.clone();
+            m.insert("type".into(), Value::String("object".into()));
+            Value::Object(m)
+        }
+        _ => serde_json::json!({"type": "object", "properties": {}}),
+    }
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Role {
