@@ -154,25 +154,35 @@ pub fn cancel_on_signals_or_stdin_end() -> Cancel {
 
 fn cancel_on((tx, cancel): (tokio::sync::watch::Sender<bool>, Cancel)) -> Cancel {
     tokio::spawn(async move {
-        #[cfg(unix)]
-        {
-            use tokio::signal::unix::{SignalKind, signal};
-            let term = signal(SignalKind::terminate());
-            let int = signal(SignalKind::interrupt());
-            if let (Ok(mut term), Ok(mut int)) = (term, int) {
-                tokio::select! {
-                    _ = term.recv() => {}
-                    _ = int.recv() => {}
-                }
-                let _ = tx.send(true);
-                return;
-            }
-        }
-        if tokio::signal::ctrl_c().await.is_ok() {
-            let _ = tx.send(true);
-        }
+        stop_requested().await;
+        let _ = tx.send(true);
     });
     cancel
+}
+
+/// Ctrl-C or SIGTERM, whichever comes first: the one way every command
+/// hears that it is asked to stop. Once a handler is installed the signal no
+/// longer ends the process by itself, so whatever waits on the process
+/// afterwards (a run, a sweep, `serve` after the demo's runs) waits here.
+/// Never resolves when no handler can be installed.
+pub async fn stop_requested() {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{SignalKind, signal};
+        if let (Ok(mut term), Ok(mut int)) = (
+            signal(SignalKind::terminate()),
+            signal(SignalKind::interrupt()),
+        ) {
+            tokio::select! {
+                _ = term.recv() => {}
+                _ = int.recv() => {}
+            }
+            return;
+        }
+    }
+    if tokio::signal::ctrl_c().await.is_err() {
+        std::future::pending::<()>().await;
+    }
 }
 
 /// `work` to its end, or `None` when Ctrl-C or SIGTERM comes first: the

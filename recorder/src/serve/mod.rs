@@ -31,7 +31,7 @@ pub struct ServeArgs {
     pub addr: SocketAddr,
 }
 
-/// Run `fitness serve` until interrupted.
+/// Run `fitness serve` until Ctrl-C or SIGTERM.
 pub fn run(args: ServeArgs) -> anyhow::Result<()> {
     let runtime = tokio::runtime::Runtime::new().context("starting the async runtime")?;
     runtime.block_on(async move {
@@ -45,9 +45,7 @@ pub fn run(args: ServeArgs) -> anyhow::Result<()> {
             args.site.display()
         );
         axum::serve(listener, app)
-            .with_graceful_shutdown(async {
-                let _ = tokio::signal::ctrl_c().await;
-            })
+            .with_graceful_shutdown(crate::process::stop_requested())
             .await
             .context("the HTTP server stopped with an error")
     })

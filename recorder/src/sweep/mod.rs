@@ -342,24 +342,8 @@ struct Ctx {
 /// Set `stop` on Ctrl-C or SIGTERM.
 fn spawn_signal_watch(stop: tokio::sync::watch::Sender<bool>) {
     tokio::spawn(async move {
-        #[cfg(unix)]
-        {
-            use tokio::signal::unix::{SignalKind, signal};
-            if let (Ok(mut term), Ok(mut int)) = (
-                signal(SignalKind::terminate()),
-                signal(SignalKind::interrupt()),
-            ) {
-                tokio::select! {
-                    _ = term.recv() => {}
-                    _ = int.recv() => {}
-                }
-                let _ = stop.send(true);
-                return;
-            }
-        }
-        if tokio::signal::ctrl_c().await.is_ok() {
-            let _ = stop.send(true);
-        }
+        crate::process::stop_requested().await;
+        let _ = stop.send(true);
     });
 }
 
