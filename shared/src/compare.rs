@@ -1,7 +1,7 @@
 //! Comparing two runs of one server for CI (`fitness compare BEFORE AFTER`):
 //! whether the two measurements can be read against each other at all, the
 //! outcome change, the two stored first-try intervals with whether they are
-//! separated ([`crate::rewrite::delta`]), and a verdict a workflow gates on.
+//! separated ([`delta`]), and a verdict a workflow gates on.
 //!
 //! Only stored numbers are read; nothing here recomputes an interval. Two
 //! runs are comparable when the same runner model ran them (as registered,
@@ -13,7 +13,59 @@ use serde::Serialize;
 
 use crate::generators;
 use crate::record::{Outcome, RewriteDelta, RunRecord};
-use crate::rewrite::{delta, stored_interval};
+use crate::stats::{Interval, separated};
+
+/// The first-try interval a record stores, when it scored.
+pub fn stored_interval(record: &RunRecord) -> Option<Interval> {
+    match (&record.score, record.outcome) {
+        (Some(score), Outcome::Scored) => Some(score.first_try),
+        _ => None,
+    }
+}
+
+/// The delta of two stored intervals: `difference = after.rate - before.rate`
+/// and `separated` (the intervals do not overlap) when both exist.
+pub fn delta(before: Option<Interval>, after: Option<Interval>) -> RewriteDelta {
+    let (difference, separated) = match (&before, &after) {
+        (Some(b), Some(a)) if b.rate.is_finite() && a.rate.is_finite() => {
+            (Some(a.rate - b.rate), separated(b, a))
+        }
+        _ => (None, false),
+    };
+    RewriteDelta {
+        before,
+        after,
+        difference,
+        separated,
+    }
+}
+
+/// The delta in words, naming a missing interval honestly.
+pub fn explain(delta: &RewriteDelta) -> String {
+    let show = Interval::text;
+    match (&delta.before, &delta.after, delta.difference) {
+        (Some(b), Some(a), Some(d)) => format!(
+            "First-try success before {}, after {}: a difference of {:+.1} points, {}.",
+            show(b),
+            show(a),
+            d * 100.0,
+            if delta.separated {
+                "and the intervals do not overlap"
+            } else {
+                "but the intervals overlap, so no change is established"
+            }
+        ),
+        (Some(b), None, _) => format!(
+            "No interval after: the after run did not score (before: {}).",
+            show(b)
+        ),
+        (None, Some(a), _) => format!(
+            "No interval before: the before run did not score (after: {}).",
+            show(a)
+        ),
+        _ => "No interval before or after: neither run scored.".to_owned(),
+    }
+}
 
 /// Why two runs cannot be read against each other.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -345,5 +397,24 @@ mod tests {
         let mut j2 = j1.clone();
         j2.run.judge_model = "anthropic/another-judge".to_owned();
         assert_eq!(compare(&j1, &j2).incomparable[0].field, "judge_model");
+    }
+
+    #[test]
+    fn delta_is_the_difference_of_the_stored_rates() {
+        let b = wilson(6, 12, 0.95);
+        let a = wilson(12, 12, 0.95);
+        let d = delta(Some(b), Some(a));
+        assert_eq!(d.difference, Some(a.rate - b.rate));
+        assert!(d.separated == (a.low > b.high));
+        assert!(explain(&d).contains("+50.0 points"), "{}", explain(&d));
+    }
+
+    #[test]
+    fn a_missing_interval_gives_no_difference() {
+        let b = wilson(6, 12, 0.95);
+        let d = delta(Some(b), None);
+        assert_eq!(d.difference, None);
+        assert!(!d.separated);
+        assert!(explain(&d).starts_with("No interval after"));
     }
 }

@@ -30,5 +30,4 @@ pub const VERSION: &str = env!("CARGO_PKG_VERSION");
 pub mod integrity;
 pub mod record;
 pub mod redact;
-pub mod rewrite;
 pub mod site;

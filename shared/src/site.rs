@@ -19,7 +19,7 @@
 //! their directory (`None`): a run id, slug or tape path read from a record
 //! or a URL never names a file elsewhere.
 
-use crate::record::TapePlane;
+use crate::tape::Plane;
 
 /// The board index.
 pub const BOARD_JSON: &str = "data/board.json";
@@ -40,14 +40,13 @@ pub const MCP_TAPE: &str = "mcp.jsonl";
 /// The agent tape's file in a run directory.
 pub const AGENT_TAPE: &str = "agent.jsonl";
 /// The tape files a run directory holds, by plane.
-pub const TAPE_FILES: [(TapePlane, &str); 2] =
-    [(TapePlane::Mcp, MCP_TAPE), (TapePlane::Agent, AGENT_TAPE)];
+pub const TAPE_FILES: [(Plane, &str); 2] = [(Plane::Mcp, MCP_TAPE), (Plane::Agent, AGENT_TAPE)];
 
 /// The file name of a plane's tape in a run directory.
-pub fn tape_file(plane: TapePlane) -> &'static str {
+pub fn tape_file(plane: Plane) -> &'static str {
     match plane {
-        TapePlane::Mcp => TAPE_FILES[0].1,
-        TapePlane::Agent => TAPE_FILES[1].1,
+        Plane::Mcp => TAPE_FILES[0].1,
+        Plane::Agent => TAPE_FILES[1].1,
     }
 }
 

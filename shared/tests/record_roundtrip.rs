@@ -4,6 +4,7 @@
 mod record_common;
 
 use fitness_shared::record::*;
+use fitness_shared::tape::Plane;
 use record_common::*;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
@@ -87,7 +88,7 @@ fn every_enum_variant_round_trips_with_its_explicit_tag() {
         serde_json::to_value(CredentialContext::FreeKey).unwrap(),
         json!("free-key")
     );
-    for p in [TapePlane::Mcp, TapePlane::Agent] {
+    for p in [Plane::Mcp, Plane::Agent] {
         round_trip(&p);
     }
     let statuses = [

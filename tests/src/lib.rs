@@ -47,7 +47,7 @@ pub fn fitness_bin() -> anyhow::Result<PathBuf> {
     let bin = dir.join("fitness");
     anyhow::ensure!(
         bin.is_file(),
-        "no fitness binary at {} (run `cargo build -p fitness-recorder` first, or set FITNESS_BIN)",
+        "no fitness binary at {} (run `cargo build -p fitness` first, or set FITNESS_BIN)",
         bin.display()
     );
     Ok(bin)

@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use anyhow::Context;
-use fitness_recorder::publish::{PublishArgs, Published, publish};
+use fitness_recorder::publish::{PublishOptions, Published, publish};
 use fitness_shared::record::{RunRecord, StandingNotesSet};
 
 use crate::{viewer_dist, workspace_root};
@@ -88,7 +88,7 @@ pub fn publish_site(what: Publish<'_>) -> anyhow::Result<Site> {
         runs.push(runs_dir);
     }
     let anchor = anchor_dir();
-    let published = publish(&PublishArgs {
+    let published = publish(&PublishOptions {
         runs,
         import: what.anchor.then(|| anchor.join("runs.json")),
         traces: what.anchor.then(|| anchor.join("traces")),

@@ -14,7 +14,8 @@ use fitness_e2e::site::{Publish, Site, publish_site};
 use fitness_e2e::{anchor_import, browser::Browser, serve::StaticServer, workspace_root};
 use fitness_shared::integrity;
 use fitness_shared::record::RunRecord;
-use fitness_shared::tape::stats::{Origin, Plane, Stats};
+use fitness_shared::tape::Plane;
+use fitness_shared::tape::stats::{Origin, Stats};
 use fitness_shared::tape::timeline::{EntryKind, Timeline, TimelineBuilder};
 use fitness_shared::tape::{StatsBuilder, add_tape};
 

@@ -56,7 +56,7 @@ pub fn replay_url(run_id: &str) -> String {
 /// The link to a run's replay opened on one trial (`corr_id`).
 pub fn replay_trial_url(run_id: &str, corr_id: &str) -> String {
     site::replay(run_id)
-        .map(|p| site_url(&format!("{p}&corr={}", crate::state::encode(corr_id))))
+        .map(|p| site_url(&format!("{p}&corr={}", crate::url_state::encode(corr_id))))
         .unwrap_or_default()
 }
 

@@ -15,8 +15,8 @@ use leptos::either::{Either, EitherOf5};
 use leptos::prelude::*;
 
 use crate::routes;
-use crate::routes::replay::{ReplayLinks, ReplaySource};
-use crate::state::{UrlState, View};
+use crate::url_state::{ReplayLinks, ReplaySource};
+use crate::url_state::{UrlState, View};
 
 /// The data a pre-rendered page was rendered from. The first render takes
 /// it, so hydration builds exactly the tree the HTML holds; later pages
@@ -64,7 +64,7 @@ pub fn App(
     let page = Memo::new(move |_| state.with(|s| (s.view.clone(), s.embed)));
     let tier = Memo::new(move |_| state.with(|s| s.tier.clone()));
     let preloaded = StoredValue::new(preloaded);
-    crate::anew(
+    crate::components::anew(
         move || page.get(),
         move |(view, embed)| {
             let data = preloaded.try_update_value(Option::take).flatten();
@@ -174,7 +174,7 @@ fn fetched_page(view: View, tier: Signal<Option<String>>) -> impl IntoView + use
         _ => "Loading the board.",
     };
     let page = LocalResource::new(move || fetch_page(view.clone()));
-    let body = crate::anew(
+    let body = crate::components::anew(
         move || page.get(),
         move |page| match page {
             None => EitherOf5::A(view! { <p class="loading">{loading}</p> }),

@@ -13,7 +13,7 @@ use wasm_bindgen::JsCast;
 use wasm_bindgen::closure::Closure;
 
 use crate::app::{App, Preloaded, page_title};
-use crate::state::{UrlState, View};
+use crate::url_state::{UrlState, View};
 use crate::{api, routes};
 
 thread_local! {

@@ -25,7 +25,7 @@ fn main() {
 /// where the data is fetched from, its path and query say what to show.
 #[wasm_bindgen]
 pub fn mount_embed(el: web_sys::HtmlElement, kind: &str, src: &str) -> Result<(), JsValue> {
-    use fitness_viewer::routes::replay::ReplaySource;
+    use fitness_viewer::url_state::ReplaySource;
     console_error_panic_hook::set_once();
     let url = web_sys::Url::new(src)?;
     let (root, page) = fitness_viewer::client::split_path(&url.pathname());

@@ -12,7 +12,7 @@ use fitness_shared::site::Page;
 use leptos::prelude::*;
 
 use crate::app::{App, Preloaded, page_title};
-use crate::state::{UrlState, View};
+use crate::url_state::{UrlState, View};
 
 /// The element of the viewer build's `index.html` a page's HTML goes into.
 pub const ROOT_ELEMENT: &str = r#"<div id="fitness-root"></div>"#;

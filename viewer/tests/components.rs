@@ -5,7 +5,7 @@
 
 use fitness_shared::board::{Row, RowResult};
 use fitness_shared::record::Interval;
-use fitness_viewer::routes::replay::ReplaySource;
+use fitness_viewer::url_state::ReplaySource;
 use fitness_viewer::{IntervalBar, ResultSlot, RowView, UrlState, View};
 use leptos::prelude::*;
 use wasm_bindgen::JsCast;
@@ -84,7 +84,7 @@ fn interval_bar_draws_the_band_and_the_point_on_the_0_100_axis() {
         .unwrap();
     assert_eq!(
         label,
-        "First-try success 91.7% / 95% CI 74.2% to 97.7% / 22 of 24"
+        "First-try success 91.7% (95% CI 74.2% to 97.7%), 22 of 24"
     );
 }
 
@@ -97,7 +97,7 @@ fn scored_slot_prints_the_stored_interval() {
     assert!(host.query_selector(".result.refused").unwrap().is_none());
     assert_eq!(
         text(&host, ".interval-text"),
-        "91.7% / 95% CI 74.2% to 97.7% / 22 of 24"
+        "91.7% (95% CI 74.2% to 97.7%), 22 of 24"
     );
 }
 
@@ -376,7 +376,7 @@ fn an_imported_pass_keeps_its_number_and_says_what_our_rule_reads() {
     });
     assert_eq!(
         text(&host, ".interval-text"),
-        "91.7% / 95% CI 74.2% to 97.7% / 22 of 24"
+        "91.7% (95% CI 74.2% to 97.7%), 22 of 24"
     );
     assert_eq!(
         text(&host, ".caveat"),

@@ -5,8 +5,8 @@ use std::collections::BTreeMap;
 
 use super::from_record::row_for;
 use super::groups::{build_groups, group_id, outcome_code, row_tier};
+use super::index::{BOARD_SCHEMA, Board, Counts, spend};
 use super::row::{Row, RowAttempt, RowResult};
-use super::{BOARD_SCHEMA, Board, Counts, spend};
 use crate::record::{Cost, RunRecord};
 
 /// Build the board from records. `published_at` and `publisher_key` are

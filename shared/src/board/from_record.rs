@@ -5,9 +5,8 @@ use std::collections::BTreeMap;
 
 use super::row::{
     Row, RowAttempt, RowConformance, RowCost, RowEconomics, RowProbes, RowResult, RowServer,
-    score_caveat,
+    RowStanding, Tier, score_caveat,
 };
-use super::{RowStanding, Tier};
 use crate::integrity::{self, SignatureState};
 use crate::record::{Cost, GateDetail, Outcome, ProbeStatus, RunRecord};
 

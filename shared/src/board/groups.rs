@@ -6,8 +6,8 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
+use super::row::{GENERATOR_NOT_RECORDED, Tier};
 use super::row::{Row, RowResult};
-use super::{GENERATOR_NOT_RECORDED, Tier};
 use crate::record::{Interval, Outcome};
 use crate::stats;
 

@@ -5,8 +5,8 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use super::{RowStanding, Tier};
 use crate::integrity::SignatureState;
+use crate::record::CostTier;
 use crate::record::{Interval, RunRecord, TapeRef};
 
 /// One published run, as compact as a board row allows.
@@ -244,4 +244,49 @@ pub enum RowCost {
     Total { usd: f64 },
     Floor { usd: f64, reasons: Vec<String> },
     None { why: String },
+}
+
+/// The label used when a record does not name its generator.
+pub const GENERATOR_NOT_RECORDED: &str = "generator not recorded";
+
+/// A row's reference to the standing-notes set it carries.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RowStanding {
+    pub set_id: String,
+    /// How many standing notes this run carries.
+    pub count: u64,
+}
+
+/// Where a row sits on the board: the tier that stopped it, or `scored`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Tier {
+    Free,
+    Cheap,
+    Paid,
+    Scored,
+    /// A refusal whose stopping gate the record does not name (e.g. VOID).
+    Unattributed,
+}
+
+impl Tier {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Tier::Free => "free",
+            Tier::Cheap => "cheap",
+            Tier::Paid => "paid",
+            Tier::Scored => "scored",
+            Tier::Unattributed => "unattributed",
+        }
+    }
+}
+
+impl From<CostTier> for Tier {
+    fn from(tier: CostTier) -> Self {
+        match tier {
+            CostTier::Free => Tier::Free,
+            CostTier::Cheap => Tier::Cheap,
+            CostTier::Paid => Tier::Paid,
+        }
+    }
 }

@@ -4,7 +4,9 @@
 use super::from_record::strip_code_prefix;
 use super::groups::{outcome_code, scored_statement};
 use super::*;
-use crate::record::{GateDetail, RunRecord};
+use std::collections::BTreeMap;
+
+use crate::record::{Cost, GateDetail, RunRecord};
 
 #[test]
 fn code_prefixes_are_stripped_from_explanations() {

@@ -20,6 +20,21 @@ pub struct Interval {
     pub n: u64,
 }
 
+impl Interval {
+    /// The interval in words, as every page and command prints it:
+    /// `91.7% (95% CI 74.2% to 97.7%), 22 of 24`.
+    pub fn text(&self) -> String {
+        format!(
+            "{:.1}% (95% CI {:.1}% to {:.1}%), {} of {}",
+            self.rate * 100.0,
+            self.low * 100.0,
+            self.high * 100.0,
+            self.k,
+            self.n
+        )
+    }
+}
+
 /// Wilson score interval for `k` successes in `n` trials at two-sided
 /// `confidence` (0.95 for the board).
 ///

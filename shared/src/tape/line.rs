@@ -12,6 +12,16 @@ use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
 /// One line of a tape.
+/// Which plane a tape records: the wire (`mcp.jsonl`) or the agent
+/// (`agent.jsonl`). The one plane type of records, statistics and the
+/// replay.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Plane {
+    Mcp,
+    Agent,
+}
+
 #[derive(Debug, Clone, PartialEq)]
 pub enum Line {
     Meta(Meta),

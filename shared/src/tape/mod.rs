@@ -8,6 +8,7 @@
 //!   wire frames written byte for byte.
 //! - [`jsonrpc`]: the one text of a JSON-RPC error object.
 //! - [`pairing`]: which response answers which request, for every reader.
+//! - [`view`]: [`LineView`], the one typed reading of a line, for every reader.
 //! - [`timeline`]: the merged, paired, time-ordered view the replay page shows.
 //! - [`stats`]: [`StatsBuilder`] and [`merge_planes`], the figures the
 //!   anchor's `trace_stats` blocks hold.
@@ -19,17 +20,18 @@ pub mod pairing;
 pub mod reader;
 pub mod stats;
 pub mod timeline;
-mod view;
+pub mod view;
 pub mod writer;
 
 use std::io::{self, BufRead};
 
 pub use line::{
-    Block, Direction, End, Event, EventDir, KnownBlock, Line, LineKind, Meta, Producer, Timing,
-    Turn, UnknownLine, UnknownWhy, Usage, WireMessage,
+    Block, Direction, End, Event, EventDir, KnownBlock, Line, LineKind, Meta, Plane, Producer,
+    Timing, Turn, UnknownLine, UnknownWhy, Usage, WireMessage,
 };
 pub use reader::{NumberedLine, RawLine, SkipReason, SkipReport, SkippedLine, TapeReader};
 pub use stats::{Stats, StatsBuilder, TraceStats, merge_planes};
+pub use view::LineView;
 pub use writer::{TapeWriter, WriteError};
 
 /// Feed every line of one tape into `builder`, as a new source file.

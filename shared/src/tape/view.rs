@@ -1,4 +1,8 @@
-//! A lenient, borrowing view of one tape line: only the fields the stats read.
+//! The one typed reading of a tape line: a lenient, borrowing view of the
+//! fields any reader needs (the statistics, the replay's timeline, the
+//! recorder's findings), [`LineView`]. Lines are cut from a file by
+//! [`super::TapeReader`] (or, in the browser, as they stream in) and each is
+//! read with [`LineView::read`].
 //!
 //! The reference reads fields with JavaScript's loose rules (`typeof x ===
 //! 'string'`, `Array.isArray`, `=== true`), so a field of the wrong type is
@@ -72,15 +76,13 @@ impl<'de> Visitor<'de> for StrVisitor {
 }
 
 /// Reads a string; any other JSON value reads as absent.
-pub(crate) fn loose_str<'de, D: Deserializer<'de>>(
-    d: D,
-) -> Result<Option<Cow<'de, str>>, D::Error> {
+pub fn loose_str<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Cow<'de, str>>, D::Error> {
     d.deserialize_any(StrVisitor)
 }
 
 /// `typeof x === 'string'`: the string, whatever its length.
 #[derive(Default)]
-pub(crate) struct Str<'a>(pub Option<Cow<'a, str>>);
+pub struct Str<'a>(pub Option<Cow<'a, str>>);
 
 impl<'de: 'a, 'a> Deserialize<'de> for Str<'a> {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
@@ -101,7 +103,7 @@ impl Str<'_> {
 
 /// `typeof x === 'string' ? x.length : absent`, without keeping the text.
 #[derive(Default, Clone, Copy)]
-pub(crate) struct Utf16Len(pub Option<usize>);
+pub struct Utf16Len(pub Option<usize>);
 
 impl<'de> Deserialize<'de> for Utf16Len {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
@@ -130,7 +132,7 @@ impl<'a> Content<'a> {
 
 /// The reference's `num()`: a finite number, else absent.
 #[derive(Default, Clone, Copy)]
-pub(crate) struct Num(pub Option<f64>);
+pub struct Num(pub Option<f64>);
 
 impl<'de> Deserialize<'de> for Num {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
@@ -168,7 +170,7 @@ impl<'de> Deserialize<'de> for Num {
 
 /// `x === true`.
 #[derive(Default, Clone, Copy)]
-pub(crate) struct IsTrue(pub bool);
+pub struct IsTrue(pub bool);
 
 impl<'de> Deserialize<'de> for IsTrue {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
@@ -205,7 +207,7 @@ impl<'de> Deserialize<'de> for IsTrue {
 }
 
 /// The reference's `obj()`: a non-array object read as `T`, else absent.
-pub(crate) struct Obj<T>(pub Option<T>);
+pub struct Obj<T>(pub Option<T>);
 
 impl<T> Default for Obj<T> {
     fn default() -> Self {
@@ -231,7 +233,7 @@ impl<'de, T: Deserialize<'de>> Deserialize<'de> for Obj<T> {
 }
 
 /// `Array.isArray(x) ? x : []`.
-pub(crate) struct Seq<T>(pub Vec<T>);
+pub struct Seq<T>(pub Vec<T>);
 
 impl<T> Default for Seq<T> {
     fn default() -> Self {
@@ -261,7 +263,7 @@ impl<'de, T: Deserialize<'de>> Deserialize<'de> for Seq<T> {
 }
 
 /// `Array.isArray(x)`, keeping the array: `meta.command`.
-pub(crate) struct MaybeSeq<T>(pub Option<Vec<T>>);
+pub struct MaybeSeq<T>(pub Option<Vec<T>>);
 
 impl<T> Default for MaybeSeq<T> {
     fn default() -> Self {
@@ -292,7 +294,7 @@ impl<'de, T: Deserialize<'de>> Deserialize<'de> for MaybeSeq<T> {
 
 /// One element of a content array, as far as the stats care.
 #[derive(Default)]
-pub(crate) enum ContentItem<'a> {
+pub enum ContentItem<'a> {
     Str(Cow<'a, str>),
     /// An object, with its `text` when that is a string.
     Obj(Option<Cow<'a, str>>),
@@ -336,7 +338,7 @@ impl<'de: 'a, 'a> Deserialize<'de> for ContentItem<'a> {
 /// A `content` field: a string, an array of items, or anything else kept as
 /// a value (for `JSON.stringify`).
 #[derive(Default)]
-pub(crate) enum Content<'a> {
+pub enum Content<'a> {
     #[default]
     Absent,
     Str(Cow<'a, str>),
@@ -396,7 +398,7 @@ impl<'de: 'a, 'a> Deserialize<'de> for Content<'a> {
 
 /// `meta.producer`: a string, an object with name and version, or neither.
 #[derive(Default)]
-pub(crate) enum ProducerView<'a> {
+pub enum ProducerView<'a> {
     #[default]
     Neither,
     Str(Cow<'a, str>),
@@ -436,23 +438,37 @@ impl<'de: 'a, 'a> Deserialize<'de> for ProducerView<'a> {
 }
 
 #[derive(Deserialize, Default)]
-pub(crate) struct ParamsView<'a> {
+pub struct ParamsView<'a> {
+    #[serde(default, borrow)]
+    pub name: Str<'a>,
+    /// Kept as text: shown as an excerpt, or parsed by a reader that needs
+    /// the arguments.
+    #[serde(default, borrow)]
+    pub arguments: Option<&'a RawValue>,
+}
+
+/// Anything with a name (a listed tool).
+#[derive(Deserialize, Default)]
+pub struct NamedView<'a> {
     #[serde(default, borrow)]
     pub name: Str<'a>,
 }
 
 #[derive(Deserialize, Default)]
-pub(crate) struct ResultView<'a> {
+pub struct ResultView<'a> {
     #[serde(rename = "isError", default)]
     pub is_error: IsTrue,
     /// Kept unparsed: read only when the call failed.
     #[serde(default, borrow)]
     pub content: Option<&'a RawValue>,
+    /// A `tools/list` answer's tools.
+    #[serde(default, borrow)]
+    pub tools: Seq<Obj<NamedView<'a>>>,
 }
 
 /// `raw` of a wire line (a JSON-RPC frame) or of an event line.
 #[derive(Deserialize, Default)]
-pub(crate) struct RawView<'a> {
+pub struct RawView<'a> {
     #[serde(default)]
     pub id: Option<Value>,
     #[serde(default, borrow)]
@@ -469,10 +485,23 @@ pub(crate) struct RawView<'a> {
     pub endpoint: Str<'a>,
     #[serde(default, borrow)]
     pub url: Str<'a>,
+    // harness event fields the timeline shows in a title
+    #[serde(default, borrow)]
+    pub tool: Str<'a>,
+    #[serde(default, borrow)]
+    pub gate: Str<'a>,
+    #[serde(rename = "taskId", default, borrow)]
+    pub task_id: Str<'a>,
+    #[serde(default)]
+    pub ok: Option<Value>,
+    #[serde(default, borrow)]
+    pub reason: Str<'a>,
+    #[serde(default, borrow)]
+    pub detail: Str<'a>,
 }
 
 #[derive(Deserialize, Default)]
-pub(crate) struct UsageView {
+pub struct UsageView {
     #[serde(default)]
     pub input_tokens: Num,
     #[serde(default)]
@@ -486,7 +515,7 @@ pub(crate) struct UsageView {
 }
 
 #[derive(Deserialize, Default)]
-pub(crate) struct TimingView {
+pub struct TimingView {
     #[serde(default)]
     pub ttft_ms: Num,
     #[serde(default)]
@@ -494,7 +523,7 @@ pub(crate) struct TimingView {
 }
 
 #[derive(Deserialize, Default)]
-pub(crate) struct BlockView<'a> {
+pub struct BlockView<'a> {
     #[serde(rename = "type", default, borrow)]
     pub ty: Str<'a>,
     #[serde(default)]
@@ -505,6 +534,9 @@ pub(crate) struct BlockView<'a> {
     pub name: Str<'a>,
     #[serde(default)]
     pub tool_use_id: Option<Value>,
+    /// Kept unparsed: read (as a string) only by a reader that shows it.
+    #[serde(default, borrow)]
+    pub text: Option<&'a RawValue>,
     #[serde(default)]
     pub is_error: Option<Value>,
     /// Kept unparsed: read only when the result is an error.
@@ -514,7 +546,7 @@ pub(crate) struct BlockView<'a> {
 
 /// Every field of any line kind that the stats read.
 #[derive(Deserialize, Default)]
-pub(crate) struct LineView<'a> {
+pub struct LineView<'a> {
     #[serde(rename = "type", default, borrow)]
     pub ty: Str<'a>,
     #[serde(default, borrow)]
@@ -525,6 +557,8 @@ pub(crate) struct LineView<'a> {
     pub kind: Str<'a>,
     #[serde(default, borrow)]
     pub source: Str<'a>,
+    #[serde(default, borrow)]
+    pub corr_id: Str<'a>,
     #[serde(default, borrow)]
     pub raw: Obj<RawView<'a>>,
     #[serde(default, borrow)]
@@ -562,6 +596,16 @@ pub(crate) struct LineView<'a> {
     pub exit_code: Num,
 }
 
+impl BlockView<'_> {
+    /// The block's `text`, when it is a string.
+    pub fn text(&self) -> Option<Cow<'_, str>> {
+        let raw = self.text?;
+        serde_json::from_slice::<Str<'_>>(raw.get().as_bytes())
+            .ok()
+            .and_then(|s| s.0)
+    }
+}
+
 impl<'a> LineView<'a> {
     /// Read a line that is known to start with `{`. A line with a duplicated
     /// key is read again after a pass through a value, where the last
@@ -573,12 +617,14 @@ impl<'a> LineView<'a> {
             Err(first) => {
                 // Invalid UTF-8 reads as U+FFFD, as `readFileSync(path, 'utf8')` does.
                 let text = String::from_utf8_lossy(text);
-                let Ok(value) = serde_json::from_str::<Value>(&text) else {
+                // Slices only: a `from_str` path would put a second copy of
+                // these deserializers into the viewer's wasm.
+                let Ok(value) = serde_json::from_slice::<Value>(text.as_bytes()) else {
                     return Err(first);
                 };
                 // Written out again, the line has each key once.
                 let text: &'a str = spill.insert(value.to_string());
-                serde_json::from_str::<LineView<'a>>(text)
+                serde_json::from_slice::<LineView<'a>>(text.as_bytes())
             }
         }
     }

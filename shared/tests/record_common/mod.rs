@@ -4,6 +4,7 @@
 use std::path::PathBuf;
 
 use fitness_shared::record::*;
+use fitness_shared::tape::Plane;
 use serde_json::json;
 
 /// The anchor board fixtures beside the project root. Fails loudly if absent.
@@ -350,13 +351,13 @@ pub fn scored_record() -> RunRecord {
         },
         tapes: vec![
             TapeRef {
-                plane: TapePlane::Mcp,
+                plane: Plane::Mcp,
                 path: "mcp.jsonl".into(),
                 sha256: "0".repeat(64),
                 bytes: 10,
             },
             TapeRef {
-                plane: TapePlane::Agent,
+                plane: Plane::Agent,
                 path: "tapes/agent.jsonl".into(),
                 sha256: "f".repeat(64),
                 bytes: 20,

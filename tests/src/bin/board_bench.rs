@@ -221,7 +221,7 @@ fn sites(
     let key = dir.join("publisher.key");
     fitness_recorder::integrity::generate(&key)?;
     let ours = dir.join("ours");
-    fitness_recorder::publish::publish(&fitness_recorder::publish::PublishArgs {
+    fitness_recorder::publish::publish(&fitness_recorder::publish::PublishOptions {
         runs: Vec::new(),
         import: Some(runs.clone()),
         traces: Some(anchor_dir().join("traces")),

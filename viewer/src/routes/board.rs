@@ -9,7 +9,7 @@ use std::sync::Arc;
 use fitness_shared::board::{Board, Counts, Group, Row, Spend, StandingNotes};
 use leptos::prelude::*;
 
-use crate::{AxisLabels, RowView};
+use crate::components::{AxisLabels, RowView};
 
 /// The ledger's tiers, in cost order: id, card title, filter label, and the
 /// sentence each one means.
@@ -260,7 +260,7 @@ pub fn BoardHead() -> impl IntoView {
 /// Jump to the URL's fragment once the rows are there.
 #[cfg(target_arch = "wasm32")]
 fn scroll_to_fragment() {
-    if crate::embedded() {
+    if crate::components::embedded() {
         return;
     }
     request_animation_frame(|| {

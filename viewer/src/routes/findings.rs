@@ -8,7 +8,7 @@ use fitness_shared::record::{
 use fitness_shared::site::tape_file;
 use leptos::prelude::*;
 
-use crate::{api, interval_text};
+use crate::api;
 
 fn kind_words(kind: &str) -> String {
     kind.replace('_', " ")
@@ -126,7 +126,7 @@ fn rewrite_view(r: &RewriteLink) -> impl IntoView + use<> {
     };
     let side = |i: &Option<fitness_shared::stats::Interval>| {
         i.as_ref()
-            .map(interval_text)
+            .map(fitness_shared::stats::Interval::text)
             .unwrap_or_else(|| "no interval (the run did not score)".to_owned())
     };
     let difference = r

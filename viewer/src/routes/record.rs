@@ -11,7 +11,7 @@ use leptos::either::{Either, EitherOf3, EitherOf10};
 use leptos::prelude::*;
 
 use crate::api;
-use crate::{AxisLabels, CaveatNote, IntervalBar, SignatureChip, interval_text, pct};
+use crate::components::{AxisLabels, CaveatNote, IntervalBar, SignatureChip, pct};
 
 /// A record as the page shows it.
 #[derive(Clone)]
@@ -166,10 +166,7 @@ fn deciding_gate(record: &RunRecord) -> Option<GateRecord> {
 
 fn headline(record: &RunRecord, outcome: &str, deciding: Option<&GateRecord>) -> String {
     match (&record.score, deciding) {
-        (Some(score), _) => format!(
-            "Scored: first-try success {}",
-            interval_text(&score.first_try)
-        ),
+        (Some(score), _) => format!("Scored: first-try success {}", score.first_try.text()),
         (None, Some(g)) => format!(
             "{outcome}: stopped at the {} gate, reason {}",
             g.id, g.reason
@@ -200,7 +197,7 @@ fn economics_view(record: &RunRecord) -> Option<impl IntoView + use<>> {
             tokens: s.mean_tokens_per_completed_task,
             usd: s.mean_cost_per_completed_task_usd,
         };
-        view! { <p class="economics">{crate::economics_text(&e)}</p> }
+        view! { <p class="economics">{crate::components::economics_text(&e)}</p> }
     })
 }
 

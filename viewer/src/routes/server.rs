@@ -8,8 +8,8 @@ use std::sync::Arc;
 use fitness_shared::board::{Board, Row, RowResult};
 use leptos::prelude::*;
 
+use crate::components::{RowView, outcome_counts};
 use crate::routes::board::BoardHead;
-use crate::{RowView, outcome_counts};
 
 #[component]
 pub fn ServerView(board: Arc<Board>, slug: String) -> impl IntoView {

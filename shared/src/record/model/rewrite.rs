@@ -5,7 +5,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::score::Interval;
-use super::tapes::TapePlane;
+use crate::tape::Plane;
 
 /// What a finding is about.
 #[derive(
@@ -33,7 +33,7 @@ pub enum FindingKind {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct EvidenceLink {
     /// Which tape: `mcp` or `agent`.
-    pub tape: TapePlane,
+    pub tape: Plane,
     /// The 1-based line number in that tape file.
     pub line: u64,
     /// The corr_id of the line, when it has one.
@@ -99,7 +99,7 @@ pub enum RewriteRole {
 
 /// The difference of the first-try intervals of the two runs of a rewrite
 /// check, computed from the intervals stored in the records
-/// (`fitness_shared::rewrite::delta`).
+/// (`fitness_shared::compare::delta`).
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct RewriteDelta {
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -4,18 +4,12 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-/// Which plane a tape records.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum TapePlane {
-    Mcp,
-    Agent,
-}
+use crate::tape::Plane;
 
 /// A tape the record vouches for.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct TapeRef {
-    pub plane: TapePlane,
+    pub plane: Plane,
     /// Relative to the directory holding the record, `/`-separated.
     pub path: String,
     /// Lowercase hex sha256 of the file's bytes.

@@ -3,9 +3,10 @@
 use std::cmp::Ordering;
 
 use super::{
-    ErrorSource, ErrorStats, JsNum, Plane, Planes, STATS_SCHEMA, SessionStats, Stats, TraceStats,
+    ErrorSource, ErrorStats, JsNum, Planes, STATS_SCHEMA, SessionStats, Stats, TraceStats,
 };
 use crate::tape::js;
+use crate::tape::line::Plane;
 
 pub(super) fn min_iso(a: Option<&str>, b: Option<&str>) -> Option<String> {
     match (a, b) {

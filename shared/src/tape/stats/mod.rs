@@ -23,6 +23,7 @@ mod facts;
 mod merge;
 mod settle;
 
+use super::line::Plane;
 use serde::{Serialize, Serializer};
 
 use crate::tape::line::LineKind;
@@ -213,14 +214,6 @@ pub struct Stats {
     pub errors: Vec<ErrorStats>,
 }
 
-/// Which plane a merged block took its tool table from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Plane {
-    Mcp,
-    Agent,
-}
-
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Planes {
     pub mcp: Stats,
@@ -235,6 +228,7 @@ pub struct TraceStats {
     pub merged: Stats,
     pub planes: Planes,
     #[serde(rename = "toolsPlane")]
+    /// Which plane the merged block took its tool table from.
     pub tools_plane: Option<Plane>,
 }
 

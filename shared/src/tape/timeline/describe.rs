@@ -1,131 +1,14 @@
-//! What one tape line shows on the timeline: the borrowed view a line is
-//! read into, and its entry's kind, title, detail and error.
+//! What one tape line shows on the timeline: its entry's kind, title,
+//! detail and error, from the line's [`LineView`].
 
-use serde::Deserialize;
 use serde_json::Value;
-use serde_json::value::RawValue;
 
 use super::{EntryKind, Fact, LineRef};
 use crate::tape::js;
 use crate::tape::jsonrpc::error_text;
 use crate::tape::line::LineKind;
-use crate::tape::stats::Plane;
-use crate::tape::view::{IsTrue, Num, Obj, ResultView, Seq, Str};
-
-#[derive(Deserialize, Default)]
-struct TRaw<'a> {
-    #[serde(default)]
-    id: Option<Value>,
-    #[serde(default, borrow)]
-    method: Str<'a>,
-    #[serde(default, borrow)]
-    params: Obj<TParams<'a>>,
-    #[serde(default)]
-    error: Option<Value>,
-    #[serde(default, borrow)]
-    result: Obj<ResultView<'a>>,
-    // harness event fields shown in the title
-    #[serde(default, borrow)]
-    tool: Str<'a>,
-    #[serde(default, borrow)]
-    gate: Str<'a>,
-    #[serde(rename = "taskId", default, borrow)]
-    task_id: Str<'a>,
-    #[serde(default)]
-    ok: Option<Value>,
-    #[serde(default, borrow)]
-    reason: Str<'a>,
-    #[serde(default, borrow)]
-    detail: Str<'a>,
-}
-
-#[derive(Deserialize, Default)]
-struct TParams<'a> {
-    #[serde(default, borrow)]
-    name: Str<'a>,
-    /// Kept as text: shown as an excerpt, never parsed.
-    #[serde(default, borrow)]
-    arguments: Option<&'a RawValue>,
-}
-
-#[derive(Deserialize, Default)]
-struct TUsage {
-    #[serde(default)]
-    input_tokens: Num,
-    #[serde(default)]
-    output_tokens: Num,
-}
-
-#[derive(Deserialize, Default)]
-struct TBlock<'a> {
-    #[serde(rename = "type", default, borrow)]
-    ty: Str<'a>,
-    #[serde(default, borrow)]
-    text: Str<'a>,
-    #[serde(default, borrow)]
-    name: Str<'a>,
-    #[serde(default)]
-    is_error: Option<Value>,
-    #[serde(default, borrow)]
-    content: Option<&'a RawValue>,
-}
-
-#[derive(Deserialize, Default)]
-pub(super) struct TLine<'a> {
-    #[serde(rename = "type", default, borrow)]
-    pub(super) ty: Str<'a>,
-    #[serde(default, borrow)]
-    pub(super) dir: Str<'a>,
-    #[serde(default, borrow)]
-    pub(super) t: Str<'a>,
-    #[serde(default, borrow)]
-    kind: Str<'a>,
-    #[serde(default, borrow)]
-    source: Str<'a>,
-    #[serde(default, borrow)]
-    corr_id: Str<'a>,
-    #[serde(default, borrow)]
-    raw: Obj<TRaw<'a>>,
-    #[serde(default, borrow)]
-    role: Str<'a>,
-    #[serde(default, borrow)]
-    model: Str<'a>,
-    #[serde(default)]
-    echoed: IsTrue,
-    #[serde(default)]
-    usage: Obj<TUsage>,
-    #[serde(default, borrow)]
-    blocks: Seq<Obj<TBlock<'a>>>,
-    #[serde(rename = "startedAt", default, borrow)]
-    pub(super) started_at: Str<'a>,
-    #[serde(default, borrow)]
-    label: Str<'a>,
-    #[serde(default, borrow)]
-    reason: Str<'a>,
-}
-
-impl<'a> TLine<'a> {
-    pub(super) fn read(
-        text: &'a [u8],
-        spill: &'a mut Option<String>,
-    ) -> Result<Self, serde_json::Error> {
-        match serde_json::from_slice::<TLine<'a>>(text) {
-            Ok(line) => Ok(line),
-            Err(first) => {
-                // As the stats reader does: duplicated keys (last wins) and
-                // bytes that are not UTF-8 go through a value first.
-                let text = String::from_utf8_lossy(text);
-                // Slices only: a `from_str` path would put a second copy of
-                // these deserializers into the viewer's wasm.
-                let Ok(value) = serde_json::from_slice::<Value>(text.as_bytes()) else {
-                    return Err(first);
-                };
-                let text: &'a str = spill.insert(value.to_string());
-                serde_json::from_slice::<TLine<'a>>(text.as_bytes())
-            }
-        }
-    }
-}
+use crate::tape::line::Plane;
+use crate::tape::view::LineView;
 
 const TITLE_CHARS: usize = 160;
 
@@ -145,7 +28,7 @@ fn excerpt(s: &str, max: usize) -> String {
 }
 
 pub(super) fn describe(
-    l: &TLine<'_>,
+    l: &LineView<'_>,
     kind: LineKind,
     at: LineRef,
     plane: Plane,
@@ -214,7 +97,7 @@ pub(super) fn describe(
     fact
 }
 
-fn describe_message(l: &TLine<'_>, fact: &mut Fact) {
+fn describe_message(l: &LineView<'_>, fact: &mut Fact) {
     let dir = l.dir.get().unwrap_or("in");
     let arrow = if dir == "in" {
         "client to server"
@@ -285,7 +168,7 @@ fn content_excerpt(json: &str) -> String {
     excerpt(text, 120)
 }
 
-fn describe_turn(l: &TLine<'_>, fact: &mut Fact) {
+fn describe_turn(l: &LineView<'_>, fact: &mut Fact) {
     fact.kind = EntryKind::Turn;
     let role = l.role.get().unwrap_or("(no role)");
     let mut text = None;
@@ -298,7 +181,7 @@ fn describe_turn(l: &TLine<'_>, fact: &mut Fact) {
         match block.ty.get() {
             Some("text") => {
                 if text.is_none() {
-                    text = block.text.get().map(|t| excerpt(t, TITLE_CHARS));
+                    text = block.text().map(|t| excerpt(&t, TITLE_CHARS));
                 }
             }
             Some("tool_use") => uses.push(block.name.get().unwrap_or("(unnamed)").to_owned()),

@@ -14,12 +14,14 @@
 use std::collections::HashMap;
 
 use crate::tape::line::LineKind;
+use crate::tape::line::Plane;
 use crate::tape::pairing::{AfterAnswer, Pairing, Reach, Repeat, Rules};
-use crate::tape::stats::{Plane, RecordCounts};
+use crate::tape::stats::RecordCounts;
 
 mod describe;
 
-use describe::{TLine, describe};
+use crate::tape::view::LineView;
+use describe::describe;
 
 /// The trial arm a line belongs to, read from its `corr_id`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -345,7 +347,7 @@ impl TimelineBuilder {
             return;
         }
         let mut spill = None;
-        let Ok(parsed) = TLine::read(body, &mut spill) else {
+        let Ok(parsed) = LineView::read(body, &mut spill) else {
             summary.skipped += 1;
             return;
         };

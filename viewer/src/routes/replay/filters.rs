@@ -7,8 +7,9 @@ use std::sync::Arc;
 use fitness_shared::tape::timeline::{Arm, Entry, EntryKind};
 use leptos::prelude::*;
 
-use super::links::{ReplayLinks, replace_query};
+use super::links::replace_query;
 use super::loader::Loaded;
+use crate::url_state::ReplayLinks;
 
 /// Trials named in the trial filter's list (the rest by their row chips).
 const TRIAL_OPTIONS: usize = 200;

@@ -6,15 +6,15 @@
 use std::sync::Arc;
 
 use fitness_shared::integrity::Sha256Stream;
-use fitness_shared::record::{RunRecord, TapePlane};
-use fitness_shared::tape::stats::Plane;
+use fitness_shared::record::RunRecord;
+use fitness_shared::tape::Plane;
 use fitness_shared::tape::timeline::{LineSplitter, Timeline, TimelineBuilder};
 use futures::future::{Either, select};
 use leptos::prelude::*;
 
 use super::integrity::{self, Integrity};
-use super::links::ReplaySource;
 use crate::api;
+use crate::url_state::ReplaySource;
 
 /// One tape being read or read: its name and plane. Its bytes live in the
 /// page's [`TapeBytes`] store, at the same index as the builder's tape.
@@ -460,8 +460,8 @@ async fn open_record_tapes(
             continue;
         };
         let plane = match tape_ref.plane {
-            TapePlane::Mcp => Plane::Mcp,
-            TapePlane::Agent => Plane::Agent,
+            Plane::Mcp => Plane::Mcp,
+            Plane::Agent => Plane::Agent,
         };
         let expected = Some((tape_ref.sha256.clone(), tape_ref.bytes));
         match open_stream(

@@ -26,8 +26,8 @@ use std::sync::Arc;
 use leptos::either::Either;
 use leptos::prelude::*;
 
+use crate::url_state::{ReplayLinks, ReplaySource};
 pub use integrity::Integrity;
-pub use links::{ReplayLinks, ReplaySource};
 pub use list::ROW_HEIGHT;
 pub use loader::{Loaded, TapeBytes, TapeInfo, next_tick};
 

@@ -1,0 +1,33 @@
+//! `fitness serve SITE [--addr ADDR]`: a published site over HTTP, with the
+//! headers of its `_headers` file, until Ctrl-C or SIGTERM.
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+
+use anyhow::Context;
+
+/// Arguments of `fitness serve`.
+#[derive(Debug, clap::Args)]
+pub struct ServeArgs {
+    /// The published site directory (what `fitness publish --out` wrote).
+    pub site: PathBuf,
+    /// Address to listen on. Keep it on loopback unless you mean to share it.
+    #[arg(long, default_value = "127.0.0.1:8080")]
+    pub addr: SocketAddr,
+}
+
+/// Run `fitness serve` until Ctrl-C or SIGTERM.
+pub fn run(args: ServeArgs) -> anyhow::Result<()> {
+    let runtime = tokio::runtime::Runtime::new().context("starting the async runtime")?;
+    runtime.block_on(async move {
+        let listener = tokio::net::TcpListener::bind(args.addr)
+            .await
+            .with_context(|| format!("failed to listen on {}", args.addr))?;
+        let local = listener.local_addr()?;
+        crate::process::outln!(
+            "serving {} at http://{local}/ (Ctrl-C to stop)",
+            args.site.display()
+        );
+        fitness_recorder::serve::serve(&args.site, listener, crate::process::stop_requested()).await
+    })
+}

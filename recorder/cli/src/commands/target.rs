@@ -1,0 +1,167 @@
+//! The server a command talks to: an http(s) URL, or `-- CMD ARGS...` for a
+//! stdio child. The one target parser: `fitness run` reads all its flags
+//! ([`TargetArgs`], [`parse_target`]); `probe`, `ask` and `suite` give the
+//! URL and command with their [`ConnectFlags`], `rewrite-check` its env and
+//! command ([`parse`]).
+
+use clap::Args;
+
+use anyhow::Context as _;
+
+use fitness_recorder::mcp::connect::{HttpTarget, Target};
+use fitness_recorder::mcp::stdio::StdioTarget;
+use fitness_recorder::mcp::target::BEARER_ENV;
+
+#[derive(Debug, Clone, Args)]
+pub struct TargetArgs {
+    /// An http(s) URL; for a stdio server give `-- CMD ARGS...` instead.
+    #[arg(value_name = "URL")]
+    pub url: Option<String>,
+    /// An HTTP header to send (auth goes here); repeatable. Never taped.
+    #[arg(long = "header", value_name = "K:V")]
+    pub headers: Vec<String>,
+    /// An environment variable for the stdio child; repeatable. Never taped.
+    #[arg(long = "env", value_name = "K=V")]
+    pub env: Vec<String>,
+    /// An HTTP header whose value is read from this process's environment
+    /// variable VAR (so the value is on no command line); repeatable.
+    #[arg(long = "header-env", value_name = "K=VAR")]
+    pub header_env: Vec<String>,
+    /// A variable for the stdio child whose value is read from this
+    /// process's environment variable VAR; repeatable.
+    #[arg(long = "env-from", value_name = "K=VAR")]
+    pub env_from: Vec<String>,
+    /// The stdio server's command line.
+    #[arg(last = true, value_name = "CMD")]
+    pub command: Vec<String>,
+}
+
+/// The `--header` and `--env` flags of `probe`, `ask` and `suite`
+/// (`fitness run` has them in [`TargetArgs`], beside their `-env` forms).
+#[derive(Debug, Clone, Args)]
+pub struct ConnectFlags {
+    /// An HTTP header to send (auth goes here); repeatable.
+    #[arg(long = "header", value_name = "K:V")]
+    pub headers: Vec<String>,
+    /// An environment variable for the stdio child; repeatable.
+    #[arg(long = "env", value_name = "K=V")]
+    pub env: Vec<String>,
+}
+
+impl ConnectFlags {
+    /// The server at `url`, or the stdio `command`, with these flags ([`parse`]).
+    pub fn target(&self, url: Option<&str>, command: &[String]) -> anyhow::Result<Target> {
+        parse(url, &self.headers, &self.env, command)
+    }
+}
+
+/// Read a target from its flags; a bearer token for HTTP comes from
+/// `FITNESS_MCP_BEARER_TOKEN`.
+pub fn parse_target(args: &TargetArgs) -> anyhow::Result<Target> {
+    let mut headers = args.headers.clone();
+    for spec in &args.header_env {
+        let (name, value) = from_env("--header-env", spec)?;
+        headers.push(format!("{name}:{value}"));
+    }
+    let mut env = args.env.clone();
+    for spec in &args.env_from {
+        let (name, value) = from_env("--env-from", spec)?;
+        env.push(format!("{name}={value}"));
+    }
+    parse(args.url.as_deref(), &headers, &env, &args.command)
+}
+
+/// `K=VAR` -> `(K, value of $VAR)`; an unset or empty VAR is an error
+/// that names the variable, never a value.
+fn from_env(flag: &str, spec: &str) -> anyhow::Result<(String, String)> {
+    let (name, var) = spec
+        .split_once('=')
+        .filter(|(k, v)| !k.is_empty() && !v.is_empty())
+        .ok_or_else(|| anyhow::anyhow!("{flag} {spec:?} is not K=VAR"))?;
+    let value = std::env::var(var)
+        .ok()
+        .filter(|v| !v.is_empty())
+        .ok_or_else(|| {
+            anyhow::anyhow!("{flag} {name}={var}: the environment variable {var} is not set")
+        })?;
+    Ok((name.to_owned(), value))
+}
+
+/// TARGET parsing shared by the commands that connect to a server: an
+/// http(s) URL with `--header K:V`, or `-- CMD ARGS...` with `--env K=V`.
+/// Every secret of the target joins the redaction policy here, before any
+/// tape can be created for it.
+pub fn parse(
+    url: Option<&str>,
+    headers: &[String],
+    env: &[String],
+    command: &[String],
+) -> anyhow::Result<Target> {
+    let target = read_target(url, headers, env, command)?;
+    target.register_secrets();
+    Ok(target)
+}
+
+fn read_target(
+    url: Option<&str>,
+    headers: &[String],
+    env: &[String],
+    command: &[String],
+) -> anyhow::Result<Target> {
+    match (url, command.split_first()) {
+        (Some(url), None) => {
+            anyhow::ensure!(
+                url.starts_with("http://") || url.starts_with("https://"),
+                "TARGET must be an http(s) URL, or `-- CMD ARGS...` for a stdio server"
+            );
+            anyhow::ensure!(
+                env.is_empty(),
+                "--env is for stdio servers; use --header for HTTP"
+            );
+            // A malformed flag is named by position: its text may be a secret.
+            let headers = headers
+                .iter()
+                .enumerate()
+                .map(|(i, h)| {
+                    h.split_once(':')
+                        .map(|(k, v)| (k.trim().to_owned(), v.trim().to_owned()))
+                        .with_context(|| {
+                            format!(
+                                "--header number {} is not K:V (its text is not shown)",
+                                i + 1
+                            )
+                        })
+                })
+                .collect::<anyhow::Result<_>>()?;
+            Ok(Target::Http(HttpTarget {
+                url: url.to_owned(),
+                headers,
+                bearer: std::env::var(BEARER_ENV).ok().filter(|t| !t.is_empty()),
+            }))
+        }
+        (None, Some((program, rest))) => {
+            anyhow::ensure!(
+                headers.is_empty(),
+                "--header is for HTTP servers; use --env for stdio"
+            );
+            let env = env
+                .iter()
+                .enumerate()
+                .map(|(i, e)| {
+                    e.split_once('=')
+                        .map(|(k, v)| (k.to_owned(), v.to_owned()))
+                        .with_context(|| {
+                            format!("--env number {} is not K=V (its text is not shown)", i + 1)
+                        })
+                })
+                .collect::<anyhow::Result<_>>()?;
+            Ok(Target::Stdio(StdioTarget {
+                program: program.clone(),
+                args: rest.to_vec(),
+                env,
+            }))
+        }
+        (Some(_), Some(_)) => anyhow::bail!("give either a URL or `-- CMD ARGS...`, not both"),
+        (None, None) => anyhow::bail!("no server: give an http(s) URL or `-- CMD ARGS...`"),
+    }
+}

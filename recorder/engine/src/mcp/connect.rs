@@ -1,0 +1,347 @@
+//! Connecting to a server the way real clients do, through rmcp 3.x: a stdio
+//! child or streamable HTTP, the modern era (`server/discover`) first with a
+//! fallback to the legacy `initialize` handshake. Every request is bounded by a
+//! timeout; server-to-client requests are answered by [`FitnessClient`].
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use rmcp::model::{
+    CallToolRequestParams, CallToolResult, ClientCapabilities, ClientConfig, Implementation,
+    ProtocolVersion, Tool,
+};
+use rmcp::service::{ClientLifecycleMode, ClientServiceExt, NotificationContext, RunningService};
+use rmcp::transport::StreamableHttpClientTransport;
+use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
+use rmcp::{ClientHandler, RoleClient};
+use serde_json::json;
+
+use super::stdio::StdioChild;
+use super::tap::Tap;
+use super::tapped::{SharedCorrId, TappedTransport};
+// Where and how a session runs; the probes' raw client needs them too.
+pub use super::target::{Era, HttpTarget, Target};
+
+/// How long any one MCP request may take unless the operator says otherwise.
+pub const DEFAULT_REQUEST_TIMEOUT: Duration = Duration::from_secs(20);
+
+/// The client side: answers `roots/list` and `ping` (rmcp's defaults), and
+/// re-lists tools on `notifications/tools/list_changed`.
+#[derive(Clone)]
+pub struct FitnessClient {
+    tap: Tap,
+    tools: Arc<Mutex<Option<Vec<String>>>>,
+    relists: Arc<std::sync::atomic::AtomicU64>,
+    timeout: Duration,
+}
+
+impl FitnessClient {
+    fn new(tap: Tap, timeout: Duration) -> Self {
+        FitnessClient {
+            tap,
+            tools: Arc::default(),
+            relists: Arc::default(),
+            timeout,
+        }
+    }
+}
+
+impl ClientHandler for FitnessClient {
+    fn get_info(&self) -> ClientConfig {
+        ClientConfig::new(
+            ClientCapabilities::default(),
+            Implementation::new("fitness", fitness_shared::VERSION),
+        )
+    }
+
+    async fn on_tool_list_changed(&self, context: NotificationContext<RoleClient>) {
+        self.tap
+            .event("fitness.list_changed", json!({"list": "tools"}), None);
+        let peer = context.peer.clone();
+        let tools = self.tools.clone();
+        let relists = self.relists.clone();
+        let timeout = self.timeout;
+        tokio::spawn(async move {
+            if let Ok(Ok(list)) = tokio::time::timeout(timeout, peer.list_all_tools()).await {
+                let names = list.into_iter().map(|t| t.name.to_string()).collect();
+                *tools.lock().unwrap_or_else(|p| p.into_inner()) = Some(names);
+                relists.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            }
+        });
+    }
+}
+
+/// A live session.
+pub struct Session {
+    pub service: RunningService<RoleClient, FitnessClient>,
+    child: Option<StdioChild>,
+    timeout: Duration,
+    corr_id: SharedCorrId,
+}
+
+/// What the handshake established.
+#[derive(Debug, Clone, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ServerFacts {
+    pub era: Era,
+    pub negotiated_version: String,
+    pub server_info: Option<serde_json::Value>,
+    pub capabilities: serde_json::Value,
+}
+
+/// The streamable HTTP client's configuration for `h`: its headers and
+/// token, and the same bounds on bodies and events as the raw probes.
+fn http_config(h: &HttpTarget) -> anyhow::Result<StreamableHttpClientTransportConfig> {
+    let mut custom = HashMap::new();
+    for (k, v) in &h.headers {
+        let name = reqwest::header::HeaderName::from_bytes(k.as_bytes())
+            .map_err(|e| anyhow::anyhow!("bad header name {k:?}: {e}"))?;
+        let value = reqwest::header::HeaderValue::from_str(v)
+            .map_err(|e| anyhow::anyhow!("bad value for header {k:?}: {e}"))?;
+        custom.insert(name, value);
+    }
+    let mut config =
+        StreamableHttpClientTransportConfig::with_uri(h.url.as_str()).custom_headers(custom);
+    // rmcp reads bodies and events within these, as the raw probes do.
+    config.max_json_response_size = crate::http::MAX_BODY;
+    config.max_sse_event_size = super::frames::MAX_EVENT;
+    if let Some(token) = &h.bearer {
+        config = config.auth_header(token.clone());
+    }
+    Ok(config)
+}
+
+impl Session {
+    /// Connect and complete the handshake within `timeout`: modern
+    /// `server/discover` first; when that fails (a legacy-only server may
+    /// answer discover with an unsupported-version error rather than
+    /// -32601), a fresh connection with the legacy `initialize`.
+    pub async fn connect(
+        target: &Target,
+        tap: Tap,
+        corr_id: Option<String>,
+        timeout: Duration,
+    ) -> anyhow::Result<Session> {
+        let auto = ClientLifecycleMode::Auto {
+            preferred_versions: vec![ProtocolVersion::V_2026_07_28],
+            legacy_version: Some(ProtocolVersion::V_2025_11_25),
+        };
+        match Self::connect_with(target, tap.clone(), corr_id.clone(), timeout, auto).await {
+            Ok(session) => Ok(session),
+            Err(modern) => {
+                tap.event(
+                    "fitness.fallback",
+                    json!({"to": "initialize", "why": format!("{modern:#}")}),
+                    corr_id.as_deref(),
+                );
+                Self::connect_with(
+                    target,
+                    tap,
+                    corr_id,
+                    timeout,
+                    ClientLifecycleMode::Initialize,
+                )
+                .await
+                .map_err(|legacy| {
+                    legacy.context(format!("after server/discover failed: {modern:#}"))
+                })
+            }
+        }
+    }
+
+    async fn connect_with(
+        target: &Target,
+        tap: Tap,
+        corr_id: Option<String>,
+        timeout: Duration,
+        lifecycle: ClientLifecycleMode,
+    ) -> anyhow::Result<Session> {
+        let client = FitnessClient::new(tap.clone(), timeout);
+        let corr_id = SharedCorrId::new(corr_id.as_deref());
+        match target {
+            Target::Stdio(s) => {
+                let (pipe, mut child) = StdioChild::spawn_shared(s, tap, corr_id.clone())?;
+                let served =
+                    tokio::time::timeout(timeout, client.serve_with_lifecycle(pipe, lifecycle))
+                        .await;
+                let command = s.command_line().join(" ");
+                let why = match served {
+                    Ok(Ok(service)) => {
+                        return Ok(Session {
+                            service,
+                            child: Some(child),
+                            timeout,
+                            corr_id,
+                        });
+                    }
+                    Ok(Err(e)) => format!("the handshake with `{command}` failed: {e}"),
+                    Err(_) => {
+                        format!("`{command}` did not complete the handshake within {timeout:?}")
+                    }
+                };
+                let stderr = child.stderr_tail();
+                child.kill().await;
+                Err(anyhow::anyhow!("{why}{}", stderr_note(&stderr)))
+            }
+            Target::Http(h) => {
+                let config = http_config(h)?;
+                let transport =
+                    StreamableHttpClientTransport::with_client(mcp_http_client()?, config);
+                let tapped = TappedTransport::new(transport, tap, corr_id.clone());
+                let service =
+                    tokio::time::timeout(timeout, client.serve_with_lifecycle(tapped, lifecycle))
+                        .await
+                        .map_err(|_| {
+                            anyhow::anyhow!(
+                                "{} did not complete the handshake within {timeout:?}",
+                                h.url
+                            )
+                        })?
+                        .map_err(|e| anyhow::anyhow!("could not reach {}: {e}", h.url))?;
+                Ok(Session {
+                    service,
+                    child: None,
+                    timeout,
+                    corr_id,
+                })
+            }
+        }
+    }
+
+    pub fn facts(&self) -> Option<ServerFacts> {
+        let info = self.service.peer_info()?;
+        let version = info.protocol_version.to_string();
+        Some(ServerFacts {
+            era: Era::of(&version),
+            negotiated_version: version,
+            server_info: info
+                .server_info
+                .as_ref()
+                .and_then(|s| serde_json::to_value(s).ok()),
+            capabilities: serde_json::to_value(&info.capabilities).unwrap_or_default(),
+        })
+    }
+
+    /// Every tool, all pages, within the timeout.
+    pub async fn list_tools(&self) -> anyhow::Result<Vec<Tool>> {
+        tokio::time::timeout(self.timeout, self.service.list_all_tools())
+            .await
+            .map_err(|_| anyhow::anyhow!("tools/list got no answer within {:?}", self.timeout))?
+            .map_err(|e| anyhow::anyhow!("tools/list failed: {e}"))
+    }
+
+    /// One `tools/call`, within the timeout.
+    pub async fn call_tool(
+        &self,
+        name: &str,
+        arguments: serde_json::Map<String, serde_json::Value>,
+    ) -> anyhow::Result<CallToolResult> {
+        let params = CallToolRequestParams::new(name.to_owned()).with_arguments(arguments);
+        tokio::time::timeout(self.timeout, self.service.call_tool(params))
+            .await
+            .map_err(|_| {
+                anyhow::anyhow!("tools/call {name} got no answer within {:?}", self.timeout)
+            })?
+            .map_err(|e| anyhow::anyhow!("tools/call {name} failed: {e}"))
+    }
+
+    /// The corr_id written on this session's wire lines from now on (the
+    /// agent loop sets a trial's id at its start and clears it at its end).
+    /// One cell per session: trials that share a session must run one at a
+    /// time, or their frames carry whichever id was set last.
+    pub fn set_corr_id(&self, corr_id: Option<&str>) {
+        self.corr_id.set(corr_id);
+    }
+
+    /// The corr_id wire lines carry now.
+    pub fn corr_id(&self) -> Option<std::sync::Arc<str>> {
+        self.corr_id.get()
+    }
+
+    /// The timeout that bounds every request.
+    pub fn timeout(&self) -> Duration {
+        self.timeout
+    }
+
+    /// How many times a list_changed notification led to a re-list.
+    pub fn relists(&self) -> u64 {
+        self.service
+            .service()
+            .relists
+            .load(std::sync::atomic::Ordering::SeqCst)
+    }
+
+    /// Tool names from the latest re-list, if one happened.
+    pub fn relisted_tools(&self) -> Option<Vec<String>> {
+        self.service
+            .service()
+            .tools
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone()
+    }
+
+    /// Why the server is gone, when it is: the connection closed under the
+    /// client (a stdio child that exited or closed stdout, an HTTP session
+    /// the transport gave up on), with the child's last stderr lines.
+    pub fn lost(&self) -> Option<String> {
+        if !self.service.peer().is_transport_closed() {
+            return None;
+        }
+        let stderr = self
+            .stderr_tail()
+            .map(|t| stderr_note(&t))
+            .unwrap_or_default();
+        Some(format!("the server closed the connection{stderr}"))
+    }
+
+    /// The tail of the child's stderr (stdio only).
+    pub fn stderr_tail(&self) -> Option<String> {
+        self.child.as_ref().map(StdioChild::stderr_tail)
+    }
+
+    /// End the session and kill the child, within a bounded time.
+    pub async fn close(mut self) {
+        let _ = tokio::time::timeout(Duration::from_secs(3), self.service.close()).await;
+        if let Some(child) = self.child.as_mut() {
+            child.kill().await;
+        }
+    }
+}
+
+fn stderr_note(stderr: &str) -> String {
+    let tail: Vec<&str> = stderr.lines().rev().take(5).collect();
+    if tail.is_empty() {
+        String::new()
+    } else {
+        let lines: Vec<&str> = tail.into_iter().rev().collect();
+        format!("; its stderr ends with:\n  {}", lines.join("\n  "))
+    }
+}
+
+/// The client rmcp's streamable HTTP transport uses: rmcp's own defaults (no
+/// idle pooling; only same-origin 307/308 redirects) with our TLS trust.
+pub fn mcp_http_client() -> anyhow::Result<reqwest::Client> {
+    crate::http::http_client_builder()?
+        .pool_max_idle_per_host(0)
+        .redirect(reqwest::redirect::Policy::custom(|attempt| {
+            let keeps_body = matches!(
+                attempt.status(),
+                reqwest::StatusCode::TEMPORARY_REDIRECT | reqwest::StatusCode::PERMANENT_REDIRECT
+            );
+            let same_origin = attempt
+                .previous()
+                .first()
+                .is_some_and(|first| first.origin() == attempt.url().origin());
+            if !keeps_body || !same_origin {
+                attempt.stop()
+            } else if attempt.previous().len() > 10 {
+                attempt.error("exceeded 10 redirects")
+            } else {
+                attempt.follow()
+            }
+        }))
+        .build()
+        .map_err(|e| anyhow::anyhow!("failed to build the HTTP client: {e}"))
+}

@@ -1,0 +1,19 @@
+//! Reaching an MCP server, taping the wire, and the zero-token probes.
+//!
+//! - [`connect`]: rmcp sessions over stdio or streamable HTTP, both eras.
+//! - [`stdio`]: child processes with a byte-exact tap.
+//! - [`tapped`]: a transport wrapper that tapes rmcp's HTTP frames.
+//! - [`tap`]: the shared, line-flushed `mcp.jsonl` writer.
+//! - [`target`]: where the server is and which handshake era a session speaks.
+//! - [`raw`]: hand-written JSON-RPC for the probes (stdio lines, plain HTTP).
+//! - [`probes`]: the protocol probes and their results.
+
+pub mod connect;
+pub mod frames;
+pub mod probes;
+pub mod raw;
+pub mod report;
+pub mod stdio;
+pub mod tap;
+pub mod tapped;
+pub mod target;

@@ -1,0 +1,81 @@
+//! Runners and judges: provider clients, the sim agent, the agent loop,
+//! prices and cost.
+//!
+//! - [`types`]: the provider-neutral conversation and the [`ModelClient`] trait.
+//! - [`anthropic`], [`openai`]: HTTP clients (bounded retries in [`http`]).
+//! - [`sim`]: `sim/<profile>`, deterministic offline agents.
+//! - [`agent`]: the agent loop that drives a server and writes the agent tape.
+//! - [`price`], [`cost`]: the bundled price table and the run's cost block.
+//!
+//! Retries are visible to the caller: every [`ChatResponse`] and every
+//! [`LlmError`] carries `log: Vec<Attempt>`, one entry per HTTP attempt with
+//! its status and, for a failed attempt, its [`AttemptFailure`] (class,
+//! message, backoff). The agent loop tapes each as `llm.request` and each
+//! failure as `llm.error`.
+//!
+//! [`ChatResponse`]: types::ChatResponse
+//! [`LlmError`]: types::LlmError
+//! [`Attempt`]: types::Attempt
+//! [`AttemptFailure`]: types::AttemptFailure
+
+pub mod agent;
+pub mod anthropic;
+pub mod cost;
+pub mod http;
+pub mod openai;
+pub mod price;
+pub mod sim;
+pub mod stream;
+pub mod types;
+
+use std::sync::Arc;
+use std::time::Duration;
+
+pub use types::{ModelClient, ModelId, ProviderKind};
+
+/// How long one model call attempt may take unless the operator says
+/// otherwise (a slow local model needs several minutes).
+pub const DEFAULT_MODEL_TIMEOUT: Duration = Duration::from_secs(120);
+
+/// How a client behaves, whatever the provider.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ClientOptions {
+    /// Seeds sim profiles and is sent as `seed` to OpenAI-compatible servers.
+    pub seed: u64,
+    /// Bound on one HTTP attempt (request and body).
+    pub timeout: Duration,
+    /// Retries after the first attempt on 429 / 5xx / timeouts / connection
+    /// failures.
+    pub max_retries: u32,
+    /// The longest wait before a retry, whatever `Retry-After` says (at most
+    /// [`http::BACKOFF_CAP`]).
+    pub max_backoff: Duration,
+    /// Ask OpenAI-compatible servers to stream the reply (`stream: true`
+    /// with usage in the last event): a slow model's long reply is then
+    /// bounded by the gaps between its tokens, not by its length, and the
+    /// time to the first token is taped.
+    pub stream: bool,
+}
+
+impl Default for ClientOptions {
+    fn default() -> Self {
+        ClientOptions {
+            seed: 0,
+            timeout: DEFAULT_MODEL_TIMEOUT,
+            max_retries: 3,
+            max_backoff: http::BACKOFF_CAP,
+            stream: true,
+        }
+    }
+}
+
+/// The client for `id`. Keys come only from the environment
+/// (`ANTHROPIC_API_KEY`, `OPENAI_API_KEY`); a missing key is an error naming
+/// the variable. An unknown sim profile is an error listing the profiles.
+pub fn client_for(id: &ModelId, opts: &ClientOptions) -> anyhow::Result<Arc<dyn ModelClient>> {
+    Ok(match id.provider {
+        ProviderKind::Anthropic => Arc::new(anthropic::AnthropicClient::from_env(id, opts)?),
+        ProviderKind::OpenAi => Arc::new(openai::OpenAiClient::from_env(id, opts)?),
+        ProviderKind::Sim => Arc::new(sim::SimClient::new(id, opts.seed)?),
+    })
+}

@@ -1,0 +1,288 @@
+//! The paid gate: reference trials handed the answer key, with the
+//! registered extension batches when the verdict is unresolved.
+
+use anyhow::Context as _;
+use fitness_shared::gates::{self, BatchCounts, ExtensionDecision};
+use fitness_shared::record::{
+    self as rec, CostTier, ExtensionBatch, GateDetail, GateRecord, GateVerdict, VerdictOutcome,
+};
+use rmcp::model::Tool;
+
+use super::trials::{TrialKind, Trials};
+use super::{Flow, Run, batch_file, name_of, record, tape_reading, trials};
+use crate::mcp::connect::Session;
+use crate::model::types::ModelClient;
+use crate::suite::GenerateOptions;
+use crate::suite::task::Task;
+
+pub(super) fn verdict_outcome(o: gates::GateOutcome) -> VerdictOutcome {
+    match o {
+        gates::GateOutcome::Pass => VerdictOutcome::Pass,
+        gates::GateOutcome::Fail => VerdictOutcome::Fail,
+        gates::GateOutcome::Extend => VerdictOutcome::Extend,
+    }
+}
+
+/// What an extension batch's generation left for the ledger: task ids,
+/// candidates, batch suite hash, drops, seed.
+type BatchInfo = (Vec<String>, u64, Option<String>, rec::BatchDrops, u64);
+
+/// The models a gate's trials and an extension batch's generation call.
+pub(super) struct Clients<'a> {
+    pub runner: &'a dyn ModelClient,
+    pub reference: &'a dyn ModelClient,
+    pub judge: Option<&'a dyn ModelClient>,
+}
+
+impl Run<'_> {
+    /// Reference trials over a batch of tasks; counts for the ledger.
+    pub(super) async fn construct_batch(
+        &mut self,
+        session: &Session,
+        reference: &dyn ModelClient,
+        trials: &Trials<'_>,
+        tasks: &[Task],
+    ) -> anyhow::Result<BatchCounts> {
+        let mut counts = BatchCounts {
+            tasks: tasks.len() as u64,
+            ..BatchCounts::default()
+        };
+        for task in tasks {
+            for _ in 0..self.cfg.reps {
+                let outcome = self
+                    .trial(
+                        reference,
+                        "reference",
+                        session,
+                        trials,
+                        task,
+                        TrialKind::Construct,
+                    )
+                    .await?;
+                if trials::errored(&outcome) {
+                    counts.errors += 1;
+                } else {
+                    counts.trials += 1;
+                    counts.successes += u64::from(trials::reached_through_server(task, &outcome));
+                }
+            }
+        }
+        Ok(counts)
+    }
+
+    /// The construct gate over the suite (`driven`), consuming registered
+    /// extension batches while the verdict is unresolved; every task it
+    /// checked is left in `driven`.
+    pub(super) async fn construct(
+        &mut self,
+        session: &Session,
+        clients: &Clients<'_>,
+        trials: &Trials<'_>,
+        driven: &mut Vec<Task>,
+    ) -> anyhow::Result<Flow> {
+        let prereg = self.gate_prereg();
+        self.progress.phase("construct", prereg.registered_trials());
+        let first = self
+            .construct_batch(session, clients.reference, trials, &driven.clone())
+            .await?;
+        let mut ledger = vec![first];
+        let mut batch_info: Vec<BatchInfo> = Vec::new();
+        let resolution = loop {
+            let res =
+                gates::resolve_extensions_with(&prereg, &ledger, self.cfg.floors.max_error_rate)?;
+            let ExtensionDecision::ConsumeBatch { index } = res.decision else {
+                break res;
+            };
+            self.progress.finish_phase(&format!(
+                "unresolved at {} of {}: extension batch {index}",
+                res.pooled.successes, res.pooled.trials
+            ));
+            let (info, tasks) = self
+                .extension_batch(index, session, clients, trials.tools, driven)
+                .await?;
+            batch_info.push(info);
+            self.progress.phase(
+                &format!("extension {index}"),
+                tasks.len() as u64 * self.cfg.reps,
+            );
+            let counts = self
+                .construct_batch(session, clients.reference, trials, &tasks)
+                .await?;
+            driven.extend(tasks);
+            ledger.push(counts);
+        };
+        self.record_extensions(&resolution, batch_info);
+        Ok(self.record_construct(&prereg, &resolution))
+    }
+
+    /// Extension batch `index`: generated anew (its seed follows the run's),
+    /// or the one kept beside a reused suite; written beside the tapes.
+    async fn extension_batch(
+        &mut self,
+        index: u64,
+        session: &Session,
+        clients: &Clients<'_>,
+        tools: &[Tool],
+        driven: &[Task],
+    ) -> anyhow::Result<(BatchInfo, Vec<Task>)> {
+        let seed = self.cfg.seed.wrapping_add(index);
+        let opts = GenerateOptions {
+            generator: self.cfg.generator,
+            n_tasks: self.cfg.extension_size as usize,
+            overgen_factor: self.cfg.overgen_factor,
+            seed,
+            credential: self.cfg.credential,
+            screen: self.cfg.screen,
+            id_prefix: format!("x{index}-"),
+            exclude_prompts: driven.iter().map(|t| t.prompt.clone()).collect(),
+            seed_handles: self.cfg.target.operator_paths(),
+        };
+        let corr = format!("generate::x{index}");
+        // A reused suite brings its extension batches along.
+        let kept = self
+            .cfg
+            .fixed_suite
+            .as_ref()
+            .map(|p| p.with_file_name(batch_file(index)))
+            .filter(|p| p.is_file());
+        session.set_corr_id(Some(&corr));
+        let batch = match &kept {
+            Some(path) => self.reuse_suite(path, tools, clients.judge, &corr).await,
+            None => {
+                crate::suite::generate(
+                    session,
+                    tools,
+                    self.instructions.as_deref(),
+                    &opts,
+                    clients.judge,
+                    self.cfg.screen.then_some(clients.runner),
+                    &self.agent,
+                )
+                .await
+            }
+        };
+        session.set_corr_id(None);
+        let batch = batch.with_context(|| format!("generating extension batch {index} failed"))?;
+        self.add_spend(&batch.spend);
+        self.write_json(&self.dir.join(batch_file(index)), &batch.suite)?;
+        let drops = record::batch_drops(&batch);
+        let tasks = batch.suite.tasks.clone();
+        let info = (
+            tasks.iter().map(|t| t.id.clone()).collect(),
+            batch.ledger.candidates.unwrap_or(0),
+            Some(batch.suite.hash.clone()),
+            drops,
+            seed,
+        );
+        Ok((info, tasks))
+    }
+
+    /// Each consumed extension batch, for the record.
+    fn record_extensions(&mut self, resolution: &gates::ExtensionResolution, info: Vec<BatchInfo>) {
+        for (step, (ids, generated, hash, drops, seed)) in resolution.steps.iter().zip(info) {
+            self.extensions.push(ExtensionBatch {
+                index: step.index as u32,
+                gate: "construct".to_owned(),
+                tasks_added: step.tasks_added,
+                trials_added: step.trials_added,
+                pooled_before: rec::Count {
+                    k: step.pooled_before.k,
+                    n: step.pooled_before.n,
+                },
+                pooled_after: rec::Count {
+                    k: step.pooled_after.k,
+                    n: step.pooled_after.n,
+                },
+                verdict_before: verdict_outcome(step.verdict_before),
+                verdict_after: verdict_outcome(step.verdict_after),
+                seed: Some(seed),
+                batch_suite_hash: hash,
+                short: step.tasks_added < self.cfg.extension_size,
+                task_ids: ids,
+                generated: Some(generated),
+                dropped: Some(drops),
+            });
+        }
+    }
+
+    /// The construct gate's record, with what the wire tape shows when it
+    /// did not pass; where the run goes from here.
+    fn record_construct(
+        &mut self,
+        prereg: &gates::PreRegistration,
+        resolution: &gates::ExtensionResolution,
+    ) -> Flow {
+        let (outcome, reason) = match &resolution.decision {
+            ExtensionDecision::Passed => (None, "ok".to_owned()),
+            ExtensionDecision::Refused { outcome, reason } => (Some(*outcome), name_of(reason)),
+            ExtensionDecision::ConsumeBatch { .. } => unreachable!("the loop consumes every batch"),
+        };
+        let tape_reading = if outcome.is_some() {
+            tape_reading::read(
+                &self.dir.join(fitness_shared::site::MCP_TAPE),
+                "::construct",
+            )
+            .ok()
+        } else {
+            None
+        };
+        let pooled = resolution.pooled;
+        let verdict = resolution.verdict.as_ref();
+        self.progress.finish_phase(&format!(
+            "{} of {} reached the answer through the server",
+            pooled.successes, pooled.trials
+        ));
+        if let Some(reading) = &tape_reading {
+            self.own_notes.push(format!(
+                "Construct gate, read from the tape: {} tools/call requests recorded for the reference trials, {} answered with an error, {} never answered.",
+                reading.calls_recorded, reading.call_errors, reading.no_response
+            ));
+        }
+        self.push_gate(GateRecord {
+            id: "construct".to_owned(),
+            cost_tier: CostTier::Paid,
+            ok: outcome.is_none(),
+            verdict: verdict.map(|v| GateVerdict {
+                outcome: verdict_outcome(v.outcome),
+                k: v.k,
+                n: v.n,
+                threshold: v.threshold,
+                alpha: v.alpha,
+                p_value: v.p_value,
+            }),
+            reason,
+            detail: GateDetail::Construct {
+                n: pooled.trials,
+                n_intended: Some(prereg.registered_trials()),
+                errors: pooled.errors,
+                max_error_rate: Some(resolution.errors.max_error_rate),
+                compromised: resolution.errors.compromised,
+                reps: Some(self.cfg.reps),
+                published: verdict.map(|v| rec::PublishedVerdict {
+                    outcome: verdict_outcome(v.outcome),
+                    raw_outcome: verdict_outcome(v.raw_outcome),
+                    downgraded: v.downgraded,
+                    wilson_low: v.wilson_low,
+                    wilson_high: v.wilson_high,
+                    required_n: v.required_n.unwrap_or(0),
+                    achieved_power: v.achieved_power,
+                    reason: name_of(&v.reason),
+                }),
+                pooled: Some(rec::Count {
+                    k: pooled.successes,
+                    n: pooled.trials,
+                }),
+                extensions_consumed: resolution.steps.len() as u64,
+                tape_reading,
+            },
+            source_detail: None,
+        });
+        match outcome {
+            None => Flow::Continue,
+            Some(code) => Flow::Stop {
+                outcome: code,
+                gate: "construct".to_owned(),
+            },
+        }
+    }
+}

@@ -1,0 +1,760 @@
+//! Assembling, signing and writing the run record.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use anyhow::Context as _;
+use fitness_shared::integrity;
+use fitness_shared::record::{
+    self as rec, Gates, Notes, Outcome, RunIdentity, RunRecord, ServerIdentity, ServerTarget,
+    StandingNotesRef, StandingNotesSet, TapeRef, TaskResult, ToolScore,
+};
+use fitness_shared::stats::{BOARD_CONFIDENCE, wilson};
+use fitness_shared::tape::Plane;
+use fitness_shared::tape::{StatsBuilder, add_tape, merge_planes};
+use rmcp::model::Tool;
+use serde_json::{Map, Value, json};
+
+use super::config::{self, RunConfig};
+use super::{Interruption, Run, RunOutput};
+use crate::integrity::write_atomic;
+use crate::mcp::connect::{Era, Target};
+use crate::model::agent::{TrialOutcome, destructive_by_annotations};
+use crate::model::price::PriceTable;
+use crate::suite::GenerationReport;
+use crate::suite::task::Task;
+
+/// The largest seed a record can carry exactly (RFC 8785 reads numbers as
+/// doubles).
+pub const MAX_SEED: u64 = (1 << 53) - 1;
+
+/// A short stable name for the server: the run directory's prefix and the
+/// board's grouping key. An HTTP server's comes from its host name alone
+/// (never userinfo, path or query); a command line's from the package it
+/// runs, skipping any argument the redaction policy would replace.
+pub fn slug_for(cfg: &RunConfig) -> String {
+    let policy = crate::secrets::policy();
+    let base = match (&cfg.label, &cfg.target) {
+        (Some(label), _) => policy
+            .redact_str(label, &mut fitness_shared::redact::Hits::default())
+            .into_owned(),
+        (None, Target::Http(h)) => {
+            fitness_shared::redact::url_host(&h.url).unwrap_or_else(|| "server".to_owned())
+        }
+        (None, Target::Stdio(s)) => {
+            // `fitness demo-server good` reads better as `demo-good`; a
+            // package runner's last argument names the package.
+            let argv = s.command_line();
+            if argv.get(1).map(String::as_str) == Some("demo-server") {
+                format!("demo-{}", argv.get(2).map_or("server", String::as_str))
+            } else {
+                argv.iter()
+                    .rev()
+                    .filter(|a| !a.starts_with('-') && !a.contains("://"))
+                    .map(|a| a.rsplit('/').next().unwrap_or(a))
+                    .find(|a| !policy.finds(a))
+                    .map(str::to_owned)
+                    .unwrap_or_else(|| "server".to_owned())
+            }
+        }
+    };
+    let mut slug = String::new();
+    for c in base.chars() {
+        if c.is_ascii_alphanumeric() {
+            slug.push(c.to_ascii_lowercase());
+        } else if !slug.ends_with('-') {
+            slug.push('-');
+        }
+    }
+    let slug = slug.trim_matches('-').chars().take(48).collect::<String>();
+    if slug.is_empty() {
+        "server".to_owned()
+    } else {
+        slug
+    }
+}
+
+/// `<slug>-<yyyymmddThhmmssmmm>-s<seed>[-<tag>]`: the run's start time to
+/// the millisecond (from `started_at`, an ISO 8601 time with milliseconds),
+/// then `s` and the seed: sortable, unique per millisecond and seed, and
+/// with a tag (`fitness sweep`'s slot and attempt) unique across machines
+/// that never talk to each other.
+pub fn run_id(slug: &str, started_at: &str, seed: u64, tag: Option<&str>) -> String {
+    let mut stamp: String = started_at
+        .chars()
+        .filter(|c| c.is_ascii_digit() || *c == 'T')
+        .take("yyyymmddThhmmssmmm".len())
+        .collect();
+    while stamp.len() < "yyyymmddThhmmssmmm".len() {
+        stamp.push('0');
+    }
+    match tag {
+        Some(tag) => format!("{slug}-{stamp}-s{seed}-{tag}"),
+        None => format!("{slug}-{stamp}-s{seed}"),
+    }
+}
+
+/// A stable (not randomised per process) hash of a string, for seeding.
+pub fn stable_hash(s: &str) -> u64 {
+    let digest = integrity::sha256_hex(s.as_bytes());
+    u64::from_str_radix(&digest[..16], 16).unwrap_or(0)
+}
+
+/// The pre-registration, hashed over its canonical JSON.
+pub fn preregistration(cfg: &RunConfig) -> anyhow::Result<rec::PreRegistration> {
+    anyhow::ensure!(
+        cfg.seed <= MAX_SEED,
+        "--seed must be at most {MAX_SEED} (records carry numbers as IEEE doubles)"
+    );
+    let f = &cfg.floors;
+    let mut prereg = rec::PreRegistration {
+        hash: None,
+        n_tasks: Some(cfg.n_tasks),
+        reps: Some(cfg.reps),
+        alpha: Some(f.alpha),
+        construct_threshold: Some(f.construct_threshold),
+        null_kill_ratio: Some(f.null_ratio),
+        min_admission_rate: Some(f.min_admission_rate),
+        min_tasks: Some(f.min_suite),
+        detectable_rate: Some(fitness_shared::gates::default_detectable(
+            f.construct_threshold,
+        )),
+        planned_power: Some(config::PLANNED_POWER),
+        extension_size: cfg.extension_size,
+        max_extensions: cfg.max_extensions,
+        seed: Some(cfg.seed),
+        runner_model: Some(cfg.runner.to_string()),
+        judge_model: Some(judge_label(cfg)),
+        generator: Some(cfg.generator.to_string()),
+        null_screen: Some(cfg.screen),
+        conformance: cfg.conformance.then_some(true),
+        credential_context: Some(cfg.credential),
+        extension_protocol: Some(format!(
+            "An unresolved construct gate consumes the next of {} batches of {} new tasks (x {} reps), generated and screened like the suite, and is decided again on the pooled counts; unresolved after the last batch it fails; with no batch registered it is refused as EXTEND_EXHAUSTED. Errors are gated apart at {}.",
+            cfg.max_extensions, cfg.extension_size, cfg.reps, f.max_error_rate
+        )),
+        max_error_rate: Some(f.max_error_rate),
+        max_turns: Some(u64::from(cfg.max_turns)),
+        max_tokens: Some(cfg.max_tokens),
+        overgen_factor: Some(cfg.overgen_factor),
+        request_timeout_ms: Some(u64::try_from(cfg.timeout.as_millis()).unwrap_or(u64::MAX)),
+        model_timeout_ms: Some(u64::try_from(cfg.model_timeout.as_millis()).unwrap_or(u64::MAX)),
+        max_model_calls: cfg.max_model_calls,
+        max_tape_bytes: Some(cfg.max_tape_bytes),
+    };
+    let value = serde_json::to_value(&prereg)?;
+    let bytes =
+        integrity::canonical_json(&value).context("failed to canonicalise the pre-registration")?;
+    prereg.hash = Some(format!("sha256:{}", integrity::sha256_hex(&bytes)));
+    Ok(prereg)
+}
+
+fn judge_label(cfg: &RunConfig) -> String {
+    cfg.judge
+        .as_ref()
+        .map_or_else(|| "none".to_owned(), ToString::to_string)
+}
+
+/// What an extension batch lost at generation, by reason.
+pub fn batch_drops(batch: &GenerationReport) -> rec::BatchDrops {
+    let rule = |name: &str| {
+        batch
+            .ledger
+            .rejected_by_rule
+            .iter()
+            .filter(|r| r.rule == name)
+            .map(|r| r.count)
+            .sum::<u64>()
+    };
+    let all: u64 = batch.ledger.rejected_by_rule.iter().map(|r| r.count).sum();
+    let leak = rule("answer-leak");
+    let dup = rule("duplicate");
+    rec::BatchDrops {
+        null_screen: batch.ledger.null_screened.as_ref().map_or(0, |s| s.dropped),
+        answer_leak: leak,
+        duplicate: dup,
+        admission: all - leak - dup,
+    }
+}
+
+/// Per tool: calls, errors, failure classes, latencies.
+type ToolTally = (u64, u64, BTreeMap<String, u64>, Vec<u64>);
+
+/// The score of the drive, over tasks: first try is the first repetition
+/// answered correctly without a failed call; eventual is any repetition
+/// answered correctly.
+pub fn score(
+    runner_model: &str,
+    tools: &[Tool],
+    results: &[(&Task, Vec<TrialOutcome>)],
+    prices: &PriceTable,
+) -> rec::Score {
+    let n = results.len() as u64;
+    let mut tally = Tally::default();
+    let tasks: Vec<TaskResult> = results
+        .iter()
+        .map(|(task, reps)| tally.task(task, reps, runner_model, prices))
+        .collect();
+    let count = |f: fn(&TaskResult) -> bool| tasks.iter().filter(|t| f(t)).count() as u64;
+    let (first, eventual) = (count(|t| t.first_try_success), count(|t| t.success));
+    let mean = |total: f64| (tally.done > 0).then(|| total / tally.done as f64);
+    rec::Score {
+        runner_model: runner_model.to_owned(),
+        first_try: wilson(first, n, BOARD_CONFIDENCE),
+        eventual: wilson(eventual, n, BOARD_CONFIDENCE),
+        mean_calls_per_completed_task: mean(tally.done_calls as f64),
+        mean_tokens_per_completed_task: mean(tally.done_tokens as f64),
+        mean_cost_per_completed_task_usd: if tally.cost_unknown {
+            None
+        } else {
+            mean(tally.done_cost)
+        },
+        destructive_without_confirmation: tasks
+            .iter()
+            .map(|t| t.destructive_without_confirmation)
+            .sum(),
+        tools: tool_scores(tally.per_tool, tools),
+        tasks,
+        ambiguous_parameters: Vec::new(),
+        schema_drift: None,
+    }
+}
+
+/// What the drive's trials add up to across its tasks: per tool, and the
+/// economics of the trials that completed their task.
+#[derive(Default)]
+struct Tally {
+    per_tool: BTreeMap<String, ToolTally>,
+    /// Trials that answered correctly, and their calls, tokens and cost.
+    done: u64,
+    done_calls: u64,
+    done_tokens: u64,
+    done_cost: f64,
+    /// A completed trial's cost was unknown: there is no mean cost.
+    cost_unknown: bool,
+}
+
+impl Tally {
+    /// One task's result from its repetitions, counted into the tally.
+    fn task(
+        &mut self,
+        task: &Task,
+        reps: &[TrialOutcome],
+        runner_model: &str,
+        prices: &PriceTable,
+    ) -> TaskResult {
+        let solved: Vec<bool> = reps
+            .iter()
+            .map(|o| super::trials::answered(task, o))
+            .collect();
+        // First try: the first repetition answered correctly with no failed
+        // call on the way; eventual: any repetition answered correctly.
+        let first_ok = reps
+            .first()
+            .zip(solved.first())
+            .is_some_and(|(o, ok)| *ok && o.calls.iter().all(|c| c.ok));
+        let any_ok = solved.iter().any(|s| *s);
+        let (mut calls, mut input, mut output, mut destructive) = (0u64, 0u64, 0u64, 0u64);
+        let mut task_cost = Some(0.0);
+        let mut failure = None;
+        for (outcome, ok) in reps.iter().zip(&solved) {
+            calls += outcome.calls.len() as u64;
+            input = input.saturating_add(outcome.usage.input_tokens);
+            output = output.saturating_add(outcome.usage.output_tokens);
+            let trial_cost = trial_cost(runner_model, outcome, prices);
+            task_cost = task_cost.zip(trial_cost).map(|(a, b)| a + b);
+            if *ok {
+                self.completed(outcome, trial_cost);
+            } else if failure.is_none() {
+                failure = Some(failure_of(outcome));
+            }
+            for call in &outcome.calls {
+                self.call(call);
+                destructive += u64::from(call.destructive && !task.destructive);
+            }
+        }
+        TaskResult {
+            task_id: task.id.clone(),
+            first_try_success: first_ok,
+            success: any_ok,
+            tool_calls: calls,
+            mrtr_rounds: 0,
+            input_tokens: input,
+            output_tokens: output,
+            cost_usd: task_cost,
+            failure: if any_ok { None } else { failure },
+            destructive_without_confirmation: destructive,
+        }
+    }
+
+    /// A trial that answered its task correctly.
+    fn completed(&mut self, outcome: &TrialOutcome, cost: Option<f64>) {
+        self.done += 1;
+        self.done_calls += outcome.calls.len() as u64;
+        self.done_tokens = self
+            .done_tokens
+            .saturating_add(outcome.usage.input_tokens)
+            .saturating_add(outcome.usage.output_tokens);
+        match cost {
+            Some(c) => self.done_cost += c,
+            None => self.cost_unknown = true,
+        }
+    }
+
+    /// One tool call, counted against its tool.
+    fn call(&mut self, call: &crate::model::agent::ToolCallRecord) {
+        let entry = self.per_tool.entry(call.tool.clone()).or_default();
+        entry.0 += 1;
+        if !call.ok {
+            entry.1 += 1;
+        }
+        if let Some(class) = &call.failure {
+            *entry.2.entry(super::name_of(class)).or_default() += 1;
+        }
+        entry.3.push(call.latency_ms);
+    }
+}
+
+/// Each called tool's calls, errors, failure classes and latencies.
+fn tool_scores(per_tool: BTreeMap<String, ToolTally>, tools: &[Tool]) -> Vec<ToolScore> {
+    per_tool
+        .into_iter()
+        .map(|(name, (calls, errors, classes, mut latencies))| {
+            latencies.sort_unstable();
+            ToolScore {
+                declared_destructive: tools
+                    .iter()
+                    .find(|t| t.name == name.as_str())
+                    .is_some_and(destructive_by_annotations),
+                tool: name,
+                calls,
+                errors,
+                failure_classes: classes
+                    .into_iter()
+                    .map(|(k, v)| (k, Value::from(v)))
+                    .collect::<Map<String, Value>>(),
+                p50_ms: nearest_rank(&latencies, 50.0),
+                p95_ms: nearest_rank(&latencies, 95.0),
+            }
+        })
+        .collect()
+}
+
+fn trial_cost(model: &str, outcome: &TrialOutcome, prices: &PriceTable) -> Option<f64> {
+    if outcome.calls_without_usage > 0 || !outcome.model_errors.is_empty() {
+        return None;
+    }
+    let id = model.parse().ok()?;
+    let u = &outcome.usage;
+    let tokens = fitness_shared::cost::Tokens {
+        input: u.input_tokens,
+        output: u.output_tokens,
+        cache_read: u.cache_read_input_tokens,
+        cache_write: u.cache_creation_input_tokens,
+    };
+    prices
+        .price_for(&id)
+        .map(|p| fitness_shared::cost::usd(&tokens, &p.rates()))
+}
+
+fn failure_of(outcome: &TrialOutcome) -> String {
+    use crate::model::agent::TrialEnd;
+    match outcome.end {
+        TrialEnd::Answered => "wrong_answer".to_owned(),
+        TrialEnd::TurnBudget | TrialEnd::TokenBudget => "budget_exhausted".to_owned(),
+        TrialEnd::ModelFailed => "model_error".to_owned(),
+    }
+}
+
+/// The nearest-rank percentile of whole milliseconds
+/// ([`fitness_shared::stats::percentile_nearest_rank`], exact).
+fn nearest_rank(values: &[u64], pct: f64) -> Option<u64> {
+    let as_f64: Vec<f64> = values.iter().map(|&v| v as f64).collect();
+    fitness_shared::stats::percentile_nearest_rank(&as_f64, pct).map(|v| v as u64)
+}
+
+/// The methods notes every run of this generator carries, published once.
+fn standing_notes(generator: &str) -> StandingNotesSet {
+    let mut notes = vec![
+        "A refusal replaces the score whenever a validity gate does not pass; a refusal carries no score.".to_owned(),
+        "Gates run cheapest first (free, cheap, paid) and the first that refuses stops the run; the pre-registration is written and hashed before the first model call.".to_owned(),
+        "First-try success is the share of tasks the runner solved on its first attempt, shown with its Wilson 95% interval; eventual success counts any registered repetition.".to_owned(),
+        "The null baseline runs three null models (no tools, tools stubbed empty, random schema-valid arguments at zero tokens); the run is refused when their 95th percentile pass rate reaches half the agent's rate.".to_owned(),
+        "The construct gate hands a reference agent the answer key: it must reach the answer through the server (a correct answer and an ok call to an expected tool) in at least 90% of trials; errors are gated apart at 5%.".to_owned(),
+        "Runners named sim/... are deterministic offline agents built into the recorder, not language models.".to_owned(),
+    ];
+    notes.push(match generator {
+        g if g.starts_with("schema-walk") => "Tasks come from schema-walk: read-only tools are called with schema-valid arguments and each answer is taken from the server's real response; no model writes tasks.".to_owned(),
+        g if g.starts_with("judge-synth") => "Tasks come from judge-synth: a judge model reads the tool schemas and instructions and writes tasks with machine-checkable predicates and the reason the server is required.".to_owned(),
+        g => format!("Tasks come from the generator {g}."),
+    });
+    StandingNotesSet {
+        generator: generator.to_owned(),
+        notes,
+    }
+}
+
+/// Write the standing-notes set beside the runs and return its reference.
+fn publish_standing(out_dir: &Path, set: &StandingNotesSet) -> anyhow::Result<StandingNotesRef> {
+    let value = serde_json::to_value(set)?;
+    let bytes = integrity::canonical_json(&value)?;
+    let hex = integrity::sha256_hex(&bytes);
+    let dir = out_dir.join(fitness_shared::site::STANDING_NOTES_DIR);
+    std::fs::create_dir_all(&dir).with_context(|| format!("failed to create {}", dir.display()))?;
+    let path = dir.join(format!("{hex}.json"));
+    if !path.exists() {
+        write_atomic(&path, &bytes)?;
+    }
+    Ok(StandingNotesRef {
+        set_id: format!("sha256:{hex}"),
+        count: set.notes.len() as u64,
+    })
+}
+
+fn tape_ref(dir: &Path, name: &str, plane: Plane) -> anyhow::Result<TapeRef> {
+    let bytes =
+        std::fs::read(dir.join(name)).with_context(|| format!("failed to read the tape {name}"))?;
+    Ok(TapeRef {
+        plane,
+        path: name.to_owned(),
+        sha256: integrity::sha256_hex(&bytes),
+        bytes: bytes.len() as u64,
+    })
+}
+
+fn plane_stats(path: &Path) -> Option<fitness_shared::tape::Stats> {
+    let file = std::fs::File::open(path).ok()?;
+    let mut builder = StatsBuilder::new();
+    add_tape(std::io::BufReader::new(file), &mut builder).ok()?;
+    Some(builder.finish(None))
+}
+
+/// Earlier runs of the same server in the output directory.
+fn attempt(out_dir: &Path, slug: &str, id: &str) -> Option<rec::Attempt> {
+    let mut others: Vec<String> = std::fs::read_dir(out_dir)
+        .ok()?
+        .filter_map(Result::ok)
+        .filter_map(|e| e.file_name().into_string().ok())
+        .filter(|name| name != id && name.starts_with(&format!("{slug}-")))
+        .filter(|name| {
+            out_dir
+                .join(name)
+                .join(fitness_shared::site::RECORD_FILE)
+                .is_file()
+        })
+        .collect();
+    others.sort();
+    let index = others.len() as u32 + 1;
+    Some(rec::Attempt {
+        index,
+        of: index,
+        others,
+    })
+}
+
+/// Close the tapes, build the record, sign it, write it atomically.
+pub fn finish(mut run: Run<'_>, outcome: Outcome) -> anyhow::Result<RunOutput> {
+    let cfg = run.cfg;
+    let (own, mut redacted) = close_tapes(&mut run, outcome);
+
+    let slug = slug_for(cfg);
+    let report = run.report.as_ref();
+    let server = server_identity(cfg, report, run.instructions.clone(), &slug);
+    let probes = probes_of(report);
+    let suite = run
+        .generation
+        .as_ref()
+        .map_or_else(no_suite, |g| g.ledger.clone());
+    let generator = cfg.generator.to_string();
+    let standing = publish_standing(&cfg.out_dir, &standing_notes(&generator))?;
+    let cost = run.cost.cost(&run.prices);
+    let score_notes = score_notes(
+        run.score.as_ref(),
+        run.interrupted.as_ref(),
+        run.refused_at.as_deref(),
+        outcome,
+    );
+    let order = run.gates.iter().map(|g| g.id.clone()).collect();
+    let (tapes, trace_stats) = tapes_of(&run.dir)?;
+    let record = RunRecord {
+        schema: fitness_shared::RECORD_SCHEMA.to_owned(),
+        run: run_identity(&run, generator, &slug),
+        server,
+        probes,
+        preregistration: run.prereg.clone(),
+        suite,
+        gates: Gates {
+            order,
+            records: run.gates,
+            refused_at: run.refused_at.clone(),
+        },
+        extensions: run.extensions,
+        outcome,
+        score: if outcome == Outcome::Scored {
+            run.score
+        } else {
+            None
+        },
+        cost,
+        notes: Notes {
+            standing: Some(standing),
+            own,
+            score: score_notes,
+        },
+        tapes,
+        trace_links: None,
+        trace_stats,
+        imported: None,
+        findings: run.findings,
+        proposals: run.proposals,
+        rewrite: None,
+        redactions: None,
+        conformance: run.conformance,
+        signature: None,
+    };
+    record
+        .validate()
+        .map_err(|e| anyhow::anyhow!("the run built an invalid record: {e}"))?;
+    let record = write_published(&record, &mut redacted, cfg, &run.dir)?;
+    Ok(RunOutput {
+        dir: run.dir,
+        record,
+        interrupted: run.interrupted,
+    })
+}
+
+/// Which run this is: its id and start, the harness, the suite, the
+/// models, the generator, its attempt among the server's runs, the budget.
+fn run_identity(run: &Run<'_>, generator: String, slug: &str) -> RunIdentity {
+    let cfg = run.cfg;
+    RunIdentity {
+        id: run.id.clone(),
+        started_at: run.started_at.clone(),
+        harness: rec::Producer {
+            name: "fitness".to_owned(),
+            version: fitness_shared::VERSION.to_owned(),
+        },
+        suite_hash: if run.suite_hash.is_empty() {
+            "none".to_owned()
+        } else {
+            run.suite_hash.clone()
+        },
+        runner_model: cfg.runner.to_string(),
+        runner_reported: run
+            .runner_reported
+            .clone()
+            .filter(|r| *r != cfg.runner.to_string()),
+        judge_model: judge_label(cfg),
+        generator: Some(generator),
+        attempt: attempt(&cfg.out_dir, slug, &run.id),
+        task_budget: Some(cfg.max_tokens),
+    }
+}
+
+/// End both tapes with the outcome; the run's own notes, and what the
+/// tapes and the suite files had redacted (the record adds its own).
+fn close_tapes(run: &mut Run<'_>, outcome: Outcome) -> (Vec<String>, fitness_shared::redact::Hits) {
+    let end_reason = match (&run.interrupted, outcome) {
+        (Some(i), _) => i.reason().to_owned(),
+        (None, o) => o.code().to_lowercase(),
+    };
+    let mut own = std::mem::take(&mut run.own_notes);
+    if let Some(i) = &run.interrupted {
+        own.push(i.note());
+    }
+    if let Some(reference) = &run.reference_model {
+        own.push(format!(
+            "The construct gate's reference agent: {reference}."
+        ));
+    }
+    let event = json!({"outcome": outcome.code(), "refused_at": run.refused_at});
+    run.mcp.event("fitness.outcome", event.clone(), None);
+    run.agent.event("fitness.outcome", event, None);
+    run.mcp.end(&end_reason);
+    run.agent.end(&end_reason);
+    let mut redacted = run.mcp.hits();
+    redacted.merge(&run.agent.hits());
+    redacted.merge(&run.redacted);
+
+    (own, redacted)
+}
+
+/// The two tapes' references, and their statistics merged.
+fn tapes_of(dir: &Path) -> anyhow::Result<(Vec<TapeRef>, Option<Value>)> {
+    let mut tapes = vec![
+        tape_ref(dir, fitness_shared::site::MCP_TAPE, Plane::Mcp)?,
+        tape_ref(dir, fitness_shared::site::AGENT_TAPE, Plane::Agent)?,
+    ];
+    tapes.sort_by(|a, b| a.path.cmp(&b.path));
+    let trace_stats = match (
+        plane_stats(&dir.join(fitness_shared::site::MCP_TAPE)),
+        plane_stats(&dir.join(fitness_shared::site::AGENT_TAPE)),
+    ) {
+        (Some(m), Some(a)) => serde_json::to_value(merge_planes(m, a, None)).ok(),
+        _ => None,
+    };
+    Ok((tapes, trace_stats))
+}
+
+/// Who the server is, as the probes found it.
+fn server_identity(
+    cfg: &RunConfig,
+    report: Option<&crate::mcp::report::Report>,
+    instructions: Option<String>,
+    slug: &str,
+) -> ServerIdentity {
+    ServerIdentity {
+        target: match &cfg.target {
+            Target::Http(h) => ServerTarget::Url { url: h.url.clone() },
+            Target::Stdio(s) => ServerTarget::Command {
+                argv: s.command_line(),
+            },
+        },
+        slug: slug.to_owned(),
+        era: match report.map(|r| r.server.era) {
+            Some(Era::Modern) => rec::Era::Modern,
+            _ => rec::Era::Legacy,
+        },
+        negotiated_version: report.map(|r| r.server.negotiated_version.clone()),
+        transport: match report.map(|r| r.server.transport_shape.as_str()) {
+            Some("streamable-http+sse") => rec::TransportShape::HttpSse,
+            Some("streamable-http+json" | "streamable-http") => rec::TransportShape::HttpJson,
+            _ => rec::TransportShape::Stdio,
+        },
+        sessions: match report.and_then(|r| r.server.sessionful) {
+            Some(false) => rec::Sessions::Sessionless,
+            _ => rec::Sessions::Sessionful,
+        },
+        credential_context: cfg.credential,
+        server_info: report.and_then(|r| r.server.server_info.clone()),
+        capabilities: report.map(|r| r.server.capabilities.clone()),
+        instructions,
+        discover: None,
+    }
+}
+
+/// The zero-token probes' findings.
+fn probes_of(report: Option<&crate::mcp::report::Report>) -> rec::Probes {
+    rec::Probes {
+        spec_currency: report.map(|r| r.server.negotiated_version.clone()),
+        findings: report
+            .map(|r| {
+                r.probes
+                    .iter()
+                    .map(|p| rec::Probe {
+                        id: p.id.to_owned(),
+                        status: p.status.clone(),
+                        detail: p.detail.clone(),
+                        evidence: p.evidence.clone(),
+                        observed: None,
+                    })
+                    .collect()
+            })
+            .unwrap_or_default(),
+    }
+}
+
+/// The ledger of a run that stopped before generation.
+fn no_suite() -> rec::SuiteLedger {
+    rec::SuiteLedger {
+        candidates: None,
+        admitted: None,
+        tasks: None,
+        rejected_by_rule: Vec::new(),
+        trimmed_surplus: None,
+        null_screened: None,
+        quality: None,
+        judge_calls: None,
+        limitation: Some("no suite was generated: the run stopped before generation".to_owned()),
+    }
+}
+
+/// The score's notes: the figures, or why there is none.
+fn score_notes(
+    score: Option<&rec::Score>,
+    interrupted: Option<&Interruption>,
+    refused_at: Option<&str>,
+    outcome: Outcome,
+) -> Vec<String> {
+    let mut score_notes = Vec::new();
+    if let Some(s) = score {
+        score_notes.push(format!(
+            "First-try success {} of {} tasks ({:.1}%, Wilson 95% {:.1}% to {:.1}%); eventual success {} of {}.",
+            s.first_try.k,
+            s.first_try.n,
+            s.first_try.rate * 100.0,
+            s.first_try.low * 100.0,
+            s.first_try.high * 100.0,
+            s.eventual.k,
+            s.eventual.n
+        ));
+    } else if let Some(i) = interrupted {
+        score_notes.push(format!("No score. {}", i.note()));
+    } else {
+        score_notes.push(format!(
+            "No score: the run's outcome is {}{}.",
+            outcome.code(),
+            refused_at
+                .map(|g| format!(", refused at the {g} gate"))
+                .unwrap_or_default()
+        ));
+    }
+    score_notes
+}
+
+/// Write the record (and sign it) in its published form: every string
+/// through the policy, and the counts of what the run's files lost. The
+/// record as it reads back from what was written.
+fn write_published(
+    record: &RunRecord,
+    redacted: &mut fitness_shared::redact::Hits,
+    cfg: &RunConfig,
+    dir: &Path,
+) -> anyhow::Result<RunRecord> {
+    let mut value = serde_json::to_value(record)?;
+    crate::secrets::redact_value(&mut value, redacted);
+    if let Value::Object(map) = &mut value {
+        map.insert(
+            "redactions".to_owned(),
+            serde_json::to_value(rec::Redactions::from_hits(redacted))?,
+        );
+    }
+    let key = cfg
+        .key
+        .clone()
+        .or_else(|| std::env::var_os("FITNESS_SIGNING_KEY").map(Into::into));
+    if let Some(path) = key {
+        let seed = crate::integrity::read_secret(&path)?;
+        crate::integrity::sign_value(&mut value, &seed)?;
+    }
+    let published = RunRecord::from_value(value.clone())
+        .map_err(|e| anyhow::anyhow!("the redacted record does not read back: {e}"))?;
+    let bytes =
+        integrity::record_file_bytes(&value).context("failed to canonicalise the record")?;
+    write_atomic(&dir.join(fitness_shared::site::RECORD_FILE), &bytes)?;
+    Ok(published)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn nearest_rank_percentiles() {
+        assert_eq!(nearest_rank(&[], 50.0), None);
+        assert_eq!(nearest_rank(&[7], 95.0), Some(7));
+        assert_eq!(nearest_rank(&[4, 2, 3, 1], 50.0), Some(2));
+        assert_eq!(nearest_rank(&[1, 2, 3, 4], 95.0), Some(4));
+    }
+
+    #[test]
+    fn run_ids_sort_by_time_and_keep_the_seed() {
+        let id = run_id("demo-good", "2026-11-30T04:20:01.123Z", 7, None);
+        // The start time to the millisecond, then the seed.
+        assert_eq!(id, "demo-good-20261130T042001123-s7");
+        let later = run_id("demo-good", "2026-11-30T04:20:01.124Z", 7, None);
+        assert!(later > id, "{later} sorts after {id}");
+        let tagged = run_id("demo-good", "2026-11-30T04:20:01.123Z", 7, Some("ab12-a2"));
+        assert!(tagged.ends_with("-s7-ab12-a2"), "{tagged}");
+    }
+}

@@ -1,0 +1,559 @@
+//! Admission: every candidate is admitted or rejected by exactly one named
+//! rule, checked in this order (the first that fails is recorded):
+//!
+//! | rule | rejects |
+//! |---|---|
+//! | `malformed` | a candidate that did not parse as a task |
+//! | `no-expected-tools` | no expected tools |
+//! | `unknown-tool` | an expected or solution tool the server does not list |
+//! | `secrets-tool` | a solution that calls a tool whose name says it returns the environment or credentials (`env`, `secret`, `token`...) |
+//! | `check-invalid` | a predicate that cannot be evaluated (bad regex, bad path…) |
+//! | `check-too-permissive` | see [`Predicate::is_too_permissive`] |
+//! | `check-rejects-key` | a predicate that does not accept the task's own answer key: it could never match |
+//! | `answer-derivable` | a number the prompt's or the arguments' numbers give by one arithmetic step, or an argument plus or minus one: the server did no work |
+//! | `answer-leak` | the answer key in the prompt, in the solution's bound arguments, or in the server instructions or a tool description |
+//! | `check-matches-prompt` | the predicate accepts the prompt text itself (though the answer key is not in it) |
+//! | `unchained-handle` | a `{{handle:NAME}}` with no earlier producing call, or a binding pointing forward or out of range |
+//! | `destructive-excluded` | a destructive task under a credential that is not the owner's |
+//! | `answer-not-reached` | a judge's task whose solution, made at generation, fails or returns no answer its check accepts (or that has no solution to make) |
+//! | `error-answer` | the answer came from a result that reads as an error (`ENOENT`, `not found`, a traceback...) |
+//! | `duplicate` | the same normalised prompt as an admitted task or an earlier batch, or the same (solution, answer) |
+//! | `check-not-discriminating` | a predicate that accepts another admitted task's answer key (of two tasks with one answer, the later): it cannot tell the tasks apart |
+//!
+//! `answer-derivable` and `check-not-discriminating` apply to every
+//! generator but `schema-walk/1`, whose suites stay as they were generated;
+//! `error-answer` reads the result a candidate's answer came from, which
+//! only `schema-walk/2` and a verified `judge-synth/1` candidate carry.
+//!
+//! `destructive-excluded`: a task is destructive when it says so or when its
+//! solution calls a tool labelled destructive. Such a task is admitted only
+//! under `owner-key`: with no credential or a free key, a destructive call
+//! would act on shared or someone else's data, which nobody authorised.
+//!
+//! The answer-leak test is case-insensitive and matches the answer as a whole
+//! token (not inside a longer word or number), so the answer `12` does not
+//! leak through `120`.
+
+use std::collections::{BTreeSet, HashSet};
+
+use fitness_shared::record::CredentialContext;
+use rmcp::model::Tool;
+use serde::Serialize;
+use serde_json::Value;
+
+use super::predicate::contains_token;
+use super::task::{Candidate, Predicate, Task};
+
+/// One rejected candidate and the rule that rejected it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Rejection {
+    pub candidate: String,
+    pub rule: &'static str,
+    pub detail: String,
+}
+
+/// The rule names, in the order they are checked.
+pub const RULES: &[&str] = &[
+    "malformed",
+    "no-expected-tools",
+    "unknown-tool",
+    "secrets-tool",
+    "check-invalid",
+    "check-too-permissive",
+    "check-rejects-key",
+    "answer-derivable",
+    "answer-leak",
+    "check-matches-prompt",
+    "unchained-handle",
+    "destructive-excluded",
+    "answer-not-reached",
+    "error-answer",
+    "duplicate",
+    "check-not-discriminating",
+];
+
+/// What admission judges candidates against.
+pub struct AdmissionContext<'a> {
+    pub tools: &'a [Tool],
+    pub instructions: Option<&'a str>,
+    pub credential: CredentialContext,
+    /// Names of tools labelled destructive (declared, else inferred).
+    pub destructive_tools: &'a BTreeSet<String>,
+    /// Prompts of earlier batches: a repeat is a `duplicate`.
+    pub exclude_prompts: &'a [String],
+    /// `answer-derivable` and `check-not-discriminating` apply (every
+    /// generator but `schema-walk/1`).
+    pub answer_rules: bool,
+}
+
+/// Admit or reject each candidate; admitted tasks keep the candidate order.
+pub fn admit(candidates: Vec<Candidate>, ctx: &AdmissionContext) -> (Vec<Task>, Vec<Rejection>) {
+    let mut batch = Batch {
+        seen_prompts: ctx.exclude_prompts.iter().map(|p| normalise(p)).collect(),
+        seen_solutions: HashSet::new(),
+        admitted: Vec::new(),
+        rejections: Vec::new(),
+    };
+    for c in candidates {
+        match batch.judge(&c, ctx) {
+            Ok(task) => batch.admitted.push(task),
+            Err((rule, detail)) => batch.rejections.push(Rejection {
+                candidate: c.id.clone(),
+                rule,
+                detail,
+            }),
+        }
+    }
+    let Batch {
+        mut admitted,
+        mut rejections,
+        ..
+    } = batch;
+    if ctx.answer_rules {
+        admitted = discriminating(admitted, &mut rejections);
+    }
+    (admitted, rejections)
+}
+
+/// A rule broken: its name and what broke it.
+type Broken = (&'static str, String);
+
+/// The batch being admitted: what it has admitted and rejected, and the
+/// prompts and solutions already taken.
+struct Batch {
+    seen_prompts: HashSet<String>,
+    seen_solutions: HashSet<String>,
+    admitted: Vec<Task>,
+    rejections: Vec<Rejection>,
+}
+
+impl Batch {
+    /// The candidate as an admitted task, or the first rule it breaks.
+    fn judge(&mut self, c: &Candidate, ctx: &AdmissionContext) -> Result<Task, Broken> {
+        let task = c
+            .parsed
+            .as_ref()
+            .map_err(|why| ("malformed", why.clone()))?;
+        check(task, ctx)?;
+        if let Some(why) = &c.unreached {
+            return Err(("answer-not-reached", why.clone()));
+        }
+        if let Some(source) = &c.source
+            && super::reading::reads_as_error(source)
+        {
+            return Err((
+                "error-answer",
+                format!(
+                    "the answer was read from a result that reads as an error: {}",
+                    source.chars().take(120).collect::<String>()
+                ),
+            ));
+        }
+        self.first_of_its_kind(task)?;
+        let mut task = task.clone();
+        task.id = c.id.clone();
+        task.destructive = task_is_destructive(&task, ctx);
+        Ok(task)
+    }
+
+    /// `duplicate` unless the prompt, and the solution with its answer,
+    /// are new; taken as seen when they are.
+    fn first_of_its_kind(&mut self, task: &Task) -> Result<(), Broken> {
+        let prompt_key = normalise(&task.prompt);
+        let solution_key = format!(
+            "{}\u{0}{}",
+            serde_json::to_string(&task.solution).unwrap_or_default(),
+            normalise(&task.answer_key)
+        );
+        if self.seen_prompts.contains(&prompt_key) {
+            return Err((
+                "duplicate",
+                "the same prompt as an admitted or earlier task".into(),
+            ));
+        }
+        if !task.solution.is_empty() && self.seen_solutions.contains(&solution_key) {
+            return Err((
+                "duplicate",
+                "the same solution and answer as an admitted task".into(),
+            ));
+        }
+        self.seen_prompts.insert(prompt_key);
+        self.seen_solutions.insert(solution_key);
+        Ok(())
+    }
+}
+
+/// `check-not-discriminating`: the admitted tasks whose check accepts no
+/// other task's answer (of two with the same answer, the first stays).
+fn discriminating(admitted: Vec<Task>, rejections: &mut Vec<Rejection>) -> Vec<Task> {
+    let keys: Vec<String> = admitted.iter().map(|t| normalise(&t.answer_key)).collect();
+    let mut kept = Vec::with_capacity(admitted.len());
+    for (j, task) in admitted.iter().enumerate() {
+        let clash = admitted.iter().enumerate().find(|(i, other)| {
+            *i != j
+                && if keys[*i] == keys[j] {
+                    *i < j
+                } else {
+                    task.check.check(&other.answer_key)
+                }
+        });
+        match clash {
+            Some((_, other)) => rejections.push(Rejection {
+                candidate: task.id.clone(),
+                rule: "check-not-discriminating",
+                detail: format!(
+                    "{} also accepts `{}`, the answer of task {}",
+                    describe(&task.check),
+                    other.answer_key,
+                    other.id
+                ),
+            }),
+            None => kept.push(task.clone()),
+        }
+    }
+    kept
+}
+
+/// A task that writes: marked so, or its solution calls a tool labelled
+/// destructive.
+fn task_is_destructive(task: &Task, ctx: &AdmissionContext) -> bool {
+    task.destructive
+        || task
+            .solution
+            .iter()
+            .any(|c| ctx.destructive_tools.contains(&c.tool))
+}
+
+/// Every rule but `malformed` and `duplicate` (which need the batch).
+pub fn check(task: &Task, ctx: &AdmissionContext) -> Result<(), Broken> {
+    if task.expected_tools.is_empty() {
+        return Err(("no-expected-tools", "expected_tools is empty".into()));
+    }
+    listed_tools(task, ctx)?;
+    sound_check(task)?;
+    if ctx.answer_rules
+        && let Some(why) = derivable(task)
+    {
+        return Err(("answer-derivable", why));
+    }
+    leak(task, ctx)?;
+    if task.check.check(&task.prompt) {
+        return Err((
+            "check-matches-prompt",
+            format!("{} accepts the prompt itself", describe(&task.check)),
+        ));
+    }
+    chained(task)?;
+    allowed_to_write(task, ctx)
+}
+
+/// `unknown-tool`, `secrets-tool`: every tool the task names is listed,
+/// and its solution calls none whose name says it returns secrets.
+fn listed_tools(task: &Task, ctx: &AdmissionContext) -> Result<(), Broken> {
+    let known: BTreeSet<String> = ctx.tools.iter().map(|t| t.name.to_string()).collect();
+    for name in task
+        .expected_tools
+        .iter()
+        .chain(task.solution.iter().map(|c| &c.tool))
+    {
+        if !known.contains(name) {
+            return Err(("unknown-tool", format!("the server lists no tool `{name}`")));
+        }
+    }
+    // A tool whose name says it returns the environment or credentials:
+    // the walk never calls one, and no task may send the agent to it.
+    for call in &task.solution {
+        if let Some(tool) = ctx.tools.iter().find(|t| t.name == call.tool.as_str())
+            && let Some(word) = super::reading::exposes_secrets(tool)
+        {
+            return Err((
+                "secrets-tool",
+                format!(
+                    "the solution calls `{}`, whose name says `{word}`: what it returns must reach neither a suite nor a tape",
+                    call.tool
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// `check-invalid`, `check-too-permissive`, `check-rejects-key`: the check
+/// can be evaluated, refuses a guess, and accepts the answer key.
+fn sound_check(task: &Task) -> Result<(), Broken> {
+    task.check
+        .validate()
+        .map_err(|e| ("check-invalid", e.clone()))?;
+    if task.check.is_too_permissive() {
+        return Err((
+            "check-too-permissive",
+            format!(
+                "{} accepts answers that carry no knowledge",
+                describe(&task.check)
+            ),
+        ));
+    }
+    if !task.check.check(&task.answer_key) {
+        return Err((
+            "check-rejects-key",
+            format!(
+                "{} does not accept the answer key `{}`",
+                describe(&task.check),
+                task.answer_key
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// `destructive-excluded`: a task that writes needs the owner's key.
+fn allowed_to_write(task: &Task, ctx: &AdmissionContext) -> Result<(), Broken> {
+    if !task_is_destructive(task, ctx) || ctx.credential == CredentialContext::OwnerKey {
+        return Ok(());
+    }
+    let tools: Vec<&str> = task
+        .solution
+        .iter()
+        .filter(|c| ctx.destructive_tools.contains(&c.tool))
+        .map(|c| c.tool.as_str())
+        .collect();
+    Err((
+        "destructive-excluded",
+        format!(
+            "destructive ({}) and the credential is {}, not owner-key",
+            if tools.is_empty() {
+                "marked so".to_owned()
+            } else {
+                tools.join(", ")
+            },
+            serde_json::to_value(ctx.credential)
+                .ok()
+                .and_then(|v| v.as_str().map(str::to_owned))
+                .unwrap_or_default()
+        ),
+    ))
+}
+
+/// Why a numeric answer needs no server: it is one arithmetic step from
+/// the numbers the task already gives (the prompt, the solution's
+/// arguments, their lengths), or one of them plus or minus one.
+pub fn derivable(task: &Task) -> Option<String> {
+    let (value, tolerance) = match &task.check {
+        Predicate::NumberWithin { value, tolerance } => (*value, *tolerance),
+        _ => (task.answer_key.trim().parse::<f64>().ok()?, 0.0),
+    };
+    if !value.is_finite() {
+        return None;
+    }
+    let mut given: Vec<f64> = super::predicate::numbers_in(&task.prompt);
+    for call in &task.solution {
+        for (_, v) in &call.arguments {
+            collect_numbers(v, &mut given);
+        }
+    }
+    given.retain(|n| n.is_finite());
+    given.truncate(64);
+    let close = |x: f64| (x - value).abs() <= tolerance.max(1e-9 * value.abs().max(1.0));
+    for &a in &given {
+        for (x, how) in [
+            (a, "equals"),
+            (a + 1.0, "is one more than"),
+            (a - 1.0, "is one less than"),
+        ] {
+            if close(x) {
+                return Some(format!("the answer {value} {how} the given {a}"));
+            }
+        }
+    }
+    for (i, &a) in given.iter().enumerate() {
+        for &b in &given[i + 1..] {
+            let steps = [
+                (a + b, "+"),
+                (a - b, "-"),
+                (b - a, "-"),
+                (a * b, "x"),
+                (if b != 0.0 { a / b } else { f64::NAN }, "/"),
+                (if a != 0.0 { b / a } else { f64::NAN }, "/"),
+            ];
+            if let Some((_, op)) = steps.iter().find(|(x, _)| x.is_finite() && close(*x)) {
+                return Some(format!(
+                    "the answer {value} is {a} {op} {b}, from numbers the task gives"
+                ));
+            }
+        }
+    }
+    None
+}
+
+fn collect_numbers(v: &Value, out: &mut Vec<f64>) {
+    match v {
+        Value::Number(n) => out.extend(n.as_f64()),
+        Value::String(s) => {
+            out.push(s.chars().count() as f64);
+            out.extend(super::predicate::numbers_in(s));
+        }
+        Value::Array(a) => {
+            out.push(a.len() as f64);
+            a.iter().for_each(|x| collect_numbers(x, out));
+        }
+        Value::Object(o) => o.values().for_each(|x| collect_numbers(x, out)),
+        _ => {}
+    }
+}
+
+fn describe(p: &Predicate) -> String {
+    serde_json::to_string(p).unwrap_or_else(|_| "the check".into())
+}
+
+fn leak(task: &Task, ctx: &AdmissionContext) -> Result<(), Broken> {
+    let answer = task.answer_key.trim();
+    if answer.is_empty() {
+        return Ok(());
+    }
+    if contains_token(&task.prompt, answer) {
+        return Err(("answer-leak", "the answer key is in the prompt".into()));
+    }
+    for (i, call) in task.solution.iter().enumerate() {
+        let args = Value::Object(call.arguments.clone());
+        if strings_of(&args).any(|s| contains_token(&s, answer)) {
+            return Err((
+                "answer-leak",
+                format!(
+                    "the answer key is in the bound arguments of solution call {i} (`{}`)",
+                    call.tool
+                ),
+            ));
+        }
+    }
+    if let Some(instructions) = ctx.instructions
+        && contains_token(instructions, answer)
+    {
+        return Err((
+            "answer-leak",
+            "the answer key is in the server instructions".into(),
+        ));
+    }
+    for t in ctx.tools {
+        if let Some(d) = &t.description
+            && contains_token(d, answer)
+        {
+            return Err((
+                "answer-leak",
+                format!("the answer key is in the description of `{}`", t.name),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Every string and number in a JSON value, as text (keys too).
+fn strings_of(v: &Value) -> Box<dyn Iterator<Item = String> + '_> {
+    match v {
+        Value::String(s) => Box::new(std::iter::once(s.clone())),
+        Value::Number(n) => Box::new(std::iter::once(n.to_string())),
+        Value::Bool(b) => Box::new(std::iter::once(b.to_string())),
+        Value::Null => Box::new(std::iter::empty()),
+        Value::Array(a) => Box::new(a.iter().flat_map(strings_of)),
+        Value::Object(o) => Box::new(
+            o.iter()
+                .flat_map(|(k, v)| std::iter::once(k.clone()).chain(strings_of(v))),
+        ),
+    }
+}
+
+/// `{{handle:NAME}}` placeholders in a value.
+pub fn placeholders(v: &Value) -> Vec<String> {
+    let mut out = Vec::new();
+    for s in strings_of(v) {
+        let mut rest = s.as_str();
+        while let Some(i) = rest.find("{{handle:") {
+            let after = &rest[i + "{{handle:".len()..];
+            match after.find("}}") {
+                Some(j) => {
+                    out.push(after[..j].trim().to_owned());
+                    rest = &after[j + 2..];
+                }
+                None => break,
+            }
+        }
+    }
+    out
+}
+
+fn chained(task: &Task) -> Result<(), Broken> {
+    let n = task.solution.len();
+    for b in &task.handles {
+        if b.produced_by >= n || b.consumed_by >= n {
+            return Err((
+                "unchained-handle",
+                format!(
+                    "handle `{}` binds calls {} → {} but the solution has {n} call(s)",
+                    b.name, b.produced_by, b.consumed_by
+                ),
+            ));
+        }
+        if b.produced_by >= b.consumed_by {
+            return Err((
+                "unchained-handle",
+                format!(
+                    "handle `{}` is consumed by call {} but produced by call {} (not earlier)",
+                    b.name, b.consumed_by, b.produced_by
+                ),
+            ));
+        }
+    }
+    for (i, call) in task.solution.iter().enumerate() {
+        for name in placeholders(&Value::Object(call.arguments.clone())) {
+            let bound = task
+                .handles
+                .iter()
+                .any(|b| b.name == name && b.consumed_by == i && b.produced_by < i);
+            if !bound {
+                return Err((
+                    "unchained-handle",
+                    format!(
+                        "call {i} (`{}`) uses {{{{handle:{name}}}}} but no earlier call produces it",
+                        call.tool
+                    ),
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Lowercase, punctuation dropped, whitespace collapsed.
+pub fn normalise(s: &str) -> String {
+    s.chars()
+        .map(|c| {
+            if c.is_alphanumeric() {
+                c.to_lowercase().next().unwrap_or(c)
+            } else {
+                ' '
+            }
+        })
+        .collect::<String>()
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tokens_match_whole() {
+        assert!(contains_token("the sum is 12.", "12"));
+        assert!(!contains_token("the sum is 120", "12"));
+        assert!(contains_token("Echo: Tavimor!", "tavimor"));
+        assert!(!contains_token("xtavimor", "tavimor"));
+        assert!(contains_token("a {{x}} b", "{{x}}"));
+    }
+
+    #[test]
+    fn placeholders_are_found_in_nested_arguments() {
+        let v = serde_json::json!({"a": ["{{handle:id}}", {"b": "x {{handle: other }} y"}]});
+        assert_eq!(placeholders(&v), vec!["id".to_owned(), "other".to_owned()]);
+    }
+}

@@ -1,0 +1,431 @@
+//! The destructiveness signal (R-GEN item 7): every tool labelled destructive
+//! or not before the drive, declared (annotations) and inferred side by side.
+//!
+//! **Declared**: `readOnlyHint: true` or `destructiveHint: false` → not
+//! destructive; `destructiveHint: true` (without `readOnlyHint: true`) or
+//! `readOnlyHint: false` alone → destructive (the MCP default for a writing
+//! tool); no hint at all → undeclared.
+//!
+//! **Inferred, offline** (the documented rule set), over the tool's name,
+//! then the first words of its description, then its schema:
+//! 1. a name word that is a writing verb (`delete`, `remove`, `drop`, `write`,
+//!    `create`, `update`, `set`, `send`, `kill`, `reset`, … see
+//!    [`WRITE_VERBS`]) → destructive;
+//! 2. else a name word that is a reading verb (`get`, `list`, `read`, `search`,
+//!    `echo`, `sum`, `fetch`, `describe`, … see [`READ_VERBS`]) → not;
+//! 3. else the same two tests on the description's first five words;
+//! 4. else a schema property named `confirm`, `force` or `overwrite` →
+//!    destructive;
+//! 5. else destructive (nothing says it only reads; assume it may write).
+//!
+//! With a judge, the judge's label (when it parses) is the inferred one and
+//! the rule set's verdict is kept in the evidence.
+//!
+//! A tool is callable by the offline generator when it is not destructive by
+//! its declaration, or, when it declares nothing, by the inference.
+
+use rmcp::model::Tool;
+use serde_json::Value;
+
+use super::{PhaseSpend, ToolDestructiveness};
+use crate::mcp::tap::Tap;
+use crate::model::types::{ChatRequest, ContentBlock, Message, ModelClient, Role, text_of};
+
+/// Name or description words that mean the tool changes state.
+pub const WRITE_VERBS: &[&str] = &[
+    "delete",
+    "remove",
+    "drop",
+    "destroy",
+    "erase",
+    "purge",
+    "clear",
+    "truncate",
+    "wipe",
+    "write",
+    "create",
+    "insert",
+    "add",
+    "update",
+    "upsert",
+    "set",
+    "put",
+    "patch",
+    "modify",
+    "edit",
+    "rename",
+    "move",
+    "send",
+    "post",
+    "publish",
+    "kill",
+    "terminate",
+    "stop",
+    "reset",
+    "restart",
+    "execute",
+    "exec",
+    "run",
+    "deploy",
+    "toggle",
+    "upload",
+    "merge",
+    "close",
+    "cancel",
+    "revoke",
+    "grant",
+    "archive",
+    "overwrite",
+    "replace",
+    "append",
+    "save",
+    "store",
+    "push",
+    "commit",
+    "approve",
+    "transfer",
+    "pay",
+    "charge",
+    "enable",
+    "disable",
+    "install",
+    "uninstall",
+    "trigger",
+    "start",
+    "submit",
+    "assign",
+    "invite",
+    "ban",
+    "lock",
+    "unlock",
+    "gzip",
+    "compress",
+    "subscribe",
+    "unsubscribe",
+    "register",
+    "book",
+    "order",
+];
+
+/// Name or description words that mean the tool only reads.
+pub const READ_VERBS: &[&str] = &[
+    "get",
+    "list",
+    "read",
+    "search",
+    "find",
+    "query",
+    "fetch",
+    "describe",
+    "show",
+    "view",
+    "echo",
+    "sum",
+    "count",
+    "lookup",
+    "check",
+    "validate",
+    "inspect",
+    "browse",
+    "resolve",
+    "explain",
+    "summarize",
+    "summarise",
+    "calculate",
+    "compute",
+    "convert",
+    "format",
+    "parse",
+    "preview",
+    "ping",
+    "status",
+    "info",
+    "retrieve",
+    "stat",
+    "diff",
+    "compare",
+    "analyze",
+    "analyse",
+    "estimate",
+    "translate",
+    "open",
+    "lookup",
+    "returns",
+    "return",
+    "gets",
+    "lists",
+    "reads",
+    "searches",
+    "retrieves",
+    "echoes",
+    "fetches",
+    "describes",
+    "shows",
+];
+
+/// What the annotations say: `Some(true)` destructive, `Some(false)` not,
+/// `None` nothing declared.
+pub fn declared(tool: &Tool) -> Option<bool> {
+    let a = tool.annotations.as_ref()?;
+    if a.read_only_hint == Some(true) || a.destructive_hint == Some(false) {
+        Some(false)
+    } else if a.destructive_hint == Some(true) || a.read_only_hint == Some(false) {
+        Some(true)
+    } else {
+        None
+    }
+}
+
+/// Does the tool declare it reaches beyond the server (`openWorldHint: true`)?
+pub fn open_world(tool: &Tool) -> bool {
+    tool.annotations
+        .as_ref()
+        .and_then(|a| a.open_world_hint)
+        .unwrap_or(false)
+}
+
+/// A name or text split into lowercase words (on punctuation and camelCase).
+pub fn words(s: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut cur = String::new();
+    let mut prev_lower = false;
+    for c in s.chars() {
+        if c.is_alphanumeric() {
+            if c.is_uppercase() && prev_lower && !cur.is_empty() {
+                out.push(std::mem::take(&mut cur));
+            }
+            prev_lower = c.is_lowercase();
+            cur.extend(c.to_lowercase());
+        } else {
+            prev_lower = false;
+            if !cur.is_empty() {
+                out.push(std::mem::take(&mut cur));
+            }
+        }
+    }
+    if !cur.is_empty() {
+        out.push(cur);
+    }
+    out
+}
+
+/// Is `word` one of `verbs`, or that verb with a plain inflection?
+fn is_verb(word: &str, verbs: &'static [&'static str]) -> Option<&'static str> {
+    verbs.iter().copied().find(|v| {
+        word == *v
+            || word.strip_suffix('s') == Some(v)
+            || word.strip_suffix("es") == Some(v)
+            || word.strip_suffix("ed") == Some(v)
+            || word.strip_suffix('d') == Some(v)
+    })
+}
+
+/// The offline rule set: (destructive, evidence).
+pub fn infer(tool: &Tool) -> (bool, String) {
+    let name = tool.name.to_string();
+    let name_words = words(&name);
+    if let Some(v) = name_words.iter().find_map(|w| is_verb(w, WRITE_VERBS)) {
+        return (true, format!("name `{name}` has the writing verb `{v}`"));
+    }
+    if let Some(v) = name_words.iter().find_map(|w| is_verb(w, READ_VERBS)) {
+        return (false, format!("name `{name}` has the reading verb `{v}`"));
+    }
+    let description = tool.description.as_deref().unwrap_or("");
+    let first: Vec<String> = words(description).into_iter().take(5).collect();
+    if let Some(v) = first.iter().find_map(|w| is_verb(w, WRITE_VERBS)) {
+        return (
+            true,
+            format!("description begins with the writing verb `{v}`"),
+        );
+    }
+    if let Some(v) = first.iter().find_map(|w| is_verb(w, READ_VERBS)) {
+        return (
+            false,
+            format!("description begins with the reading verb `{v}`"),
+        );
+    }
+    let schema = Value::Object((*tool.input_schema).clone());
+    if let Some(props) = schema.get("properties").and_then(Value::as_object)
+        && let Some(p) = props
+            .keys()
+            .find(|k| ["confirm", "force", "overwrite"].contains(&k.to_lowercase().as_str()))
+    {
+        return (true, format!("schema has a `{p}` property"));
+    }
+    (
+        true,
+        "no reading verb in the name or description: assumed destructive".into(),
+    )
+}
+
+/// Label every tool: declared and inferred side by side. With a judge, the
+/// judge labels the tools (one call, phase `destructiveness`); its label is
+/// the inferred one wherever it parses.
+pub async fn assess(
+    tools: &[Tool],
+    judge: Option<&dyn ModelClient>,
+    tape: &Tap,
+) -> (Vec<ToolDestructiveness>, Option<PhaseSpend>) {
+    let (judged, spend) = match judge {
+        Some(judge) => {
+            let (judged, phase) = ask_judge(judge, tools, tape).await;
+            (judged, Some(phase))
+        }
+        None => (JudgeLabels::new(), None),
+    };
+    let labels = tools.iter().map(|t| label_tool(t, &judged)).collect();
+    (labels, spend)
+}
+
+/// The judge's labels by tool name: destructive or not, and why.
+type JudgeLabels = std::collections::BTreeMap<String, (bool, String)>;
+
+/// Ask the judge to label the tools, in one taped call; the labels that
+/// parse, and the call's spend.
+async fn ask_judge(
+    judge: &dyn ModelClient,
+    tools: &[Tool],
+    tape: &Tap,
+) -> (JudgeLabels, PhaseSpend) {
+    let mut phase = PhaseSpend::new("destructiveness", &judge.id().to_string());
+    let mut judged = JudgeLabels::new();
+    let listing: Vec<Value> = tools.iter().map(super::tool_for_judge).collect();
+    let request = ChatRequest {
+        system: Some(
+            "You label MCP tools. A tool is destructive when calling it can change, \
+             delete or send data, or otherwise act on the world; a tool that only reads \
+             or computes is not. Reply with a JSON object mapping each tool name to \
+             {\"destructive\": true|false, \"why\": \"...\"} and nothing else."
+                .into(),
+        ),
+        messages: vec![Message {
+            role: Role::User,
+            content: vec![ContentBlock::Text {
+                text: serde_json::to_string_pretty(&listing).unwrap_or_default(),
+            }],
+        }],
+        tools: vec![],
+        max_tokens: 4096,
+        temperature: Some(0.0),
+        corr_id: Some("suite::destructiveness".into()),
+        json_object: true,
+    };
+    match crate::model::agent::taped_call(judge, &request, tape, "destructiveness").await {
+        Ok(resp) => {
+            phase.count(resp.usage.as_ref());
+            let text = text_of(&resp.content);
+            if let Some(Value::Object(map)) = super::predicate::first_json_value(&text) {
+                for (name, label) in map {
+                    if let Some(d) = label.get("destructive").and_then(Value::as_bool) {
+                        let why = label
+                            .get("why")
+                            .and_then(Value::as_str)
+                            .unwrap_or("")
+                            .to_owned();
+                        judged.insert(name, (d, why));
+                    }
+                }
+            }
+        }
+        Err(_) => phase.threw(),
+    }
+    (judged, phase)
+}
+
+/// One tool's label: declared, and inferred by the judge where it answered,
+/// else by the rule set; a disagreement says both.
+fn label_tool(t: &Tool, judged: &JudgeLabels) -> ToolDestructiveness {
+    let name = t.name.to_string();
+    let declared = declared(t);
+    let (rule, rule_why) = infer(t);
+    let (inferred, evidence) = match judged.get(&name) {
+        Some((d, why)) => (
+            *d,
+            format!("judge: {why}; rule set: {rule_why} ({})", label(rule)),
+        ),
+        None => (rule, rule_why),
+    };
+    let disagreement = declared.is_some_and(|d| d != inferred);
+    let evidence = if disagreement {
+        format!(
+            "declared {} by annotations {}, inferred {}: {evidence}",
+            label(declared.unwrap_or(false)),
+            annotations_text(t),
+            label(inferred)
+        )
+    } else {
+        evidence
+    };
+    ToolDestructiveness {
+        tool: name,
+        declared,
+        inferred,
+        disagreement,
+        evidence,
+    }
+}
+
+fn label(destructive: bool) -> &'static str {
+    if destructive {
+        "destructive"
+    } else {
+        "non-destructive"
+    }
+}
+
+fn annotations_text(tool: &Tool) -> String {
+    tool.annotations
+        .as_ref()
+        .and_then(|a| serde_json::to_string(a).ok())
+        .unwrap_or_else(|| "{}".into())
+}
+
+/// Is the tool destructive by its label: the declaration first, the
+/// inference when undeclared.
+pub fn labelled_destructive(label: &ToolDestructiveness) -> bool {
+    label.declared.unwrap_or(label.inferred)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::Arc;
+
+    fn tool(name: &str, description: &str) -> Tool {
+        let schema = serde_json::json!({"type": "object", "properties": {}});
+        let Value::Object(map) = schema else {
+            unreachable!()
+        };
+        Tool::new(name.to_owned(), description.to_owned(), Arc::new(map))
+    }
+
+    #[test]
+    fn rule_set_reads_names_then_descriptions() {
+        assert!(infer(&tool("delete_entities", "")).0);
+        assert!(infer(&tool("createIssue", "")).0);
+        assert!(infer(&tool("toggle-simulated-logging", "")).0);
+        assert!(!infer(&tool("get-sum", "")).0);
+        assert!(!infer(&tool("search_nodes", "")).0);
+        assert!(!infer(&tool("echo", "")).0);
+        assert!(!infer(&tool("weather", "Returns the forecast for a city")).0);
+        assert!(infer(&tool("weather", "Sends the forecast to a phone")).0);
+        assert!(
+            infer(&tool("frobnicate", "")).0,
+            "unknown means destructive"
+        );
+    }
+
+    #[tokio::test]
+    async fn disagreement_is_flagged_with_evidence() {
+        let mut t = tool("trigger-long-running-operation", "Demonstrates progress");
+        t.annotations = Some(rmcp::model::ToolAnnotations::new().read_only(true));
+        let (labels, spend) = assess(&[t], None, &Tap::disabled()).await;
+        assert!(spend.is_none());
+        let l = &labels[0];
+        assert_eq!(l.declared, Some(false));
+        assert!(l.inferred);
+        assert!(l.disagreement);
+        assert!(l.evidence.contains("trigger"), "{}", l.evidence);
+        assert!(!labelled_destructive(l), "the declaration decides");
+    }
+}

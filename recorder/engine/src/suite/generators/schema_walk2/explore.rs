@@ -1,0 +1,519 @@
+//! The exploration: every callable tool is called, first with schema-valid
+//! arguments (each value of its first enumerated argument in turn), then
+//! with handles harvested from earlier results in its string arguments. Only
+//! calls that succeeded become observations; the others are counted.
+
+use std::collections::HashSet;
+use std::ops::ControlFlow;
+
+use rand::SeedableRng;
+use rand::rngs::ChaCha8Rng;
+use rmcp::model::Tool;
+use serde_json::{Map, Value};
+
+use super::WalkConfig2;
+use super::text::{Handle, harvest};
+use crate::mcp::connect::Session;
+use crate::suite::generators::walk::{Taken, WalkStats, call_counted, drop_unsatisfiable};
+use crate::suite::predicate::first_json_value;
+use crate::suite::reading::{reads_as_empty, reads_as_error};
+use crate::suite::schema_args::{Limits, Unsatisfiable, valid_arguments_within};
+
+/// One successful call.
+#[derive(Debug, Clone)]
+pub struct Observation {
+    pub index: usize,
+    pub tool: String,
+    pub args: Map<String, Value>,
+    /// What an agent reads from the result.
+    pub text: String,
+    /// The structured content, else the first JSON value of the text.
+    pub json: Option<Value>,
+    /// Arguments filled with a harvested handle: (argument, handle index).
+    pub inputs: Vec<(String, usize)>,
+    /// The tool is not declared read-only: its calls may change state.
+    pub writes: bool,
+}
+
+/// Everything the exploration found.
+#[derive(Debug, Default)]
+pub struct Exploration {
+    pub observations: Vec<Observation>,
+    pub handles: Vec<Handle>,
+}
+
+impl Exploration {
+    /// The handle index for `value`, adding it when new.
+    fn add_handle(&mut self, handle: Handle) -> Option<usize> {
+        if self.handles.len() >= MAX_HANDLES {
+            return None;
+        }
+        if let Some(i) = self.handles.iter().position(|h| h.value == handle.value) {
+            return Some(i);
+        }
+        self.handles.push(handle);
+        Some(self.handles.len() - 1)
+    }
+}
+
+/// Arguments to call with, and the slots a handle filled (slot, handle).
+type Plan = (Map<String, Value>, Vec<(String, usize)>);
+
+/// Handles kept at most: the exploration stays bounded whatever a server
+/// lists.
+const MAX_HANDLES: usize = 2_000;
+
+/// Argument names that take a location.
+const PATH_WORDS: &[&str] = &[
+    "path",
+    "paths",
+    "dir",
+    "directory",
+    "folder",
+    "file",
+    "filename",
+    "root",
+    "repo",
+    "repository",
+    "source",
+    "destination",
+    "cwd",
+];
+/// Argument names that take a revision.
+const REVISION_WORDS: &[&str] = &["revision", "commit", "sha", "hash", "ref", "rev", "target"];
+
+/// A string slot a handle may fill: a string property with no enum, const,
+/// format or pattern, or an array of such strings.
+fn free_string(p: &Value) -> bool {
+    p.get("type").and_then(Value::as_str) == Some("string")
+        && p.get("enum").is_none()
+        && p.get("const").is_none()
+        && p.get("format").is_none()
+        && p.get("pattern").is_none()
+}
+
+fn slots(schema: &Value) -> Vec<(String, bool)> {
+    let mut out = Vec::new();
+    for (k, p) in schema
+        .get("properties")
+        .and_then(Value::as_object)
+        .into_iter()
+        .flatten()
+    {
+        if free_string(p) {
+            out.push((k.clone(), false));
+        } else if p.get("type").and_then(Value::as_str) == Some("array")
+            && p.get("items").is_some_and(free_string)
+        {
+            out.push((k.clone(), true));
+        }
+    }
+    out
+}
+
+/// How well `handle` fits the argument `arg`; `None` when it does not.
+fn affinity(arg: &str, handle: &Handle) -> Option<i32> {
+    let words = crate::suite::destructive::words(arg);
+    let has = |set: &[&str]| words.iter().any(|w| set.contains(&w.as_str()));
+    let wants_path = has(PATH_WORDS);
+    let wants_revision = has(REVISION_WORDS) && !wants_path;
+    let value = handle.value.as_str();
+    if value.chars().count() > 200 || value.contains('\n') {
+        return None;
+    }
+    let path_like = value.starts_with('/') || value.contains('/') || value.starts_with('~');
+    let hex_like = (7..=64).contains(&value.len()) && value.chars().all(|c| c.is_ascii_hexdigit());
+    if wants_path {
+        return path_like.then_some(3);
+    }
+    if wants_revision {
+        return hex_like.then_some(3);
+    }
+    let key_words = crate::suite::destructive::words(&handle.key);
+    // `source_timezone` and `timezone` share `timezone`.
+    let singular = |w: &str| w.trim_end_matches('s').to_owned();
+    let shared = key_words
+        .iter()
+        .any(|k| words.iter().any(|w| singular(w) == singular(k)));
+    if shared {
+        return Some(3);
+    }
+    if path_like {
+        return None;
+    }
+    Some(1)
+}
+
+/// Argument sets for round 0: one per value of the first enumerated
+/// property (at most `samples`), else `samples` seeded draws.
+fn first_round_args(
+    schema: &Value,
+    rng: &mut ChaCha8Rng,
+    samples: usize,
+    limits: &Limits,
+) -> Result<Vec<Map<String, Value>>, Unsatisfiable> {
+    let enumerated = schema
+        .get("properties")
+        .and_then(Value::as_object)
+        .and_then(|props| {
+            props.iter().find_map(|(k, p)| {
+                p.get("enum")
+                    .and_then(Value::as_array)
+                    .filter(|e| e.len() > 1)
+                    .map(|e| (k.clone(), e.clone()))
+            })
+        });
+    let has_args = schema
+        .get("properties")
+        .and_then(Value::as_object)
+        .is_some_and(|p| !p.is_empty());
+    match enumerated {
+        Some((key, values)) => values
+            .into_iter()
+            .take(samples)
+            .map(|v| {
+                let mut args = valid_arguments_within(schema, rng, limits)?;
+                args.insert(key.clone(), v);
+                Ok(args)
+            })
+            .collect(),
+        None if has_args => {
+            let required = required_of(schema);
+            (0..samples)
+                .map(|i| {
+                    let mut args = valid_arguments_within(schema, rng, limits)?;
+                    if i == 0 {
+                        args.retain(|k, _| required.contains(k));
+                    }
+                    Ok(args)
+                })
+                .collect()
+        }
+        None => Ok(vec![Map::new()]),
+    }
+}
+
+/// May a call of this tool change the server's state? What the annotations
+/// say (`readOnlyHint`), else the name's and description's verbs (see
+/// [`crate::suite::destructive::infer`]).
+pub fn may_write(tool: &Tool) -> bool {
+    match tool.annotations.as_ref().and_then(|a| a.read_only_hint) {
+        Some(read_only) => !read_only,
+        None => crate::suite::destructive::infer(tool).0,
+    }
+}
+
+/// Quoted values in a property description: `'America/New_York'`,
+/// `"en-GB"`, `` `main` ``.
+fn documented_examples(description: &str) -> Vec<String> {
+    static QUOTED: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+        regex::Regex::new(r#"'([^'\s]{2,60})'|"([^"\s]{2,60})"|`([^`\s]{2,60})`"#)
+            .expect("the quoted pattern compiles")
+    });
+    QUOTED
+        .captures_iter(description)
+        .filter_map(|c| c.get(1).or(c.get(2)).or(c.get(3)))
+        .map(|m| m.as_str().to_owned())
+        .take(8)
+        .collect()
+}
+
+/// Explore the callable tools. `seeds` are values the operator gave the
+/// server (paths on its command line): the first handles.
+pub async fn explore(
+    session: &Session,
+    callable: &[&Tool],
+    seeds: &[String],
+    seed: u64,
+    config: &WalkConfig2,
+    stats: &mut WalkStats,
+) -> Exploration {
+    let mut explorer = Explorer {
+        session,
+        config,
+        limits: config.limits(),
+        rng: ChaCha8Rng::seed_from_u64(seed),
+        ex: Exploration::seeded(seeds, callable),
+        tried: HashSet::new(),
+        dead: HashSet::new(),
+        stats,
+    };
+    for round in 0..config.max_rounds {
+        explorer.stats.rounds += 1;
+        match explorer.round(callable, round).await {
+            Some(0) | None => break,
+            Some(_) => {}
+        }
+    }
+    explorer.ex
+}
+
+impl Exploration {
+    /// An exploration holding its first handles: the operator's values,
+    /// then the examples each tool's schema documents.
+    fn seeded(seeds: &[String], callable: &[&Tool]) -> Exploration {
+        let mut ex = Exploration::default();
+        for s in seeds {
+            ex.add_handle(Handle {
+                value: s.clone(),
+                from: None,
+                key: "path".to_owned(),
+                alias: None,
+                parent: None,
+            });
+        }
+        // The examples a tool's own schema documents (`e.g. 'Europe/London'`)
+        // are values the server says it takes.
+        for tool in callable {
+            for (key, p) in tool
+                .input_schema
+                .get("properties")
+                .and_then(Value::as_object)
+                .into_iter()
+                .flatten()
+            {
+                let description = p.get("description").and_then(Value::as_str).unwrap_or("");
+                for example in documented_examples(description) {
+                    ex.add_handle(Handle {
+                        value: example,
+                        from: None,
+                        key: key.clone(),
+                        alias: None,
+                        parent: None,
+                    });
+                }
+            }
+        }
+        ex
+    }
+
+    /// Keep a successful call with the handles its result gives; a bare
+    /// entry name listed for a path is also that path joined with the name.
+    fn observe(&mut self, o: Observation) {
+        let path_arg = o.args.iter().find_map(|(k, v)| {
+            let words = crate::suite::destructive::words(k);
+            (words.iter().any(|w| PATH_WORDS.contains(&w.as_str())))
+                .then(|| v.as_str().map(str::to_owned))
+                .flatten()
+        });
+        let parent = path_arg
+            .as_ref()
+            .and_then(|p| self.handles.iter().position(|h| &h.value == p));
+        for mut h in harvest(&o.text, o.json.as_ref(), o.index) {
+            if let Some(p) = &path_arg
+                && !h.value.contains('/')
+                && h.key_is_entry()
+            {
+                let joined = format!("{}/{}", p.trim_end_matches('/'), h.value);
+                self.add_handle(Handle {
+                    value: joined,
+                    from: Some(o.index),
+                    key: "path".to_owned(),
+                    alias: Some(("name".to_owned(), h.value.clone())),
+                    parent,
+                });
+            }
+            h.from = Some(o.index);
+            self.add_handle(h);
+        }
+        self.observations.push(o);
+    }
+}
+
+/// The exploration under way: what it has found, tried and dropped.
+struct Explorer<'a> {
+    session: &'a Session,
+    config: &'a WalkConfig2,
+    limits: Limits,
+    rng: ChaCha8Rng,
+    ex: Exploration,
+    /// `tool NUL arguments` of every call made.
+    tried: HashSet<String>,
+    /// Tools dropped: no valid arguments, or they stopped answering.
+    dead: HashSet<String>,
+    stats: &'a mut WalkStats,
+}
+
+impl Explorer<'_> {
+    /// One round over the callable tools: the new calls it made, or `None`
+    /// when the calls are spent.
+    async fn round(&mut self, callable: &[&Tool], round: usize) -> Option<usize> {
+        let mut new_calls = 0;
+        for tool in callable {
+            let name = tool.name.to_string();
+            if self.dead.contains(&name) {
+                continue;
+            }
+            // A tool that may write is called only to add fresh state
+            // (round 0's schema-valid arguments), never on a handle: that
+            // would change what is already there (check it out, append to
+            // it) under the tasks' feet.
+            if round > 0 && may_write(tool) {
+                continue;
+            }
+            let Some(plans) = self.plans(tool, &name, round) else {
+                continue;
+            };
+            for (args, inputs) in plans {
+                if self.stats.calls as usize >= self.config.max_calls {
+                    return None;
+                }
+                let key = format!("{name}\u{0}{}", Value::Object(args.clone()));
+                if !self.tried.insert(key) {
+                    continue;
+                }
+                new_calls += 1;
+                if self.call(tool, &name, args, inputs).await.is_break() {
+                    break;
+                }
+            }
+        }
+        Some(new_calls)
+    }
+
+    /// This round's argument sets for a tool: schema-valid ones in round 0,
+    /// harvested handles after; `None` (the tool is dropped) when no valid
+    /// set fits the caps.
+    fn plans(&mut self, tool: &Tool, name: &str, round: usize) -> Option<Vec<Plan>> {
+        let schema = Value::Object((*tool.input_schema).clone());
+        let samples = self.config.samples_per_tool;
+        let planned = if round == 0 {
+            first_round_args(&schema, &mut self.rng, samples, &self.limits)
+                .map(|sets| sets.into_iter().map(|a| (a, Vec::new())).collect())
+        } else {
+            handle_plans(
+                &schema,
+                &self.ex,
+                &mut self.rng,
+                samples,
+                &self.tried,
+                name,
+                &self.limits,
+            )
+        };
+        drop_unsatisfiable(planned, name, self.stats, &mut self.dead)
+    }
+
+    /// Call a tool with one argument set and keep the call when it
+    /// succeeded (not an error, not empty); `Break` when the tool is dead.
+    async fn call(
+        &mut self,
+        tool: &Tool,
+        name: &str,
+        args: Map<String, Value>,
+        inputs: Vec<(String, usize)>,
+    ) -> ControlFlow<()> {
+        self.stats.calls += 1;
+        let writes = may_write(tool);
+        if writes {
+            self.stats.state_writes += 1;
+        }
+        let timeout = self.config.call_timeout;
+        let text = match call_counted(self.session, name, &args, timeout, self.stats).await {
+            Taken::Text(t) => t,
+            Taken::Skip => return ControlFlow::Continue(()),
+            Taken::Dead => {
+                self.dead.insert(name.to_owned());
+                return ControlFlow::Break(());
+            }
+        };
+        if reads_as_error(&text) {
+            self.stats.error_results += 1;
+            return ControlFlow::Continue(());
+        }
+        if reads_as_empty(&text) {
+            self.stats.empty_results += 1;
+            return ControlFlow::Continue(());
+        }
+        self.ex.observe(Observation {
+            index: self.ex.observations.len(),
+            tool: name.to_owned(),
+            json: first_json_value(&text),
+            args,
+            text,
+            inputs,
+            writes,
+        });
+        ControlFlow::Continue(())
+    }
+}
+
+/// Argument sets that put harvested handles into a tool's string slots.
+/// One slot varies over its fitting handles, best fit first and then in
+/// the order found; every other required slot gets its best-fitting handle;
+/// optional arguments stay out (a stray random filter would hide the
+/// answer). At most `samples` new sets.
+fn handle_plans(
+    schema: &Value,
+    ex: &Exploration,
+    rng: &mut ChaCha8Rng,
+    samples: usize,
+    tried: &HashSet<String>,
+    tool: &str,
+    limits: &Limits,
+) -> Result<Vec<Plan>, Unsatisfiable> {
+    let required = required_of(schema);
+    let slots = slots(schema);
+    let ranked: Vec<Vec<usize>> = slots
+        .iter()
+        .map(|(slot, _)| {
+            let mut r: Vec<(i32, usize)> = ex
+                .handles
+                .iter()
+                .enumerate()
+                .filter_map(|(i, h)| affinity(slot, h).map(|a| (a, i)))
+                .collect();
+            r.sort_by_key(|(a, _)| -a);
+            r.into_iter().map(|(_, i)| i).collect()
+        })
+        .collect();
+    let mut plans = Vec::new();
+    for (vary, (slot, _)) in slots.iter().enumerate() {
+        for &i in &ranked[vary] {
+            if plans.len() >= samples {
+                return Ok(plans);
+            }
+            let mut args = valid_arguments_within(schema, rng, limits)?;
+            args.retain(|k, _| k == slot || required.contains(k));
+            let mut inputs = Vec::new();
+            for (j, (other, is_array)) in slots.iter().enumerate() {
+                let chosen = if j == vary {
+                    Some(i)
+                } else if required.contains(other) {
+                    ranked[j].first().copied()
+                } else {
+                    None
+                };
+                if let Some(h) = chosen {
+                    let value = Value::String(ex.handles[h].value.clone());
+                    args.insert(
+                        other.clone(),
+                        if *is_array {
+                            Value::Array(vec![value])
+                        } else {
+                            value
+                        },
+                    );
+                    inputs.push((other.clone(), h));
+                }
+            }
+            let key = format!("{tool}\u{0}{}", Value::Object(args.clone()));
+            if tried.contains(&key) {
+                continue;
+            }
+            plans.push((args, inputs));
+        }
+    }
+    Ok(plans)
+}
+
+fn required_of(schema: &Value) -> Vec<String> {
+    schema
+        .get("required")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_str)
+        .map(str::to_owned)
+        .collect()
+}

@@ -1,0 +1,383 @@
+//! `schema-walk/2`: the offline generator whose tasks need the server's
+//! work. Zero model spend.
+//!
+//! * **Exploration** ([`explore`]): every callable tool (as in
+//!   `schema-walk/1`: not destructive, not open-world, not a secrets tool) is
+//!   called with schema-valid arguments, each value of its first enumerated
+//!   argument in turn; later rounds put handles harvested from earlier
+//!   results (names, paths, ids, revisions; a listed entry joined onto the
+//!   listed path) into its string arguments. The operator's own values seed
+//!   the handles: the absolute paths on a stdio server's command line.
+//! * **Only successful calls count**: an `isError` result, a result that
+//!   reads as an error (`ENOENT`, `not found`, a traceback...), or an empty
+//!   one is counted and never becomes a task.
+//! * **Facts** ([`text`]): a value with the label its result gives it (a
+//!   JSON field, a `Label: value` line, `label 150ms` prose). The answer is
+//!   the value; the predicate checks that value, never an incidental first
+//!   number. Values that are clock readings, that occur in the arguments,
+//!   the instructions or a tool description, or that other calls of the
+//!   same tool also return, are passed over.
+//! * **Prompts state the goal** ([`spec`]), never the tool or its
+//!   arguments: "Using the server's tools, find the humidity for location
+//!   `Chicago`." Where
+//!   the handle came from another call's result and its record has another
+//!   name (a commit's message, a listed entry's name under its root), the
+//!   task names the record by that and its solution is the chain of calls.
+//! * **Spread**: at most `max_per_tool` candidates end at one tool, taken
+//!   round-robin over the tools; the final call of a task never changes
+//!   state (a tool not declared read-only may only produce its handles).
+//! * **Stable**: the final call is replayed and its answer must come back.
+//!
+//! Admission then applies the rules `schema-walk/1` never needed:
+//! `error-answer`, `answer-derivable` and `check-not-discriminating`.
+
+mod explore;
+mod spec;
+pub mod text;
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::time::Duration;
+
+use futures::future::LocalBoxFuture;
+use rmcp::model::Tool;
+use serde_json::{Value, json};
+
+use super::walk::{Called, WalkOutcome, WalkStats, call, callable_tools};
+use super::{Candidates, GenerationInput, Generator};
+use crate::mcp::connect::Session;
+use crate::model::types::PlannedCall;
+use crate::suite::schema_args::Limits;
+use crate::suite::task::{Candidate, HandleBinding, Task};
+use explore::{Exploration, Observation};
+use spec::{Spec, specs_for};
+
+/// `schema-walk/2`.
+pub struct SchemaWalk2;
+
+impl Generator for SchemaWalk2 {
+    fn config(&self, input: &GenerationInput<'_>) -> serde_json::Map<String, Value> {
+        let mut config = serde_json::Map::new();
+        config.insert(
+            "walk".into(),
+            WalkConfig2::default().to_json(max_per_tool(input.want)),
+        );
+        config.insert("seed_handles".into(), json!(input.opts.seed_handles.len()));
+        config
+    }
+
+    fn propose<'a>(
+        &'a self,
+        input: &'a GenerationInput<'a>,
+    ) -> LocalBoxFuture<'a, anyhow::Result<Candidates>> {
+        Box::pin(async move {
+            Ok(Candidates::walked(
+                walk(input, &WalkConfig2::default()).await,
+            ))
+        })
+    }
+}
+
+/// The walk's registered parameters (part of the suite's generator config).
+#[derive(Debug, Clone)]
+pub struct WalkConfig2 {
+    pub samples_per_tool: usize,
+    pub call_timeout: Duration,
+    pub max_calls: usize,
+    pub max_rounds: usize,
+    /// Facts taken from one observation at most.
+    pub facts_per_call: usize,
+    /// Caps on each generated argument set (its wall time is also cut to
+    /// `call_timeout`).
+    pub argument_limits: Limits,
+}
+
+impl Default for WalkConfig2 {
+    fn default() -> Self {
+        WalkConfig2 {
+            samples_per_tool: 4,
+            call_timeout: Duration::from_secs(5),
+            max_calls: 400,
+            max_rounds: 5,
+            facts_per_call: 6,
+            argument_limits: Limits::default(),
+        }
+    }
+}
+
+impl WalkConfig2 {
+    /// The argument caps in force: the time budget is at most a call's.
+    pub fn limits(&self) -> Limits {
+        self.argument_limits.within(self.call_timeout)
+    }
+
+    pub fn to_json(&self, max_per_tool: usize) -> Value {
+        json!({
+            "samples_per_tool": self.samples_per_tool,
+            "call_timeout_ms": self.call_timeout.as_millis() as u64,
+            "max_calls": self.max_calls,
+            "max_rounds": self.max_rounds,
+            "facts_per_call": self.facts_per_call,
+            "max_per_tool": max_per_tool,
+            "argument_limits": self.limits().to_json(),
+            "prompt_templates": [LABELLED_PROMPT, QUOTE_PROMPT],
+        })
+    }
+}
+
+const LABELLED_PROMPT: &str = "Using the server's tools, find the {label} {subject}. Reply with the {label} exactly as the server gives it.";
+const QUOTE_PROMPT: &str =
+    "Using the server's tools, find what the server returns {subject} and quote it.";
+
+/// The two prompts for a subject phrase (`of the record whose name is
+/// `x``, `for location `Chicago``, or empty).
+fn labelled_prompt(label: &str, subject: &str) -> String {
+    let subject = if subject.is_empty() {
+        "the server reports"
+    } else {
+        subject
+    };
+    LABELLED_PROMPT
+        .replace("{label}", label)
+        .replace("{subject}", subject)
+}
+
+fn quote_prompt(label: &str, subject: &str) -> String {
+    let subject = subject
+        .strip_prefix("of ")
+        .map_or_else(|| subject.to_owned(), |rest| format!("for {rest}"));
+    let subject = if label.is_empty() {
+        subject
+    } else {
+        format!("as {label} {subject}")
+    };
+    QUOTE_PROMPT
+        .replace("{subject}", subject.trim_end())
+        .replace("  ", " ")
+}
+
+/// Candidates ending at one tool, at most: a third of those asked for (at
+/// least 2), so a suite spreads over three tools or more where there are.
+pub fn max_per_tool(want: usize) -> usize {
+    want.div_ceil(3).max(2)
+}
+
+/// Walk the server; `input.want` candidates at most.
+pub async fn walk(input: &GenerationInput<'_>, config: &WalkConfig2) -> WalkOutcome {
+    let mut stats = WalkStats::default();
+    let callable = callable_tools(input.tools, input.labels, &mut stats);
+    let forbidden = known_without_server(input);
+    let ex = explore::explore(
+        input.session,
+        &callable,
+        &input.opts.seed_handles,
+        input.opts.seed,
+        config,
+        &mut stats,
+    )
+    .await;
+    let by_tool = specs_by_tool(&ex, &forbidden, config.facts_per_call, &mut stats);
+    let (candidates, observed) = take_round_robin(input, config, &ex, by_tool, &mut stats).await;
+    WalkOutcome {
+        candidates,
+        observed,
+        stats,
+    }
+}
+
+/// Words the task already has without the server: the instructions, the
+/// descriptions, the tool names, the operator's seed values.
+fn known_without_server(input: &GenerationInput<'_>) -> String {
+    let mut forbidden = input.instructions.unwrap_or("").to_owned();
+    for t in input.tools {
+        forbidden.push('\n');
+        forbidden.push_str(&t.name);
+        forbidden.push('\n');
+        forbidden.push_str(t.description.as_deref().unwrap_or(""));
+    }
+    for seed in &input.opts.seed_handles {
+        forbidden.push('\n');
+        forbidden.push_str(seed);
+    }
+    forbidden
+}
+
+/// The tasks each observation offers, by tool, best first; a call that
+/// writes or whose response holds a secret offers none.
+fn specs_by_tool(
+    ex: &Exploration,
+    forbidden: &str,
+    per_call: usize,
+    stats: &mut WalkStats,
+) -> BTreeMap<String, Vec<Spec>> {
+    // A response the redaction policy would touch holds a secret: it must
+    // reach neither the suite nor the tape as an answer.
+    let policy = crate::secrets::policy();
+    let sensitive: BTreeSet<usize> = ex
+        .observations
+        .iter()
+        .filter(|o| policy.finds(&o.text))
+        .map(|o| o.index)
+        .collect();
+    stats.sensitive_results += sensitive.len() as u64;
+
+    let mut by_tool: BTreeMap<String, Vec<Spec>> = BTreeMap::new();
+    for o in &ex.observations {
+        if o.writes || sensitive.contains(&o.index) {
+            continue;
+        }
+        let specs = specs_for(o, ex, forbidden, per_call);
+        if specs.is_empty() {
+            stats.no_salient_answer += 1;
+        }
+        by_tool.entry(o.tool.clone()).or_default().extend(specs);
+    }
+    for specs in by_tool.values_mut() {
+        // Best first; the order found breaks ties.
+        specs.sort_by_key(|s| -s.score);
+    }
+    by_tool
+}
+
+/// Candidates taken round-robin over the tools, at most `max_per_tool`
+/// ending at one, each replayed before it counts; with the responses their
+/// answers came from.
+async fn take_round_robin(
+    input: &GenerationInput<'_>,
+    config: &WalkConfig2,
+    ex: &Exploration,
+    by_tool: BTreeMap<String, Vec<Spec>>,
+    stats: &mut WalkStats,
+) -> (Vec<Candidate>, BTreeMap<String, String>) {
+    let cap = max_per_tool(input.want);
+    let mut taken: BTreeMap<String, usize> = BTreeMap::new();
+    let mut replays = Replays::default();
+    let mut candidates = Vec::new();
+    let mut observed = BTreeMap::new();
+    let mut queues: Vec<(String, std::vec::IntoIter<Spec>)> = by_tool
+        .into_iter()
+        .map(|(tool, specs)| (tool, specs.into_iter()))
+        .collect();
+    let mut seen_prompts = BTreeSet::new();
+    'outer: loop {
+        let mut progressed = false;
+        for (tool, queue) in &mut queues {
+            if candidates.len() >= input.want {
+                break 'outer;
+            }
+            if taken.get(tool.as_str()).copied().unwrap_or(0) >= cap {
+                continue;
+            }
+            let Some(spec) = queue.next() else {
+                continue;
+            };
+            progressed = true;
+            if !seen_prompts.insert(spec.prompt.clone()) {
+                continue;
+            }
+            let o = &ex.observations[spec.observation];
+            let again = replays
+                .of(input.session, o, config.call_timeout, stats)
+                .await;
+            if !again.as_deref().is_some_and(|t| spec.check.check(t)) {
+                stats.unstable += 1;
+                continue;
+            }
+            *taken.entry(tool.clone()).or_default() += 1;
+            let id = format!("{}c{}", input.opts.id_prefix, candidates.len() + 1);
+            observed.insert(id.clone(), o.text.clone());
+            candidates.push(candidate(id, spec, ex, input.tools));
+        }
+        if !progressed {
+            break;
+        }
+    }
+    (candidates, observed)
+}
+
+/// Each observation's call made again, once: its text, or `None` when the
+/// replay failed.
+#[derive(Default)]
+struct Replays(BTreeMap<usize, Option<String>>);
+
+impl Replays {
+    /// The replay of `o`'s call, made on first asking.
+    async fn of(
+        &mut self,
+        session: &Session,
+        o: &Observation,
+        timeout: Duration,
+        stats: &mut WalkStats,
+    ) -> Option<String> {
+        if let Some(r) = self.0.get(&o.index) {
+            return r.clone();
+        }
+        stats.calls += 1;
+        let r = match call(session, &o.tool, &o.args, timeout).await {
+            Called::Text(t) => Some(t),
+            _ => None,
+        };
+        self.0.insert(o.index, r.clone());
+        r
+    }
+}
+
+fn candidate(id: String, spec: Spec, ex: &Exploration, tools: &[Tool]) -> Candidate {
+    let o = &ex.observations[spec.observation];
+    let mut solution: Vec<PlannedCall> = spec
+        .chain
+        .iter()
+        .map(|&i| PlannedCall {
+            tool: ex.observations[i].tool.clone(),
+            arguments: ex.observations[i].args.clone(),
+        })
+        .collect();
+    solution.push(PlannedCall {
+        tool: o.tool.clone(),
+        arguments: o.args.clone(),
+    });
+    let handles = (1..solution.len())
+        .map(|i| HandleBinding {
+            name: format!("step{i}"),
+            produced_by: i - 1,
+            consumed_by: i,
+        })
+        .collect();
+    // Every tool whose observed result holds the answer can reach it.
+    let mut expected = vec![o.tool.clone()];
+    for p in &ex.observations {
+        if !p.writes
+            && !expected.contains(&p.tool)
+            && tools.iter().any(|t| t.name == p.tool.as_str())
+            && spec.check.check(&p.text)
+            && !spec.check.check(&Value::Object(p.args.clone()).to_string())
+        {
+            expected.push(p.tool.clone());
+        }
+    }
+    let label = if spec.fact.label.is_empty() {
+        "salient word".to_owned()
+    } else {
+        format!("`{}`", spec.fact.label)
+    };
+    let task = Task {
+        id: id.clone(),
+        prompt: spec.prompt,
+        expected_tools: expected,
+        rationale: Some(format!(
+            "schema-walk/2: {label} `{}` is in the real response of `{}` to {} ({} call{} in all; stable on replay)",
+            spec.answer,
+            o.tool,
+            Value::Object(o.args.clone()),
+            solution.len(),
+            if solution.len() == 1 { "" } else { "s" }
+        )),
+        answer_key: spec.answer,
+        check: spec.check,
+        destructive: false,
+        solution,
+        handles,
+    };
+    let mut c = Candidate::new(id, Ok(task));
+    c.source = Some(o.text.clone());
+    c
+}

@@ -1,0 +1,156 @@
+//! Calling a tool for the walk: the call under its timeout, what the result
+//! gave (text, an error, nothing, a failure, a timeout), and the text an
+//! agent would read from it.
+
+use std::time::Duration;
+
+use serde_json::{Map, Value};
+
+use super::WalkStats;
+use crate::mcp::connect::Session;
+
+pub enum Called {
+    Text(String),
+    Error,
+    Empty,
+    Failed,
+    TimedOut,
+}
+
+pub async fn call(
+    session: &Session,
+    tool: &str,
+    args: &Map<String, Value>,
+    timeout: Duration,
+) -> Called {
+    match tokio::time::timeout(timeout, session.call_tool(tool, args.clone())).await {
+        Err(_) => Called::TimedOut,
+        Ok(Err(_)) => Called::Failed,
+        Ok(Ok(result)) => {
+            let v = serde_json::to_value(&result).unwrap_or(Value::Null);
+            let incomplete = v
+                .get("resultType")
+                .and_then(Value::as_str)
+                .is_some_and(|t| t != "complete");
+            if v.get("isError").and_then(Value::as_bool) == Some(true) || incomplete {
+                return Called::Error;
+            }
+            let text = result_text(&v);
+            if is_empty(&text) {
+                Called::Empty
+            } else {
+                Called::Text(text)
+            }
+        }
+    }
+}
+
+/// What one exploring call gave the walk.
+pub enum Taken {
+    /// Text to read.
+    Text(String),
+    /// Nothing to read (an error, an empty result, a failed call): counted.
+    Skip,
+    /// The call timed out: the tool is not called again.
+    Dead,
+}
+
+/// [`call`], with a result that gives nothing to read counted in `stats`.
+pub async fn call_counted(
+    session: &Session,
+    tool: &str,
+    args: &Map<String, Value>,
+    timeout: Duration,
+    stats: &mut WalkStats,
+) -> Taken {
+    match call(session, tool, args, timeout).await {
+        Called::Text(t) => Taken::Text(t),
+        Called::Error => {
+            stats.error_results += 1;
+            Taken::Skip
+        }
+        Called::Empty => {
+            stats.empty_results += 1;
+            Taken::Skip
+        }
+        Called::Failed => {
+            stats.call_failures += 1;
+            Taken::Skip
+        }
+        Called::TimedOut => {
+            stats.timeouts += 1;
+            Taken::Dead
+        }
+    }
+}
+
+/// The text an agent reads from a tool result: text blocks, embedded
+/// resource text, resource links; the structured content when there is no
+/// text at all.
+pub fn result_text(result: &Value) -> String {
+    let mut parts = Vec::new();
+    for block in result
+        .get("content")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+    {
+        if let Some(t) = block.get("text").and_then(Value::as_str) {
+            parts.push(t.to_owned());
+        }
+        if let Some(t) = block
+            .get("resource")
+            .and_then(|r| r.get("text"))
+            .and_then(Value::as_str)
+        {
+            parts.push(t.to_owned());
+        }
+        if block.get("type").and_then(Value::as_str) == Some("resource_link") {
+            for key in ["name", "uri", "description"] {
+                if let Some(t) = block.get(key).and_then(Value::as_str) {
+                    parts.push(t.to_owned());
+                }
+            }
+        }
+    }
+    if parts.is_empty()
+        && let Some(s) = result.get("structuredContent")
+        && !s.is_null()
+    {
+        parts.push(s.to_string());
+    }
+    parts.join("\n")
+}
+
+pub fn is_empty(text: &str) -> bool {
+    let t = text.trim();
+    if t.is_empty() {
+        return true;
+    }
+    match serde_json::from_str::<Value>(t) {
+        Ok(v) => !has_leaf(&v),
+        Err(_) => false,
+    }
+}
+
+fn has_leaf(v: &Value) -> bool {
+    match v {
+        Value::Null => false,
+        Value::String(s) => !s.trim().is_empty(),
+        Value::Bool(_) | Value::Number(_) => true,
+        Value::Array(a) => a.iter().any(has_leaf),
+        Value::Object(o) => o.values().any(has_leaf),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn empty_json_results_are_empty() {
+        assert!(is_empty("{\"entities\": [], \"relations\": []}"));
+        assert!(is_empty("  "));
+        assert!(!is_empty("{\"entities\": [{\"name\": \"x\"}]}"));
+    }
+}

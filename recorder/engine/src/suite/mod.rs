@@ -1,0 +1,455 @@
+//! Task suites (R-GEN): versioned generators, admission, the generation-time
+//! null screen, deterministic trimming and the suite hash.
+//!
+//! The fates of candidates are counted apart: rejected by a named rule
+//! (`admission`), deleted by the null screen, trimmed as surplus. `admitted`
+//! in the ledger counts every candidate that passed the rules, so the
+//! admission rate (admitted / candidates) counts neither the null-screened
+//! nor the trimmed surplus as failures.
+
+pub mod admission;
+pub mod destructive;
+pub mod generators;
+pub mod predicate;
+pub mod reading;
+pub mod schema_args;
+pub mod screen;
+pub mod task;
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use fitness_shared::record::{
+    CredentialContext, KindCount, RuleRejection, SuiteLedger, SuiteQuality, ToolTasks,
+};
+use rand::SeedableRng;
+use rand::rngs::ChaCha8Rng;
+use rand::seq::SliceRandom;
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value, json};
+
+pub use admission::Rejection;
+pub use generators::{GenerationInput, GeneratorId};
+use task::{Candidate, Task};
+
+use crate::mcp::connect::Session;
+use crate::mcp::tap::Tap;
+use crate::model::types::{ModelClient, Usage};
+
+/// Candidates generated per task asked for, unless the operator says
+/// otherwise (registered).
+pub const DEFAULT_OVERGEN: f64 = 2.0;
+
+/// What to generate.
+#[derive(Debug, Clone)]
+pub struct GenerateOptions {
+    pub generator: GeneratorId,
+    pub n_tasks: usize,
+    /// Candidates asked for = ceil(n_tasks × factor); registered. Default 2.0.
+    pub overgen_factor: f64,
+    pub seed: u64,
+    pub credential: CredentialContext,
+    /// Run the generation-time null screen (needs a screen runner).
+    pub screen: bool,
+    /// `t` for the suite, `x1-` for extension batch 1.
+    pub id_prefix: String,
+    /// Prompts of earlier tasks: a repeat is a `duplicate`.
+    pub exclude_prompts: Vec<String>,
+    /// Values the operator gave the server (absolute paths on a stdio
+    /// server's command line): schema-walk/2's first handles.
+    pub seed_handles: Vec<String>,
+}
+
+impl GenerateOptions {
+    pub fn new(generator: GeneratorId, n_tasks: usize, seed: u64) -> Self {
+        GenerateOptions {
+            generator,
+            n_tasks,
+            overgen_factor: DEFAULT_OVERGEN,
+            seed,
+            credential: CredentialContext::Anonymous,
+            screen: false,
+            id_prefix: "t".into(),
+            exclude_prompts: Vec::new(),
+            seed_handles: Vec::new(),
+        }
+    }
+}
+
+/// The suite that will be driven, and its hash.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Suite {
+    pub generator: String,
+    pub config: Value,
+    pub seed: u64,
+    pub tasks: Vec<Task>,
+    pub hash: String,
+}
+
+/// Everything generation produced and counted.
+#[derive(Debug, Clone, Serialize)]
+pub struct GenerationReport {
+    pub suite: Suite,
+    pub ledger: SuiteLedger,
+    pub rejections: Vec<Rejection>,
+    /// Candidate ids the null screen deleted.
+    pub screened_out: Vec<String>,
+    /// Screen calls that failed (their candidates were kept).
+    pub screen_errors: u64,
+    pub spend: Vec<PhaseSpend>,
+    pub destructiveness: Vec<ToolDestructiveness>,
+    /// Answer-leak rejections, as found at generation time.
+    pub leaks_at_generation: Vec<Value>,
+    /// The screen deleted every admitted candidate (`DEGENERATE`,
+    /// `all_candidates_null_answerable`).
+    pub degenerate: bool,
+    /// schema-walk only: the real response each task's answer came from,
+    /// by task id.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub observed: BTreeMap<String, String>,
+    /// schema-walk only: what the walk called and skipped.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub walk: Option<generators::walk::WalkStats>,
+}
+
+/// Model spend of one phase.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PhaseSpend {
+    /// `synthesis`, `screen` or `destructiveness`.
+    pub phase: String,
+    pub model: String,
+    pub calls: u64,
+    pub calls_without_usage: u64,
+    pub calls_that_threw: u64,
+    pub usage: Usage,
+}
+
+impl PhaseSpend {
+    pub fn new(phase: &str, model: &str) -> Self {
+        PhaseSpend {
+            phase: phase.into(),
+            model: model.into(),
+            calls: 0,
+            calls_without_usage: 0,
+            calls_that_threw: 0,
+            usage: Usage::default(),
+        }
+    }
+
+    /// One call that returned.
+    pub fn count(&mut self, usage: Option<&Usage>) {
+        self.calls += 1;
+        match usage {
+            Some(u) => self.usage.add(u),
+            None => self.calls_without_usage += 1,
+        }
+    }
+
+    /// One call that threw (its usage is unknown).
+    pub fn threw(&mut self) {
+        self.calls += 1;
+        self.calls_that_threw += 1;
+    }
+}
+
+/// One tool's destructiveness, declared and inferred side by side.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ToolDestructiveness {
+    pub tool: String,
+    pub declared: Option<bool>,
+    pub inferred: bool,
+    pub disagreement: bool,
+    pub evidence: String,
+}
+
+/// A tool as a judge model is shown it: its name, description and input
+/// schema.
+pub(crate) fn tool_for_judge(t: &rmcp::model::Tool) -> Value {
+    json!({
+        "name": t.name,
+        "description": t.description,
+        "input_schema": Value::Object((*t.input_schema).clone()),
+    })
+}
+
+/// sha256 (bare lowercase hex, as the records' `suite_hash`) of the RFC 8785
+/// canonical JSON of `{"generator_config", "seed", "tasks"}`. The seed is
+/// written as a decimal string: a u64 above 2^53 has no exact JSON number.
+pub fn suite_hash(generator_config: &Value, seed: u64, tasks: &[Task]) -> String {
+    let doc = json!({
+        "generator_config": generator_config,
+        "seed": seed.to_string(),
+        "tasks": tasks,
+    });
+    match fitness_shared::integrity::canonical_json(&doc) {
+        Ok(bytes) => fitness_shared::integrity::sha256_hex(&bytes),
+        // Only an integer beyond 2^53 inside a task can get here; hash the
+        // plain serialisation rather than refuse (still deterministic).
+        Err(_) => fitness_shared::integrity::sha256_hex(doc.to_string().as_bytes()),
+    }
+}
+
+/// Generate, admit, screen, trim and hash a suite.
+pub async fn generate(
+    session: &Session,
+    tools: &[rmcp::model::Tool],
+    instructions: Option<&str>,
+    opts: &GenerateOptions,
+    judge: Option<&dyn ModelClient>,
+    screen_runner: Option<&dyn ModelClient>,
+    agent_tape: &Tap,
+) -> anyhow::Result<GenerationReport> {
+    let screen_runner = check_options(opts, judge, screen_runner)?;
+    let want = (opts.n_tasks as f64 * opts.overgen_factor).ceil() as usize;
+    let mut spend = Vec::new();
+
+    let (labels, destructive_spend) = destructive::assess(tools, judge, agent_tape).await;
+    spend.extend(destructive_spend);
+    let input = GenerationInput {
+        session,
+        tools,
+        labels: &labels,
+        instructions,
+        opts,
+        want,
+        judge,
+        tape: agent_tape,
+    };
+    let generator = generators::generator(opts.generator);
+    let mut config = suite_config(opts, want, screen_runner, judge);
+    config.extend(generator.config(&input));
+    let proposed = generator.propose(&input).await?;
+    spend.extend(proposed.synthesis);
+    let n_candidates = proposed.candidates.len() as u64;
+    let candidate_ids: Vec<String> = proposed.candidates.iter().map(|c| c.id.clone()).collect();
+    let (admitted_tasks, rejections) = admit(proposed.candidates, &input);
+    let n_admitted = admitted_tasks.len() as u64;
+    let screened = screen::screen(admitted_tasks, screen_runner, agent_tape).await;
+    spend.extend(screened.spend);
+    let degenerate = screen_runner.is_some() && n_admitted > 0 && screened.kept.is_empty();
+
+    // Deterministic trimming by seed; the kept tasks keep candidate order.
+    let trimmed = screened.kept.len().saturating_sub(opts.n_tasks);
+    let kept = trim(screened.kept, opts.n_tasks, opts.seed);
+    let (tasks, observed) = number(kept, &opts.id_prefix, &proposed.observed);
+
+    let config = Value::Object(config);
+    let hash = suite_hash(&config, opts.seed, &tasks);
+    let ledger = SuiteLedger {
+        candidates: Some(n_candidates),
+        admitted: Some(n_admitted),
+        tasks: Some(tasks.len() as u64),
+        rejected_by_rule: rejected_by_rule(&rejections),
+        trimmed_surplus: Some(trimmed as u64),
+        null_screened: screened.count,
+        limitation: None,
+        quality: Some(quality(&tasks, tools, |t| observed.contains_key(&t.id))),
+        judge_calls: proposed.judge_calls,
+    };
+    debug_assert!(
+        rejections
+            .iter()
+            .all(|r| candidate_ids.contains(&r.candidate))
+    );
+    Ok(GenerationReport {
+        suite: Suite {
+            generator: opts.generator.as_str().to_owned(),
+            config,
+            seed: opts.seed,
+            tasks,
+            hash,
+        },
+        ledger,
+        leaks_at_generation: leaks(&rejections),
+        rejections,
+        screened_out: screened.screened_out,
+        screen_errors: screened.errors,
+        spend,
+        destructiveness: labels,
+        degenerate,
+        observed,
+        walk: proposed.walk,
+    })
+}
+
+/// Admission by the named rules; the tools labelled destructive are the
+/// ones a task may not call without an owner's key.
+fn admit(candidates: Vec<Candidate>, input: &GenerationInput<'_>) -> (Vec<Task>, Vec<Rejection>) {
+    let destructive_tools: BTreeSet<String> = input
+        .labels
+        .iter()
+        .filter(|l| destructive::labelled_destructive(l))
+        .map(|l| l.tool.clone())
+        .collect();
+    let ctx = admission::AdmissionContext {
+        tools: input.tools,
+        instructions: input.instructions,
+        credential: input.opts.credential,
+        destructive_tools: &destructive_tools,
+        exclude_prompts: &input.opts.exclude_prompts,
+        answer_rules: input.opts.generator != GeneratorId::SchemaWalk1,
+    };
+    admission::admit(candidates, &ctx)
+}
+
+/// The answer-leak rejections, as found at generation time.
+fn leaks(rejections: &[Rejection]) -> Vec<Value> {
+    rejections
+        .iter()
+        .filter(|r| r.rule == "answer-leak")
+        .map(|r| json!({"candidate": r.candidate, "detail": r.detail}))
+        .collect()
+}
+
+/// The options a suite cannot be generated with; the screen's runner when
+/// the null screen is on.
+fn check_options<'a>(
+    opts: &GenerateOptions,
+    judge: Option<&dyn ModelClient>,
+    screen_runner: Option<&'a dyn ModelClient>,
+) -> anyhow::Result<Option<&'a dyn ModelClient>> {
+    anyhow::ensure!(opts.n_tasks > 0, "a suite needs at least one task");
+    anyhow::ensure!(
+        opts.overgen_factor.is_finite() && opts.overgen_factor >= 1.0,
+        "the over-generation factor must be >= 1 (got {})",
+        opts.overgen_factor
+    );
+    let screen_runner = match (opts.screen, screen_runner) {
+        (true, None) => {
+            anyhow::bail!("the null screen was asked for but no runner model was given")
+        }
+        (true, Some(r)) => Some(r),
+        (false, _) => None,
+    };
+    if opts.generator == GeneratorId::JudgeSynth1 && judge.is_none() {
+        anyhow::bail!("judge-synth/1 needs a judge model");
+    }
+    Ok(screen_runner)
+}
+
+/// The suite's config: what it was generated with, hashed with its tasks.
+fn suite_config(
+    opts: &GenerateOptions,
+    want: usize,
+    screen_runner: Option<&dyn ModelClient>,
+    judge: Option<&dyn ModelClient>,
+) -> Map<String, Value> {
+    let mut config = Map::new();
+    config.insert("generator".into(), json!(opts.generator.as_str()));
+    config.insert("n_tasks".into(), json!(opts.n_tasks));
+    config.insert("overgen_factor".into(), json!(opts.overgen_factor));
+    config.insert("candidates_asked".into(), json!(want));
+    config.insert("credential".into(), json!(opts.credential));
+    config.insert("id_prefix".into(), json!(opts.id_prefix));
+    config.insert("null_screen".into(), json!(screen_runner.is_some()));
+    if let Some(r) = screen_runner {
+        config.insert("screen_runner".into(), json!(r.id().to_string()));
+    }
+    if let Some(j) = judge {
+        config.insert("judge".into(), json!(j.id().to_string()));
+    }
+    config
+}
+
+/// Rejections counted by rule, in the rules' order, each with an example.
+fn rejected_by_rule(rejections: &[admission::Rejection]) -> Vec<RuleRejection> {
+    let mut by_rule: BTreeMap<&str, u64> = BTreeMap::new();
+    for r in rejections {
+        *by_rule.entry(r.rule).or_default() += 1;
+    }
+    admission::RULES
+        .iter()
+        .filter_map(|rule| {
+            by_rule.get(rule).map(|count| RuleRejection {
+                rule: (*rule).to_owned(),
+                count: *count,
+                example: rejections
+                    .iter()
+                    .find(|r| r.rule == *rule)
+                    .map(|r| r.detail.chars().take(240).collect()),
+            })
+        })
+        .collect()
+}
+
+/// The kept tasks numbered `<prefix>1, <prefix>2, ...`, and the calls
+/// their answers were read from under their new ids.
+fn number(
+    kept: Vec<Task>,
+    prefix: &str,
+    observed_by_candidate: &BTreeMap<String, String>,
+) -> (Vec<Task>, BTreeMap<String, String>) {
+    let mut observed = BTreeMap::new();
+    let tasks: Vec<Task> = kept
+        .into_iter()
+        .enumerate()
+        .map(|(i, mut t)| {
+            let id = format!("{}{}", prefix, i + 1);
+            if let Some(o) = observed_by_candidate.get(&t.id) {
+                observed.insert(id.clone(), o.clone());
+            }
+            t.id = id;
+            t
+        })
+        .collect();
+    (tasks, observed)
+}
+
+/// What a suite asks of the server (the ledger's `quality`): tasks per
+/// tool their solution ends at (else their first expected tool), answers
+/// read from a successful call (`from_call`), tasks of more than one call,
+/// predicate kinds.
+pub fn quality(
+    tasks: &[Task],
+    tools: &[rmcp::model::Tool],
+    from_call: impl Fn(&Task) -> bool,
+) -> SuiteQuality {
+    let mut per_tool: BTreeMap<String, u64> = BTreeMap::new();
+    let mut kinds: BTreeMap<String, u64> = BTreeMap::new();
+    for t in tasks {
+        let last = t
+            .solution
+            .last()
+            .map(|c| c.tool.clone())
+            .or_else(|| t.expected_tools.first().cloned())
+            .unwrap_or_default();
+        *per_tool.entry(last).or_default() += 1;
+        let kind = serde_json::to_value(&t.check)
+            .ok()
+            .and_then(|v| v.get("kind").and_then(Value::as_str).map(str::to_owned))
+            .unwrap_or_default();
+        *kinds.entry(kind).or_default() += 1;
+    }
+    let mut per_tool: Vec<ToolTasks> = per_tool
+        .into_iter()
+        .map(|(tool, tasks)| ToolTasks { tool, tasks })
+        .collect();
+    per_tool.sort_by(|a, b| b.tasks.cmp(&a.tasks).then_with(|| a.tool.cmp(&b.tool)));
+    SuiteQuality {
+        tasks: tasks.len() as u64,
+        tools_listed: tools.len() as u64,
+        per_tool,
+        answered_from_calls: tasks.iter().filter(|t| from_call(t)).count() as u64,
+        multi_call: tasks.iter().filter(|t| t.solution.len() > 1).count() as u64,
+        predicate_kinds: kinds
+            .into_iter()
+            .map(|(kind, count)| KindCount { kind, count })
+            .collect(),
+    }
+}
+
+/// Keep `n` of `tasks`, chosen by a seeded shuffle, in their original order.
+pub fn trim(tasks: Vec<Task>, n: usize, seed: u64) -> Vec<Task> {
+    if tasks.len() <= n {
+        return tasks;
+    }
+    let mut order: Vec<usize> = (0..tasks.len()).collect();
+    let mut rng = ChaCha8Rng::seed_from_u64(seed ^ 0x7472_696d); // "trim"
+    order.shuffle(&mut rng);
+    let keep: BTreeSet<usize> = order.into_iter().take(n).collect();
+    tasks
+        .into_iter()
+        .enumerate()
+        .filter(|(i, _)| keep.contains(i))
+        .map(|(_, t)| t)
+        .collect()
+}

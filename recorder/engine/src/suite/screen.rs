@@ -1,0 +1,126 @@
+//! The generation-time null screen: the runner answers each admitted
+//! candidate with no tools, graded by the candidate's own predicate, and a
+//! candidate it answers is deleted before the suite is hashed. Every call is
+//! on the agent tape (`model::agent::taped_call`).
+
+use fitness_shared::record::NullScreenCount;
+
+use super::PhaseSpend;
+use super::task::Task;
+use crate::mcp::tap::Tap;
+use crate::model::agent::taped_call;
+use crate::model::types::{ChatRequest, ContentBlock, Message, ModelClient, Role, Usage, text_of};
+
+/// What the null screen left of the admitted candidates.
+pub struct Screened {
+    pub kept: Vec<Task>,
+    pub screened_out: Vec<String>,
+    pub errors: u64,
+    /// The ledger's count, when the screen ran.
+    pub count: Option<NullScreenCount>,
+    pub spend: Option<PhaseSpend>,
+}
+
+/// The null screen over every admitted candidate, when there is a runner
+/// for it; else every candidate is kept.
+pub async fn screen(
+    admitted: Vec<Task>,
+    runner: Option<&dyn ModelClient>,
+    agent_tape: &Tap,
+) -> Screened {
+    let Some(runner) = runner else {
+        return Screened {
+            kept: admitted,
+            screened_out: Vec::new(),
+            errors: 0,
+            count: None,
+            spend: None,
+        };
+    };
+    let screened = admitted.len() as u64;
+    let outcome = null_screen(admitted, runner, agent_tape).await;
+    Screened {
+        count: Some(NullScreenCount {
+            screened,
+            dropped: outcome.screened_out.len() as u64,
+        }),
+        kept: outcome.kept,
+        screened_out: outcome.screened_out,
+        errors: outcome.errors,
+        spend: Some(outcome.spend),
+    }
+}
+
+/// What the null screen did.
+#[derive(Debug, Clone)]
+pub struct ScreenOutcome {
+    /// Candidates the runner could not answer without tools, or whose screen
+    /// call failed.
+    pub kept: Vec<Task>,
+    /// Ids of the candidates the runner answered with no tools (deleted).
+    pub screened_out: Vec<String>,
+    /// Screen calls that failed (their candidates are kept).
+    pub errors: u64,
+    pub spend: PhaseSpend,
+}
+
+/// The generation-time null screen: the runner answers each task with no
+/// tools, graded by the task's own predicate; answered tasks are deleted.
+/// Every exchange is written to `tape` (`<id>::screen`), failures as
+/// `llm.error` events.
+pub async fn null_screen(tasks: Vec<Task>, runner: &dyn ModelClient, tape: &Tap) -> ScreenOutcome {
+    let mut out = ScreenOutcome {
+        kept: Vec::new(),
+        screened_out: Vec::new(),
+        errors: 0,
+        spend: PhaseSpend::new("screen", &runner.id().to_string()),
+    };
+    for task in tasks {
+        match screen_one(runner, &task, tape).await {
+            Ok((answered, usage)) => {
+                out.spend.count(usage.as_ref());
+                if answered {
+                    out.screened_out.push(task.id.clone());
+                } else {
+                    out.kept.push(task);
+                }
+            }
+            Err(()) => {
+                out.spend.threw();
+                out.errors += 1;
+                out.kept.push(task);
+            }
+        }
+    }
+    out
+}
+
+const SCREEN_SYSTEM: &str = "You have no tools and no access to any server, file or network. \
+Answer the user's request as best you can from what you already know, in one short reply.";
+
+/// Ask the runner the task with no tools; `Ok((answered, usage))`, or
+/// `Err(())` when the call failed.
+async fn screen_one(
+    runner: &dyn ModelClient,
+    task: &Task,
+    tape: &Tap,
+) -> Result<(bool, Option<Usage>), ()> {
+    let request = ChatRequest {
+        system: Some(SCREEN_SYSTEM.into()),
+        messages: vec![Message {
+            role: Role::User,
+            content: vec![ContentBlock::Text {
+                text: task.prompt.clone(),
+            }],
+        }],
+        tools: vec![],
+        max_tokens: 1024,
+        temperature: Some(0.0),
+        corr_id: Some(format!("{}::screen", task.id)),
+        json_object: false,
+    };
+    match taped_call(runner, &request, tape, "screen").await {
+        Ok(resp) => Ok((task.check.check(&text_of(&resp.content)), resp.usage)),
+        Err(_) => Err(()),
+    }
+}

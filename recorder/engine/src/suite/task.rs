@@ -1,0 +1,111 @@
+//! The task model (R-GEN): what the drive, the null arms and the construct
+//! gate all run, and what the suite hash covers.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::model::types::{PlannedCall, ReferenceHint};
+
+/// One task of a suite.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Task {
+    /// Stable within the suite; the drive's corr_id (`<id>`, `<id>::construct`…).
+    pub id: String,
+    /// What the runner is asked, verbatim.
+    pub prompt: String,
+    /// Tools a correct solution must touch (at least one ok call to one of them).
+    pub expected_tools: Vec<String>,
+    /// The answer key (never shown to the runner; the reference agent gets it).
+    pub answer_key: String,
+    /// The machine-checkable predicate on the final answer.
+    pub check: Predicate,
+    /// True when a solution calls a destructive tool.
+    #[serde(default)]
+    pub destructive: bool,
+    /// The calls that reach the answer through the server, in order. Later
+    /// calls may use a handle an earlier one returned (see `handles`).
+    #[serde(default)]
+    pub solution: Vec<PlannedCall>,
+    /// Handle chains: a value produced by one solution call and consumed by a
+    /// later one.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub handles: Vec<HandleBinding>,
+    /// Why the server is required (judge-synth), or how the answer was
+    /// obtained (schema-walk).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rationale: Option<String>,
+}
+
+impl Task {
+    /// What the construct gate's reference agent is handed.
+    pub fn reference_hint(&self) -> ReferenceHint {
+        ReferenceHint {
+            answer: self.answer_key.clone(),
+            expected_tools: self.expected_tools.clone(),
+            plan: self.solution.clone(),
+        }
+    }
+}
+
+/// A value one call produces and a later call consumes.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct HandleBinding {
+    pub name: String,
+    /// Index into `solution` of the call that produces it.
+    pub produced_by: usize,
+    /// Index into `solution` of the call that uses it.
+    pub consumed_by: usize,
+}
+
+/// A machine-checkable predicate on the final answer text.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Predicate {
+    Substring {
+        value: String,
+        #[serde(default)]
+        case_insensitive: bool,
+    },
+    /// Compiled at admission; an invalid pattern is rejected (`check-invalid`).
+    Regex {
+        pattern: String,
+    },
+    /// The answer parsed as JSON (or the first JSON value in it) has `equals`
+    /// at `path` (`$.a.b[0]`).
+    JsonPath {
+        path: String,
+        equals: Value,
+    },
+    NumberWithin {
+        value: f64,
+        tolerance: f64,
+    },
+    AllOf {
+        of: Vec<Predicate>,
+    },
+}
+
+/// A candidate task before admission.
+#[derive(Debug, Clone)]
+pub struct Candidate {
+    pub id: String,
+    /// The parsed task, or why it did not parse (`malformed`).
+    pub parsed: Result<Task, String>,
+    /// The tool result the answer key was read from, when the generator
+    /// called the server for it.
+    pub source: Option<String>,
+    /// Why the solution's calls, made at generation, did not reach the
+    /// answer (`answer-not-reached`).
+    pub unreached: Option<String>,
+}
+
+impl Candidate {
+    pub fn new(id: String, parsed: Result<Task, String>) -> Self {
+        Candidate {
+            id,
+            parsed,
+            source: None,
+            unreached: None,
+        }
+    }
+}

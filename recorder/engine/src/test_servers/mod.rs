@@ -1,0 +1,239 @@
+//! In-tree MCP servers, good and bad, behind the hidden `fitness
+//! fixture-server NAME` subcommand (the command line is the CLI's). The tests probe them; the demo reuses
+//! them. Each has the same three tools (`echo`, `add`, `reverse`).
+
+mod correct;
+mod echo;
+mod misbehaving;
+
+use std::net::SocketAddr;
+
+use axum::body::Body;
+use axum::extract::Request;
+use axum::middleware::Next;
+use axum::response::Response;
+use rmcp::ServiceExt;
+use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
+
+pub use correct::CorrectServer;
+pub use echo::EchoServer;
+pub use misbehaving::{FLOOD_COUNT, Fault, HUGE_LINE, hostile_tools};
+
+/// Which fixture to run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FixtureName {
+    /// rmcp, both eras (2026-07-28 and legacy), stdio or HTTP.
+    Correct,
+    /// rmcp, legacy revisions only (no `server/discover`).
+    Legacy,
+    /// Echoes the offered protocol version, even `1999-01-01`.
+    BogusEcho,
+    /// HTTP only: modern, but accepts a mismatched `Mcp-Name` header.
+    LaxHeaders,
+    /// HTTP only: rmcp's defaults, which check `Host` and not `Origin`: a
+    /// foreign Origin with a valid Host gets in, a foreign Host does not.
+    HostOnly,
+    /// Never answers `tools/call`.
+    Hang,
+    /// Exits in the middle of a `tools/call`.
+    Crash,
+    /// Writes garbage on stdout between frames.
+    Garbage,
+    /// Floods notifications during a `tools/call`.
+    Flood,
+    /// rmcp, modern, but advertises `resources.subscribe` (removed vocabulary
+    /// in 2026-07-28).
+    OldSubscribe,
+    /// Gains a tool after its first `tools/call` and says so with
+    /// `notifications/tools/list_changed`.
+    ListChanged,
+    /// Echoes its environment and, over HTTP, each request's URL and
+    /// headers (for the redaction tests); stdio or HTTP.
+    Echo,
+    /// Floods notifications without end from its first `tools/call`.
+    FloodForever,
+    /// Answers its first `tools/call` with one 200 MB line.
+    HugeLine,
+    /// Lists tools with schemas no bounded argument set satisfies.
+    HostileSchemas,
+}
+
+impl FixtureName {
+    /// Every fixture with its command-line name.
+    pub const ALL: &[(&str, FixtureName)] = &[
+        ("correct", FixtureName::Correct),
+        ("legacy", FixtureName::Legacy),
+        ("bogus-echo", FixtureName::BogusEcho),
+        ("lax-headers", FixtureName::LaxHeaders),
+        ("host-only", FixtureName::HostOnly),
+        ("hang", FixtureName::Hang),
+        ("crash", FixtureName::Crash),
+        ("garbage", FixtureName::Garbage),
+        ("flood", FixtureName::Flood),
+        ("old-subscribe", FixtureName::OldSubscribe),
+        ("list-changed", FixtureName::ListChanged),
+        ("echo", FixtureName::Echo),
+        ("flood-forever", FixtureName::FloodForever),
+        ("huge-line", FixtureName::HugeLine),
+        ("hostile-schemas", FixtureName::HostileSchemas),
+    ];
+
+    /// The hand-written stdio fault this fixture is, if it is one.
+    pub fn fault(self) -> Option<Fault> {
+        match self {
+            FixtureName::BogusEcho => Some(Fault::EchoesBogusVersion),
+            FixtureName::Hang => Some(Fault::NeverAnswersToolsCall),
+            FixtureName::Crash => Some(Fault::CrashesMidCall),
+            FixtureName::Garbage => Some(Fault::GarbageOnStdout),
+            FixtureName::Flood => Some(Fault::FloodsNotifications),
+            FixtureName::ListChanged => Some(Fault::ChangesToolsAfterCall),
+            FixtureName::FloodForever => Some(Fault::FloodsForever),
+            FixtureName::HugeLine => Some(Fault::HugeLine),
+            FixtureName::HostileSchemas => Some(Fault::HostileSchemas),
+            FixtureName::Correct
+            | FixtureName::Legacy
+            | FixtureName::LaxHeaders
+            | FixtureName::HostOnly
+            | FixtureName::OldSubscribe
+            | FixtureName::Echo => None,
+        }
+    }
+}
+
+impl std::str::FromStr for FixtureName {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, String> {
+        FixtureName::ALL
+            .iter()
+            .find(|(n, _)| *n == s)
+            .map(|(_, f)| *f)
+            .ok_or_else(|| format!("unknown fixture {s:?}"))
+    }
+}
+
+/// Run a hand-written faulty fixture on stdin/stdout until stdin closes
+/// (synchronous: these fixtures misbehave below any MCP library).
+pub fn run_fault(fault: Fault, http: Option<SocketAddr>) -> anyhow::Result<()> {
+    anyhow::ensure!(http.is_none(), "this fixture speaks stdio only");
+    Ok(misbehaving::run(fault)?)
+}
+
+/// Serve an rmcp fixture until its input closes (stdio) or it is killed
+/// (HTTP, on `http`, 127.0.0.1 only).
+pub async fn serve(name: FixtureName, http: Option<SocketAddr>) -> anyhow::Result<()> {
+    if let Some(fault) = name.fault() {
+        anyhow::bail!("the fixture {fault:?} is not an rmcp server: run it with run_fault");
+    }
+    if name == FixtureName::Echo {
+        return match http {
+            None => {
+                let service = EchoServer::new().serve(rmcp::transport::stdio()).await?;
+                service.waiting().await?;
+                Ok(())
+            }
+            Some(addr) => {
+                anyhow::ensure!(addr.ip().is_loopback(), "fixtures bind 127.0.0.1 only");
+                serve_router(addr, http_service(|| Ok(EchoServer::new()), true)).await
+            }
+        };
+    }
+    let legacy_only = name == FixtureName::Legacy;
+    let lax = name == FixtureName::LaxHeaders;
+    let host_only = name == FixtureName::HostOnly;
+    anyhow::ensure!(
+        !(host_only && http.is_none()),
+        "this fixture speaks HTTP only (--http ADDR)"
+    );
+    let server_name = match name {
+        FixtureName::Legacy => "fitness-fixture-legacy",
+        FixtureName::LaxHeaders => "fitness-fixture-lax-headers",
+        FixtureName::HostOnly => "fitness-fixture-host-only",
+        FixtureName::OldSubscribe => "fitness-fixture-old-subscribe",
+        _ => "fitness-fixture-correct",
+    };
+    let subscribe = name == FixtureName::OldSubscribe;
+    anyhow::ensure!(
+        !(subscribe && http.is_some()),
+        "this fixture speaks stdio only"
+    );
+    match (http, lax) {
+        (None, false) => {
+            let mut server = CorrectServer::new(server_name, legacy_only);
+            if subscribe {
+                server = server.with_resources_subscribe();
+            }
+            let service = server.serve(rmcp::transport::stdio()).await?;
+            service.waiting().await?;
+            Ok(())
+        }
+        (addr, _) => {
+            let addr = addr.unwrap_or_else(|| SocketAddr::from(([127, 0, 0, 1], 0)));
+            anyhow::ensure!(addr.ip().is_loopback(), "fixtures bind 127.0.0.1 only");
+            serve_http(addr, server_name, legacy_only, lax, host_only).await
+        }
+    }
+}
+
+async fn serve_http(
+    addr: SocketAddr,
+    name: &'static str,
+    legacy_only: bool,
+    lax: bool,
+    host_only: bool,
+) -> anyhow::Result<()> {
+    let mut router = http_service(
+        move || Ok(CorrectServer::new(name, legacy_only)),
+        !host_only,
+    );
+    if lax {
+        router = router.layer(axum::middleware::from_fn(make_mcp_name_match));
+    }
+    serve_router(addr, router).await
+}
+
+/// `/mcp` serving a fresh `S` per session. A correct local server refuses
+/// foreign browser origins (DNS rebinding) with `check_origin`; without it,
+/// rmcp's defaults check the Host header only.
+fn http_service<S, F>(factory: F, check_origin: bool) -> axum::Router
+where
+    S: rmcp::ServerHandler + Send + 'static,
+    F: Fn() -> Result<S, std::io::Error> + Send + Sync + 'static,
+{
+    let mut config = StreamableHttpServerConfig::default().with_sse_keep_alive(None);
+    if check_origin {
+        config = config.with_allowed_origins(["http://localhost:*", "http://127.0.0.1:*"]);
+    }
+    let service: StreamableHttpService<S, LocalSessionManager> =
+        StreamableHttpService::new(factory, Default::default(), config);
+    axum::Router::new().nest_service("/mcp", service)
+}
+
+async fn serve_router(addr: SocketAddr, router: axum::Router) -> anyhow::Result<()> {
+    let listener = tokio::net::TcpListener::bind(addr).await?;
+    let local = listener.local_addr()?;
+    // The test reads this line to learn the port.
+    println!("listening http://{local}/mcp");
+    axum::serve(listener, router).await?;
+    Ok(())
+}
+
+/// The lax fixture's fault: overwrite `Mcp-Name` with the body's tool name,
+/// so a mismatched header is never noticed.
+async fn make_mcp_name_match(request: Request, next: Next) -> Response {
+    let (mut parts, body) = request.into_parts();
+    let Ok(bytes) = axum::body::to_bytes(body, 4 << 20).await else {
+        return next.run(Request::from_parts(parts, Body::empty())).await;
+    };
+    let name = serde_json::from_slice::<serde_json::Value>(&bytes)
+        .ok()
+        .and_then(|v| v.get("params")?.get("name")?.as_str().map(str::to_owned));
+    if let Some(name) = name
+        && let Ok(value) = axum::http::HeaderValue::from_str(&name)
+    {
+        parts.headers.insert("mcp-name", value);
+    }
+    next.run(Request::from_parts(parts, Body::from(bytes)))
+        .await
+}
