@@ -17,10 +17,8 @@ pub mod tape;
 pub mod time;
 pub mod wire_name;
 
-/// The record schema id this crate writes.
-pub const RECORD_SCHEMA: &str = "fitness-report/2";
-/// The older record schema id this crate imports.
-pub const RECORD_SCHEMA_V1: &str = "fitness-report/1";
+pub use record::{RECORD_SCHEMA, RECORD_SCHEMA_V1};
+
 /// The tape format version this crate reads and writes (`meta.v`).
 pub const TAPE_VERSION: u64 = 1;
 

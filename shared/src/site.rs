@@ -41,6 +41,16 @@ pub const MCP_TAPE: &str = "mcp.jsonl";
 pub const AGENT_TAPE: &str = "agent.jsonl";
 /// The tape files a run directory holds, by plane.
 pub const TAPE_FILES: [(Plane, &str); 2] = [(Plane::Mcp, MCP_TAPE), (Plane::Agent, AGENT_TAPE)];
+/// A run's task suite, beside its tapes (hashed; `--suite` reuses it).
+pub const SUITE_FILE: &str = "suite.json";
+/// A run's pre-registration, written before its first model call.
+pub const PREREGISTRATION_FILE: &str = "preregistration.json";
+
+/// The file extension batch `index` of a run's suite is kept in, beside
+/// [`SUITE_FILE`].
+pub fn suite_batch_file(index: u64) -> String {
+    format!("suite-x{index}.json")
+}
 
 /// The file name of a plane's tape in a run directory.
 pub fn tape_file(plane: Plane) -> &'static str {

@@ -4,6 +4,7 @@
 //! with guaranteed clean-up.
 
 pub mod browser;
+pub mod floors;
 pub mod serve;
 pub mod site;
 

@@ -162,7 +162,7 @@ impl ScoreCaveat {
     pub fn summary(&self) -> String {
         format!(
             "Under {schema} the construct gate reads {reads}: {k} of {n}, Wilson 95% low {low:.1}%, below the {t:.0}% threshold.",
-            schema = crate::RECORD_SCHEMA,
+            schema = crate::record::RECORD_SCHEMA,
             reads = self.reads,
             k = self.k,
             n = self.n,

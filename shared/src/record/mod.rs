@@ -35,7 +35,7 @@ pub fn json_schema() -> serde_json::Value {
     schema.insert("$id".to_owned(), SCHEMA_ID.into());
     schema.insert(
         "title".to_owned(),
-        format!("{} run record", crate::RECORD_SCHEMA).into(),
+        format!("{} run record", RECORD_SCHEMA).into(),
     );
     schema.to_value()
 }

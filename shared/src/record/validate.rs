@@ -49,10 +49,10 @@ impl RunRecord {
     /// As [`RunRecord::from_json`], from a parsed value.
     pub fn from_value(value: Value) -> Result<RunRecord, RecordError> {
         let schema = value.get("schema").and_then(Value::as_str).unwrap_or("");
-        if schema != crate::RECORD_SCHEMA {
+        if schema != crate::record::model::RECORD_SCHEMA {
             return Err(RecordError::Schema {
                 found: schema.to_owned(),
-                expected: crate::RECORD_SCHEMA,
+                expected: crate::record::model::RECORD_SCHEMA,
             });
         }
         let has_score_key = value.get("score").is_some();
@@ -66,10 +66,10 @@ impl RunRecord {
 
     /// Check the invariants of a record built in memory.
     pub fn validate(&self) -> Result<(), RecordError> {
-        if self.schema != crate::RECORD_SCHEMA {
+        if self.schema != crate::record::model::RECORD_SCHEMA {
             return Err(RecordError::Schema {
                 found: self.schema.clone(),
-                expected: crate::RECORD_SCHEMA,
+                expected: crate::record::model::RECORD_SCHEMA,
             });
         }
         match (self.outcome, &self.score) {

@@ -12,8 +12,8 @@ use serde_json::{Map, Value};
 use super::names::FIELD_WORDS;
 use super::names::credential_field;
 use super::rules::{Check, always, rules};
+use super::secret::{Hits, MARKER_PREFIX, MIN_EXACT_LEN, Secret, Source, marker};
 use super::url::{percent_encode, url_credentials};
-use super::{Hits, MARKER_PREFIX, MIN_EXACT_LEN, Secret, Source, marker};
 
 /// A literal to find and what replaces it.
 #[derive(Debug, Clone)]

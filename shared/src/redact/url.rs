@@ -4,7 +4,7 @@
 use base64::Engine as _;
 
 use super::names::credential_param;
-use super::{Secret, Source, marker};
+use super::secret::{Secret, Source, marker};
 
 /// A URL's credentials: the secrets in it, and the URL (and pieces of it)
 /// with each replaced by its marker.

@@ -30,7 +30,7 @@ pub struct DemoArgs {
     #[arg(long)]
     pub viewer: Option<PathBuf>,
     /// Where to serve the board.
-    #[arg(long, default_value = "127.0.0.1:8080")]
+    #[arg(long, default_value = super::serve::DEFAULT_ADDR)]
     pub addr: SocketAddr,
     /// Run and publish, then exit instead of serving.
     #[arg(long)]

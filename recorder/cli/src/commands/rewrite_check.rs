@@ -164,7 +164,9 @@ fn after_config(
         .clone()
         .or_else(|| before.run.generator.clone())
         .context("the before record names no generator")?;
-    let suite = pipeline::load_suite(&args.run_dir.join("suite.json"))?;
+    let suite = fitness_recorder::suite::hashed::load_suite(
+        &args.run_dir.join(fitness_shared::site::SUITE_FILE),
+    )?;
     anyhow::ensure!(
         suite.hash == before.run.suite_hash,
         "suite.json (hash {}) is not the suite the before record names ({})",
@@ -209,7 +211,7 @@ fn after_config(
     }
     run.max_model_calls = p.max_model_calls;
     run.label = Some(before.server.slug.clone());
-    run.fixed_suite = Some(args.run_dir.join("suite.json"));
+    run.fixed_suite = Some(args.run_dir.join(fitness_shared::site::SUITE_FILE));
     if let Some(bytes) = p.max_tape_bytes {
         run.max_tape_bytes = bytes;
     }

@@ -6,13 +6,16 @@ use std::path::PathBuf;
 
 use anyhow::Context;
 
+/// Where a site is served unless the operator says otherwise: loopback.
+pub const DEFAULT_ADDR: &str = "127.0.0.1:8080";
+
 /// Arguments of `fitness serve`.
 #[derive(Debug, clap::Args)]
 pub struct ServeArgs {
     /// The published site directory (what `fitness publish --out` wrote).
     pub site: PathBuf,
     /// Address to listen on. Keep it on loopback unless you mean to share it.
-    #[arg(long, default_value = "127.0.0.1:8080")]
+    #[arg(long, default_value = DEFAULT_ADDR)]
     pub addr: SocketAddr,
 }
 

@@ -21,7 +21,7 @@ use serde_json::json;
 use super::args::{choice, enum_schema, int, int_at_least, int_schema, object, string};
 use super::facts::INVENTORY;
 use super::good::crc32;
-use super::{Reply, SLOW_REPORT_DELAY, read_only, text, tool, tool_error};
+use super::kit::{Reply, SLOW_REPORT_DELAY, read_only, text, tool, tool_error};
 
 /// `fetch_quote` fails on every call whose number is a multiple of this.
 pub const FLAKY_EVERY: u64 = 3;

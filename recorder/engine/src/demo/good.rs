@@ -8,7 +8,7 @@ use serde_json::json;
 
 use super::args::{choice, enum_schema, int, int_schema, object, significant, string};
 use super::facts::{CORPUS, COUNTRIES};
-use super::{read_only, text, tool, tool_error};
+use super::kit::{read_only, text, tool, tool_error};
 
 pub const COUNTRY_FIELDS: &[&str] = &[
     "capital",

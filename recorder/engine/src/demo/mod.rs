@@ -17,6 +17,9 @@ mod args;
 mod canary;
 pub mod facts;
 mod good;
+mod kit;
+use kit::Reply;
+pub use kit::SLOW_REPORT_DELAY;
 mod small;
 
 use std::fs::{File, OpenOptions};
@@ -28,12 +31,11 @@ use std::time::Duration;
 
 use anyhow::Context;
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
-    JsonObject, ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool,
+    CallToolRequestParams, CallToolResponse, CallToolResult, Implementation, JsonObject,
+    ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
-use serde_json::Value;
 
 /// Every demo server: its name and its one-line purpose, in the order
 /// `fitness demo` runs them.
@@ -101,9 +103,6 @@ impl DemoName {
 /// `broken`'s default cut-off: calls answered before it goes silent.
 pub const DEFAULT_ANSWER_FIRST: u64 = 40;
 
-/// How long `canary`'s `slow_report` takes.
-pub const SLOW_REPORT_DELAY: Duration = Duration::from_millis(1500);
-
 impl std::str::FromStr for DemoName {
     type Err = String;
 
@@ -158,13 +157,6 @@ pub fn tools(name: DemoName) -> Vec<Tool> {
         DemoName::Constant => small::constant_tools(),
         DemoName::Canary => canary::tools(),
     }
-}
-
-/// What a tool call does: answer now, answer after a delay, or never answer.
-enum Reply {
-    Now(CallToolResult),
-    After(Duration, CallToolResult),
-    Never,
 }
 
 /// Call-order state (the only state any demo server keeps).
@@ -292,31 +284,11 @@ impl ServerHandler for DemoServer {
     }
 }
 
-/// A tool from its JSON description (name, description, schemas, annotations).
-fn tool(definition: Value) -> Tool {
-    serde_json::from_value(definition).expect("demo tool definitions are valid Tool JSON")
-}
-
-/// The annotations every read-only demo tool carries.
-fn read_only() -> Value {
-    serde_json::json!({"readOnlyHint": true, "destructiveHint": false, "openWorldHint": false})
-}
-
-/// A successful text result.
-fn text(s: impl Into<String>) -> CallToolResult {
-    CallToolResult::success(vec![ContentBlock::text(s.into())])
-}
-
-/// A tool execution error the caller can act on.
-fn tool_error(s: impl Into<String>) -> CallToolResult {
-    CallToolResult::error(vec![ContentBlock::text(s.into())])
-}
-
 #[cfg(test)]
 mod tests {
     use std::collections::BTreeSet;
 
-    use serde_json::{Map, json};
+    use serde_json::{Map, Value, json};
 
     use super::*;
 

@@ -6,7 +6,8 @@ use serde_json::json;
 
 use super::args::{boolean, choice, enum_schema, int, int_schema, object};
 use super::facts::CAPITALS;
-use super::{good, read_only, text, tool, tool_error};
+use super::good;
+use super::kit::{read_only, text, tool, tool_error};
 
 // ---- thin: two tools, no arguments ----
 

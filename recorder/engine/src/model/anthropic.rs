@@ -11,8 +11,8 @@
 use futures::future::BoxFuture;
 use serde_json::{Map, Value, json};
 
-use super::ClientOptions;
 use super::http::{self, post_json};
+use super::types::ClientOptions;
 use super::types::{
     ChatRequest, ChatResponse, ContentBlock, LlmError, Message, ModelClient, ModelId, ParsedReply,
     Role, StopReason, Usage, usage_count,

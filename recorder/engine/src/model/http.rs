@@ -9,12 +9,10 @@ use std::time::{Duration, Instant};
 use reqwest::StatusCode;
 use serde_json::Value;
 
-use super::types::{Attempt, AttemptFailure, LlmError, LlmErrorClass};
+use super::types::{Attempt, AttemptFailure, BACKOFF_CAP, ClientOptions, LlmError, LlmErrorClass};
 
 /// First backoff; doubled per retry.
 const BACKOFF_BASE: Duration = Duration::from_millis(250);
-/// No single wait is longer than this, whatever `Retry-After` says.
-pub const BACKOFF_CAP: Duration = Duration::from_secs(20);
 /// How much of an error body goes into a message.
 const ERROR_SNIPPET: usize = 300;
 
@@ -86,7 +84,7 @@ pub async fn post_json(
     url: &str,
     headers: &[(&str, String)],
     body: &Value,
-    opts: &super::ClientOptions,
+    opts: &ClientOptions,
 ) -> Result<Exchange, LlmError> {
     let timeout = opts.timeout;
     let started = Instant::now();
@@ -354,7 +352,7 @@ async fn step(
     url: &str,
     t0: Instant,
     failed: Failed,
-    opts: &super::ClientOptions,
+    opts: &ClientOptions,
 ) -> Option<LlmError> {
     let retryable = matches!(
         failed.0,

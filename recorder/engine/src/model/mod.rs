@@ -29,45 +29,8 @@ pub mod stream;
 pub mod types;
 
 use std::sync::Arc;
-use std::time::Duration;
 
-pub use types::{ModelClient, ModelId, ProviderKind};
-
-/// How long one model call attempt may take unless the operator says
-/// otherwise (a slow local model needs several minutes).
-pub const DEFAULT_MODEL_TIMEOUT: Duration = Duration::from_secs(120);
-
-/// How a client behaves, whatever the provider.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ClientOptions {
-    /// Seeds sim profiles and is sent as `seed` to OpenAI-compatible servers.
-    pub seed: u64,
-    /// Bound on one HTTP attempt (request and body).
-    pub timeout: Duration,
-    /// Retries after the first attempt on 429 / 5xx / timeouts / connection
-    /// failures.
-    pub max_retries: u32,
-    /// The longest wait before a retry, whatever `Retry-After` says (at most
-    /// [`http::BACKOFF_CAP`]).
-    pub max_backoff: Duration,
-    /// Ask OpenAI-compatible servers to stream the reply (`stream: true`
-    /// with usage in the last event): a slow model's long reply is then
-    /// bounded by the gaps between its tokens, not by its length, and the
-    /// time to the first token is taped.
-    pub stream: bool,
-}
-
-impl Default for ClientOptions {
-    fn default() -> Self {
-        ClientOptions {
-            seed: 0,
-            timeout: DEFAULT_MODEL_TIMEOUT,
-            max_retries: 3,
-            max_backoff: http::BACKOFF_CAP,
-            stream: true,
-        }
-    }
-}
+pub use types::{ClientOptions, DEFAULT_MODEL_TIMEOUT, ModelClient, ModelId, ProviderKind};
 
 /// The client for `id`. Keys come only from the environment
 /// (`ANTHROPIC_API_KEY`, `OPENAI_API_KEY`); a missing key is an error naming

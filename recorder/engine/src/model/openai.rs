@@ -20,8 +20,8 @@
 use futures::future::BoxFuture;
 use serde_json::{Map, Value, json};
 
-use super::ClientOptions;
 use super::http::{self, post_json};
+use super::types::ClientOptions;
 use super::types::ParsedReply;
 use super::types::{
     ChatRequest, ChatResponse, ContentBlock, LlmError, Message, ModelClient, ModelId, Role,

@@ -7,6 +7,7 @@
 //! trait, so they drive the same loop and produce the same tape lines.
 
 use std::fmt;
+use std::time::Duration;
 
 use futures::future::BoxFuture;
 use serde::{Deserialize, Serialize};
@@ -381,6 +382,46 @@ pub struct ReferenceHint {
 /// A reply read from a provider's body: blocks, why it stopped, usage (when
 /// reported) and the model the provider named.
 pub type ParsedReply = (Vec<ContentBlock>, StopReason, UsageRead, Option<String>);
+
+/// No single wait before a retry is longer than this, whatever
+/// `Retry-After` says.
+pub const BACKOFF_CAP: Duration = Duration::from_secs(20);
+
+/// How long one model call attempt may take unless the operator says
+/// otherwise (a slow local model needs several minutes).
+pub const DEFAULT_MODEL_TIMEOUT: Duration = Duration::from_secs(120);
+
+/// How a client behaves, whatever the provider.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ClientOptions {
+    /// Seeds sim profiles and is sent as `seed` to OpenAI-compatible servers.
+    pub seed: u64,
+    /// Bound on one HTTP attempt (request and body).
+    pub timeout: Duration,
+    /// Retries after the first attempt on 429 / 5xx / timeouts / connection
+    /// failures.
+    pub max_retries: u32,
+    /// The longest wait before a retry, whatever `Retry-After` says (at most
+    /// [`BACKOFF_CAP`]).
+    pub max_backoff: Duration,
+    /// Ask OpenAI-compatible servers to stream the reply (`stream: true`
+    /// with usage in the last event): a slow model's long reply is then
+    /// bounded by the gaps between its tokens, not by its length, and the
+    /// time to the first token is taped.
+    pub stream: bool,
+}
+
+impl Default for ClientOptions {
+    fn default() -> Self {
+        ClientOptions {
+            seed: 0,
+            timeout: DEFAULT_MODEL_TIMEOUT,
+            max_retries: 3,
+            max_backoff: BACKOFF_CAP,
+            stream: true,
+        }
+    }
+}
 
 #[cfg(test)]
 mod tests {

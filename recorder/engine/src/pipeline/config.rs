@@ -290,11 +290,11 @@ impl RunConfig {
             check_run_tag(tag)?;
         }
         if let Some(path) = &s.fixed_suite {
-            super::load_suite(path)?;
+            crate::suite::hashed::load_suite(path)?;
             for index in 1..=s.max_extensions {
-                let batch = path.with_file_name(super::batch_file(index));
+                let batch = path.with_file_name(fitness_shared::site::suite_batch_file(index));
                 if batch.is_file() {
-                    super::load_suite(&batch)?;
+                    crate::suite::hashed::load_suite(&batch)?;
                 }
             }
         }

@@ -8,12 +8,14 @@ use fitness_shared::record::{
 };
 use rmcp::model::Tool;
 
+use super::run::{Flow, Run, name_of};
 use super::trials::{TrialKind, Trials};
-use super::{Flow, Run, batch_file, name_of, record, tape_reading, trials};
+use super::{record, tape_reading, trials};
 use crate::mcp::connect::Session;
 use crate::model::types::ModelClient;
 use crate::suite::GenerateOptions;
 use crate::suite::task::Task;
+use fitness_shared::site::suite_batch_file as batch_file;
 
 pub(super) fn verdict_outcome(o: gates::GateOutcome) -> VerdictOutcome {
     match o {

@@ -29,23 +29,6 @@ impl Cancel {
     }
 }
 
-impl super::Run<'_> {
-    /// The operator stopped the run: record why, and the error that ends
-    /// the stage under way.
-    pub(super) fn cancelled(&mut self) -> anyhow::Error {
-        self.interrupted = Some(Interruption::Cancelled);
-        anyhow::anyhow!("interrupted")
-    }
-
-    /// End the stage under way when the operator has stopped the run.
-    pub(super) fn stop_if_cancelled(&mut self) -> anyhow::Result<()> {
-        if self.cancel.is_cancelled() {
-            return Err(self.cancelled());
-        }
-        Ok(())
-    }
-}
-
 /// Why the run stopped short of its registered size.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Interruption {

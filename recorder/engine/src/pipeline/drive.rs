@@ -6,8 +6,10 @@ use fitness_shared::record::{CostTier, GateDetail, GateRecord, Outcome};
 use rmcp::model::Tool;
 use serde_json::json;
 
+use super::control::Interruption;
+use super::run::{Flow, Run};
 use super::trials::{TrialKind, Trials};
-use super::{Flow, Interruption, Run, record, trials};
+use super::{record, trials};
 use crate::mcp::connect::Session;
 use crate::model::agent::TrialOutcome;
 use crate::model::cost::Role as Spender;

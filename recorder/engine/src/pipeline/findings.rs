@@ -1,7 +1,7 @@
 //! After every outcome: findings read from the wire tape, and a proposal
 //! for each (by the judge when there is one and the spend cap allows).
 
-use super::Run;
+use super::run::Run;
 use crate::model::client_for;
 
 impl Run<'_> {

@@ -8,8 +8,9 @@ use fitness_shared::record::{CostTier, GateDetail, GateRecord, Outcome};
 use rmcp::model::Tool;
 use serde_json::json;
 
+use super::config;
 use super::null_gate::pct;
-use super::{Flow, Run, config, name_of};
+use super::run::{Flow, Run, name_of};
 use crate::suite::task::Task;
 
 impl Run<'_> {

@@ -12,89 +12,33 @@ mod findings;
 mod free_gates;
 mod null_gate;
 mod record;
+mod run;
 mod suite_files;
 mod tape_reading;
 mod trials;
 
-use std::path::PathBuf;
 use std::sync::Arc;
 
 use anyhow::Context as _;
-use fitness_shared::gates::NullArm;
-use fitness_shared::record::{self as rec, ExtensionBatch, GateRecord, Outcome, RunRecord};
+use fitness_shared::record::Outcome;
 use rmcp::model::Tool;
 use serde_json::json;
 
 pub use config::{Floors, RunConfig, RunSettings};
 pub use control::{Cancel, Interruption, Progress, Quiet};
-pub use suite_files::{batch_file, load_suite};
+pub use run::RunOutput;
+use run::{Flow, Run, Start};
 
 use crate::mcp::connect::Session;
-use crate::mcp::report::{self, Report};
+use crate::mcp::report;
 use crate::mcp::tap::Tap;
 use crate::model::agent::Budget;
-use crate::model::cost::{CostLedger, Role as Spender};
+use crate::model::client_for;
 use crate::model::price::PriceTable;
 use crate::model::types::{ModelClient, ModelId, ProviderKind};
-use crate::model::{ClientOptions, client_for};
 use crate::suite::task::Task;
 use crate::suite::{GenerateOptions, GenerationReport};
 use trials::Trials;
-
-/// Where the run stands: go on, or stop with this outcome at this gate.
-#[derive(Debug)]
-enum Flow {
-    Continue,
-    Stop { outcome: Outcome, gate: String },
-}
-
-/// What a finished run left behind.
-#[derive(Debug)]
-pub struct RunOutput {
-    pub dir: PathBuf,
-    pub record: RunRecord,
-    pub interrupted: Option<Interruption>,
-}
-
-/// The state of one run in flight.
-struct Run<'a> {
-    cfg: &'a RunConfig,
-    id: String,
-    dir: PathBuf,
-    started_at: String,
-    mcp: Tap,
-    agent: Tap,
-    progress: &'a dyn Progress,
-    cancel: Cancel,
-    gates: Vec<GateRecord>,
-    refused_at: Option<String>,
-    extensions: Vec<ExtensionBatch>,
-    own_notes: Vec<String>,
-    cost: CostLedger,
-    prices: PriceTable,
-    prereg: rec::PreRegistration,
-    report: Option<Report>,
-    instructions: Option<String>,
-    generation: Option<GenerationReport>,
-    suite_hash: String,
-    runner_reported: Option<String>,
-    score: Option<rec::Score>,
-    null_arms: Vec<NullArm>,
-    interrupted: Option<Interruption>,
-    model_calls: u64,
-    reference_model: Option<String>,
-    /// The tools as listed (empty when the run stopped before tools/list).
-    tools: Vec<Tool>,
-    /// Every task checked or driven: the suite, then extension batches.
-    tasks: Vec<Task>,
-    findings: Vec<rec::Finding>,
-    proposals: Vec<rec::Proposal>,
-    /// What redaction replaced in the files written beside the tapes
-    /// (suite.json and its extension batches).
-    redacted: fitness_shared::redact::Hits,
-    /// The official conformance suite's result (`--conformance`).
-    conformance: Option<rec::Conformance>,
-}
 
 /// Run the whole pipeline and write `out_dir/<run-id>/record.json` with its
 /// two tapes. Errors only when nothing could be written at all (bad flags,
@@ -167,67 +111,6 @@ pub async fn execute(
     record::finish(run, outcome)
 }
 
-/// What a run is given at its start, before any stage.
-struct Start {
-    id: String,
-    dir: PathBuf,
-    started_at: String,
-    prereg: rec::PreRegistration,
-    prices: PriceTable,
-}
-
-impl<'a> Run<'a> {
-    /// A run that has written nothing but its two tapes' headers.
-    fn new(
-        cfg: &'a RunConfig,
-        start: Start,
-        (mcp, agent): (Tap, Tap),
-        progress: &'a dyn Progress,
-        cancel: Cancel,
-    ) -> Self {
-        let Start {
-            id,
-            dir,
-            started_at,
-            prereg,
-            prices,
-        } = start;
-        Run {
-            cfg,
-            id,
-            dir,
-            started_at,
-            mcp,
-            agent,
-            progress,
-            cancel,
-            gates: Vec::new(),
-            refused_at: None,
-            extensions: Vec::new(),
-            own_notes: Vec::new(),
-            cost: CostLedger::default(),
-            prices,
-            prereg,
-            report: None,
-            instructions: None,
-            generation: None,
-            suite_hash: String::new(),
-            runner_reported: None,
-            score: None,
-            null_arms: Vec::new(),
-            interrupted: None,
-            model_calls: 0,
-            reference_model: None,
-            tools: Vec::new(),
-            tasks: Vec::new(),
-            findings: Vec::new(),
-            proposals: Vec::new(),
-            redacted: fitness_shared::redact::Hits::default(),
-            conformance: None,
-        }
-    }
-}
-
 /// Resolves with why the run must stop: Ctrl-C, or a tape at its cap.
 fn stop_signal(
     cancel: &Cancel,
@@ -254,11 +137,6 @@ fn stop_signal(
             () = reached(agent) => Interruption::TapeCap { tape: "agent (agent.jsonl)", limit },
         }
     }
-}
-
-/// Serde's name for a unit enum value (`snake_case` reasons).
-fn name_of<T: serde::Serialize>(value: &T) -> String {
-    fitness_shared::wire_name::wire_name(value).unwrap_or_else(|| "unknown".to_owned())
 }
 
 impl Run<'_> {
@@ -306,20 +184,6 @@ impl Run<'_> {
         result
     }
 
-    /// Write a file beside the tapes (a suite, the pre-registration) in its
-    /// published form, counting what redaction replaced. A suite that loses
-    /// a secret here no longer matches its hash, so it cannot be re-driven
-    /// (`load_suite` says why); the run itself drives the tasks in memory.
-    fn write_json<T: serde::Serialize>(
-        &mut self,
-        path: &std::path::Path,
-        item: &T,
-    ) -> anyhow::Result<()> {
-        let mut value = serde_json::to_value(item)?;
-        crate::secrets::redact_value(&mut value, &mut self.redacted);
-        crate::integrity::write_atomic(path, &serde_json::to_vec_pretty(&value)?)
-    }
-
     async fn official_conformance(&mut self) -> anyhow::Result<()> {
         let crate::mcp::connect::Target::Http(http) = &self.cfg.target else {
             anyhow::bail!("--conformance runs the official suite against HTTP targets only");
@@ -355,7 +219,7 @@ impl Run<'_> {
 
     fn register(&mut self) -> anyhow::Result<()> {
         let value = serde_json::to_value(&self.prereg)?;
-        let path = self.dir.join("preregistration.json");
+        let path = self.dir.join(fitness_shared::site::PREREGISTRATION_FILE);
         self.write_json(&path, &value)?;
         let event = json!({
             "hash": self.prereg.hash,
@@ -365,14 +229,6 @@ impl Run<'_> {
             .event("fitness.preregistration", event.clone(), None);
         self.agent.event("fitness.preregistration", event, None);
         Ok(())
-    }
-
-    fn options(&self) -> ClientOptions {
-        ClientOptions {
-            seed: self.cfg.seed,
-            timeout: self.cfg.model_timeout,
-            ..ClientOptions::default()
-        }
     }
 
     async fn with_session(&mut self, session: &Session, tools: &[Tool]) -> anyhow::Result<Flow> {
@@ -504,7 +360,10 @@ impl Run<'_> {
     /// hash and tasks, a note per tool the walk dropped; the suite's tasks.
     fn keep_generation(&mut self, generation: GenerationReport) -> anyhow::Result<Vec<Task>> {
         self.add_spend(&generation.spend);
-        self.write_json(&self.dir.join("suite.json"), &generation.suite)?;
+        self.write_json(
+            &self.dir.join(fitness_shared::site::SUITE_FILE),
+            &generation.suite,
+        )?;
         self.suite_hash = generation.suite.hash.clone();
         self.progress.finish_phase(&format!(
             "{} tasks from {} candidates",
@@ -522,49 +381,6 @@ impl Run<'_> {
         }
         self.generation = Some(generation);
         Ok(tasks)
-    }
-
-    fn add_spend(&mut self, spend: &[crate::suite::PhaseSpend]) {
-        for phase in spend {
-            let role = if phase.phase == "screen" {
-                Spender::Runner
-            } else {
-                Spender::Judge
-            };
-            let Ok(model) = phase.model.parse::<ModelId>() else {
-                continue;
-            };
-            self.cost.add_calls(
-                role,
-                &model,
-                &phase.usage,
-                phase.calls,
-                phase.calls_without_usage,
-                phase.calls_that_threw,
-            );
-            self.model_calls += phase.calls + phase.calls_that_threw;
-        }
-    }
-
-    /// A server that is gone ends the run VOID (a lost server), naming why,
-    /// rather than counting every later call against its surface.
-    fn ensure_server(&mut self, session: &Session) -> anyhow::Result<()> {
-        match session.lost() {
-            None => Ok(()),
-            Some(why) => {
-                let why = format!("lost the server: {why}");
-                self.interrupted = Some(Interruption::Failed(why.clone()));
-                anyhow::bail!(why)
-            }
-        }
-    }
-
-    fn push_gate(&mut self, gate: GateRecord) {
-        if let Some(existing) = self.gates.iter_mut().find(|g| g.id == gate.id) {
-            *existing = gate;
-        } else {
-            self.gates.push(gate);
-        }
     }
 }
 

@@ -7,8 +7,9 @@ use fitness_shared::record::{self as rec, CostTier, GateDetail, GateRecord};
 use rmcp::model::Tool;
 use serde_json::json;
 
+use super::run::{Flow, Run, name_of};
 use super::trials::{TrialKind, Trials};
-use super::{Flow, Run, name_of, record, trials};
+use super::{record, trials};
 use crate::mcp::connect::Session;
 use crate::model::types::ModelClient;
 use crate::suite::task::Task;

@@ -16,7 +16,8 @@ use rmcp::model::Tool;
 use serde_json::{Map, Value, json};
 
 use super::config::{self, RunConfig};
-use super::{Interruption, Run, RunOutput};
+use super::control::Interruption;
+use super::run::{Run, RunOutput};
 use crate::integrity::write_atomic;
 use crate::mcp::connect::{Era, Target};
 use crate::model::agent::{TrialOutcome, destructive_by_annotations};
@@ -309,7 +310,7 @@ impl Tally {
             entry.1 += 1;
         }
         if let Some(class) = &call.failure {
-            *entry.2.entry(super::name_of(class)).or_default() += 1;
+            *entry.2.entry(super::run::name_of(class)).or_default() += 1;
         }
         entry.3.push(call.latency_ms);
     }

@@ -1,48 +1,15 @@
-//! The suite files beside the tapes: `suite.json` and its extension
-//! batches (`suite-x<N>.json`), checked against their hashes when a run
-//! reuses them (`--suite`, rewrite-check).
+//! A run that reuses the suite files beside an earlier run's tapes
+//! (`--suite`, rewrite-check): the suite stands in for generation, each
+//! checked against its hash (`suite::file`).
 
-use anyhow::Context as _;
 use fitness_shared::record as rec;
 use rmcp::model::Tool;
 use serde_json::json;
 
-use super::Run;
+use super::run::Run;
 use crate::model::types::ModelClient;
 use crate::suite::GenerationReport;
-
-/// The file an extension batch's suite is kept in, beside `suite.json`.
-pub fn batch_file(index: u64) -> String {
-    format!("suite-x{index}.json")
-}
-
-/// Read a `suite.json` and check that its hash is the hash of its contents.
-pub fn load_suite(path: &std::path::Path) -> anyhow::Result<crate::suite::Suite> {
-    let bytes = std::fs::read(path)
-        .with_context(|| format!("failed to read the suite {}", path.display()))?;
-    let suite: crate::suite::Suite = serde_json::from_slice(&bytes)
-        .with_context(|| format!("{} is not a suite.json", path.display()))?;
-    let hash = crate::suite::suite_hash(&suite.config, suite.seed, &suite.tasks);
-    anyhow::ensure!(
-        hash == suite.hash || !bytes.windows(10).any(|w| w == b"[redacted:"),
-        "the suite in {} held a secret when it was written, and the copy on disk has it redacted, so its tasks are no longer the ones its hash {} names; generate a new suite instead",
-        path.display(),
-        suite.hash
-    );
-    anyhow::ensure!(
-        hash == suite.hash,
-        "the suite in {} does not match its hash: it says {} but its config, seed and tasks hash to {}",
-        path.display(),
-        suite.hash,
-        hash
-    );
-    anyhow::ensure!(
-        !suite.tasks.is_empty(),
-        "the suite in {} has no tasks",
-        path.display()
-    );
-    Ok(suite)
-}
+use crate::suite::hashed::load_suite;
 
 impl Run<'_> {
     /// Load a suite.json, check its hash, and stand it in for generation:

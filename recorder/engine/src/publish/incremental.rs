@@ -27,18 +27,8 @@ use fitness_shared::integrity::{self, signing};
 use fitness_shared::record::{RunRecord, StandingNotesSet};
 use fitness_shared::site;
 
-use super::{PublishOptions, Published, Source, staging_dir, write_index, write_run};
-
-/// What an incremental publish did, run by run.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Merge {
-    pub added: usize,
-    pub replaced: usize,
-    /// Incoming runs the site already held byte for byte.
-    pub unchanged: usize,
-    /// Runs the site held that the inputs did not name.
-    pub kept: usize,
-}
+use super::options::{Merge, PublishOptions, Published};
+use super::write::{Source, staging_dir, write_index, write_run};
 
 /// Does `out` hold a site this publisher wrote?
 pub fn is_site(out: &Path) -> bool {
@@ -243,7 +233,7 @@ fn assemble(
     let runs = staging.join(site::RUNS_DIR);
     for source in sources {
         let id = source.record.run.id.clone();
-        super::check_segment(&id)?;
+        super::write::check_segment(&id)?;
         named.insert(id.clone());
         let (record, written) = merge_one(staging, existing.get(&id), source, seed, &mut merge)?;
         if let Some(written) = written {

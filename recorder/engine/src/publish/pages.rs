@@ -33,7 +33,7 @@ pub fn precompress_viewer(site: &Path, viewer: &Path) -> anyhow::Result<()> {
             .extension()
             .is_some_and(|e| e == "wasm" || e == "js" || e == "css");
         if wanted && path.is_file() {
-            super::gzip_beside(&path)?;
+            super::files::gzip_beside(&path)?;
         }
     }
     Ok(())
@@ -85,10 +85,10 @@ pub fn write_pages(
         std::fs::create_dir_all(&dir)
             .with_context(|| format!("failed to create {}", dir.display()))?;
         let path = dir.join(site::PAGE_FILE);
-        super::write_file(&path, html.as_bytes())?;
+        super::files::write_file(&path, html.as_bytes())?;
         // Served precompressed, as the tapes and board.json are.
-        super::gzip_beside(&path)?;
-        hashes.extend(super::inline_script_hashes(&html));
+        super::files::gzip_beside(&path)?;
+        hashes.extend(inline_script_hashes(&html));
         out.pages += 1;
         Ok(html.len())
     };
@@ -109,7 +109,7 @@ pub fn write_pages(
         {
             let html = std::fs::read_to_string(&path)
                 .with_context(|| format!("failed to read {}", path.display()))?;
-            kept_hashes.extend(super::inline_script_hashes(&html));
+            kept_hashes.extend(inline_script_hashes(&html));
             kept_pages += 1;
             continue;
         }
@@ -129,4 +129,33 @@ pub fn write_pages(
     out.pages += kept_pages;
     out.script_hashes = hashes.into_iter().collect();
     Ok(out)
+}
+
+/// `sha256-<base64>` of every inline `<script>` body in `html`, for the CSP.
+pub fn inline_script_hashes(html: &str) -> Vec<String> {
+    use base64::Engine as _;
+    use sha2::Digest as _;
+    let mut hashes = Vec::new();
+    let mut rest = html;
+    while let Some(open) = rest.find("<script") {
+        let after = &rest[open..];
+        let Some(tag_end) = after.find('>') else {
+            break;
+        };
+        let tag = &after[..tag_end];
+        let body_start = tag_end + 1;
+        let Some(close) = after[body_start..].find("</script>") else {
+            break;
+        };
+        let body = &after[body_start..body_start + close];
+        if !tag.contains(" src=") && !body.trim().is_empty() {
+            let digest = sha2::Sha256::digest(body.as_bytes());
+            hashes.push(format!(
+                "sha256-{}",
+                base64::engine::general_purpose::STANDARD.encode(digest)
+            ));
+        }
+        rest = &after[body_start + close..];
+    }
+    hashes
 }

@@ -25,11 +25,33 @@
 //! its declaration, or, when it declares nothing, by the inference.
 
 use rmcp::model::Tool;
-use serde_json::Value;
+use serde_json::{Value, json};
 
-use super::{PhaseSpend, ToolDestructiveness};
+use serde::{Deserialize, Serialize};
+
+use super::spend::PhaseSpend;
 use crate::mcp::tap::Tap;
 use crate::model::types::{ChatRequest, ContentBlock, Message, ModelClient, Role, text_of};
+
+/// One tool's destructiveness, declared and inferred side by side.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ToolDestructiveness {
+    pub tool: String,
+    pub declared: Option<bool>,
+    pub inferred: bool,
+    pub disagreement: bool,
+    pub evidence: String,
+}
+
+/// A tool as a judge model is shown it: its name, description and input
+/// schema.
+pub fn tool_for_judge(t: &rmcp::model::Tool) -> Value {
+    json!({
+        "name": t.name,
+        "description": t.description,
+        "input_schema": Value::Object((*t.input_schema).clone()),
+    })
+}
 
 /// Name or description words that mean the tool changes state.
 pub const WRITE_VERBS: &[&str] = &[
@@ -289,7 +311,7 @@ async fn ask_judge(
 ) -> (JudgeLabels, PhaseSpend) {
     let mut phase = PhaseSpend::new("destructiveness", &judge.id().to_string());
     let mut judged = JudgeLabels::new();
-    let listing: Vec<Value> = tools.iter().map(super::tool_for_judge).collect();
+    let listing: Vec<Value> = tools.iter().map(tool_for_judge).collect();
     let request = ChatRequest {
         system: Some(
             "You label MCP tools. A tool is destructive when calling it can change, \

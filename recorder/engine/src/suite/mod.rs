@@ -10,80 +10,35 @@
 pub mod admission;
 pub mod destructive;
 pub mod generators;
+pub mod hashed;
+pub mod options;
 pub mod predicate;
 pub mod reading;
 pub mod schema_args;
 pub mod screen;
+pub mod spend;
 pub mod task;
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use fitness_shared::record::{
-    CredentialContext, KindCount, RuleRejection, SuiteLedger, SuiteQuality, ToolTasks,
-};
+use fitness_shared::record::{KindCount, RuleRejection, SuiteLedger, SuiteQuality, ToolTasks};
 use rand::SeedableRng;
 use rand::rngs::ChaCha8Rng;
 use rand::seq::SliceRandom;
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use serde_json::{Map, Value, json};
 
 pub use admission::Rejection;
-pub use generators::{GenerationInput, GeneratorId};
+pub use destructive::ToolDestructiveness;
+pub use generators::GenerationInput;
+pub use hashed::{Suite, suite_hash};
+pub use options::{DEFAULT_OVERGEN, GenerateOptions, GeneratorId};
+pub use spend::PhaseSpend;
 use task::{Candidate, Task};
 
 use crate::mcp::connect::Session;
 use crate::mcp::tap::Tap;
-use crate::model::types::{ModelClient, Usage};
-
-/// Candidates generated per task asked for, unless the operator says
-/// otherwise (registered).
-pub const DEFAULT_OVERGEN: f64 = 2.0;
-
-/// What to generate.
-#[derive(Debug, Clone)]
-pub struct GenerateOptions {
-    pub generator: GeneratorId,
-    pub n_tasks: usize,
-    /// Candidates asked for = ceil(n_tasks × factor); registered. Default 2.0.
-    pub overgen_factor: f64,
-    pub seed: u64,
-    pub credential: CredentialContext,
-    /// Run the generation-time null screen (needs a screen runner).
-    pub screen: bool,
-    /// `t` for the suite, `x1-` for extension batch 1.
-    pub id_prefix: String,
-    /// Prompts of earlier tasks: a repeat is a `duplicate`.
-    pub exclude_prompts: Vec<String>,
-    /// Values the operator gave the server (absolute paths on a stdio
-    /// server's command line): schema-walk/2's first handles.
-    pub seed_handles: Vec<String>,
-}
-
-impl GenerateOptions {
-    pub fn new(generator: GeneratorId, n_tasks: usize, seed: u64) -> Self {
-        GenerateOptions {
-            generator,
-            n_tasks,
-            overgen_factor: DEFAULT_OVERGEN,
-            seed,
-            credential: CredentialContext::Anonymous,
-            screen: false,
-            id_prefix: "t".into(),
-            exclude_prompts: Vec::new(),
-            seed_handles: Vec::new(),
-        }
-    }
-}
-
-/// The suite that will be driven, and its hash.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Suite {
-    pub generator: String,
-    pub config: Value,
-    pub seed: u64,
-    pub tasks: Vec<Task>,
-    pub hash: String,
-}
+use crate::model::types::ModelClient;
 
 /// Everything generation produced and counted.
 #[derive(Debug, Clone, Serialize)]
@@ -109,83 +64,6 @@ pub struct GenerationReport {
     /// schema-walk only: what the walk called and skipped.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub walk: Option<generators::walk::WalkStats>,
-}
-
-/// Model spend of one phase.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct PhaseSpend {
-    /// `synthesis`, `screen` or `destructiveness`.
-    pub phase: String,
-    pub model: String,
-    pub calls: u64,
-    pub calls_without_usage: u64,
-    pub calls_that_threw: u64,
-    pub usage: Usage,
-}
-
-impl PhaseSpend {
-    pub fn new(phase: &str, model: &str) -> Self {
-        PhaseSpend {
-            phase: phase.into(),
-            model: model.into(),
-            calls: 0,
-            calls_without_usage: 0,
-            calls_that_threw: 0,
-            usage: Usage::default(),
-        }
-    }
-
-    /// One call that returned.
-    pub fn count(&mut self, usage: Option<&Usage>) {
-        self.calls += 1;
-        match usage {
-            Some(u) => self.usage.add(u),
-            None => self.calls_without_usage += 1,
-        }
-    }
-
-    /// One call that threw (its usage is unknown).
-    pub fn threw(&mut self) {
-        self.calls += 1;
-        self.calls_that_threw += 1;
-    }
-}
-
-/// One tool's destructiveness, declared and inferred side by side.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct ToolDestructiveness {
-    pub tool: String,
-    pub declared: Option<bool>,
-    pub inferred: bool,
-    pub disagreement: bool,
-    pub evidence: String,
-}
-
-/// A tool as a judge model is shown it: its name, description and input
-/// schema.
-pub(crate) fn tool_for_judge(t: &rmcp::model::Tool) -> Value {
-    json!({
-        "name": t.name,
-        "description": t.description,
-        "input_schema": Value::Object((*t.input_schema).clone()),
-    })
-}
-
-/// sha256 (bare lowercase hex, as the records' `suite_hash`) of the RFC 8785
-/// canonical JSON of `{"generator_config", "seed", "tasks"}`. The seed is
-/// written as a decimal string: a u64 above 2^53 has no exact JSON number.
-pub fn suite_hash(generator_config: &Value, seed: u64, tasks: &[Task]) -> String {
-    let doc = json!({
-        "generator_config": generator_config,
-        "seed": seed.to_string(),
-        "tasks": tasks,
-    });
-    match fitness_shared::integrity::canonical_json(&doc) {
-        Ok(bytes) => fitness_shared::integrity::sha256_hex(&bytes),
-        // Only an integer beyond 2^53 inside a task can get here; hash the
-        // plain serialisation rather than refuse (still deterministic).
-        Err(_) => fitness_shared::integrity::sha256_hex(doc.to_string().as_bytes()),
-    }
 }
 
 /// Generate, admit, screen, trim and hash a suite.

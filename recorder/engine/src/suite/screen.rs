@@ -5,7 +5,7 @@
 
 use fitness_shared::record::NullScreenCount;
 
-use super::PhaseSpend;
+use super::spend::PhaseSpend;
 use super::task::Task;
 use crate::mcp::tap::Tap;
 use crate::model::agent::taped_call;

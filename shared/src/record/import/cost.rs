@@ -3,7 +3,7 @@
 
 use serde_json::Value;
 
-use super::gate_detail;
+use super::read::gate_detail;
 use crate::record::model::*;
 use crate::record::v1::*;
 

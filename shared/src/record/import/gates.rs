@@ -3,8 +3,7 @@
 
 use serde_json::Value;
 
-use super::{ImportError, field, parse_verdict};
-use super::{f, s, u};
+use super::read::{ImportError, f, field, parse_verdict, s, u};
 use crate::record::model::*;
 use crate::record::v1::*;
 

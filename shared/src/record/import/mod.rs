@@ -9,6 +9,7 @@
 mod cost;
 mod gates;
 mod plan;
+mod read;
 mod score;
 mod server;
 mod set;
@@ -19,42 +20,15 @@ use serde_json::Value;
 
 use super::model::*;
 use super::v1::*;
-use crate::integrity::{self, IntegrityError};
+use crate::integrity;
 use cost::convert_cost;
 use gates::{convert_extensions, convert_gates};
 use plan::{convert_prereg, convert_suite};
+pub use read::ImportError;
+use read::field;
 use score::convert_score;
 use server::{convert_probe, convert_server};
 use set::{attempts, generator_label, standing_notes};
-
-/// Why a v1 record could not be imported.
-#[derive(Debug, thiserror::Error)]
-pub enum ImportError {
-    #[error("input is not a JSON array of records or a single record")]
-    NotRecords,
-    #[error("record {index}: not a fitness-report/1 record: {source}")]
-    Shape {
-        index: usize,
-        #[source]
-        source: serde_json::Error,
-    },
-    #[error("record {index}: schema is {found:?}, expected \"fitness-report/1\"")]
-    Schema { index: usize, found: String },
-    #[error("run {run}: {what}")]
-    Field { run: String, what: String },
-    #[error("run {run}: {source}")]
-    Integrity {
-        run: String,
-        #[source]
-        source: IntegrityError,
-    },
-    #[error("run {run}: imported record fails validation: {source}")]
-    Invalid {
-        run: String,
-        #[source]
-        source: super::RecordError,
-    },
-}
 
 /// The result of importing a set of v1 records.
 #[derive(Debug, Clone)]
@@ -80,7 +54,7 @@ pub fn import_runs(doc: &Value) -> Result<ImportSet, ImportError> {
     let mut parsed = Vec::with_capacity(items.len());
     for (index, item) in items.iter().enumerate() {
         let found = item.get("schema").and_then(Value::as_str).unwrap_or("");
-        if found != crate::RECORD_SCHEMA_V1 {
+        if found != crate::record::model::RECORD_SCHEMA_V1 {
             return Err(ImportError::Schema {
                 index,
                 found: found.to_owned(),
@@ -102,13 +76,6 @@ pub fn import_runs(doc: &Value) -> Result<ImportSet, ImportError> {
         records,
         standing_notes: standing.sets,
     })
-}
-
-fn field(run: &str, what: impl Into<String>) -> ImportError {
-    ImportError::Field {
-        run: run.to_owned(),
-        what: what.into(),
-    }
 }
 
 fn convert(
@@ -133,7 +100,7 @@ fn convert(
         kept.insert("judgeUsage".to_owned(), usage.clone());
     }
     let record = RunRecord {
-        schema: crate::RECORD_SCHEMA.to_owned(),
+        schema: crate::record::model::RECORD_SCHEMA.to_owned(),
         run: convert_run(r, attempt),
         server: convert_server(r)?,
         probes: Probes {
@@ -160,7 +127,7 @@ fn convert(
         }),
         trace_stats: r.trace_stats.clone(),
         imported: Some(ImportProvenance {
-            from_schema: crate::RECORD_SCHEMA_V1.to_owned(),
+            from_schema: crate::record::model::RECORD_SCHEMA_V1.to_owned(),
             source_sha256,
             kept,
         }),
@@ -229,34 +196,4 @@ fn convert_run(r: &RecordV1, attempt: Option<Attempt>) -> RunIdentity {
 
 fn parse_outcome(s: &str) -> Option<Outcome> {
     Outcome::ALL.into_iter().find(|o| o.code() == s)
-}
-
-fn parse_verdict(s: &str) -> Option<VerdictOutcome> {
-    Some(match s {
-        "PASS" => VerdictOutcome::Pass,
-        "FAIL" => VerdictOutcome::Fail,
-        "EXTEND" => VerdictOutcome::Extend,
-        "INDETERMINATE" => VerdictOutcome::Indeterminate,
-        _ => return None,
-    })
-}
-
-fn gate_detail<'a>(r: &'a RecordV1, gate: &str) -> Option<&'a Value> {
-    r.gates
-        .records
-        .iter()
-        .find(|g| g.gate == gate)
-        .map(|g| &g.detail)
-}
-
-fn f(v: Option<&Value>, key: &str) -> Option<f64> {
-    v?.get(key)?.as_f64()
-}
-
-fn u(v: Option<&Value>, key: &str) -> Option<u64> {
-    v?.get(key)?.as_u64()
-}
-
-fn s(v: Option<&Value>, key: &str) -> Option<String> {
-    Some(v?.get(key)?.as_str()?.to_owned())
 }

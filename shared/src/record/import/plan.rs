@@ -3,8 +3,8 @@
 
 use serde_json::Value;
 
+use super::read::{f, gate_detail, s, u};
 use super::server::parse_credential;
-use super::{f, gate_detail, s, u};
 use crate::record::model::*;
 use crate::record::v1::*;
 

@@ -1,8 +1,7 @@
 //! The v1 server identity (target, era, transport, credential context)
 //! and its probe findings.
 
-use super::ImportError;
-use super::field;
+use super::read::{ImportError, field};
 use crate::record::model::*;
 use crate::record::v1::*;
 

@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 
 use serde_json::Value;
 
-use super::ImportError;
+use super::read::ImportError;
 use crate::integrity;
 use crate::record::model::*;
 use crate::record::v1::*;

@@ -28,3 +28,8 @@ pub use score::*;
 pub use server::*;
 pub use suite::*;
 pub use tapes::*;
+
+/// The record schema id this crate writes.
+pub const RECORD_SCHEMA: &str = "fitness-report/2";
+/// The older record schema id this crate imports.
+pub const RECORD_SCHEMA_V1: &str = "fitness-report/1";

@@ -5,13 +5,13 @@ use std::collections::HashMap;
 
 use serde_json::Value;
 
+use super::block::{
+    ErrorSource, ErrorStats, JsNum, PRICES, Price, RecordCounts, STATS_SCHEMA, SessionStats, Stats,
+};
 use super::facts::{
     EndFacts, MetaFacts, Request, Response, RpcError, ToolResult, ToolUse, TurnFacts,
 };
 use super::settle::{build_errors, build_models, build_tool_stats, mcp_pairs, turn_pairs};
-use super::{
-    ErrorSource, ErrorStats, JsNum, PRICES, Price, RecordCounts, STATS_SCHEMA, SessionStats, Stats,
-};
 use crate::tape::js;
 use crate::tape::jsonrpc::error_text;
 use crate::tape::line::LineKind;

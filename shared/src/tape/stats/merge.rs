@@ -2,7 +2,7 @@
 
 use std::cmp::Ordering;
 
-use super::{
+use super::block::{
     ErrorSource, ErrorStats, JsNum, Planes, STATS_SCHEMA, SessionStats, Stats, TraceStats,
 };
 use crate::tape::js;

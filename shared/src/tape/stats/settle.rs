@@ -2,11 +2,11 @@
 
 use std::collections::HashMap;
 
-use super::facts::{Request, Response, RpcError, TurnFacts};
-use super::{
+use super::block::{
     CACHE_READ_MULTIPLIER, CACHE_WRITE_MULTIPLIER, CostStats, ErrorSource, ErrorStats, JsNum,
     ModelStats, ModelSummary, ModelsBlock, Origin, Price, ToolStats, resolve_price,
 };
+use super::facts::{Request, Response, RpcError, TurnFacts};
 use crate::stats::percentile_nearest_rank_as_reference as percentile;
 use crate::tape::js;
 use crate::tape::pairing::Paired;

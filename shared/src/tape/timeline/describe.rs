@@ -1,14 +1,91 @@
-//! What one tape line shows on the timeline: its entry's kind, title,
-//! detail and error, from the line's [`LineView`].
+//! What one tape line shows on the timeline ([`Fact`]): where it sits
+//! ([`LineRef`]), its entry's kind ([`EntryKind`]), title, detail and error,
+//! read from the line's [`LineView`].
 
 use serde_json::Value;
 
-use super::{EntryKind, Fact, LineRef};
 use crate::tape::js;
 use crate::tape::jsonrpc::error_text;
 use crate::tape::line::LineKind;
 use crate::tape::line::Plane;
 use crate::tape::view::LineView;
+
+/// What one timeline entry shows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum EntryKind {
+    /// A JSON-RPC request, with its response when one was recorded.
+    Call,
+    /// A response whose request is not on the tape.
+    Response,
+    /// A message with no id (a notification).
+    Notification,
+    /// An agent turn.
+    Turn,
+    /// A harness event (`dir:"event"`, `command`, `telemetry`).
+    Event,
+    Meta,
+    End,
+    /// A line of a type this viewer does not know.
+    Other,
+}
+
+impl EntryKind {
+    pub const ALL: [EntryKind; 8] = [
+        EntryKind::Call,
+        EntryKind::Response,
+        EntryKind::Notification,
+        EntryKind::Turn,
+        EntryKind::Event,
+        EntryKind::Meta,
+        EntryKind::End,
+        EntryKind::Other,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            EntryKind::Call => "call",
+            EntryKind::Response => "response",
+            EntryKind::Notification => "notification",
+            EntryKind::Turn => "turn",
+            EntryKind::Event => "event",
+            EntryKind::Meta => "meta",
+            EntryKind::End => "end",
+            EntryKind::Other => "other",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<EntryKind> {
+        EntryKind::ALL.into_iter().find(|k| k.as_str() == s)
+    }
+}
+
+/// Where one tape line sits: which tape, its 1-based line number, and its
+/// byte range in that tape.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LineRef {
+    pub tape: usize,
+    pub line: u32,
+    pub start: usize,
+    pub end: usize,
+}
+
+/// A line as read, before pairing and ordering.
+#[derive(Clone)]
+pub(super) struct Fact {
+    pub(super) at: LineRef,
+    pub(super) plane: Plane,
+    pub(super) t: Option<String>,
+    pub(super) t_ms: Option<f64>,
+    pub(super) corr_id: Option<String>,
+    pub(super) kind: EntryKind,
+    pub(super) title: String,
+    pub(super) detail: String,
+    pub(super) error: Option<String>,
+    pub(super) destructive: bool,
+    /// For requests and responses: the pairing key and whether it is a tools/call.
+    pub(super) key: Option<String>,
+    pub(super) tool_call: bool,
+}
 
 const TITLE_CHARS: usize = 160;
 

@@ -21,7 +21,8 @@ use crate::tape::stats::RecordCounts;
 mod describe;
 
 use crate::tape::view::LineView;
-use describe::describe;
+pub use describe::{EntryKind, LineRef};
+use describe::{Fact, describe};
 
 /// The trial arm a line belongs to, read from its `corr_id`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -106,65 +107,6 @@ impl Arm {
     }
 }
 
-/// What one timeline entry shows.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum EntryKind {
-    /// A JSON-RPC request, with its response when one was recorded.
-    Call,
-    /// A response whose request is not on the tape.
-    Response,
-    /// A message with no id (a notification).
-    Notification,
-    /// An agent turn.
-    Turn,
-    /// A harness event (`dir:"event"`, `command`, `telemetry`).
-    Event,
-    Meta,
-    End,
-    /// A line of a type this viewer does not know.
-    Other,
-}
-
-impl EntryKind {
-    pub const ALL: [EntryKind; 8] = [
-        EntryKind::Call,
-        EntryKind::Response,
-        EntryKind::Notification,
-        EntryKind::Turn,
-        EntryKind::Event,
-        EntryKind::Meta,
-        EntryKind::End,
-        EntryKind::Other,
-    ];
-
-    pub fn as_str(self) -> &'static str {
-        match self {
-            EntryKind::Call => "call",
-            EntryKind::Response => "response",
-            EntryKind::Notification => "notification",
-            EntryKind::Turn => "turn",
-            EntryKind::Event => "event",
-            EntryKind::Meta => "meta",
-            EntryKind::End => "end",
-            EntryKind::Other => "other",
-        }
-    }
-
-    pub fn parse(s: &str) -> Option<EntryKind> {
-        EntryKind::ALL.into_iter().find(|k| k.as_str() == s)
-    }
-}
-
-/// Where one tape line sits: which tape, its 1-based line number, and its
-/// byte range in that tape.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct LineRef {
-    pub tape: usize,
-    pub line: u32,
-    pub start: usize,
-    pub end: usize,
-}
-
 /// One row of the merged timeline.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Entry {
@@ -226,24 +168,6 @@ impl Timeline {
     pub fn count_kind(&self, kind: EntryKind) -> usize {
         self.entries.iter().filter(|e| e.kind == kind).count()
     }
-}
-
-/// A line as read, before pairing and ordering.
-#[derive(Clone)]
-struct Fact {
-    at: LineRef,
-    plane: Plane,
-    t: Option<String>,
-    t_ms: Option<f64>,
-    corr_id: Option<String>,
-    kind: EntryKind,
-    title: String,
-    detail: String,
-    error: Option<String>,
-    destructive: bool,
-    /// For requests and responses: the pairing key and whether it is a tools/call.
-    key: Option<String>,
-    tool_call: bool,
 }
 
 /// Builds a [`Timeline`] from tapes fed line by line.

@@ -6,7 +6,7 @@ use serde_json::{Value, json};
 use super::super::connect::Era;
 use super::super::raw::{Reply, initialize_frame, modern_meta, request_frame};
 use super::conn::{ProbeContext, RawConn};
-use super::{ProbeResult, corr_id};
+use super::result::{ProbeResult, corr_id};
 
 /// The bogus revision a server must not echo back.
 pub const BOGUS_VERSION: &str = "1999-01-01";

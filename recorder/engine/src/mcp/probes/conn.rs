@@ -8,7 +8,7 @@ use serde_json::Value;
 use super::super::connect::{Era, HttpTarget, Target};
 use super::super::raw::{RawHttp, RawStdio, Reply, initialize_frame};
 use super::super::tap::Tap;
-use super::corr_id;
+use super::result::corr_id;
 
 /// What every probe knows about the server before it starts.
 #[derive(Clone)]

@@ -25,13 +25,15 @@ use futures::future::LocalBoxFuture;
 use rmcp::model::Tool;
 use serde_json::{Value, json};
 
-use super::{Candidates, GenerationInput, Generator};
+use super::seam::{Candidates, GenerationInput, Generator};
 use crate::mcp::tap::Tap;
 use crate::model::types::{
     ChatRequest, ContentBlock, Message, ModelClient, PlannedCall, Role, text_of,
 };
+use crate::suite::destructive::tool_for_judge;
+use crate::suite::options::GenerateOptions;
+use crate::suite::spend::PhaseSpend;
 use crate::suite::task::{Candidate, Predicate, Task};
-use crate::suite::{GenerateOptions, PhaseSpend};
 
 const SYSTEM: &str = "You write evaluation tasks for an MCP server. Each task must be impossible \
 to answer correctly without calling the server's tools (the answer comes from the server's data \
@@ -223,7 +225,7 @@ fn tools_listing(tools: &[Tool]) -> String {
     let listing: Vec<Value> = tools
         .iter()
         .map(|t| {
-            let mut v = crate::suite::tool_for_judge(t);
+            let mut v = tool_for_judge(t);
             v["annotations"] = json!(t.annotations);
             v
         })

@@ -45,11 +45,11 @@ use rand::rngs::ChaCha8Rng;
 use rmcp::model::Tool;
 use serde_json::{Map, Value, json};
 
+use super::seam::{Candidates, GenerationInput, Generator};
 use super::walk::{
     Called, Taken, WalkOutcome, WalkStats, call, call_counted, callable_tools, drop_unsatisfiable,
     harvest, harvest_args, read_only, salient,
 };
-use super::{Candidates, GenerationInput, Generator};
 use crate::model::types::PlannedCall;
 use crate::suite::schema_args::{Limits, valid_arguments_within};
 use crate::suite::task::{Candidate, Predicate, Task};

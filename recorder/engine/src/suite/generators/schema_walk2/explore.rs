@@ -11,7 +11,7 @@ use rand::rngs::ChaCha8Rng;
 use rmcp::model::Tool;
 use serde_json::{Map, Value};
 
-use super::WalkConfig2;
+use super::config::WalkConfig2;
 use super::text::{Handle, harvest};
 use crate::mcp::connect::Session;
 use crate::suite::generators::walk::{Taken, WalkStats, call_counted, drop_unsatisfiable};

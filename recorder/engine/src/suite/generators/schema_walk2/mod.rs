@@ -31,6 +31,7 @@
 //! Admission then applies the rules `schema-walk/1` never needed:
 //! `error-answer`, `answer-derivable` and `check-not-discriminating`.
 
+mod config;
 mod explore;
 mod spec;
 pub mod text;
@@ -42,12 +43,12 @@ use futures::future::LocalBoxFuture;
 use rmcp::model::Tool;
 use serde_json::{Value, json};
 
+use super::seam::{Candidates, GenerationInput, Generator};
 use super::walk::{Called, WalkOutcome, WalkStats, call, callable_tools};
-use super::{Candidates, GenerationInput, Generator};
 use crate::mcp::connect::Session;
 use crate::model::types::PlannedCall;
-use crate::suite::schema_args::Limits;
 use crate::suite::task::{Candidate, HandleBinding, Task};
+pub use config::WalkConfig2;
 use explore::{Exploration, Observation};
 use spec::{Spec, specs_for};
 
@@ -75,84 +76,6 @@ impl Generator for SchemaWalk2 {
             ))
         })
     }
-}
-
-/// The walk's registered parameters (part of the suite's generator config).
-#[derive(Debug, Clone)]
-pub struct WalkConfig2 {
-    pub samples_per_tool: usize,
-    pub call_timeout: Duration,
-    pub max_calls: usize,
-    pub max_rounds: usize,
-    /// Facts taken from one observation at most.
-    pub facts_per_call: usize,
-    /// Caps on each generated argument set (its wall time is also cut to
-    /// `call_timeout`).
-    pub argument_limits: Limits,
-}
-
-impl Default for WalkConfig2 {
-    fn default() -> Self {
-        WalkConfig2 {
-            samples_per_tool: 4,
-            call_timeout: Duration::from_secs(5),
-            max_calls: 400,
-            max_rounds: 5,
-            facts_per_call: 6,
-            argument_limits: Limits::default(),
-        }
-    }
-}
-
-impl WalkConfig2 {
-    /// The argument caps in force: the time budget is at most a call's.
-    pub fn limits(&self) -> Limits {
-        self.argument_limits.within(self.call_timeout)
-    }
-
-    pub fn to_json(&self, max_per_tool: usize) -> Value {
-        json!({
-            "samples_per_tool": self.samples_per_tool,
-            "call_timeout_ms": self.call_timeout.as_millis() as u64,
-            "max_calls": self.max_calls,
-            "max_rounds": self.max_rounds,
-            "facts_per_call": self.facts_per_call,
-            "max_per_tool": max_per_tool,
-            "argument_limits": self.limits().to_json(),
-            "prompt_templates": [LABELLED_PROMPT, QUOTE_PROMPT],
-        })
-    }
-}
-
-const LABELLED_PROMPT: &str = "Using the server's tools, find the {label} {subject}. Reply with the {label} exactly as the server gives it.";
-const QUOTE_PROMPT: &str =
-    "Using the server's tools, find what the server returns {subject} and quote it.";
-
-/// The two prompts for a subject phrase (`of the record whose name is
-/// `x``, `for location `Chicago``, or empty).
-fn labelled_prompt(label: &str, subject: &str) -> String {
-    let subject = if subject.is_empty() {
-        "the server reports"
-    } else {
-        subject
-    };
-    LABELLED_PROMPT
-        .replace("{label}", label)
-        .replace("{subject}", subject)
-}
-
-fn quote_prompt(label: &str, subject: &str) -> String {
-    let subject = subject
-        .strip_prefix("of ")
-        .map_or_else(|| subject.to_owned(), |rest| format!("for {rest}"));
-    let subject = if label.is_empty() {
-        subject
-    } else {
-        format!("as {label} {subject}")
-    };
-    QUOTE_PROMPT
-        .replace("{subject}", subject.trim_end())
-        .replace("  ", " ")
 }
 
 /// Candidates ending at one tool, at most: a third of those asked for (at

@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use serde_json::{Map, Value};
 
-use super::WalkStats;
+use super::stats::WalkStats;
 use crate::mcp::connect::Session;
 
 pub enum Called {

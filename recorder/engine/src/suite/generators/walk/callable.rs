@@ -4,9 +4,9 @@
 use rmcp::model::Tool;
 use serde_json::json;
 
-use super::WalkStats;
+use super::stats::WalkStats;
+use crate::suite::destructive::{self, ToolDestructiveness};
 use crate::suite::reading::exposes_secrets;
-use crate::suite::{ToolDestructiveness, destructive};
 
 pub fn read_only(tool: &Tool) -> bool {
     tool.annotations

@@ -1,0 +1,64 @@
+//! What a walk counts ([`WalkStats`]) and proposes ([`WalkOutcome`]), and a
+//! tool dropped because no argument set fits its schema within the caps.
+
+use std::collections::{BTreeMap, HashSet};
+
+use serde::Serialize;
+use serde_json::{Value, json};
+
+use crate::suite::schema_args::Unsatisfiable;
+use crate::suite::task::Candidate;
+
+/// What the walk did, counted.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct WalkStats {
+    pub callable_tools: Vec<String>,
+    /// Tools not called, with why.
+    pub not_called: Vec<Value>,
+    /// Tools dropped because no argument set valid under their input
+    /// schema fits the argument caps (or exists), with why.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub unsatisfiable: Vec<Value>,
+    pub calls: u64,
+    pub timeouts: u64,
+    pub call_failures: u64,
+    pub error_results: u64,
+    pub empty_results: u64,
+    pub sensitive_results: u64,
+    pub no_salient_answer: u64,
+    pub unstable: u64,
+    pub rounds: u64,
+    /// Calls to tools not declared read-only (non-destructive writers): the
+    /// tasks may rely on state these calls created (server-memory's do).
+    pub state_writes: u64,
+}
+
+/// What was drawn for a tool; when no argument set valid under its schema
+/// fits the caps, `None`, and the tool is dropped (`dead`) and counted.
+pub fn drop_unsatisfiable<T>(
+    drawn: Result<T, Unsatisfiable>,
+    tool: &str,
+    stats: &mut WalkStats,
+    dead: &mut HashSet<String>,
+) -> Option<T> {
+    match drawn {
+        Ok(args) => Some(args),
+        Err(why) => {
+            stats
+                .unsatisfiable
+                .push(json!({"tool": tool, "why": format!(
+                    "no argument set valid under its input schema within the caps: {why}"
+                )}));
+            dead.insert(tool.to_owned());
+            None
+        }
+    }
+}
+
+/// Candidates, the responses their answers came from, and the counts.
+pub struct WalkOutcome {
+    pub candidates: Vec<Candidate>,
+    /// Candidate id → the response text.
+    pub observed: BTreeMap<String, String>,
+    pub stats: WalkStats,
+}

@@ -1,0 +1,93 @@
+//! What a suite is generated with: the generator (its id, the chip on
+//! every row), the size, the seed, the
+//! credential context, the screen, and what earlier batches wrote.
+
+use std::fmt;
+use std::str::FromStr;
+
+use fitness_shared::record::CredentialContext;
+
+/// A generator and its version: the chip on every row.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum GeneratorId {
+    SchemaWalk1,
+    SchemaWalk2,
+    JudgeSynth1,
+}
+
+impl GeneratorId {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            GeneratorId::SchemaWalk1 => "schema-walk/1",
+            GeneratorId::SchemaWalk2 => "schema-walk/2",
+            GeneratorId::JudgeSynth1 => "judge-synth/1",
+        }
+    }
+
+    /// A rehearsal generator: its prompts name the tool and dictate the
+    /// arguments, so a score on its suite measures relaying a call.
+    pub fn dictates_calls(self) -> bool {
+        fitness_shared::generators::dictates_calls(self.as_str())
+    }
+}
+
+impl FromStr for GeneratorId {
+    type Err = anyhow::Error;
+
+    fn from_str(s: &str) -> anyhow::Result<Self> {
+        match s {
+            "schema-walk/1" => Ok(GeneratorId::SchemaWalk1),
+            "schema-walk/2" => Ok(GeneratorId::SchemaWalk2),
+            "judge-synth/1" => Ok(GeneratorId::JudgeSynth1),
+            other => anyhow::bail!(
+                "unknown generator {other:?}: use schema-walk/2 (offline, zero spend, tasks that need the server's work), judge-synth/1 (a judge model writes the tasks) or schema-walk/1 (rehearsal: the tasks dictate the calls)"
+            ),
+        }
+    }
+}
+
+impl fmt::Display for GeneratorId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// Candidates generated per task asked for, unless the operator says
+/// otherwise (registered).
+pub const DEFAULT_OVERGEN: f64 = 2.0;
+
+/// What to generate.
+#[derive(Debug, Clone)]
+pub struct GenerateOptions {
+    pub generator: GeneratorId,
+    pub n_tasks: usize,
+    /// Candidates asked for = ceil(n_tasks × factor); registered. Default 2.0.
+    pub overgen_factor: f64,
+    pub seed: u64,
+    pub credential: CredentialContext,
+    /// Run the generation-time null screen (needs a screen runner).
+    pub screen: bool,
+    /// `t` for the suite, `x1-` for extension batch 1.
+    pub id_prefix: String,
+    /// Prompts of earlier tasks: a repeat is a `duplicate`.
+    pub exclude_prompts: Vec<String>,
+    /// Values the operator gave the server (absolute paths on a stdio
+    /// server's command line): schema-walk/2's first handles.
+    pub seed_handles: Vec<String>,
+}
+
+impl GenerateOptions {
+    pub fn new(generator: GeneratorId, n_tasks: usize, seed: u64) -> Self {
+        GenerateOptions {
+            generator,
+            n_tasks,
+            overgen_factor: DEFAULT_OVERGEN,
+            seed,
+            credential: CredentialContext::Anonymous,
+            screen: false,
+            id_prefix: "t".into(),
+            exclude_prompts: Vec::new(),
+            seed_handles: Vec::new(),
+        }
+    }
+}

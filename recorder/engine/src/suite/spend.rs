@@ -1,0 +1,46 @@
+//! What generation spent on models, phase by phase (the judge's synthesis
+//! and labels, the runner's screen).
+
+use serde::{Deserialize, Serialize};
+
+use crate::model::types::Usage;
+
+/// Model spend of one phase.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PhaseSpend {
+    /// `synthesis`, `screen` or `destructiveness`.
+    pub phase: String,
+    pub model: String,
+    pub calls: u64,
+    pub calls_without_usage: u64,
+    pub calls_that_threw: u64,
+    pub usage: Usage,
+}
+
+impl PhaseSpend {
+    pub fn new(phase: &str, model: &str) -> Self {
+        PhaseSpend {
+            phase: phase.into(),
+            model: model.into(),
+            calls: 0,
+            calls_without_usage: 0,
+            calls_that_threw: 0,
+            usage: Usage::default(),
+        }
+    }
+
+    /// One call that returned.
+    pub fn count(&mut self, usage: Option<&Usage>) {
+        self.calls += 1;
+        match usage {
+            Some(u) => self.usage.add(u),
+            None => self.calls_without_usage += 1,
+        }
+    }
+
+    /// One call that threw (its usage is unknown).
+    pub fn threw(&mut self) {
+        self.calls += 1;
+        self.calls_that_threw += 1;
+    }
+}
