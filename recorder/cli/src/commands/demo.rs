@@ -178,8 +178,8 @@ pub fn scenario_config(
         args,
         env: Vec::new(),
     });
-    let mut run = RunSettings::new(target, s.runner);
-    run.generator = Some(GeneratorId::SchemaWalk1.to_string());
+    let mut run = RunSettings::new(target, s.runner.parse()?);
+    run.generator = Some(GeneratorId::SchemaWalk1);
     run.max_extensions = s.max_extensions;
     run.seed = 7;
     run.out_dir = out.to_owned();

@@ -177,9 +177,14 @@ fn after_config(
     let target = super::target::parse(None, &[], &args.env, &command)?;
     // The before run's registration, field by field; a record older than a
     // field leaves its default.
-    let mut run = RunSettings::new(target, &runner);
-    run.judge = p.judge_model.clone().filter(|j| j != "none");
-    run.generator = Some(generator);
+    let mut run = RunSettings::new(target, runner.parse()?);
+    run.judge = p
+        .judge_model
+        .as_deref()
+        .filter(|j| *j != "none")
+        .map(str::parse)
+        .transpose()?;
+    run.generator = Some(generator.parse()?);
     run.tasks = p.n_tasks.unwrap_or(suite.tasks.len() as u64);
     run.reps = p.reps.unwrap_or(1);
     run.extension_size = p.extension_size;
@@ -364,7 +369,7 @@ pub async fn check(
     )?;
     let rewrites_path = std::fs::canonicalize(&rewrites_path)?;
     let mut cfg = after_config(args, &before, &rewrites_path)?;
-    cfg.key = key.clone();
+    cfg.settings.key = key.clone();
     let after = pipeline::execute(&cfg, cancel, progress).await?;
     // The delta comes from the two records as stored, never from the tapes.
     let (after_value, after_stored) = read_record(&after.dir)?;

@@ -162,9 +162,9 @@ impl From<Credential> for CredentialContext {
 impl RunArgs {
     /// The run these flags ask for, checked.
     pub fn config(&self) -> anyhow::Result<RunConfig> {
-        let mut run = RunSettings::new(parse_target(&self.target)?, &self.runner);
-        run.judge = self.judge.clone();
-        run.generator = self.generator.clone();
+        let mut run = RunSettings::new(parse_target(&self.target)?, self.runner.parse()?);
+        run.judge = self.judge.as_deref().map(str::parse).transpose()?;
+        run.generator = self.generator.as_deref().map(str::parse).transpose()?;
         run.tasks = self.tasks;
         run.reps = self.reps;
         run.extension_size = self.extension_size;

@@ -136,12 +136,12 @@ impl Floors {
 #[derive(Debug, Clone)]
 pub struct RunSettings {
     pub target: Target,
-    /// The model under test: `anthropic/<model>`, `openai/<model>` or `sim/<profile>`.
-    pub runner: String,
+    /// The model under test.
+    pub runner: ModelId,
     /// The judge that writes tasks (judge-synth/1).
-    pub judge: Option<String>,
-    /// The generator id; `None` chooses by [`default_generator`].
-    pub generator: Option<String>,
+    pub judge: Option<ModelId>,
+    /// The generator; `None` chooses by [`default_generator`].
+    pub generator: Option<GeneratorId>,
     pub tasks: u64,
     pub reps: u64,
     pub extension_size: u64,
@@ -179,10 +179,10 @@ pub struct RunSettings {
 
 impl RunSettings {
     /// A run of `target` by `runner` with every default.
-    pub fn new(target: Target, runner: &str) -> Self {
+    pub fn new(target: Target, runner: ModelId) -> Self {
         RunSettings {
             target,
-            runner: runner.to_owned(),
+            runner,
             judge: None,
             generator: None,
             tasks: DEFAULT_TASKS,
@@ -211,64 +211,20 @@ impl RunSettings {
 }
 
 /// Everything a run needs before it starts, checked: built only by
-/// [`RunConfig::from_settings`].
+/// [`RunConfig::from_settings`]. The settings as asked for (their values
+/// brought into range), and the generator they chose.
 #[derive(Debug, Clone)]
 pub struct RunConfig {
-    pub target: Target,
-    pub runner: ModelId,
-    pub judge: Option<ModelId>,
     pub generator: GeneratorId,
-    pub n_tasks: u64,
-    pub reps: u64,
-    pub extension_size: u64,
-    pub max_extensions: u64,
-    pub credential: CredentialContext,
-    pub seed: u64,
-    pub floors: Floors,
-    /// The generation-time null screen (registered).
-    pub screen: bool,
-    /// Candidates generated per driven task (registered).
-    pub overgen_factor: f64,
-    pub out_dir: PathBuf,
-    /// A publisher key made by `fitness keygen`; unsigned runs say so.
-    pub key: Option<PathBuf>,
-    /// Any one MCP request.
-    pub timeout: Duration,
-    /// Any one model call attempt (registered): a slow local model needs
-    /// minutes where a hosted API needs seconds.
-    pub model_timeout: Duration,
-    pub prices: Option<PathBuf>,
-    pub max_turns: u32,
-    pub max_tokens: u64,
-    /// A spend cap: the run stops (VOID) before a model call past this many.
-    pub max_model_calls: Option<u64>,
-    /// The label of the server on the board, when the target's own name
-    /// should not be used.
-    pub label: Option<String>,
-    /// A `suite.json` an earlier run wrote: its tasks are driven instead of
-    /// generating a suite (its hash must match its contents), and the
-    /// extension batches kept beside it (`suite-x<N>.json`) are consumed
-    /// instead of generating batch N.
-    pub fixed_suite: Option<PathBuf>,
-    /// The size cap of each tape (registered): past it the run is VOID.
-    pub max_tape_bytes: u64,
-    /// Appended to the run id (`fitness sweep` names the slot and attempt).
-    pub run_tag: Option<String>,
-    /// Run the official conformance suite before the probes (HTTP only).
-    pub conformance: bool,
-    /// Only [`RunConfig::from_settings`] makes one.
-    _checked: (),
+    pub settings: RunSettings,
 }
 
 impl RunConfig {
-    /// Check `s` and derive the configuration a run starts with: the model
-    /// ids parsed, the generator chosen, every floor and size checked, a
-    /// reused suite read. A run that could only be refused by its own flags
-    /// is not started.
-    pub fn from_settings(s: RunSettings) -> anyhow::Result<RunConfig> {
-        let runner: ModelId = s.runner.parse()?;
-        let judge = s.judge.as_deref().map(str::parse::<ModelId>).transpose()?;
-        let generator = default_generator(s.generator.as_deref(), &runner, judge.as_ref())?;
+    /// Check `s` and derive the configuration a run starts with: the
+    /// generator chosen, every floor and size checked, a reused suite read.
+    /// A run that could only be refused by its own flags is not started.
+    pub fn from_settings(mut s: RunSettings) -> anyhow::Result<RunConfig> {
+        let generator = default_generator(s.generator, &s.runner, s.judge.as_ref())?;
         s.floors.check()?;
         anyhow::ensure!(s.tasks > 0, "--tasks must be at least 1");
         anyhow::ensure!(s.reps > 0, "--reps must be at least 1");
@@ -299,34 +255,14 @@ impl RunConfig {
             }
         }
         let second = Duration::from_secs(1);
+        s.timeout = s.timeout.max(second);
+        s.model_timeout = s.model_timeout.max(second);
+        s.budget.max_turns = s.budget.max_turns.max(1);
+        s.max_tape_bytes = s.max_tape_bytes.clamp(1 << 20, 1 << 50);
+        s.generator = Some(generator);
         Ok(RunConfig {
-            target: s.target,
-            runner,
-            judge,
             generator,
-            n_tasks: s.tasks,
-            reps: s.reps,
-            extension_size: s.extension_size,
-            max_extensions: s.max_extensions,
-            credential: s.credential,
-            seed: s.seed,
-            floors: s.floors,
-            screen: s.screen,
-            overgen_factor: s.overgen_factor,
-            out_dir: s.out_dir,
-            key: s.key,
-            timeout: s.timeout.max(second),
-            model_timeout: s.model_timeout.max(second),
-            prices: s.prices,
-            max_turns: s.budget.max_turns.max(1),
-            max_tokens: s.budget.max_tokens,
-            max_model_calls: s.max_model_calls,
-            label: s.label,
-            fixed_suite: s.fixed_suite,
-            max_tape_bytes: s.max_tape_bytes.clamp(1 << 20, 1 << 50),
-            run_tag: s.run_tag,
-            conformance: s.conformance,
-            _checked: (),
+            settings: s,
         })
     }
 }
@@ -336,12 +272,12 @@ impl RunConfig {
 /// relaying a call, and a maintainer who did not ask for it would publish
 /// it.
 pub fn default_generator(
-    asked: Option<&str>,
+    asked: Option<GeneratorId>,
     runner: &ModelId,
     judge: Option<&ModelId>,
 ) -> anyhow::Result<GeneratorId> {
     let generator = match (asked, judge) {
-        (Some(g), _) => g.parse()?,
+        (Some(g), _) => g,
         (None, Some(_)) => GeneratorId::JudgeSynth1,
         (None, None) if runner.provider == ProviderKind::Sim => GeneratorId::SchemaWalk1,
         (None, None) => anyhow::bail!(
@@ -391,10 +327,10 @@ mod tests {
         );
         assert!(default_generator(None, &real, None).is_err());
         assert_eq!(
-            default_generator(Some("schema-walk/2"), &real, None).unwrap(),
+            default_generator(Some(GeneratorId::SchemaWalk2), &real, None).unwrap(),
             GeneratorId::SchemaWalk2
         );
-        assert!(default_generator(Some("judge-synth/1"), &real, None).is_err());
+        assert!(default_generator(Some(GeneratorId::JudgeSynth1), &real, None).is_err());
     }
 
     #[test]

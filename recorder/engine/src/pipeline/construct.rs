@@ -50,7 +50,7 @@ impl Run<'_> {
             ..BatchCounts::default()
         };
         for task in tasks {
-            for _ in 0..self.cfg.reps {
+            for _ in 0..self.cfg.settings.reps {
                 let outcome = self
                     .trial(
                         reference,
@@ -90,8 +90,11 @@ impl Run<'_> {
         let mut ledger = vec![first];
         let mut batch_info: Vec<BatchInfo> = Vec::new();
         let resolution = loop {
-            let res =
-                gates::resolve_extensions_with(&prereg, &ledger, self.cfg.floors.max_error_rate)?;
+            let res = gates::resolve_extensions_with(
+                &prereg,
+                &ledger,
+                self.cfg.settings.floors.max_error_rate,
+            )?;
             let ExtensionDecision::ConsumeBatch { index } = res.decision else {
                 break res;
             };
@@ -105,7 +108,7 @@ impl Run<'_> {
             batch_info.push(info);
             self.progress.phase(
                 &format!("extension {index}"),
-                tasks.len() as u64 * self.cfg.reps,
+                tasks.len() as u64 * self.cfg.settings.reps,
             );
             let counts = self
                 .construct_batch(session, clients.reference, trials, &tasks)
@@ -127,22 +130,23 @@ impl Run<'_> {
         tools: &[Tool],
         driven: &[Task],
     ) -> anyhow::Result<(BatchInfo, Vec<Task>)> {
-        let seed = self.cfg.seed.wrapping_add(index);
+        let seed = self.cfg.settings.seed.wrapping_add(index);
         let opts = GenerateOptions {
             generator: self.cfg.generator,
-            n_tasks: self.cfg.extension_size as usize,
-            overgen_factor: self.cfg.overgen_factor,
+            n_tasks: self.cfg.settings.extension_size as usize,
+            overgen_factor: self.cfg.settings.overgen_factor,
             seed,
-            credential: self.cfg.credential,
-            screen: self.cfg.screen,
+            credential: self.cfg.settings.credential,
+            screen: self.cfg.settings.screen,
             id_prefix: format!("x{index}-"),
             exclude_prompts: driven.iter().map(|t| t.prompt.clone()).collect(),
-            seed_handles: self.cfg.target.operator_paths(),
+            seed_handles: self.cfg.settings.target.operator_paths(),
         };
         let corr = format!("generate::x{index}");
         // A reused suite brings its extension batches along.
         let kept = self
             .cfg
+            .settings
             .fixed_suite
             .as_ref()
             .map(|p| p.with_file_name(batch_file(index)))
@@ -157,7 +161,7 @@ impl Run<'_> {
                     self.instructions.as_deref(),
                     &opts,
                     clients.judge,
-                    self.cfg.screen.then_some(clients.runner),
+                    self.cfg.settings.screen.then_some(clients.runner),
                     &self.agent,
                 )
                 .await
@@ -199,7 +203,7 @@ impl Run<'_> {
                 verdict_after: verdict_outcome(step.verdict_after),
                 seed: Some(seed),
                 batch_suite_hash: hash,
-                short: step.tasks_added < self.cfg.extension_size,
+                short: step.tasks_added < self.cfg.settings.extension_size,
                 task_ids: ids,
                 generated: Some(generated),
                 dropped: Some(drops),
@@ -259,7 +263,7 @@ impl Run<'_> {
                 errors: pooled.errors,
                 max_error_rate: Some(resolution.errors.max_error_rate),
                 compromised: resolution.errors.compromised,
-                reps: Some(self.cfg.reps),
+                reps: Some(self.cfg.settings.reps),
                 published: verdict.map(|v| rec::PublishedVerdict {
                     outcome: verdict_outcome(v.outcome),
                     raw_outcome: verdict_outcome(v.raw_outcome),

@@ -28,7 +28,7 @@ impl Run<'_> {
         task: &Task,
         kind: TrialKind,
     ) -> anyhow::Result<TrialOutcome> {
-        if let Some(cap) = self.cfg.max_model_calls
+        if let Some(cap) = self.cfg.settings.max_model_calls
             && self.model_calls >= cap
         {
             self.interrupted = Some(Interruption::SpendCap { calls: cap });
@@ -73,13 +73,13 @@ impl Run<'_> {
         tasks: &[Task],
     ) -> anyhow::Result<Flow> {
         self.progress
-            .phase("drive", tasks.len() as u64 * self.cfg.reps);
+            .phase("drive", tasks.len() as u64 * self.cfg.settings.reps);
         let mut results = Vec::with_capacity(tasks.len());
         let mut errors = 0u64;
         let mut completed = 0u64;
         for task in tasks {
-            let mut reps = Vec::with_capacity(self.cfg.reps as usize);
-            for _ in 0..self.cfg.reps {
+            let mut reps = Vec::with_capacity(self.cfg.settings.reps as usize);
+            for _ in 0..self.cfg.settings.reps {
                 let outcome = self
                     .trial(runner, "runner", session, trials, task, TrialKind::Drive)
                     .await?;
@@ -92,7 +92,7 @@ impl Run<'_> {
             }
             results.push((task, reps));
         }
-        let check = gates::compromised(completed, errors, self.cfg.floors.max_error_rate);
+        let check = gates::compromised(completed, errors, self.cfg.settings.floors.max_error_rate);
         self.push_gate(GateRecord {
             id: "drive".to_owned(),
             cost_tier: CostTier::Paid,
@@ -121,7 +121,7 @@ impl Run<'_> {
         let runner_model = self
             .runner_reported
             .clone()
-            .unwrap_or_else(|| self.cfg.runner.to_string());
+            .unwrap_or_else(|| self.cfg.settings.runner.to_string());
         let score = record::score(&runner_model, tools, &results, &self.prices);
         self.progress.finish_phase(&format!(
             "first try {} of {}",

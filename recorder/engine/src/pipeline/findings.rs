@@ -41,12 +41,13 @@ impl Run<'_> {
             tasks: &self.tasks,
             wire: &wire,
         };
-        let judge = match (&self.cfg.judge, &self.interrupted) {
+        let judge = match (&self.cfg.settings.judge, &self.interrupted) {
             (Some(id), None) => client_for(id, &self.options()).ok(),
             _ => None,
         };
         let within_cap = self
             .cfg
+            .settings
             .max_model_calls
             .is_none_or(|cap| self.model_calls < cap);
         self.proposals = match judge {

@@ -28,7 +28,7 @@ impl Run<'_> {
         let check = gates::compromised(
             calls.made.saturating_sub(calls.failed),
             calls.failed,
-            self.cfg.floors.max_error_rate,
+            self.cfg.settings.floors.max_error_rate,
         );
         let explain = format!(
             "The judge was asked {} times for candidate tasks and {} calls failed{}; the limit is {}.",
@@ -90,8 +90,17 @@ impl Run<'_> {
         };
         // The registered size is the floor the suite must reach: a suite
         // smaller than registered cannot run the registered test.
-        let min_suite = self.cfg.floors.min_suite.max(self.cfg.n_tasks);
-        let report = gates::structural_with(&fates, min_suite, self.cfg.floors.min_admission_rate)?;
+        let min_suite = self
+            .cfg
+            .settings
+            .floors
+            .min_suite
+            .max(self.cfg.settings.tasks);
+        let report = gates::structural_with(
+            &fates,
+            min_suite,
+            self.cfg.settings.floors.min_admission_rate,
+        )?;
         let explain = format!(
             "{} candidates: {} rejected by rule, {} trimmed as surplus, {} deleted by the null screen, {} in the suite (registered {}, floor {}); admission rate {} against a floor of {}.",
             fates.candidates,
@@ -99,8 +108,8 @@ impl Run<'_> {
             fates.trimmed_surplus,
             fates.null_screened,
             fates.suite_size,
-            self.cfg.n_tasks,
-            self.cfg.floors.min_suite,
+            self.cfg.settings.tasks,
+            self.cfg.settings.floors.min_suite,
             report
                 .admission_rate
                 .map_or("undefined".to_owned(), |r| format!("{r:.2}")),
@@ -119,6 +128,7 @@ impl Run<'_> {
             format!(
                 "{explain} The candidates are the judge's: {judged} were rejected for how the judge wrote them (malformed, a check that cannot match, an answer the server did not return, ...), which measures the judge ({}) as much as the server's surface.",
                 self.cfg
+                    .settings
                     .judge
                     .as_ref()
                     .map_or_else(|| "none".to_owned(), ToString::to_string)
@@ -134,7 +144,7 @@ impl Run<'_> {
             verdict: None,
             reason: name_of(&report.reason),
             detail: GateDetail::Structural {
-                n_requested: Some(self.cfg.n_tasks),
+                n_requested: Some(self.cfg.settings.tasks),
                 n_generated: Some(fates.candidates),
                 admission_rate: report.admission_rate,
                 min_admission_rate: Some(report.min_admission_rate),
@@ -216,16 +226,16 @@ impl Run<'_> {
     }
 
     pub(super) fn gate_prereg(&self) -> gates::PreRegistration {
-        let f = &self.cfg.floors;
+        let f = &self.cfg.settings.floors;
         gates::PreRegistration {
-            n_tasks: self.cfg.n_tasks,
-            reps: self.cfg.reps,
+            n_tasks: self.cfg.settings.tasks,
+            reps: self.cfg.settings.reps,
             alpha: f.alpha,
             threshold: f.construct_threshold,
             detectable: gates::default_detectable(f.construct_threshold),
             planned_power: config::PLANNED_POWER,
-            extension_size: self.cfg.extension_size,
-            max_extensions: self.cfg.max_extensions,
+            extension_size: self.cfg.settings.extension_size,
+            max_extensions: self.cfg.settings.max_extensions,
         }
     }
 

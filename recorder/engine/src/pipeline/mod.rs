@@ -50,23 +50,28 @@ pub async fn execute(
     progress: &dyn Progress,
 ) -> anyhow::Result<RunOutput> {
     let prereg = record::preregistration(cfg)?;
-    let prices = match &cfg.prices {
+    let prices = match &cfg.settings.prices {
         Some(path) => PriceTable::load(path)?,
         None => PriceTable::bundled(),
     };
     let started_at = crate::clock::now();
     let slug = record::slug_for(cfg);
-    let id = record::run_id(&slug, &started_at, cfg.seed, cfg.run_tag.as_deref());
-    let dir = cfg.out_dir.join(&id);
+    let id = record::run_id(
+        &slug,
+        &started_at,
+        cfg.settings.seed,
+        cfg.settings.run_tag.as_deref(),
+    );
+    let dir = cfg.settings.out_dir.join(&id);
     std::fs::create_dir_all(&dir)
         .with_context(|| format!("failed to create the run directory {}", dir.display()))?;
     let command: Vec<String> = std::env::args().collect();
     let label = format!("fitness run {id}");
     let (mcp, agent) =
         Tap::create_pair(&dir, &label, command, crate::model::agent::AGENT_TAPE_KIND)?;
-    mcp.set_cap(cfg.max_tape_bytes);
-    agent.set_cap(cfg.max_tape_bytes);
-    let stop = stop_signal(&cancel, &mcp, &agent, cfg.max_tape_bytes);
+    mcp.set_cap(cfg.settings.max_tape_bytes);
+    agent.set_cap(cfg.settings.max_tape_bytes);
+    let stop = stop_signal(&cancel, &mcp, &agent, cfg.settings.max_tape_bytes);
     let start = Start {
         id,
         dir,
@@ -153,15 +158,20 @@ impl Run<'_> {
 
         // 2. The official conformance suite, when asked: before our probes,
         // counted apart from them.
-        if cfg.conformance {
+        if cfg.settings.conformance {
             self.official_conformance().await?;
         }
 
         // 3. Connect and probe: zero tokens.
         self.progress.phase("probe", 1);
-        let report = report::probe(&cfg.target, self.mcp.clone(), cfg.timeout, &[])
-            .await
-            .context("the server could not be reached")?;
+        let report = report::probe(
+            &cfg.settings.target,
+            self.mcp.clone(),
+            cfg.settings.timeout,
+            &[],
+        )
+        .await
+        .context("the server could not be reached")?;
         self.progress.finish_phase(&format!(
             "{} probes, protocol {}",
             report.probes.len(),
@@ -169,9 +179,14 @@ impl Run<'_> {
         ));
         self.report = Some(report);
 
-        let session = Session::connect(&cfg.target, self.mcp.clone(), None, cfg.timeout)
-            .await
-            .context("the server could not be reached after probing")?;
+        let session = Session::connect(
+            &cfg.settings.target,
+            self.mcp.clone(),
+            None,
+            cfg.settings.timeout,
+        )
+        .await
+        .context("the server could not be reached after probing")?;
         self.instructions = session
             .service
             .peer_info()
@@ -185,7 +200,7 @@ impl Run<'_> {
     }
 
     async fn official_conformance(&mut self) -> anyhow::Result<()> {
-        let crate::mcp::connect::Target::Http(http) = &self.cfg.target else {
+        let crate::mcp::connect::Target::Http(http) = &self.cfg.settings.target else {
             anyhow::bail!("--conformance runs the official suite against HTTP targets only");
         };
         self.progress.phase("conformance", 1);
@@ -234,12 +249,12 @@ impl Run<'_> {
     async fn with_session(&mut self, session: &Session, tools: &[Tool]) -> anyhow::Result<Flow> {
         let cfg = self.cfg;
         let opts = self.options();
-        let runner = client_for(&cfg.runner, &opts)?;
-        let judge = match &cfg.judge {
+        let runner = client_for(&cfg.settings.runner, &opts)?;
+        let judge = match &cfg.settings.judge {
             Some(id) => Some(client_for(id, &opts)?),
             None => None,
         };
-        let reference_id = reference_model(&cfg.runner);
+        let reference_id = reference_model(&cfg.settings.runner);
         let reference = client_for(&reference_id, &opts)?;
         self.reference_model = Some(reference_id.to_string());
 
@@ -247,7 +262,7 @@ impl Run<'_> {
 
         // 3. Suite generation with its ledger (or the reused suite).
         self.progress.phase("generate", 1);
-        if let Some(path) = &cfg.fixed_suite {
+        if let Some(path) = &cfg.settings.fixed_suite {
             let generation = self
                 .reuse_suite(path, tools, judge.as_deref(), "generate")
                 .await?;
@@ -257,14 +272,14 @@ impl Run<'_> {
         }
         let gen_opts = GenerateOptions {
             generator: cfg.generator,
-            n_tasks: cfg.n_tasks as usize,
-            overgen_factor: cfg.overgen_factor,
-            seed: cfg.seed,
-            credential: cfg.credential,
-            screen: cfg.screen,
+            n_tasks: cfg.settings.tasks as usize,
+            overgen_factor: cfg.settings.overgen_factor,
+            seed: cfg.settings.seed,
+            credential: cfg.settings.credential,
+            screen: cfg.settings.screen,
             id_prefix: "t".to_owned(),
             exclude_prompts: Vec::new(),
-            seed_handles: cfg.target.operator_paths(),
+            seed_handles: cfg.settings.target.operator_paths(),
         };
         session.set_corr_id(Some("generate"));
         let generation = crate::suite::generate(
@@ -273,7 +288,7 @@ impl Run<'_> {
             self.instructions.as_deref(),
             &gen_opts,
             judge.as_deref(),
-            cfg.screen.then_some(runner.as_ref()),
+            cfg.settings.screen.then_some(runner.as_ref()),
             &self.agent,
         )
         .await;
@@ -316,8 +331,8 @@ impl Run<'_> {
             tools,
             instructions: instructions.as_deref(),
             budget: Budget {
-                max_turns: cfg.max_turns,
-                max_tokens: cfg.max_tokens,
+                max_turns: cfg.settings.budget.max_turns,
+                max_tokens: cfg.settings.budget.max_tokens,
             },
         };
 

@@ -72,7 +72,7 @@ impl Run<'_> {
             let decision = gates::null_baseline_with_ratio(
                 &self.null_arms,
                 AgentSignal::NotYetMeasured,
-                self.cfg.floors.null_ratio,
+                self.cfg.settings.floors.null_ratio,
             )?;
             if decision.outcome == NullOutcome::Kill {
                 return Ok(self.record_null(&decision, &errored));
@@ -81,7 +81,7 @@ impl Run<'_> {
         let decision = gates::null_baseline_with_ratio(
             &self.null_arms,
             AgentSignal::NotYetMeasured,
-            self.cfg.floors.null_ratio,
+            self.cfg.settings.floors.null_ratio,
         )?;
         Ok(self.record_null(&decision, &errored))
     }
@@ -105,7 +105,7 @@ impl Run<'_> {
         else {
             return false;
         };
-        let seed = self.cfg.seed ^ record::stable_hash(&corr) ^ arm;
+        let seed = self.cfg.settings.seed ^ record::stable_hash(&corr) ^ arm;
         let mut rng = ChaCha8Rng::seed_from_u64(seed);
         let schema = serde_json::Value::Object((*tool.input_schema).clone());
         let limits = crate::suite::schema_args::Limits::default().within(session.timeout());
@@ -206,8 +206,11 @@ impl Run<'_> {
             k: score.first_try.k,
             n: score.first_try.n,
         };
-        let decision =
-            gates::null_baseline_with_ratio(&self.null_arms, agent, self.cfg.floors.null_ratio)?;
+        let decision = gates::null_baseline_with_ratio(
+            &self.null_arms,
+            agent,
+            self.cfg.settings.floors.null_ratio,
+        )?;
         Ok(self.record_null(&decision, &[0; 3]))
     }
 }

@@ -35,7 +35,7 @@ pub const MAX_SEED: u64 = (1 << 53) - 1;
 /// runs, skipping any argument the redaction policy would replace.
 pub fn slug_for(cfg: &RunConfig) -> String {
     let policy = crate::secrets::policy();
-    let base = match (&cfg.label, &cfg.target) {
+    let base = match (&cfg.settings.label, &cfg.settings.target) {
         (Some(label), _) => policy
             .redact_str(label, &mut fitness_shared::redact::Hits::default())
             .into_owned(),
@@ -104,14 +104,14 @@ pub fn stable_hash(s: &str) -> u64 {
 /// The pre-registration, hashed over its canonical JSON.
 pub fn preregistration(cfg: &RunConfig) -> anyhow::Result<rec::PreRegistration> {
     anyhow::ensure!(
-        cfg.seed <= MAX_SEED,
+        cfg.settings.seed <= MAX_SEED,
         "--seed must be at most {MAX_SEED} (records carry numbers as IEEE doubles)"
     );
-    let f = &cfg.floors;
+    let f = &cfg.settings.floors;
     let mut prereg = rec::PreRegistration {
         hash: None,
-        n_tasks: Some(cfg.n_tasks),
-        reps: Some(cfg.reps),
+        n_tasks: Some(cfg.settings.tasks),
+        reps: Some(cfg.settings.reps),
         alpha: Some(f.alpha),
         construct_threshold: Some(f.construct_threshold),
         null_kill_ratio: Some(f.null_ratio),
@@ -121,27 +121,34 @@ pub fn preregistration(cfg: &RunConfig) -> anyhow::Result<rec::PreRegistration> 
             f.construct_threshold,
         )),
         planned_power: Some(config::PLANNED_POWER),
-        extension_size: cfg.extension_size,
-        max_extensions: cfg.max_extensions,
-        seed: Some(cfg.seed),
-        runner_model: Some(cfg.runner.to_string()),
+        extension_size: cfg.settings.extension_size,
+        max_extensions: cfg.settings.max_extensions,
+        seed: Some(cfg.settings.seed),
+        runner_model: Some(cfg.settings.runner.to_string()),
         judge_model: Some(judge_label(cfg)),
         generator: Some(cfg.generator.to_string()),
-        null_screen: Some(cfg.screen),
-        conformance: cfg.conformance.then_some(true),
-        credential_context: Some(cfg.credential),
+        null_screen: Some(cfg.settings.screen),
+        conformance: cfg.settings.conformance.then_some(true),
+        credential_context: Some(cfg.settings.credential),
         extension_protocol: Some(format!(
             "An unresolved construct gate consumes the next of {} batches of {} new tasks (x {} reps), generated and screened like the suite, and is decided again on the pooled counts; unresolved after the last batch it fails; with no batch registered it is refused as EXTEND_EXHAUSTED. Errors are gated apart at {}.",
-            cfg.max_extensions, cfg.extension_size, cfg.reps, f.max_error_rate
+            cfg.settings.max_extensions,
+            cfg.settings.extension_size,
+            cfg.settings.reps,
+            f.max_error_rate
         )),
         max_error_rate: Some(f.max_error_rate),
-        max_turns: Some(u64::from(cfg.max_turns)),
-        max_tokens: Some(cfg.max_tokens),
-        overgen_factor: Some(cfg.overgen_factor),
-        request_timeout_ms: Some(u64::try_from(cfg.timeout.as_millis()).unwrap_or(u64::MAX)),
-        model_timeout_ms: Some(u64::try_from(cfg.model_timeout.as_millis()).unwrap_or(u64::MAX)),
-        max_model_calls: cfg.max_model_calls,
-        max_tape_bytes: Some(cfg.max_tape_bytes),
+        max_turns: Some(u64::from(cfg.settings.budget.max_turns)),
+        max_tokens: Some(cfg.settings.budget.max_tokens),
+        overgen_factor: Some(cfg.settings.overgen_factor),
+        request_timeout_ms: Some(
+            u64::try_from(cfg.settings.timeout.as_millis()).unwrap_or(u64::MAX),
+        ),
+        model_timeout_ms: Some(
+            u64::try_from(cfg.settings.model_timeout.as_millis()).unwrap_or(u64::MAX),
+        ),
+        max_model_calls: cfg.settings.max_model_calls,
+        max_tape_bytes: Some(cfg.settings.max_tape_bytes),
     };
     let value = serde_json::to_value(&prereg)?;
     let bytes =
@@ -151,7 +158,8 @@ pub fn preregistration(cfg: &RunConfig) -> anyhow::Result<rec::PreRegistration> 
 }
 
 fn judge_label(cfg: &RunConfig) -> String {
-    cfg.judge
+    cfg.settings
+        .judge
         .as_ref()
         .map_or_else(|| "none".to_owned(), ToString::to_string)
 }
@@ -467,7 +475,7 @@ pub fn finish(mut run: Run<'_>, outcome: Outcome) -> anyhow::Result<RunOutput> {
         .as_ref()
         .map_or_else(no_suite, |g| g.ledger.clone());
     let generator = cfg.generator.to_string();
-    let standing = publish_standing(&cfg.out_dir, &standing_notes(&generator))?;
+    let standing = publish_standing(&cfg.settings.out_dir, &standing_notes(&generator))?;
     let cost = run.cost.cost(&run.prices);
     let score_notes = score_notes(
         run.score.as_ref(),
@@ -540,15 +548,15 @@ fn run_identity(run: &Run<'_>, generator: String, slug: &str) -> RunIdentity {
         } else {
             run.suite_hash.clone()
         },
-        runner_model: cfg.runner.to_string(),
+        runner_model: cfg.settings.runner.to_string(),
         runner_reported: run
             .runner_reported
             .clone()
-            .filter(|r| *r != cfg.runner.to_string()),
+            .filter(|r| *r != cfg.settings.runner.to_string()),
         judge_model: judge_label(cfg),
         generator: Some(generator),
-        attempt: attempt(&cfg.out_dir, slug, &run.id),
-        task_budget: Some(cfg.max_tokens),
+        attempt: attempt(&cfg.settings.out_dir, slug, &run.id),
+        task_budget: Some(cfg.settings.budget.max_tokens),
     }
 }
 
@@ -605,7 +613,7 @@ fn server_identity(
     slug: &str,
 ) -> ServerIdentity {
     ServerIdentity {
-        target: match &cfg.target {
+        target: match &cfg.settings.target {
             Target::Http(h) => ServerTarget::Url { url: h.url.clone() },
             Target::Stdio(s) => ServerTarget::Command {
                 argv: s.command_line(),
@@ -626,7 +634,7 @@ fn server_identity(
             Some(false) => rec::Sessions::Sessionless,
             _ => rec::Sessions::Sessionful,
         },
-        credential_context: cfg.credential,
+        credential_context: cfg.settings.credential,
         server_info: report.and_then(|r| r.server.server_info.clone()),
         capabilities: report.map(|r| r.server.capabilities.clone()),
         instructions,
@@ -721,6 +729,7 @@ fn write_published(
         );
     }
     let key = cfg
+        .settings
         .key
         .clone()
         .or_else(|| std::env::var_os("FITNESS_SIGNING_KEY").map(Into::into));

@@ -159,8 +159,8 @@ impl Run<'_> {
 
     pub(super) fn options(&self) -> ClientOptions {
         ClientOptions {
-            seed: self.cfg.seed,
-            timeout: self.cfg.model_timeout,
+            seed: self.cfg.settings.seed,
+            timeout: self.cfg.settings.model_timeout,
             ..ClientOptions::default()
         }
     }

@@ -459,10 +459,7 @@ async fn open_record_tapes(
             ));
             continue;
         };
-        let plane = match tape_ref.plane {
-            Plane::Mcp => Plane::Mcp,
-            Plane::Agent => Plane::Agent,
-        };
+        let plane = tape_ref.plane;
         let expected = Some((tape_ref.sha256.clone(), tape_ref.bytes));
         match open_stream(
             api::site_url(&path),
