@@ -167,24 +167,34 @@ fn cancel_on((tx, cancel): (tokio::sync::watch::Sender<bool>, Cancel)) -> Cancel
 /// hears that it is asked to stop. Once a handler is installed the signal no
 /// longer ends the process by itself, so whatever waits on the process
 /// afterwards (a run, a sweep, `serve` after the demo's runs) waits here.
-/// Never resolves when no handler can be installed.
-pub async fn stop_requested() {
+/// The listeners are installed when this is called, inside the runtime,
+/// not when the future is first polled: a signal that arrives in between
+/// (`serve` prints its address, then starts) is heard. Never resolves when
+/// no handler can be installed.
+pub fn stop_requested() -> impl Future<Output = ()> + Send + 'static {
     #[cfg(unix)]
-    {
+    let listeners = {
         use tokio::signal::unix::{SignalKind, signal};
-        if let (Ok(mut term), Ok(mut int)) = (
+        match (
             signal(SignalKind::terminate()),
             signal(SignalKind::interrupt()),
         ) {
+            (Ok(term), Ok(int)) => Some((term, int)),
+            _ => None,
+        }
+    };
+    async move {
+        #[cfg(unix)]
+        if let Some((mut term, mut int)) = listeners {
             tokio::select! {
                 _ = term.recv() => {}
                 _ = int.recv() => {}
             }
             return;
         }
-    }
-    if tokio::signal::ctrl_c().await.is_err() {
-        std::future::pending::<()>().await;
+        if tokio::signal::ctrl_c().await.is_err() {
+            std::future::pending::<()>().await;
+        }
     }
 }
 

@@ -23,6 +23,9 @@ pub struct ServeArgs {
 pub fn run(args: ServeArgs) -> anyhow::Result<()> {
     let runtime = tokio::runtime::Runtime::new().context("starting the async runtime")?;
     runtime.block_on(async move {
+        // Listening for Ctrl-C and SIGTERM before the address is printed:
+        // whoever reads it may stop the server at once.
+        let stop = crate::process::stop_requested();
         let listener = tokio::net::TcpListener::bind(args.addr)
             .await
             .with_context(|| format!("failed to listen on {}", args.addr))?;
@@ -31,6 +34,6 @@ pub fn run(args: ServeArgs) -> anyhow::Result<()> {
             "serving {} at http://{local}/ (Ctrl-C to stop)",
             args.site.display()
         );
-        fitness_recorder::serve::serve(&args.site, listener, crate::process::stop_requested()).await
+        fitness_recorder::serve::serve(&args.site, listener, stop).await
     })
 }
