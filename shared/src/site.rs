@@ -43,6 +43,8 @@ pub const AGENT_TAPE: &str = "agent.jsonl";
 pub const TAPE_FILES: [(Plane, &str); 2] = [(Plane::Mcp, MCP_TAPE), (Plane::Agent, AGENT_TAPE)];
 /// A run's task suite, beside its tapes (hashed; `--suite` reuses it).
 pub const SUITE_FILE: &str = "suite.json";
+/// The candidates a run's admission rejected, each with its rule.
+pub const CANDIDATES_FILE: &str = "candidates.json";
 /// A run's pre-registration, written before its first model call.
 pub const PREREGISTRATION_FILE: &str = "preregistration.json";
 
@@ -77,6 +79,11 @@ pub fn run_dir(run_id: &str) -> Option<String> {
 /// `runs/<id>/record.json`.
 pub fn record_json(run_id: &str) -> Option<String> {
     run_dir(run_id).map(|d| format!("{d}{RECORD_FILE}"))
+}
+
+/// `runs/<id>/candidates.json`: the candidates the run's admission rejected.
+pub fn candidates_json(run_id: &str) -> Option<String> {
+    run_dir(run_id).map(|d| format!("{d}{CANDIDATES_FILE}"))
 }
 
 /// `runs/<id>/?view=replay`: the run's replay (rendered in the browser).

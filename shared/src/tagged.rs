@@ -331,6 +331,13 @@ impl<'de> Deserialize<'de> for GateDetail {
                 compromised: need(w.compromised, v, "compromised")?,
                 explain: w.explain,
             },
+            "screen" => GateDetail::Screen {
+                calls: need(w.calls, v, "calls")?,
+                failures: need(w.failures, v, "failures")?,
+                max_error_rate: need(w.max_error_rate, v, "max_error_rate")?,
+                compromised: need(w.compromised, v, "compromised")?,
+                explain: w.explain,
+            },
             // A gate kind this reader does not know (`#[serde(other)]`).
             _ => GateDetail::Unrecognised,
         })
@@ -424,6 +431,7 @@ mod tests {
                     k: 1,
                     n: 12,
                     rate: 1.0 / 12.0,
+                    errors: 0,
                 }],
                 t_null: Some(0.1),
                 t_agent: Some(0.9),
@@ -461,6 +469,13 @@ mod tests {
                 max_error_rate: 0.05,
                 compromised: true,
                 explain: Some("z".into()),
+            },
+            GateDetail::Screen {
+                calls: 20,
+                failures: 3,
+                max_error_rate: 0.05,
+                compromised: true,
+                explain: Some("s".into()),
             },
         ];
         for d in details {

@@ -680,8 +680,11 @@ fn pool_construct_vectors() {
             ExtensionReason::UnresolvedAfterMaxExtensions
         )
     );
-    // pool-compromised: 3 errors in 19 attempts (0.158 > 0.05).
-    let big = reference_prereg(8, 2);
+    // pool-compromised: 3 errors in 19 attempts (0.158 > 0.05). The batch of
+    // 7 is the registered size here (the reference registered 8 and pooled
+    // a batch of 7; a short batch voids a run of ours before its errors are
+    // read).
+    let big = reference_prereg(7, 2);
     let r = resolve_extensions(&big, &[batch(12, 12, 0), batch(7, 4, 3)]).unwrap();
     assert_rel(
         r.errors.error_rate,
@@ -799,17 +802,23 @@ fn pipeline_vectors_replayed_through_the_ledger() {
             ..
         }
     ));
-    // e2e-short-batch: batch 1 holds 2 tasks: [10,12] -> [12,14]; 20 trials in the end.
-    let r = resolve_extensions(&pre, &[batch(12, 10, 0), batch(2, 2, 0), batch(6, 6, 0)]).unwrap();
+    // e2e-short-batch: batch 1 holds 2 tasks where 6 were registered. The
+    // reference pooled it ([10,12] -> [12,14]) and went on to 20 trials; here
+    // a batch short of its registered size is a run that did not complete
+    // its registered size: VOID (incomplete_batch), and nothing after it is
+    // read (a run does not get to decide how big a sample to read).
+    let r = resolve_extensions(&pre, &[batch(12, 10, 0), batch(2, 2, 0)]).unwrap();
     assert_eq!(
         (r.steps[0].pooled_after.k, r.steps[0].pooled_after.n),
         (12, 14)
     );
-    assert_eq!(r.pooled.trials, 20);
     assert_eq!(
-        r.verdict.unwrap().outcome,
-        GateOutcome::Extend,
-        "18/20 is a downgraded PASS here"
+        r.decision,
+        refused(RunOutcome::Void, ExtensionReason::IncompleteBatch)
+    );
+    assert!(
+        resolve_extensions(&pre, &[batch(12, 10, 0), batch(2, 2, 0), batch(6, 6, 0)]).is_err(),
+        "a batch after a resolved gate is refused"
     );
     // e2e-resolve-to-fail: [20,24] after batch 2 -> GATE_FAILED, raw EXTEND. Same as the reference.
     let r = resolve_extensions(&pre, &[batch(12, 10, 0), batch(6, 6, 0), batch(6, 4, 0)]).unwrap();
@@ -822,19 +831,28 @@ fn pipeline_vectors_replayed_through_the_ledger() {
             ExtensionReason::UnresolvedAfterMaxExtensions
         )
     );
-    // e2e-duplicate-drop: batch 1 keeps 4 of 6 -> [14,16], batch 2 -> [20,22].
-    let r = resolve_extensions(&pre, &[batch(12, 10, 0), batch(4, 4, 0), batch(6, 6, 0)]).unwrap();
+    // e2e-duplicate-drop: batch 1 keeps 4 of 6 after dropping duplicates. The
+    // reference pooled it ([14,16], then [20,22]); here it is short of its
+    // registered size: VOID.
+    let r = resolve_extensions(&pre, &[batch(12, 10, 0), batch(4, 4, 0)]).unwrap();
     assert_eq!(
-        (r.steps[1].pooled_before.k, r.steps[1].pooled_before.n),
+        (r.steps[0].pooled_after.k, r.steps[0].pooled_after.n),
         (14, 16)
     );
-    assert_eq!((r.pooled.successes, r.pooled.trials), (20, 22));
-    // e2e-batch-structural-refusal: the batch's own structural refusal is the
-    // recorder's; the ledger it leaves (0 tasks admitted) keeps the pool at [10,12].
+    assert_eq!(
+        r.decision,
+        refused(RunOutcome::Void, ExtensionReason::IncompleteBatch)
+    );
+    // e2e-batch-structural-refusal: a batch that admitted nothing leaves the
+    // pool at [10,12], and, short of its registered size, voids the run.
     let r = resolve_extensions(&pre, &[batch(12, 10, 0), batch(0, 0, 0)]).unwrap();
     assert_eq!(
         (r.steps[0].pooled_after.k, r.steps[0].pooled_after.n),
         (10, 12)
+    );
+    assert_eq!(
+        r.decision,
+        refused(RunOutcome::Void, ExtensionReason::IncompleteBatch)
     );
     // e2e-judge-usage(-extended): token accounting, not statistics; no check here.
 }

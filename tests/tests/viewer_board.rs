@@ -292,11 +292,16 @@ async fn anchor_board_and_record_page_in_chromium() -> anyhow::Result<()> {
         anyhow::ensure!(count(c, "article.row[data-signature='verified']").await? == 33);
         let chip = text(c, &format!("article.row[data-run-id='{HF}'] .chip.signature")).await?;
         anyhow::ensure!(chip.starts_with("Verified · key "), "{chip}");
-        // Other attempts are counted, and the server's history is one link away.
+        // Other attempts are named with their outcome and group, each a
+        // link, and the server's history is one link away.
         let attempt = text(c, &format!("article.row[data-run-id='{HF}'] .attempt")).await?;
         anyhow::ensure!(
-            attempt.starts_with("Run 3 of 3 of this server; the other 2: "),
+            attempt.starts_with("Run 3 of 3 of this server; the others: run 1 (INSUFFICIENT_SURFACE, in Refused at a free gate); run 2 ("),
             "{attempt}"
+        );
+        anyhow::ensure!(
+            count(c, &format!("article.row[data-run-id='{HF}'] .attempt a.other-attempt")).await? == 2,
+            "each other run is linked"
         );
         let page = c.source().await?;
         anyhow::ensure!(!page.contains('\u{2014}'), "an em-dash on the board");
@@ -583,10 +588,15 @@ async fn a_1000_run_board_counts_other_attempts_and_links_each_history() -> anyh
             .as_str()
             .unwrap_or_default()
             .to_owned();
+        // The nearest few are named and linked; the rest are counted and
+        // left to the history: the row does not grow with the reruns.
+        let named = fitness_shared::board::NAMED_ATTEMPTS;
         anyhow::ensure!(
             attempt.starts_with(&format!(
-                "Run {svelte} of {svelte} of this server; the other {}: ",
-                svelte - 1
+                "Run {svelte} of {svelte} of this server; the others: "
+            )) && attempt.contains(&format!(
+                "; {} more on the server's history.",
+                svelte - 1 - named
             )),
             "{attempt}"
         );
@@ -596,8 +606,8 @@ async fn a_1000_run_board_counts_other_attempts_and_links_each_history() -> anyh
                 &format!("article.row[data-run-id='{}'] .attempt a", last.run.id)
             )
             .await?
-                == 1,
-            "one link, not one per attempt"
+                == named + 1,
+            "the named runs and the history, not one link per attempt"
         );
         // A large group folds its rows past the first 50 away, and opens.
         let summary = c.find(Locator::Css("details.more > summary")).await?;

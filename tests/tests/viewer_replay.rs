@@ -346,8 +346,24 @@ async fn the_record_page_links_probe_evidence_into_the_replay() -> anyhow::Resul
             !c.find_all(Locator::Css("a.open-replay")).await?.is_empty(),
             "the record page links its replay"
         );
+        // Nothing of the replay is fetched before the reader opens it: the
+        // page has painted, hydrated and gone idle with no tape asked for.
+        tokio::time::sleep(Duration::from_millis(1500)).await;
+        let tapes_fetched = |c: Client| async move {
+            let v = c
+                .execute(
+                    "return performance.getEntriesByType('resource').map(e => e.name).filter(n => n.includes('.jsonl')).length;",
+                    vec![],
+                )
+                .await?;
+            anyhow::Ok(v.as_u64().unwrap_or(0))
+        };
+        let before = tapes_fetched(c.clone()).await?;
+        anyhow::ensure!(before == 0, "{before} tape requests before the replay was opened");
         link.click().await?;
         wait_for(&c, LOADED_ROW).await?;
+        let after = tapes_fetched(c.clone()).await?;
+        anyhow::ensure!(after >= 2, "opening the replay fetched {after} tapes, not both");
         let shown = attr_u64(&c, "#shown-count", "data-shown").await?;
         anyhow::ensure!(
             shown == expected as u64,

@@ -9,6 +9,7 @@ use std::cell::RefCell;
 use std::sync::Arc;
 
 use fitness_shared::board::Board;
+use fitness_shared::record::CandidateList;
 use fitness_shared::site;
 use gloo_net::http::Request;
 
@@ -176,6 +177,12 @@ fn absolute(url: &str) -> String {
         .and_then(|here| web_sys::Url::new_with_base(url, &here).ok())
         .map(|u| u.href())
         .unwrap_or_else(|| url.to_owned())
+}
+
+/// The candidates a run's admission rejected (the list its record names).
+pub async fn fetch_candidates(run_id: &str) -> Result<CandidateList, String> {
+    let path = site::candidates_json(run_id).ok_or_else(|| format!("not a run id: {run_id}"))?;
+    fetch_json(&path).await
 }
 
 /// The bytes of one run's record file (its signature covers these bytes).

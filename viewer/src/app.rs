@@ -8,8 +8,9 @@
 
 use std::sync::Arc;
 
-use fitness_shared::board::Board;
+use fitness_shared::board::{Board, Row};
 use fitness_shared::integrity::SignatureState;
+use fitness_shared::record::CandidateList;
 use fitness_shared::record::RunRecord;
 use leptos::either::{Either, EitherOf5};
 use leptos::prelude::*;
@@ -31,6 +32,12 @@ pub enum Preloaded {
         record: Arc<RunRecord>,
         signature: RwSignal<SignatureState>,
         site_key: bool,
+        /// The run's board row, when the board has it: the attempts as the
+        /// board counts them when published.
+        row: Option<Arc<Row>>,
+        /// The candidates its admission rejected, when its record names the
+        /// list.
+        candidates: Option<Arc<CandidateList>>,
     },
 }
 
@@ -131,10 +138,12 @@ fn page_view(
                 record,
                 signature,
                 site_key,
+                row,
+                candidates,
             }),
         ) => EitherOf5::B(view! {
             <record::BackToBoard />
-            <record::RecordView record=record signature=signature site_key=site_key />
+            <record::RecordView record=record signature=signature site_key=site_key row=row candidates=candidates />
         }),
         (View::Server(slug), Some(Preloaded::Board(b))) => EitherOf5::C(view! {
             <record::BackToBoard />
@@ -182,7 +191,7 @@ fn fetched_page(view: View, tier: Signal<Option<String>>) -> impl IntoView + use
                 EitherOf5::B(view! { <board::BoardView board=b tier=tier fragment=true /> })
             }
             Some(Ok(Fetched::Record(r))) => EitherOf5::C(view! {
-                <record::RecordView record=r.record signature=RwSignal::new(r.signature) site_key=r.site_key />
+                <record::RecordView record=r.record signature=RwSignal::new(r.signature) site_key=r.site_key row=r.row candidates=r.candidates />
             }),
             Some(Ok(Fetched::Server(b, slug))) => {
                 EitherOf5::D(view! { <server::ServerView board=b slug=slug /> })

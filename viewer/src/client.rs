@@ -145,6 +145,8 @@ async fn preload(page: &Page) -> Result<(Preloaded, Box<dyn FnOnce()>), String> 
                 record: Arc::clone(&loaded.record),
                 signature,
                 site_key: loaded.site_key,
+                row: loaded.row.clone(),
+                candidates: loaded.candidates.clone(),
             };
             Ok((data, Box::new(move || signature.set(checked))))
         }

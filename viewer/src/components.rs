@@ -250,15 +250,6 @@ pub fn SignatureChip(state: SignatureState, site_key: bool) -> impl IntoView {
     }
 }
 
-/// "1 INSUFFICIENT_SURFACE, 2 EXTEND_EXHAUSTED".
-pub fn outcome_counts(counts: &std::collections::BTreeMap<String, u32>) -> String {
-    counts
-        .iter()
-        .map(|(code, n)| format!("{n} {code}"))
-        .collect::<Vec<_>>()
-        .join(", ")
-}
-
 /// One board row: a published run, scored or refused. `site_key` says
 /// whether the site publishes a publisher key.
 #[component]
@@ -302,25 +293,12 @@ fn row_identity(row: &Row) -> impl IntoView + use<> {
                 </span>
             }
         });
-    let screened = match row.screened {
-        Some(true) => "null-screened suite",
-        Some(false) => "unscreened suite",
-        None => "screen not recorded",
-    };
+    let screened = row.screen_text();
     let history = api::server_page_url(&row.server.slug);
-    let attempt = if row.attempt.of > 1 {
-        let others = row.attempt.of - 1;
-        let counted = outcome_counts(&row.attempt.others);
-        format!(
-            "Run {} of {} of this server; the other {others}: {counted}. ",
-            row.attempt.index, row.attempt.of
-        )
-    } else {
-        "The only run of this server. ".to_owned()
-    };
     let attempt = view! {
         <p class="attempt">
-            {attempt}
+            <AttemptLine attempt=row.attempt.clone() />
+            " "
             <a class="history" href=history>"Every run of this server"</a>
         </p>
     };
@@ -363,16 +341,20 @@ fn row_identity(row: &Row) -> impl IntoView + use<> {
 /// and the cost.
 fn row_facts(row: &Row) -> impl IntoView + use<> {
     let probes = &row.probes;
-    let probe_text = format!(
-        "checks passed {} of {}{}",
-        probes.passed,
-        probes.applicable,
-        if probes.unknown > 0 {
-            format!(", {} unknown", probes.unknown)
-        } else {
-            String::new()
-        }
-    );
+    let probe_text = if probes.unreachable {
+        "the server could not be reached".to_owned()
+    } else {
+        format!(
+            "checks passed {} of {}{}",
+            probes.passed,
+            probes.applicable,
+            if probes.unknown > 0 {
+                format!(", {} unknown", probes.unknown)
+            } else {
+                String::new()
+            }
+        )
+    };
     let spec = probes
         .spec
         .clone()
@@ -444,4 +426,25 @@ fn row_evidence(row: &Row, site_key: bool) -> impl IntoView + use<> {
             <p class="signature-line"><SignatureChip state=row.signature.clone() site_key=site_key /></p>
         </div>
     }
+}
+
+/// Where a run stands among its server's runs, as the board counts them
+/// when published ([`fitness_shared::board::RowAttempt::words`]): the same
+/// words on the row and on the record page, each named run a link.
+#[component]
+pub fn AttemptLine(attempt: fitness_shared::board::RowAttempt) -> impl IntoView {
+    let words = attempt.words();
+    let last = words.named.len().saturating_sub(1);
+    let named = words
+        .named
+        .into_iter()
+        .enumerate()
+        .map(|(i, (id, label))| {
+            view! {
+                <a class="other-attempt" href=api::record_page_url(&id)>{label}</a>
+                {(i < last).then_some("; ")}
+            }
+        })
+        .collect_view();
+    view! { <span class="attempt-words">{words.lead}{named}{words.tail}</span> }
 }

@@ -6,7 +6,8 @@
 use std::sync::Arc;
 
 use fitness_shared::board::Board;
-use fitness_shared::integrity::SignatureState;
+use fitness_shared::board::Row;
+use fitness_shared::record::CandidateList;
 use fitness_shared::record::RunRecord;
 use fitness_shared::site::Page;
 use leptos::prelude::*;
@@ -45,13 +46,21 @@ pub fn server_page(board: Arc<Board>, slug: &str) -> String {
     })
 }
 
-/// A run's record page, with its signature state as the board row states it.
-pub fn record_page(record: Arc<RunRecord>, signature: SignatureState, site_key: bool) -> String {
+/// A run's record page, with its signature state and attempts as its board
+/// row states them, and the candidate list its record names.
+pub fn record_page(
+    record: Arc<RunRecord>,
+    row: Arc<Row>,
+    site_key: bool,
+    candidates: Option<Arc<CandidateList>>,
+) -> String {
     let page = Page::Record(record.run.id.clone());
     page_html(&page, move || Preloaded::Record {
         record,
-        signature: RwSignal::new(signature),
+        signature: RwSignal::new(row.signature.clone()),
         site_key,
+        row: Some(row),
+        candidates,
     })
 }
 

@@ -64,7 +64,7 @@ fn the_anchor_board_has_33_rows_7_scored_26_refused_grouped_by_tier() {
         site.stdout
     );
     let board = board(&site);
-    assert_eq!(board["schema"], "fitness-board/2");
+    assert_eq!(board["schema"], "fitness-board/3");
     assert_eq!(board["rows"].as_array().unwrap().len(), 33);
     assert_eq!(board["counts"]["scored"], 7);
     assert_eq!(board["counts"]["refused"], 26);
@@ -89,7 +89,10 @@ fn the_anchor_board_has_33_rows_7_scored_26_refused_grouped_by_tier() {
     assert_eq!(
         groups,
         [
-            ("scored:claude-sonnet-5:fitness-report-generator/2", 7),
+            (
+                "scored:claude-sonnet-5:fitness-report-generator/2:anonymous",
+                7
+            ),
             ("refused:free", 15),
             ("refused:cheap", 7),
             ("refused:paid", 4),

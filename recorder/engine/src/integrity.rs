@@ -161,8 +161,9 @@ pub fn tape_path(record: &Path, rel: &str) -> PathBuf {
     record.parent().unwrap_or_else(|| Path::new(".")).join(rel)
 }
 
-/// Every file a record vouches for, `(path, sha256, bytes)`: its tapes and
-/// the official conformance suite's `checks.json` files.
+/// Every file a record vouches for, `(path, sha256, bytes)`: its tapes, the
+/// official conformance suite's `checks.json` files, and the list of the
+/// candidates admission rejected.
 pub fn named_files(record: &RunRecord) -> Vec<(String, String, u64)> {
     let tapes = record
         .tapes
@@ -173,7 +174,12 @@ pub fn named_files(record: &RunRecord) -> Vec<(String, String, u64)> {
         .iter()
         .flat_map(|c| &c.scenarios)
         .map(|s| (s.path.clone(), s.sha256.clone(), s.bytes));
-    tapes.chain(checks).collect()
+    let candidates = record
+        .suite
+        .candidates_file
+        .iter()
+        .map(|f| (f.path.clone(), f.sha256.clone(), f.bytes));
+    tapes.chain(checks).chain(candidates).collect()
 }
 
 /// Hash every file a record names (tapes, conformance checks) and compare

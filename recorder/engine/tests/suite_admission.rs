@@ -12,7 +12,7 @@ use fitness_recorder::model::types::{
 use fitness_recorder::suite::admission::{AdmissionContext, admit};
 use fitness_recorder::suite::screen::null_screen;
 use fitness_recorder::suite::task::{Candidate, HandleBinding, Predicate, Task};
-use fitness_recorder::suite::{suite_hash, trim};
+use fitness_recorder::suite::{GenerateOptions, GeneratorId, suite_hash, trim};
 use fitness_shared::record::CredentialContext;
 use futures::future::BoxFuture;
 use serde_json::{Map, Value, json};
@@ -544,8 +544,10 @@ async fn the_null_screen_deletes_answered_candidates_and_keeps_failed_calls() {
     assert_eq!(out.errors, 1);
     assert_eq!(out.spend.phase, "screen");
     assert_eq!(out.spend.model, "sim/fake");
-    assert_eq!(out.spend.calls, 3);
+    // Each call counted once: two returned, one threw, three made.
+    assert_eq!(out.spend.calls, 2);
     assert_eq!(out.spend.calls_that_threw, 1);
+    assert_eq!(out.spend.made(), 3);
     assert_eq!(out.spend.calls_without_usage, 1);
     assert_eq!(out.spend.usage.input_tokens, 100);
 
@@ -702,4 +704,92 @@ fn an_answer_read_from_an_error_is_rejected() {
     let (admitted, rejections) = admit(vec![c], &f.ctx(CredentialContext::Anonymous));
     assert!(admitted.is_empty());
     assert_eq!(rejections[0].rule, "error-answer");
+}
+
+/// A judge whose every other call fails, counting what it was asked.
+struct Alternating {
+    id: ModelId,
+    asked: Mutex<u64>,
+}
+
+impl ModelClient for Alternating {
+    fn id(&self) -> &ModelId {
+        &self.id
+    }
+
+    fn complete<'a>(
+        &'a self,
+        _request: &'a ChatRequest,
+    ) -> BoxFuture<'a, Result<ChatResponse, LlmError>> {
+        Box::pin(async move {
+            let n = {
+                let mut asked = self.asked.lock().expect("lock");
+                *asked += 1;
+                *asked
+            };
+            if n % 2 == 0 {
+                return Err(LlmError {
+                    class: LlmErrorClass::Server,
+                    status: Some(503),
+                    message: "unavailable".into(),
+                    attempts: 4,
+                    log: Vec::new(),
+                });
+            }
+            Ok(ChatResponse {
+                content: vec![ContentBlock::Text { text: "[]".into() }],
+                stop: StopReason::EndTurn,
+                usage: Some(Usage {
+                    input_tokens: 50,
+                    output_tokens: 5,
+                    ..Usage::default()
+                }),
+                usage_rejected: None,
+                model: "fake-1".into(),
+                duration_ms: 5,
+                ttft_ms: None,
+                attempts: 1,
+                log: Vec::new(),
+            })
+        })
+    }
+}
+
+#[tokio::test]
+async fn a_judge_call_that_fails_is_counted_once_against_the_spend() {
+    let judge = Alternating {
+        id: "sim/judge".parse().expect("an id"),
+        asked: Mutex::new(0),
+    };
+    let tape = Tap::disabled();
+    let opts = GenerateOptions::new(GeneratorId::JudgeSynth1, 8, 1);
+    let config = fitness_recorder::suite::generators::judge_synth::JudgeConfig {
+        max_failures_in_a_row: 3,
+        ..Default::default()
+    };
+    let synthesis = fitness_recorder::suite::generators::judge_synth::synthesize(
+        &judge,
+        &[],
+        None,
+        8,
+        &opts,
+        &config,
+        &tape,
+    )
+    .await;
+    let asked = *judge.asked.lock().expect("lock");
+    assert!(
+        asked >= 3,
+        "asked {asked} times: a success, a failure, a success"
+    );
+    let phase = &synthesis.phase;
+    assert_eq!(
+        phase.made(),
+        asked,
+        "every call counted, none twice: {phase:?}"
+    );
+    assert_eq!(phase.calls, asked.div_ceil(2), "{phase:?}");
+    assert_eq!(phase.calls_that_threw, asked / 2, "{phase:?}");
+    assert_eq!(synthesis.calls.made, asked);
+    assert_eq!(synthesis.calls.failed, asked / 2);
 }

@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use super::from_record::row_for;
 use super::groups::{build_groups, group_id, outcome_code, row_tier};
 use super::index::{BOARD_SCHEMA, Board, Counts, spend};
-use super::row::{Row, RowAttempt, RowResult};
+use super::row::{AttemptRef, NAMED_ATTEMPTS, Row, RowAttempt, RowResult};
 use crate::record::{Cost, RunRecord};
 
 /// Build the board from records. `published_at` and `publisher_key` are
@@ -28,10 +28,8 @@ pub fn build_board(
         .map(|r| row_for(r, publisher_key.as_deref()))
         .collect();
     let group_ids: Vec<String> = rows.iter().map(group_id).collect();
-
-    number_attempts(&mut rows);
-
     let groups = build_groups(&rows, &group_ids);
+    number_attempts(&mut rows, &group_ids);
     let counts = count(&rows);
     let costs: Vec<&Cost> = ordered.iter().map(|r| &r.cost).collect();
     Board {
@@ -48,8 +46,9 @@ pub fn build_board(
 }
 
 /// Attempts: every run of one server, numbered by start time, the others
-/// counted by outcome (linear in the runs, however many reruns).
-fn number_attempts(rows: &mut [Row]) {
+/// counted by outcome and the nearest [`NAMED_ATTEMPTS`] named with their
+/// outcome and group (linear in the runs, however many reruns).
+fn number_attempts(rows: &mut [Row], group_ids: &[String]) {
     let mut by_server: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
     for (i, row) in rows.iter().enumerate() {
         by_server
@@ -61,7 +60,8 @@ fn number_attempts(rows: &mut [Row]) {
         RowAttempt {
             index: 1,
             of: 1,
-            others: BTreeMap::new()
+            others: BTreeMap::new(),
+            named: Vec::new(),
         };
         rows.len()
     ];
@@ -80,10 +80,30 @@ fn number_attempts(rows: &mut [Row]) {
                     others.remove(own);
                 }
             }
+            // The nearest by attempt number, earlier first on a tie.
+            let mut near: Vec<(usize, usize)> = members
+                .iter()
+                .enumerate()
+                .filter(|(other, _)| *other != pos)
+                .map(|(other, &j)| (other.abs_diff(pos), j))
+                .collect();
+            near.sort();
+            near.truncate(NAMED_ATTEMPTS);
+            let mut named: Vec<AttemptRef> = near
+                .into_iter()
+                .map(|(_, j)| AttemptRef {
+                    id: rows[j].id.clone(),
+                    index: members.iter().position(|&m| m == j).unwrap_or(0) as u32 + 1,
+                    outcome: outcome_code(&rows[j]).to_owned(),
+                    group: group_ids[j].clone(),
+                })
+                .collect();
+            named.sort_by_key(|a| a.index);
             attempts[i] = RowAttempt {
                 index: pos as u32 + 1,
                 of,
                 others,
+                named,
             };
         }
     }

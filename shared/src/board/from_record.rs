@@ -33,13 +33,14 @@ pub fn row_for(record: &RunRecord, site_key: Option<&str>) -> Row {
         server: row_server(record),
         generator: record.run.generator.clone(),
         runner_model: record.run.runner_model.clone(),
-        credential: credential_label(record).to_owned(),
+        credential: record.server.credential_context.label().to_owned(),
         suite: record.run.suite_hash.chars().take(12).collect(),
         started_at: record.run.started_at.clone(),
         attempt: RowAttempt {
             index: 1,
             of: 1,
             others: BTreeMap::new(),
+            named: Vec::new(),
         },
         result: result_for(record),
         economics,
@@ -47,6 +48,12 @@ pub fn row_for(record: &RunRecord, site_key: Option<&str>) -> Row {
         cost: row_cost(&record.cost),
         signature,
         screened: record.preregistration.null_screen,
+        unscreened: record
+            .suite
+            .null_screened
+            .as_ref()
+            .map_or(0, |s| s.unscreened()),
+        screen_skipped: record.suite.screen_skipped.is_some(),
         standing: record.notes.standing.as_ref().map(|s| RowStanding {
             set_id: s.set_id.clone(),
             count: s.count,
@@ -93,6 +100,7 @@ fn row_probes(record: &RunRecord) -> RowProbes {
         applicable: (passed + failed_n) as u32,
         unknown: unknown as u32,
         failed,
+        unreachable: record.probes.unreachable.is_some(),
     }
 }
 
@@ -104,14 +112,6 @@ fn row_cost(cost: &Cost) -> RowCost {
             reasons: reasons.clone(),
         },
         Cost::None { why } => RowCost::None { why: why.clone() },
-    }
-}
-
-fn credential_label(record: &RunRecord) -> &'static str {
-    match record.server.credential_context {
-        crate::record::CredentialContext::Anonymous => "anonymous",
-        crate::record::CredentialContext::FreeKey => "free-key",
-        crate::record::CredentialContext::OwnerKey => "owner-key",
     }
 }
 
@@ -153,7 +153,7 @@ fn result_for(record: &RunRecord) -> RowResult {
         gate: Some(gate.id.clone()),
         tier: gate.cost_tier.into(),
         reason: gate.reason.clone(),
-        teaser: teaser(gate),
+        teaser: teaser(gate, record),
         k: verdict.map(|v| v.k),
         n: verdict.map(|v| v.n),
         threshold: verdict.map(|v| v.threshold),
@@ -163,7 +163,7 @@ fn result_for(record: &RunRecord) -> RowResult {
 }
 
 /// One line with the numbers the stopping gate saw.
-fn teaser(gate: &crate::record::GateRecord) -> String {
+fn teaser(gate: &crate::record::GateRecord, record: &RunRecord) -> String {
     // The plan-power sentence names flags; its row line is the numbers below.
     if !matches!(gate.detail, GateDetail::PlanPower { .. })
         && let Some(e) = gate.detail.explain()
@@ -176,9 +176,14 @@ fn teaser(gate: &crate::record::GateRecord) -> String {
                 n_tasks, min_tasks, ..
             },
             _,
-        ) => {
-            format!("{n_tasks} tasks against a minimum of {min_tasks}.")
-        }
+        ) => format!(
+            "{}.",
+            crate::gates::suite_size_text(
+                *n_tasks,
+                record.preregistration.n_tasks,
+                Some(*min_tasks)
+            )
+        ),
         (
             GateDetail::PlanPower {
                 required_n,
@@ -230,4 +235,19 @@ pub(super) fn strip_code_prefix(text: &str) -> String {
         }
         _ => text.to_owned(),
     }
+}
+
+/// The sentence a run carries when its own fields cannot tell a zero
+/// extension policy from a run made before the extension protocol: an
+/// `EXTEND_EXHAUSTED` run that bought no batch, states no protocol and has
+/// no ledger (the rows the reference implementation recorded). A record
+/// that states its protocol answers the question itself, and prints none.
+pub fn zero_policy_note(record: &RunRecord) -> Option<&'static str> {
+    (record.outcome == Outcome::ExtendExhausted
+        && record.preregistration.max_extensions == 0
+        && record.preregistration.extension_protocol.is_none()
+        && record.extensions.is_empty())
+    .then_some(
+        "This run registered a zero extension policy and states no extension protocol, so its record cannot tell a run made before the extension protocol from one that bought no batch.",
+    )
 }

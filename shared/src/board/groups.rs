@@ -1,12 +1,12 @@
 //! The board's groups ([`Group`]): which rows are read together (scored
-//! by runner model and generator, refusals by gate tier), in what order,
-//! and the sentence each prints.
+//! by runner model, generator and credential context, refusals by gate
+//! tier), in what order, and the sentence each prints.
 
 use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use super::row::{GENERATOR_NOT_RECORDED, Tier};
+use super::row::{GENERATOR_NOT_RECORDED, Tier, group_title};
 use super::row::{Row, RowResult};
 use crate::record::{Interval, Outcome};
 use crate::stats;
@@ -21,6 +21,11 @@ pub struct Group {
     /// Runner model of a scored group.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub runner_model: Option<String>,
+    /// Credential context of a scored group (`anonymous`, `free-key`,
+    /// `owner-key`): scores collected under different credentials are
+    /// labelled, never read against each other.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub credential: Option<String>,
     /// Generator labels of the rows, in first-seen order.
     pub generators: Vec<String>,
     /// The sentence the group prints under its title.
@@ -52,7 +57,12 @@ fn generator_label(row: &Row) -> &str {
 
 pub(super) fn group_id(row: &Row) -> String {
     match row_tier(row) {
-        Tier::Scored => format!("scored:{}:{}", row.runner_model, generator_label(row)),
+        Tier::Scored => format!(
+            "scored:{}:{}:{}",
+            row.runner_model,
+            generator_label(row),
+            row.credential
+        ),
         tier => format!("refused:{}", tier.as_str()),
     }
 }
@@ -77,6 +87,7 @@ pub(super) fn build_groups(rows: &[Row], group_ids: &[String]) -> Vec<Group> {
             tier,
             first.runner_model.clone(),
             generator_label(first).to_owned(),
+            first.credential.clone(),
         )
     });
     order
@@ -99,23 +110,24 @@ fn group(id: String, rows: &[Row], idx: &[usize]) -> Group {
             generators.push(label);
         }
     }
-    let (title, statement, nothing_separates, runner_model) = if tier == Tier::Scored {
-        let (title, statement, separated_pairs) = scored_heading(rows, idx, &generators);
+    let title = group_title(&id);
+    let (statement, nothing_separates, runner_model, credential) = if tier == Tier::Scored {
+        let (statement, separated_pairs) = scored_statement_of(rows, idx, &generators);
         (
-            title,
             statement,
             Some(separated_pairs == 0),
             Some(first.runner_model.clone()),
+            Some(first.credential.clone()),
         )
     } else {
-        let (title, statement) = refused_heading(tier, idx.len(), &generators);
-        (title, statement, None, None)
+        (refused_statement(idx.len(), &generators), None, None, None)
     };
     Group {
         id,
         tier,
         title,
         runner_model,
+        credential,
         generators,
         statement,
         nothing_separates,
@@ -123,10 +135,9 @@ fn group(id: String, rows: &[Row], idx: &[usize]) -> Group {
     }
 }
 
-/// A scored group's title and statement, and how many pairs of its
-/// intervals are separated.
-fn scored_heading(rows: &[Row], idx: &[usize], generators: &[String]) -> (String, String, usize) {
-    let first = &rows[idx[0]];
+/// A scored group's statement, and how many pairs of its intervals are
+/// separated.
+fn scored_statement_of(rows: &[Row], idx: &[usize], generators: &[String]) -> (String, usize) {
     let intervals: Vec<&Interval> = idx
         .iter()
         .filter_map(|&i| match &rows[i].result {
@@ -140,25 +151,11 @@ fn scored_heading(rows: &[Row], idx: &[usize], generators: &[String]) -> (String
         statement.push(' ');
         statement.push_str(crate::generators::RELAY_SENTENCE);
     }
-    (
-        format!(
-            "Scored with runner {} · {}",
-            first.runner_model, generators[0]
-        ),
-        statement,
-        separated_pairs,
-    )
+    (statement, separated_pairs)
 }
 
-/// A refusal group's title and statement: its tier, its runs, and whether
-/// it mixes generators.
-fn refused_heading(tier: Tier, runs: usize, generators: &[String]) -> (String, String) {
-    let title = match tier {
-        Tier::Free => "Refused at a free gate",
-        Tier::Cheap => "Refused at the cheap gate (null baselines)",
-        Tier::Paid => "Refused at the paid gate (construct)",
-        Tier::Unattributed | Tier::Scored => "Ended before any gate decided",
-    };
+/// A refusal group's statement: its runs, and whether it mixes generators.
+fn refused_statement(runs: usize, generators: &[String]) -> String {
     let runs_text = match runs {
         1 => "1 run".to_owned(),
         n => format!("{n} runs"),
@@ -174,7 +171,7 @@ fn refused_heading(tier: Tier, runs: usize, generators: &[String]) -> (String, S
     } else {
         format!("{runs_text}, all built by {}.", generators[0])
     };
-    (title.to_owned(), statement)
+    statement
 }
 
 /// Pairs `(a, b)` where one interval lies entirely above the other.

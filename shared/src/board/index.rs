@@ -9,11 +9,13 @@ use super::groups::Group;
 use super::row::Row;
 use crate::record::{Cost, StandingNotesSet};
 
-/// Schema id of `board.json`. Version 2: attempts are counted, not listed;
-/// tape paths are the record's own; rows carry their signature state,
-/// per-task economics and any caveat on an imported score; the board
-/// carries its measured spend.
-pub const BOARD_SCHEMA: &str = "fitness-board/2";
+/// Schema id of `board.json`. Version 3: scored groups are keyed by
+/// credential context too (group ids change), and a row names its nearest
+/// other attempts. A version 2 board still reads (the new fields default):
+/// attempts counted, tape paths the record's own, rows with their signature
+/// state, per-task economics and any caveat on an imported score, the
+/// board's measured spend.
+pub const BOARD_SCHEMA: &str = "fitness-board/3";
 
 /// The whole board index.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

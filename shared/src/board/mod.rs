@@ -21,14 +21,15 @@ mod index;
 mod row;
 
 pub use build::build_board;
-pub use from_record::{p_text, row_for};
+pub use from_record::{p_text, row_for, zero_policy_note};
 pub use groups::Group;
 pub use index::{
     BOARD_SCHEMA, Board, Counts, MissingStandingNotes, Spend, SpendReason, StandingNotes, spend,
 };
 pub use row::{
-    GENERATOR_NOT_RECORDED, Row, RowAttempt, RowConformance, RowCost, RowEconomics, RowProbes,
-    RowResult, RowServer, RowStanding, ScoreCaveat, Tier, score_caveat,
+    AttemptRef, AttemptWords, GENERATOR_NOT_RECORDED, NAMED_ATTEMPTS, Row, RowAttempt,
+    RowConformance, RowCost, RowEconomics, RowProbes, RowResult, RowServer, RowStanding,
+    ScoreCaveat, Tier, outcome_counts, score_caveat,
 };
 
 #[cfg(test)]

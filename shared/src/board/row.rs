@@ -36,6 +36,13 @@ pub struct Row {
     /// Whether the suite was null-screened at generation (`None`: not recorded).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub screened: Option<bool>,
+    /// Admitted candidates the screen could not answer for (its call
+    /// failed): kept, unscreened.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub unscreened: u64,
+    /// A registered screen that did not run (the suite was already refused).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub screen_skipped: bool,
     /// The standing-notes set this run carries, printed once in the methods.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub standing: Option<RowStanding>,
@@ -50,6 +57,22 @@ pub struct Row {
     /// of `probes`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub conformance: Option<RowConformance>,
+}
+
+impl Row {
+    /// Which suite this is, screened or unscreened, in words: a passed
+    /// baseline on a screened row is other evidence than on an unscreened
+    /// one.
+    pub fn screen_text(&self) -> String {
+        match (self.screened, self.screen_skipped, self.unscreened) {
+            (Some(true), true, _) => "screen registered, not run".to_owned(),
+            (Some(true), false, 0) => "null-screened suite".to_owned(),
+            (Some(true), false, 1) => "null-screened suite, 1 candidate unscreened".to_owned(),
+            (Some(true), false, n) => format!("null-screened suite, {n} candidates unscreened"),
+            (Some(false), _, _) => "unscreened suite".to_owned(),
+            (None, _, _) => "screen not recorded".to_owned(),
+        }
+    }
 }
 
 /// The official conformance suite's counts, as its record stores them.
@@ -90,9 +113,10 @@ pub struct RowServer {
     pub version: Option<String>,
 }
 
-/// "run i of N" of one server, with the other N - 1 counted by outcome.
-/// The runs themselves are listed on the server's history page
-/// ([`crate::site::server_page`]), never on every row.
+/// "run i of N" of one server, counted on the board as published: the
+/// other N - 1 counted by outcome, and the nearest of them named
+/// ([`NAMED_ATTEMPTS`] at most, so the index stays linear in the runs); the
+/// rest are on the server's history page ([`crate::site::server_page`]).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RowAttempt {
     pub index: u32,
@@ -100,6 +124,127 @@ pub struct RowAttempt {
     /// The other runs of this server: outcome code -> runs.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub others: BTreeMap<String, u32>,
+    /// The nearest other runs by attempt number, named (boards before
+    /// `fitness-board/3` only counted them).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub named: Vec<AttemptRef>,
+}
+
+/// The most other attempts a row names; the rest are counted and linked.
+pub const NAMED_ATTEMPTS: usize = 4;
+
+/// Another run of the same server, named on a row: which attempt it is,
+/// how it ended, and the board group it sits in.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AttemptRef {
+    pub id: String,
+    pub index: u32,
+    /// Its outcome code (`SCORED`, `GATE_FAILED`, ...).
+    pub outcome: String,
+    /// The id of the board group it sits in (its title is
+    /// [`group_title`] of it).
+    pub group: String,
+}
+
+impl RowAttempt {
+    /// The attempt in words, counted on the board as published, in three
+    /// parts so a page can link each named run: the lead (`Run 2 of 3 of
+    /// this server; the others: `), each named other with its run id (`run
+    /// 1 (GATE_FAILED, in Refused at the paid gate (construct))`), and the tail (`; 1
+    /// more on the server's history.`). The board row and the record page
+    /// print the same words.
+    pub fn words(&self) -> AttemptWords {
+        if self.of <= 1 {
+            return AttemptWords {
+                lead: "The only run of this server.".to_owned(),
+                named: Vec::new(),
+                tail: String::new(),
+            };
+        }
+        let lead = format!("Run {} of {} of this server", self.index, self.of);
+        if self.named.is_empty() {
+            return AttemptWords {
+                lead: format!(
+                    "{lead}; the other {}: {}.",
+                    self.of - 1,
+                    outcome_counts(&self.others)
+                ),
+                named: Vec::new(),
+                tail: String::new(),
+            };
+        }
+        let rest = (self.of as usize).saturating_sub(1 + self.named.len());
+        AttemptWords {
+            lead: format!("{lead}; the others: "),
+            named: self
+                .named
+                .iter()
+                .map(|a| {
+                    (
+                        a.id.clone(),
+                        format!(
+                            "run {} ({}, in {})",
+                            a.index,
+                            a.outcome,
+                            group_title(&a.group)
+                        ),
+                    )
+                })
+                .collect(),
+            tail: if rest > 0 {
+                format!("; {rest} more on the server's history.")
+            } else {
+                ".".to_owned()
+            },
+        }
+    }
+}
+
+/// A group's title, read from its id alone (so a row can name another
+/// run's group by id, and every page prints the same title).
+pub fn group_title(id: &str) -> String {
+    if let Some(rest) = id.strip_prefix("scored:") {
+        // `scored:<runner>:<generator>:<credential>`; a runner id may hold
+        // a colon (`ollama/llama3:8b`), a generator or a credential never.
+        let mut parts = rest.rsplitn(3, ':');
+        let credential = parts.next().unwrap_or_default();
+        let generator = parts.next().unwrap_or_default();
+        let runner = parts.next().unwrap_or_default();
+        return format!("Scored with runner {runner} · {generator} · {credential}");
+    }
+    match id {
+        "refused:free" => "Refused at a free gate",
+        "refused:cheap" => "Refused at the cheap gate (null baselines)",
+        "refused:paid" => "Refused at the paid gate (construct)",
+        _ => "Ended before any gate decided",
+    }
+    .to_owned()
+}
+
+/// [`RowAttempt::words`]: the lead, each named run (its id and label, the
+/// labels separated by `; `), and the tail.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AttemptWords {
+    pub lead: String,
+    pub named: Vec<(String, String)>,
+    pub tail: String,
+}
+
+impl AttemptWords {
+    /// The whole sentence, as plain text.
+    pub fn text(&self) -> String {
+        let named: Vec<&str> = self.named.iter().map(|(_, label)| label.as_str()).collect();
+        format!("{}{}{}", self.lead, named.join("; "), self.tail)
+    }
+}
+
+/// Counts by outcome in words: `1 SCORED, 2 GATE_FAILED`.
+pub fn outcome_counts(counts: &BTreeMap<String, u32>) -> String {
+    counts
+        .iter()
+        .map(|(code, n)| format!("{n} {code}"))
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// The row's result slot: a score or the refusal that replaced it.
@@ -234,6 +379,9 @@ pub struct RowProbes {
     /// Failed probe ids: server faults, never refusals.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub failed: Vec<String>,
+    /// The probes could not run: the server was not reached.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub unreachable: bool,
 }
 
 /// The cost slot: a total, a floor ("at least"), or none with why.

@@ -18,7 +18,7 @@ use crate::record::Outcome as RunOutcome;
 /// is driven `reps` times, so six tasks can add eighteen trials.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 pub struct BatchCounts {
-    /// Tasks in the batch (a short batch may hold fewer than `extension_size`).
+    /// Tasks in the batch (a batch short of `extension_size` voids the run).
     pub tasks: u64,
     /// Trials that completed and were judged.
     pub trials: u64,
@@ -91,7 +91,8 @@ pub enum ExtensionReason {
     UnresolvedNoBatchesRegistered,
     /// Error rate over the limit.
     Compromised,
-    /// A batch did not complete its registered trials.
+    /// A batch did not complete its registered size: fewer tasks than the
+    /// registered batch size, or fewer trials than its tasks times reps.
     IncompleteBatch,
 }
 
@@ -139,8 +140,12 @@ pub struct ExtensionResolution {
 /// batch (`prereg.n_tasks` tasks), entries 1.. are extension batches in the
 /// order consumed.
 ///
-/// At each point, on the pooled counts: a batch whose `trials + errors` falls
-/// short of `tasks * reps` -> VOID (`incomplete_batch`); error rate over 5% ->
+/// At each point, on the pooled counts: an extension batch of fewer tasks
+/// than the registered `extension_size`, or a batch whose `trials + errors`
+/// falls short of `tasks * reps` -> VOID (`incomplete_batch`: the run did
+/// not complete its registered size; the reference implementation pooled a
+/// short batch and went on, which lets a run decide how big a sample to
+/// read); error rate over 5% ->
 /// COMPROMISED; then [`published_verdict`]: PASS -> passed; FAIL ->
 /// GATE_FAILED (`below_threshold`); EXTEND (including a downgraded PASS) ->
 /// EXTEND_EXHAUSTED if the registration bought no batch, GATE_FAILED
@@ -209,7 +214,7 @@ pub fn resolve_extensions_with(
         };
         let before = pooled.counts();
         pooled.add(batch);
-        let state = evaluate(prereg, batch, &pooled, max_error_rate)?;
+        let state = evaluate(prereg, batch, i > 0, &pooled, max_error_rate)?;
         if let Some(verdict_before) = verdict_before {
             steps.push(ExtensionStep {
                 index: i as u64,
@@ -268,12 +273,16 @@ struct PoolState {
 fn evaluate(
     prereg: &PreRegistration,
     batch: &BatchCounts,
+    extension: bool,
     pooled: &PooledCounts,
     max_error_rate: f64,
 ) -> Result<PoolState, GateError> {
     let errors = compromised(pooled.trials, pooled.errors, max_error_rate);
     let refused = |outcome, reason| Some(ExtensionDecision::Refused { outcome, reason });
-    if batch.trials.saturating_add(batch.errors) < batch.tasks.saturating_mul(prereg.reps) {
+    let short_of_tasks = extension && batch.tasks < prereg.extension_size;
+    let short_of_trials =
+        batch.trials.saturating_add(batch.errors) < batch.tasks.saturating_mul(prereg.reps);
+    if short_of_tasks || short_of_trials {
         let decision = refused(RunOutcome::Void, ExtensionReason::IncompleteBatch);
         return Ok(PoolState {
             errors,

@@ -167,3 +167,27 @@ pub fn structural_with(
         refusal,
     })
 }
+
+/// The suite-size rule in words, as every page prints it: the tasks the
+/// suite holds against the size the run registered and the floor, e.g.
+/// `10 tasks admitted to the suite: registered 12, floor 8`. The size the
+/// gate applies is the larger of the two: a run completes its registered
+/// size or it is refused. A number the record does not hold is left out.
+pub fn suite_size_text(tasks: u64, registered: Option<u64>, floor: Option<u64>) -> String {
+    let noun = if tasks == 1 { "task" } else { "tasks" };
+    let limits: Vec<String> = [
+        registered.map(|r| format!("registered {r}")),
+        floor.map(|f| format!("floor {f}")),
+    ]
+    .into_iter()
+    .flatten()
+    .collect();
+    if limits.is_empty() {
+        format!("{tasks} {noun} admitted to the suite")
+    } else {
+        format!(
+            "{tasks} {noun} admitted to the suite: {}",
+            limits.join(", ")
+        )
+    }
+}

@@ -77,6 +77,7 @@ pub fn scored_record() -> RunRecord {
             discover: Some(json!({"ttlMs": 0, "cacheScope": "private"})),
         },
         probes: Probes {
+            unreachable: None,
             spec_currency: Some("2026-07-28".into()),
             findings: vec![
                 Probe {
@@ -154,7 +155,10 @@ pub fn scored_record() -> RunRecord {
             null_screened: Some(NullScreenCount {
                 screened: 20,
                 dropped: 1,
+                errors: 0,
             }),
+            screen_skipped: None,
+            candidates_file: None,
             quality: None,
             judge_calls: None,
             limitation: None,
@@ -230,6 +234,7 @@ pub fn scored_record() -> RunRecord {
                             k: 0,
                             n: 36,
                             rate: 0.0,
+                            errors: 0,
                         }],
                         t_null: Some(0.0),
                         t_agent: Some(0.9),

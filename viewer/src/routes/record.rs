@@ -5,13 +5,17 @@
 
 use std::sync::Arc;
 
+use fitness_shared::board::Row;
+use fitness_shared::gates::suite_size_text;
 use fitness_shared::integrity::{SignatureState, signature_state_of_bytes};
-use fitness_shared::record::{Cost, GateDetail, GateRecord, NullRate, RunRecord, VerdictOutcome};
+use fitness_shared::record::{
+    CandidateList, Cost, GateDetail, GateRecord, NullRate, RunRecord, VerdictOutcome,
+};
 use leptos::either::{Either, EitherOf3, EitherOf10};
 use leptos::prelude::*;
 
 use crate::api;
-use crate::components::{AxisLabels, CaveatNote, IntervalBar, SignatureChip, pct};
+use crate::components::{AttemptLine, AxisLabels, CaveatNote, IntervalBar, SignatureChip, pct};
 
 /// A record as the page shows it.
 #[derive(Clone)]
@@ -25,6 +29,11 @@ pub struct LoadedRecord {
     pub published: Option<SignatureState>,
     /// Whether the site publishes a publisher key.
     pub site_key: bool,
+    /// The run's board row, if the board has the run.
+    pub row: Option<Arc<Row>>,
+    /// The candidates its admission rejected, when its record names the
+    /// list (and the site serves it).
+    pub candidates: Option<Arc<CandidateList>>,
 }
 
 /// Fetch a run's record file and the board, and check the signature. The
@@ -41,17 +50,21 @@ pub async fn load_record(run: String) -> Result<LoadedRecord, String> {
     }
     let board = api::fetch_board().await.ok();
     let key = board.as_ref().and_then(|b| b.publisher_key.clone());
-    let published = board.as_ref().and_then(|b| {
-        b.rows
-            .iter()
-            .find(|r| r.id == run)
-            .map(|r| r.signature.clone())
-    });
+    let row = board
+        .as_ref()
+        .and_then(|b| b.rows.iter().find(|r| r.id == run).cloned())
+        .map(Arc::new);
+    let candidates = match &record.suite.candidates_file {
+        Some(_) => api::fetch_candidates(&run).await.ok().map(Arc::new),
+        None => None,
+    };
     Ok(LoadedRecord {
         signature: signature_state_of_bytes(&bytes, key.as_deref()),
-        published,
+        published: row.as_ref().map(|r| r.signature.clone()),
         site_key: key.is_some(),
         record: Arc::new(record),
+        row,
+        candidates,
     })
 }
 
@@ -93,6 +106,8 @@ pub fn RecordView(
     record: Arc<RunRecord>,
     signature: RwSignal<SignatureState>,
     site_key: bool,
+    #[prop(default = None)] row: Option<Arc<Row>>,
+    #[prop(default = None)] candidates: Option<Arc<CandidateList>>,
 ) -> impl IntoView {
     let shared = record;
     let record: &RunRecord = &shared;
@@ -110,6 +125,7 @@ pub fn RecordView(
     let economics = economics_view(record);
     let signature_view = signature_line(signature, site_key);
     let suite_view = view! { <SuiteFates record=shared.clone() /> };
+    let rejected = rejected_view(record, candidates);
     let extensions = extensions_view(record);
     let ledger = gate_ledger(record);
     let tasks = tasks_view(record);
@@ -118,8 +134,8 @@ pub fn RecordView(
     let replay_link = replay_links(record);
     let cost = cost_view(&record.cost);
     let notes = notes_view(record);
-    let registered = registered_view(record, outcome);
-    let identity = identity_view(record);
+    let registered = registered_view(record);
+    let identity = identity_view(record, row.as_deref());
     view! {
         <article class="record" data-run-id=record.run.id.clone() data-outcome=outcome>
             <h2>{record.server.slug.clone()}</h2>
@@ -133,6 +149,7 @@ pub fn RecordView(
             {replay_link}
             {deciding_view}
             {suite_view}
+            {rejected}
             {extensions}
             {registered}
             {ledger}
@@ -247,7 +264,7 @@ fn replay_links(record: &RunRecord) -> impl IntoView + use<> {
 
 /// What the run registered before its first call: the null screen and the
 /// extension policy.
-fn registered_view(record: &RunRecord, outcome: &str) -> impl IntoView + use<> {
+fn registered_view(record: &RunRecord) -> impl IntoView + use<> {
     let prereg = &record.preregistration;
     let protocol = vec![
         format!(
@@ -268,9 +285,8 @@ fn registered_view(record: &RunRecord, outcome: &str) -> impl IntoView + use<> {
             .map(|p| format!("Extension protocol, in the run's own words: {p}"))
             .unwrap_or_else(|| "The record states no extension protocol.".to_owned()),
     ];
-    let zero_policy = (outcome == "EXTEND_EXHAUSTED" && prereg.max_extensions == 0).then(|| view! {
-        <p class="limitation">"This run registered a zero extension policy, so no batch was registered. Its record cannot tell a run made before the extension protocol from one that bought no batch."</p>
-    });
+    let zero_policy = fitness_shared::board::zero_policy_note(record)
+        .map(|note| view! { <p class="limitation">{note}</p> });
     view! {
         <section>
             <h3>"Registered before the first call"</h3>
@@ -280,20 +296,21 @@ fn registered_view(record: &RunRecord, outcome: &str) -> impl IntoView + use<> {
     }
 }
 
-/// The run's identity, and where it stands among the server's runs.
-fn identity_view(record: &RunRecord) -> impl IntoView + use<> {
-    let attempt = {
-        let text = match record.run.attempt.as_ref() {
-            Some(a) => format!("Run {} of {} of this server. ", a.index, a.of),
-            None => String::new(),
-        };
+/// The run's identity, and where it stands among the server's runs: as the
+/// board counts them when it was published (the row's attempt, the nearest
+/// others named with their outcome and group), and as the record counted
+/// them when it was recorded.
+fn identity_view(record: &RunRecord, row: Option<&Row>) -> impl IntoView + use<> {
+    let published =
+        row.map(|r| view! { <p class="attempt"><AttemptLine attempt=r.attempt.clone() /></p> });
+    let recorded = record.run.attempt.as_ref().map(|a| {
         view! {
-            <p class="attempt">
-                {text}
-                <a class="history" href=api::server_page_url(&record.server.slug)>"Every run of this server"</a>
-            </p>
+            <p class="attempt-recorded">{match a.others.len() {
+                0 => "When it was recorded, it was the first run of this server in its output directory.".to_owned(),
+                n => format!("When it was recorded, it was run {} in its output directory, after {n} earlier.", a.index),
+            }}</p>
         }
-    };
+    });
     view! {
         <section class="identity">
             <h3>"Identity"</h3>
@@ -304,8 +321,11 @@ fn identity_view(record: &RunRecord) -> impl IntoView + use<> {
                 <dt>"Generator"</dt><dd>{record.run.generator_label().to_owned()}{fitness_shared::generators::dictates_calls(record.run.generator_label()).then(|| view! { <span class="relay-note">" — "{fitness_shared::generators::RELAY_SENTENCE}</span> })}</dd>
                 <dt>"Runner model"</dt><dd>{match &record.run.runner_reported { Some(r) => format!("{} (the provider reported {r})", record.run.runner_model), None => record.run.runner_model.clone() }}</dd>
                 <dt>"Judge model"</dt><dd>{record.run.judge_model.clone()}</dd>
+                <dt>"Credentials"</dt><dd>{record.server.credential_context.label().to_owned()}</dd>
             </dl>
-            {attempt}
+            {published}
+            {recorded}
+            <p><a class="history" href=api::server_page_url(&record.server.slug)>"Every run of this server"</a></p>
         </section>
     }
 }
@@ -368,7 +388,7 @@ fn gate_family(detail: &GateDetail, record: &RunRecord) -> impl IntoView + use<>
                 <li>{format!("Tasks requested: {}", opt_u(*n_requested))}</li>
                 <li>{format!("Tasks generated and admitted: {}", opt_u(*n_generated))}</li>
                 <li>{format!("Admission rate {} against a floor of {}", opt_pct(*admission_rate), opt_pct(*min_admission_rate))}</li>
-                <li>{format!("Minimum generated: {}", opt_u(*min_generated))}</li>
+                <li>{suite_size_text(n_generated.unwrap_or(0), n_requested.or(record.preregistration.n_tasks), record.preregistration.min_tasks.or(*min_generated))}</li>
             </ul>
             {explain.clone().map(|e| view! { <p class="explain">{e}</p> })}
         }),
@@ -377,7 +397,7 @@ fn gate_family(detail: &GateDetail, record: &RunRecord) -> impl IntoView + use<>
             min_tasks,
             tool_count,
         } => EitherOf10::C(view! {
-            <p>{format!("The suite held {n_tasks} tasks against a minimum of {min_tasks}.{}", tool_count.map(|t| format!(" The server advertised {t} tools.")).unwrap_or_default())}</p>
+            <p>{format!("{}.{}", suite_size_text(*n_tasks, record.preregistration.n_tasks, Some(*min_tasks)), tool_count.map(|t| format!(" The server advertised {t} tools.")).unwrap_or_default())}</p>
         }),
         GateDetail::Construct {
             n,
@@ -430,20 +450,63 @@ fn gate_family(detail: &GateDetail, record: &RunRecord) -> impl IntoView + use<>
         } => EitherOf10::H(view! {
             <p>{format!("The drive completed {trials} trials; the model API failed {errors} (limit {}).{}", pct(*max_error_rate), if *compromised { " Over the limit: the measurement is compromised." } else { "" })}</p>
         }),
+        GateDetail::Synthesis { .. } | GateDetail::Screen { .. } => {
+            let (text, explain) = our_calls_text(detail);
+            EitherOf10::I(view! {
+                <p>{text}</p>
+                {explain.map(|e| view! { <p>{e}</p> })}
+            })
+        }
+        GateDetail::Unrecognised => EitherOf10::J(view! {
+            <p>"This gate's detail is of a kind this viewer does not know; its reason string stands."</p>
+        }),
+    }
+}
+
+/// Our own model calls that a gate held to the error limit (the judge's
+/// synthesis, the runner's screen): the sentence, and the gate's own words.
+fn our_calls_text(detail: &GateDetail) -> (String, Option<String>) {
+    let (asked, failures, max_error_rate, compromised, explain) = match detail {
         GateDetail::Synthesis {
             calls,
             failures,
             max_error_rate,
             compromised,
             explain,
-        } => EitherOf10::I(view! {
-            <p>{format!("The judge was asked {calls} times for tasks; {failures} calls failed (limit {}).{}", pct(*max_error_rate), if *compromised { " Over the limit: our measurement failed, not the server." } else { "" })}</p>
-            {explain.clone().map(|e| view! { <p>{e}</p> })}
-        }),
-        GateDetail::Unrecognised => EitherOf10::J(view! {
-            <p>"This gate's detail is of a kind this viewer does not know; its reason string stands."</p>
-        }),
-    }
+        } => (
+            format!("The judge was asked {calls} times for tasks"),
+            failures,
+            max_error_rate,
+            compromised,
+            explain,
+        ),
+        GateDetail::Screen {
+            calls,
+            failures,
+            max_error_rate,
+            compromised,
+            explain,
+        } => (
+            format!("The runner was asked to screen {calls} candidates"),
+            failures,
+            max_error_rate,
+            compromised,
+            explain,
+        ),
+        _ => return (String::new(), None),
+    };
+    (
+        format!(
+            "{asked}; {failures} calls failed (limit {}).{}",
+            pct(*max_error_rate),
+            if *compromised {
+                " Over the limit: our measurement failed, not the server."
+            } else {
+                ""
+            }
+        ),
+        explain.clone(),
+    )
 }
 
 /// The null gate: each null model's rate on the suite, read against the
@@ -460,13 +523,13 @@ fn null_baseline_view(
     let rows = rates
         .iter()
         .map(|r| view! {
-            <tr><th scope="row">{r.label.clone()}</th><td>{format!("{} of {}", r.k, r.n)}</td><td>{if r.n == 0 { "not run".to_owned() } else { pct(r.rate) }}</td></tr>
+            <tr><th scope="row">{r.label.clone()}</th><td>{format!("{} of {}", r.k, r.n)}</td><td>{if r.n == 0 { "not run".to_owned() } else { pct(r.rate) }}</td><td>{r.errors}</td></tr>
         })
         .collect_view();
     view! {
         <p>"Three null models ran the same suite. Each rate is read against the agent's rate with the real server and the kill threshold between them."</p>
         <table class="nulls">
-            <thead><tr><th scope="col">"Null model"</th><th scope="col">"Passed"</th><th scope="col">"Rate"</th></tr></thead>
+            <thead><tr><th scope="col">"Null model"</th><th scope="col">"Passed"</th><th scope="col">"Rate"</th><th scope="col">"Calls that failed"</th></tr></thead>
             <tbody>{rows}</tbody>
         </table>
         <ul>
@@ -522,25 +585,75 @@ fn SuiteFates(record: Arc<RunRecord>) -> impl IntoView {
         .iter()
         .map(|r| view! { <li>{format!("{}: {}", r.rule, r.count)}</li> })
         .collect_view();
-    let min = record.preregistration.min_tasks.unwrap_or(8);
     let floor = record.preregistration.min_admission_rate;
+    let size = suite_size_text(
+        s.tasks.unwrap_or(0),
+        record.preregistration.n_tasks,
+        record.preregistration.min_tasks,
+    );
     view! {
         <section class="fates">
             <h3>"Candidate tasks and their fates"</h3>
             <ul>
                 <li>{format!("Candidates generated: {}", opt_u(s.candidates))}</li>
                 <li>{format!("Admitted: {}{}", opt_u(s.admitted), floor.map(|f| format!(" (admission floor {})", pct(f))).unwrap_or_default())}</li>
-                <li>{format!("Suite size: {} against a minimum of {min}", opt_u(s.tasks))}</li>
+                <li>{format!("Suite size: {size}")}</li>
                 <li>{format!("Trimmed as surplus after admission: {}", opt_u(s.trimmed_surplus))}</li>
-                <li>{match &s.null_screened {
-                    Some(c) => format!("Null screen at generation: {} screened, {} deleted as answerable without the server", c.screened, c.dropped),
-                    None => "Null screen at generation: not recorded".to_owned(),
+                <li>{match (&s.null_screened, &s.screen_skipped) {
+                    (Some(c), _) if c.errors > 0 => format!("Null screen at generation: {} screened, {} deleted as answerable without the server; {} screen calls failed, so {} candidates were kept unscreened", c.screened, c.dropped, c.errors, c.unscreened()),
+                    (Some(c), _) => format!("Null screen at generation: {} screened, {} deleted as answerable without the server", c.screened, c.dropped),
+                    (None, Some(why)) => format!("Null screen at generation: registered, {why}"),
+                    (None, None) if record.preregistration.null_screen == Some(false) => "Null screen at generation: not registered".to_owned(),
+                    (None, None) => "Null screen at generation: not recorded".to_owned(),
                 }}</li>
             </ul>
             {(!s.rejected_by_rule.is_empty()).then(|| view! { <p>"Rejected by admission, per rule:"</p><ul>{rules}</ul> })}
             {s.limitation.clone().map(|l| view! { <p class="limitation">{l}</p> })}
         </section>
     }
+}
+
+/// Every candidate admission rejected, with its prompt, tools and rule,
+/// from the list the record names (hashed in the record, so its signature
+/// covers it); the list's own file is a link away.
+fn rejected_view(
+    record: &RunRecord,
+    candidates: Option<Arc<CandidateList>>,
+) -> Option<impl IntoView + use<>> {
+    let file = record.suite.candidates_file.as_ref()?;
+    let href = fitness_shared::site::candidates_json(&record.run.id).map(|p| api::site_url(&p));
+    let rows = candidates.map(|list| {
+        list.rejected
+            .iter()
+            .map(|c| {
+                view! {
+                    <tr>
+                        <th scope="row">{c.id.clone()}</th>
+                        <td>{c.rule.clone()}</td>
+                        <td>{c.prompt.clone().unwrap_or_else(|| "(did not parse as a task)".to_owned())}</td>
+                        <td>{c.tools.join(", ")}</td>
+                        <td>{c.detail.clone()}</td>
+                    </tr>
+                }
+            })
+            .collect_view()
+    });
+    let listed = rows.is_some();
+    Some(view! {
+        <section class="rejected">
+            <h3>"Rejected candidates, each with the rule that rejected it"</h3>
+            <p>
+                {format!("The list is kept beside the record ({} bytes, sha256 {}). ", file.bytes, &file.sha256[..file.sha256.len().min(12)])}
+                <a class="candidates-file" href=href>"The list as JSON"</a>
+            </p>
+            {listed.then(|| view! {
+                <div class="scroll"><table>
+                    <thead><tr><th scope="col">"Candidate"</th><th scope="col">"Rule"</th><th scope="col">"Prompt"</th><th scope="col">"Tools"</th><th scope="col">"What the rule saw"</th></tr></thead>
+                    <tbody>{rows}</tbody>
+                </table></div>
+            })}
+        </section>
+    })
 }
 
 fn extensions_view(record: &RunRecord) -> Option<impl IntoView + use<>> {
@@ -563,7 +676,7 @@ fn extensions_view(record: &RunRecord) -> Option<impl IntoView + use<>> {
                 <tr class="batch">
                     <th scope="row">{b.index}</th>
                     <td>{b.gate.clone()}</td>
-                    <td class="tasks">{b.tasks_added}</td>
+                    <td class="tasks">{b.tasks_added}{b.short.then(|| view! { <span class="short">{format!(" short: {} of the {} registered", b.tasks_added, record.preregistration.extension_size)}</span> })}</td>
                     <td class="trials">{b.trials_added}</td>
                     <td class="pooled">{format!("{}/{}", b.pooled_after.k, b.pooled_after.n)}</td>
                     <td>{verdict_word(b.verdict_after)}</td>
@@ -667,11 +780,14 @@ fn probes_view(record: &RunRecord) -> impl IntoView + use<> {
     view! {
         <section class="probes-section">
             <h3>"Protocol probes"</h3>
-            <p>{format!(
-                "Spec revision negotiated: {}. Checks passed {passed} of {}; {unknown} unknown, counted apart.",
-                record.probes.spec_currency.clone().unwrap_or_else(|| "not recorded".to_owned()),
-                passed + failed
-            )}</p>
+            <p>{match &record.probes.unreachable {
+                Some(why) => format!("The probes could not run: {why}."),
+                None => format!(
+                    "Spec revision negotiated: {}. Checks passed {passed} of {}; {unknown} unknown, counted apart.",
+                    record.probes.spec_currency.clone().unwrap_or_else(|| "not recorded".to_owned()),
+                    passed + failed
+                ),
+            }}</p>
             <div class="scroll"><table>
                 <thead><tr><th scope="col">"Probe"</th><th scope="col">"Status"</th><th scope="col">"Detail"</th><th scope="col">"Evidence in the replay"</th></tr></thead>
                 <tbody>{rows}</tbody>

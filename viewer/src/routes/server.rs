@@ -8,8 +8,9 @@ use std::sync::Arc;
 use fitness_shared::board::{Board, Row, RowResult};
 use leptos::prelude::*;
 
-use crate::components::{RowView, outcome_counts};
+use crate::components::RowView;
 use crate::routes::board::BoardHead;
+use fitness_shared::board::outcome_counts;
 
 #[component]
 pub fn ServerView(board: Arc<Board>, slug: String) -> impl IntoView {

@@ -107,6 +107,7 @@ pub fn run(args: SuiteArgs) -> anyhow::Result<()> {
         id_prefix: args.id_prefix.clone(),
         exclude_prompts: Vec::new(),
         seed_handles: target.operator_paths(),
+        must_reach: None,
     };
     let runtime = crate::process::runtime()?;
     let timeout = Duration::from_secs(args.timeout.max(1));

@@ -110,9 +110,17 @@ impl Run<'_> {
                 &format!("extension {index}"),
                 tasks.len() as u64 * self.cfg.settings.reps,
             );
-            let counts = self
-                .construct_batch(session, clients.reference, trials, &tasks)
-                .await?;
+            // A batch short of its registered size voids the run: nothing
+            // is paid for it (the protocol reads its task count and stops).
+            let counts = if (tasks.len() as u64) < self.cfg.settings.extension_size {
+                gates::BatchCounts {
+                    tasks: tasks.len() as u64,
+                    ..gates::BatchCounts::default()
+                }
+            } else {
+                self.construct_batch(session, clients.reference, trials, &tasks)
+                    .await?
+            };
             driven.extend(tasks);
             ledger.push(counts);
         };
@@ -141,6 +149,8 @@ impl Run<'_> {
             id_prefix: format!("x{index}-"),
             exclude_prompts: driven.iter().map(|t| t.prompt.clone()).collect(),
             seed_handles: self.cfg.settings.target.operator_paths(),
+            // A batch short of its registered size voids the run.
+            must_reach: Some(self.suite_floors(self.cfg.settings.extension_size)),
         };
         let corr = format!("generate::x{index}");
         // A reused suite brings its extension batches along.
@@ -170,6 +180,8 @@ impl Run<'_> {
         session.set_corr_id(None);
         let batch = batch.with_context(|| format!("generating extension batch {index} failed"))?;
         self.add_spend(&batch.spend);
+        self.rejected
+            .extend(batch.rejections.iter().map(crate::suite::Rejection::listed));
         self.write_json(&self.dir.join(batch_file(index)), &batch.suite)?;
         let drops = record::batch_drops(&batch);
         let tasks = batch.suite.tasks.clone();
@@ -220,6 +232,20 @@ impl Run<'_> {
     ) -> Flow {
         let (outcome, reason) = match &resolution.decision {
             ExtensionDecision::Passed => (None, "ok".to_owned()),
+            ExtensionDecision::Refused {
+                outcome,
+                reason: reason @ gates::ExtensionReason::IncompleteBatch,
+            } => {
+                if let Some(step) = resolution.steps.last() {
+                    let size = self.cfg.settings.extension_size;
+                    self.interrupted
+                        .get_or_insert(super::control::Interruption::Failed(format!(
+                            "extension batch {} added {} of the {size} registered tasks, so the construct gate could not read its registered size",
+                            step.index, step.tasks_added
+                        )));
+                }
+                (Some(*outcome), name_of(reason))
+            }
             ExtensionDecision::Refused { outcome, reason } => (Some(*outcome), name_of(reason)),
             ExtensionDecision::ConsumeBatch { .. } => unreachable!("the loop consumes every batch"),
         };

@@ -74,6 +74,61 @@ impl Run<'_> {
         }
     }
 
+    /// The null screen's calls: a call that failed kept its candidate
+    /// unscreened. Gated like the judge's: over the error limit the run is
+    /// COMPROMISED at `screen`, our measurement's failure.
+    pub(super) fn screen_errors(&mut self) -> Flow {
+        let Some(count) = self
+            .generation
+            .as_ref()
+            .and_then(|g| g.ledger.null_screened.clone())
+        else {
+            return Flow::Continue;
+        };
+        let check = gates::compromised(
+            count.screened.saturating_sub(count.errors),
+            count.errors,
+            self.cfg.settings.floors.max_error_rate,
+        );
+        let explain = format!(
+            "The runner was asked to screen {} admitted candidates with no tools; {} calls failed and their candidates were kept unscreened; the limit is {}.",
+            count.screened,
+            count.errors,
+            pct(Some(check.max_error_rate))
+        );
+        if count.errors > 0 {
+            self.own_notes.push(format!("Screen: {explain}"));
+        }
+        self.push_gate(GateRecord {
+            id: "screen".to_owned(),
+            cost_tier: CostTier::Cheap,
+            ok: !check.compromised,
+            verdict: None,
+            reason: if check.compromised {
+                "screen_failed"
+            } else {
+                "ok"
+            }
+            .to_owned(),
+            detail: GateDetail::Screen {
+                calls: count.screened,
+                failures: count.errors,
+                max_error_rate: check.max_error_rate,
+                compromised: check.compromised,
+                explain: Some(explain),
+            },
+            source_detail: None,
+        });
+        if check.compromised {
+            Flow::Stop {
+                outcome: Outcome::Compromised,
+                gate: "screen".to_owned(),
+            }
+        } else {
+            Flow::Continue
+        }
+    }
+
     pub(super) fn structural(&mut self) -> anyhow::Result<Flow> {
         let generation = self.generation.as_ref().context("no suite")?;
         let ledger = &generation.ledger;
@@ -102,14 +157,16 @@ impl Run<'_> {
             self.cfg.settings.floors.min_admission_rate,
         )?;
         let explain = format!(
-            "{} candidates: {} rejected by rule, {} trimmed as surplus, {} deleted by the null screen, {} in the suite (registered {}, floor {}); admission rate {} against a floor of {}.",
+            "{} candidates: {} rejected by rule, {} trimmed as surplus, {} deleted by the null screen; {}; admission rate {} against a floor of {}.",
             fates.candidates,
             report.rejected,
             fates.trimmed_surplus,
             fates.null_screened,
-            fates.suite_size,
-            self.cfg.settings.tasks,
-            self.cfg.settings.floors.min_suite,
+            gates::suite_size_text(
+                fates.suite_size,
+                Some(self.cfg.settings.tasks),
+                Some(self.cfg.settings.floors.min_suite)
+            ),
             report
                 .admission_rate
                 .map_or("undefined".to_owned(), |r| format!("{r:.2}")),
@@ -259,7 +316,7 @@ impl Run<'_> {
                 would.push(format!("--tasks {} --reps {r}", prereg.n_tasks));
             }
             format!(
-                "This registration ({} tasks x {} reps, {} extension batches of {} tasks) reaches at most {actual_n} pooled trials; a flawless reference agent needs {} for a pass to be published at threshold {}, so the run could only refuse. Refused before connecting to the server and before any model call. Publishable with {}.",
+                "This registration ({} tasks x {} reps, {} extension batches of {} tasks) reaches at most {actual_n} pooled trials; a flawless reference agent needs {} for a pass to be published at threshold {}, so the run could only refuse. Refused with zero model calls, after the zero-token probes. Publishable with {}.",
                 prereg.n_tasks,
                 prereg.reps,
                 prereg.max_extensions,

@@ -37,7 +37,7 @@ use crate::model::client_for;
 use crate::model::price::PriceTable;
 use crate::model::types::{ModelClient, ModelId, ProviderKind};
 use crate::suite::task::Task;
-use crate::suite::{GenerateOptions, GenerationReport};
+use crate::suite::{GenerateOptions, GenerationReport, Rejection};
 use trials::Trials;
 
 /// Run the whole pipeline and write `out_dir/<run-id>/record.json` with its
@@ -149,10 +149,32 @@ impl Run<'_> {
         let cfg = self.cfg;
         // 1. The pre-registration, written and hashed before anything else,
         // and the gate that reads nothing but it: a registration that could
-        // never publish is refused before the server is touched and before
-        // any model call.
+        // never publish is refused with zero model calls, after the
+        // zero-token probes (a refused run still reports them; a server
+        // that cannot be reached leaves the refusal standing, its probes
+        // recorded as unreachable).
         self.register()?;
         if let Flow::Stop { outcome, gate } = self.plan_power()? {
+            self.progress.phase("probe", 1);
+            match report::probe(
+                &cfg.settings.target,
+                self.mcp.clone(),
+                cfg.settings.timeout,
+                &[],
+            )
+            .await
+            {
+                Ok(report) => {
+                    self.progress
+                        .finish_phase(&format!("{} probes", report.probes.len()));
+                    self.report = Some(report);
+                }
+                Err(e) => {
+                    let why = format!("the server could not be reached: {e:#}");
+                    self.progress.finish_phase(&why);
+                    self.unreachable = Some(why);
+                }
+            }
             return Ok(Flow::Stop { outcome, gate });
         }
 
@@ -280,6 +302,9 @@ impl Run<'_> {
             id_prefix: "t".to_owned(),
             exclude_prompts: Vec::new(),
             seed_handles: cfg.settings.target.operator_paths(),
+            must_reach: Some(
+                self.suite_floors(cfg.settings.tasks.max(cfg.settings.floors.min_suite)),
+            ),
         };
         session.set_corr_id(Some("generate"));
         let generation = crate::suite::generate(
@@ -316,6 +341,9 @@ impl Run<'_> {
         // 4. Our own failures first: a judge that could not write the
         // suite is not the server's thin surface.
         if let Flow::Stop { outcome, gate } = self.synthesis_errors() {
+            return Ok(Flow::Stop { outcome, gate });
+        }
+        if let Flow::Stop { outcome, gate } = self.screen_errors() {
             return Ok(Flow::Stop { outcome, gate });
         }
         // 5. Free gates.
@@ -380,6 +408,8 @@ impl Run<'_> {
             &generation.suite,
         )?;
         self.suite_hash = generation.suite.hash.clone();
+        self.rejected
+            .extend(generation.rejections.iter().map(Rejection::listed));
         self.progress.finish_phase(&format!(
             "{} tasks from {} candidates",
             generation.suite.tasks.len(),

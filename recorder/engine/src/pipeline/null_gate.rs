@@ -68,6 +68,13 @@ impl Run<'_> {
             self.null_arms[i].k = k;
             self.null_arms[i].n = n;
             self.progress.finish_phase(&format!("{k} of {n} passed"));
+            // An arm's failed calls are our measurement failing: gated on
+            // their own, never left out of the arm's denominator unseen.
+            self.null_errors = errored;
+            let check = gates::compromised(n, errored[i], self.cfg.settings.floors.max_error_rate);
+            if check.compromised {
+                return Ok(self.record_null_compromised(kind.null_label(), &check, &errored));
+            }
             // Early kill: decided before the next arm when already certain.
             let decision = gates::null_baseline_with_ratio(
                 &self.null_arms,
@@ -157,7 +164,10 @@ impl Run<'_> {
         };
         let errors: u64 = errored.iter().sum();
         let explain = if errors > 0 {
-            format!("{explain} {errors} null trials errored and are not counted.")
+            format!(
+                "{explain} {errors} null trials errored: each arm's errors are gated apart against {} of its trials.",
+                pct(Some(self.cfg.settings.floors.max_error_rate))
+            )
         } else {
             explain
         };
@@ -169,16 +179,7 @@ impl Run<'_> {
             verdict: None,
             reason: name_of(&decision.reason),
             detail: GateDetail::NullBaseline {
-                rates: decision
-                    .rates
-                    .iter()
-                    .map(|r| rec::NullRate {
-                        label: r.label.clone(),
-                        k: r.k,
-                        n: r.n,
-                        rate: r.rate.unwrap_or(0.0),
-                    })
-                    .collect(),
+                rates: null_rates(decision, errored),
                 t_null: decision.t_null,
                 t_agent: decision.t_agent,
                 kill_threshold: decision.kill_threshold,
@@ -198,6 +199,54 @@ impl Run<'_> {
         }
     }
 
+    /// The null gate refused as COMPROMISED: the arm `label`'s calls
+    /// failed over the limit.
+    fn record_null_compromised(
+        &mut self,
+        label: &str,
+        check: &gates::ErrorRateCheck,
+        errored: &[u64; 3],
+    ) -> Flow {
+        let decision = gates::null_baseline_with_ratio(
+            &self.null_arms,
+            AgentSignal::NotYetMeasured,
+            self.cfg.settings.floors.null_ratio,
+        )
+        .ok();
+        let explain = format!(
+            "The model API failed {} of the {} trials of the {label} arm ({}), over the limit of {}: our measurement failed, not the server, so the null baseline is not decided.",
+            check.errors,
+            check.completed + check.errors,
+            pct(Some(check.error_rate)),
+            pct(Some(check.max_error_rate))
+        );
+        self.push_gate(GateRecord {
+            id: "null_baseline".to_owned(),
+            cost_tier: CostTier::Cheap,
+            ok: false,
+            verdict: None,
+            reason: "compromised".to_owned(),
+            detail: GateDetail::NullBaseline {
+                rates: decision
+                    .as_ref()
+                    .map(|d| null_rates(d, errored))
+                    .unwrap_or_default(),
+                t_null: decision.as_ref().and_then(|d| d.t_null),
+                t_agent: None,
+                kill_threshold: decision.as_ref().and_then(|d| d.kill_threshold),
+                ratio: Some(self.cfg.settings.floors.null_ratio),
+                percentile: decision.as_ref().map(|d| d.percentile as u64),
+                decision: Some("COMPROMISED".to_owned()),
+                explain: Some(explain),
+            },
+            source_detail: None,
+        });
+        Flow::Stop {
+            outcome: rec::Outcome::Compromised,
+            gate: "null_baseline".to_owned(),
+        }
+    }
+
     pub(super) fn null_redecide(&mut self) -> anyhow::Result<Flow> {
         let Some(score) = &self.score else {
             return Ok(Flow::Continue);
@@ -211,6 +260,24 @@ impl Run<'_> {
             agent,
             self.cfg.settings.floors.null_ratio,
         )?;
-        Ok(self.record_null(&decision, &[0; 3]))
+        let errored = self.null_errors;
+        Ok(self.record_null(&decision, &errored))
     }
+}
+
+/// Each arm's rate as the record keeps it, with the trials the model API
+/// failed beside it (in the order the arms ran: random, no tools, stubbed).
+fn null_rates(decision: &NullBaseline, errored: &[u64; 3]) -> Vec<rec::NullRate> {
+    decision
+        .rates
+        .iter()
+        .enumerate()
+        .map(|(i, r)| rec::NullRate {
+            label: r.label.clone(),
+            k: r.k,
+            n: r.n,
+            rate: r.rate.unwrap_or(0.0),
+            errors: errored.get(i).copied().unwrap_or(0),
+        })
+        .collect()
 }

@@ -440,17 +440,29 @@ fn plane_stats(path: &Path) -> Option<fitness_shared::tape::Stats> {
 
 /// Earlier runs of the same server in the output directory.
 fn attempt(out_dir: &Path, slug: &str, id: &str) -> Option<rec::Attempt> {
+    // A run of this server is a run directory whose record names this
+    // server's slug: a run id only starts with the slug, and `demo` is a
+    // prefix of `demo-good`.
+    let same_server = |name: &str| {
+        let path = out_dir.join(name).join(fitness_shared::site::RECORD_FILE);
+        let Ok(bytes) = std::fs::read(&path) else {
+            return false;
+        };
+        #[derive(serde::Deserialize)]
+        struct Server {
+            slug: String,
+        }
+        #[derive(serde::Deserialize)]
+        struct Head {
+            server: Server,
+        }
+        serde_json::from_slice::<Head>(&bytes).is_ok_and(|h| h.server.slug == slug)
+    };
     let mut others: Vec<String> = std::fs::read_dir(out_dir)
         .ok()?
         .filter_map(Result::ok)
         .filter_map(|e| e.file_name().into_string().ok())
-        .filter(|name| name != id && name.starts_with(&format!("{slug}-")))
-        .filter(|name| {
-            out_dir
-                .join(name)
-                .join(fitness_shared::site::RECORD_FILE)
-                .is_file()
-        })
+        .filter(|name| name != id && name.starts_with(&format!("{slug}-")) && same_server(name))
         .collect();
     others.sort();
     let index = others.len() as u32 + 1;
@@ -464,17 +476,20 @@ fn attempt(out_dir: &Path, slug: &str, id: &str) -> Option<rec::Attempt> {
 /// Close the tapes, build the record, sign it, write it atomically.
 pub fn finish(mut run: Run<'_>, outcome: Outcome) -> anyhow::Result<RunOutput> {
     let cfg = run.cfg;
+    // Before the redaction counts are gathered: the list is redacted too.
+    let candidates_file = write_candidates(&mut run, cfg.generator.as_str())?;
     let (own, mut redacted) = close_tapes(&mut run, outcome);
 
     let slug = slug_for(cfg);
     let report = run.report.as_ref();
     let server = server_identity(cfg, report, run.instructions.clone(), &slug);
-    let probes = probes_of(report);
-    let suite = run
+    let probes = probes_of(report, run.unreachable.clone());
+    let mut suite = run
         .generation
         .as_ref()
         .map_or_else(no_suite, |g| g.ledger.clone());
     let generator = cfg.generator.to_string();
+    suite.candidates_file = candidates_file;
     let standing = publish_standing(&cfg.settings.out_dir, &standing_notes(&generator))?;
     let cost = run.cost.cost(&run.prices);
     let score_notes = score_notes(
@@ -643,8 +658,12 @@ fn server_identity(
 }
 
 /// The zero-token probes' findings.
-fn probes_of(report: Option<&crate::mcp::report::Report>) -> rec::Probes {
+fn probes_of(
+    report: Option<&crate::mcp::report::Report>,
+    unreachable: Option<String>,
+) -> rec::Probes {
     rec::Probes {
+        unreachable,
         spec_currency: report.map(|r| r.server.negotiated_version.clone()),
         findings: report
             .map(|r| {
@@ -663,6 +682,30 @@ fn probes_of(report: Option<&crate::mcp::report::Report>) -> rec::Probes {
     }
 }
 
+/// Every candidate admission rejected (the suite's, then each extension
+/// batch's), each with its prompt, tools and rule, written beside the
+/// record (`candidates.json`, redacted like `suite.json`) and hashed so the
+/// signature covers it. `None` when nothing was rejected.
+fn write_candidates(run: &mut Run<'_>, generator: &str) -> anyhow::Result<Option<rec::FileRef>> {
+    if run.rejected.is_empty() {
+        return Ok(None);
+    }
+    let list = rec::CandidateList {
+        schema: rec::CANDIDATES_SCHEMA.to_owned(),
+        generator: generator.to_owned(),
+        rejected: std::mem::take(&mut run.rejected),
+    };
+    let path = run.dir.join(fitness_shared::site::CANDIDATES_FILE);
+    run.write_json(&path, &list)?;
+    let (sha256, bytes) = crate::integrity::hash_file(&path)
+        .with_context(|| format!("failed to hash {}", path.display()))?;
+    Ok(Some(rec::FileRef {
+        path: fitness_shared::site::CANDIDATES_FILE.to_owned(),
+        sha256,
+        bytes,
+    }))
+}
+
 /// The ledger of a run that stopped before generation.
 fn no_suite() -> rec::SuiteLedger {
     rec::SuiteLedger {
@@ -672,6 +715,8 @@ fn no_suite() -> rec::SuiteLedger {
         rejected_by_rule: Vec::new(),
         trimmed_surplus: None,
         null_screened: None,
+        screen_skipped: None,
+        candidates_file: None,
         quality: None,
         judge_calls: None,
         limitation: Some("no suite was generated: the run stopped before generation".to_owned()),

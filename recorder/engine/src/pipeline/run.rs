@@ -54,12 +54,17 @@ pub(super) struct Run<'a> {
     pub(super) prices: PriceTable,
     pub(super) prereg: rec::PreRegistration,
     pub(super) report: Option<Report>,
+    /// Why the probes could not reach the server (a run refused on its
+    /// registration probes anyway and keeps going to its record).
+    pub(super) unreachable: Option<String>,
     pub(super) instructions: Option<String>,
     pub(super) generation: Option<GenerationReport>,
     pub(super) suite_hash: String,
     pub(super) runner_reported: Option<String>,
     pub(super) score: Option<rec::Score>,
     pub(super) null_arms: Vec<NullArm>,
+    /// Trials of each null arm the model API failed (random, no tools, stubbed).
+    pub(super) null_errors: [u64; 3],
     pub(super) interrupted: Option<Interruption>,
     pub(super) model_calls: u64,
     pub(super) reference_model: Option<String>,
@@ -68,6 +73,8 @@ pub(super) struct Run<'a> {
     /// Every task checked or driven: the suite, then extension batches.
     pub(super) tasks: Vec<Task>,
     pub(super) findings: Vec<rec::Finding>,
+    /// Every candidate admission rejected, the suite's then each batch's.
+    pub(super) rejected: Vec<rec::ListedCandidate>,
     pub(super) proposals: Vec<rec::Proposal>,
     /// What redaction replaced in the files written beside the tapes
     /// (suite.json and its extension batches).
@@ -118,18 +125,21 @@ impl<'a> Run<'a> {
             prices,
             prereg,
             report: None,
+            unreachable: None,
             instructions: None,
             generation: None,
             suite_hash: String::new(),
             runner_reported: None,
             score: None,
             null_arms: Vec::new(),
+            null_errors: [0; 3],
             interrupted: None,
             model_calls: 0,
             reference_model: None,
             tools: Vec::new(),
             tasks: Vec::new(),
             findings: Vec::new(),
+            rejected: Vec::new(),
             proposals: Vec::new(),
             redacted: fitness_shared::redact::Hits::default(),
             conformance: None,
@@ -183,7 +193,7 @@ impl Run<'_> {
                 phase.calls_without_usage,
                 phase.calls_that_threw,
             );
-            self.model_calls += phase.calls + phase.calls_that_threw;
+            self.model_calls += phase.made();
         }
     }
 
@@ -221,5 +231,16 @@ impl Run<'_> {
             return Err(self.cancelled());
         }
         Ok(())
+    }
+
+    /// What a suite that must hold `tasks` tasks must reach for the run to
+    /// go on: the screen is never paid for a suite that cannot.
+    pub(super) fn suite_floors(&self, tasks: u64) -> crate::suite::options::SuiteFloors {
+        let floors = &self.cfg.settings.floors;
+        crate::suite::options::SuiteFloors {
+            tasks,
+            admission_rate: floors.min_admission_rate,
+            max_error_rate: floors.max_error_rate,
+        }
     }
 }

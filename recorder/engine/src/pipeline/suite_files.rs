@@ -44,6 +44,8 @@ impl Run<'_> {
                 rejected_by_rule: Vec::new(),
                 trimmed_surplus: Some(0),
                 null_screened: None,
+                screen_skipped: None,
+                candidates_file: None,
                 quality: None,
                 judge_calls: None,
                 limitation: Some(format!(

@@ -116,7 +116,18 @@ pub fn write_pages(
         let row = rows
             .get(id.as_str())
             .with_context(|| format!("run {id} is not on the board"))?;
-        let body = render::record_page(Arc::new(record.clone()), row.signature.clone(), site_key);
+        // The candidate list the record names, as this publish wrote it.
+        let candidates = record.suite.candidates_file.as_ref().and_then(|f| {
+            let path = site.join(site::run_dir(id)?).join(&f.path);
+            let bytes = std::fs::read(path).ok()?;
+            serde_json::from_slice(&bytes).ok().map(Arc::new)
+        });
+        let body = render::record_page(
+            Arc::new(record.clone()),
+            Arc::new((*row).clone()),
+            site_key,
+            candidates,
+        );
         write(&Page::Record(id.clone()), body)?;
     }
 

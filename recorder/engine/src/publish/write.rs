@@ -57,9 +57,37 @@ pub(super) fn write_run(
             }
             (None, _) => record.tapes.clear(),
         }
-        // The official conformance suite's checks travel with the record.
+        // The official conformance suite's checks travel with the record,
+        // and so does the list of the candidates admission rejected.
         if let (Some(from), Some(c)) = (&source.tape_dir, &record.conformance) {
             crate::conformance::copy_files(c, from, &dir)?;
+        }
+        if let Some(file) = &record.suite.candidates_file {
+            // Only ever the one name: a record cannot place a file elsewhere.
+            if file.path != site::CANDIDATES_FILE {
+                bail!(
+                    "run {}: the candidate list must be {}, not {:?}",
+                    record.run.id,
+                    site::CANDIDATES_FILE,
+                    file.path
+                );
+            }
+            let copied = source.tape_dir.as_ref().and_then(|from| {
+                let run_dir = std::fs::canonicalize(from).ok()?;
+                let src = crate::serve::resolve_within(&run_dir, &from.join(&file.path)).ok()?;
+                std::fs::copy(&src, dir.join(&file.path)).ok()
+            });
+            let fits = copied.is_some()
+                && crate::integrity::hash_file(&dir.join(&file.path))
+                    .is_ok_and(|(sha, bytes)| sha == file.sha256 && bytes == file.bytes);
+            if !fits {
+                bail!(
+                    "run {}: the candidate list {} is missing or does not match its record",
+                    record.run.id,
+                    file.path
+                );
+            }
+            gzip_beside(&dir.join(&file.path))?;
         }
         for tape in &record.tapes {
             let path = dir.join(&tape.path);

@@ -44,12 +44,49 @@ use serde_json::Value;
 use super::predicate::contains_token;
 use super::task::{Candidate, Predicate, Task};
 
-/// One rejected candidate and the rule that rejected it.
+/// One rejected candidate and the rule that rejected it, with what a
+/// person needs to judge the rejection: its prompt and tools.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Rejection {
     pub candidate: String,
     pub rule: &'static str,
     pub detail: String,
+    /// Its prompt, when it parsed as a task.
+    pub prompt: Option<String>,
+    /// The tools its solution calls (else its expected tools).
+    pub tools: Vec<String>,
+}
+
+impl Rejection {
+    /// As a candidate list shows it.
+    pub fn listed(&self) -> fitness_shared::record::ListedCandidate {
+        fitness_shared::record::ListedCandidate {
+            id: self.candidate.clone(),
+            prompt: self.prompt.clone(),
+            tools: self.tools.clone(),
+            rule: self.rule.to_owned(),
+            detail: self.detail.clone(),
+        }
+    }
+
+    /// The rejection of `task` (or of a candidate that never parsed).
+    fn of(candidate: &str, task: Option<&Task>, rule: &'static str, detail: String) -> Rejection {
+        let tools = task.map_or_else(Vec::new, |t| {
+            let calls: Vec<String> = t.solution.iter().map(|c| c.tool.clone()).collect();
+            if calls.is_empty() {
+                t.expected_tools.clone()
+            } else {
+                calls
+            }
+        });
+        Rejection {
+            candidate: candidate.to_owned(),
+            rule,
+            detail,
+            prompt: task.map(|t| t.prompt.clone()),
+            tools,
+        }
+    }
 }
 
 /// The rule names, in the order they are checked.
@@ -97,11 +134,11 @@ pub fn admit(candidates: Vec<Candidate>, ctx: &AdmissionContext) -> (Vec<Task>, 
     for c in candidates {
         match batch.judge(&c, ctx) {
             Ok(task) => batch.admitted.push(task),
-            Err((rule, detail)) => batch.rejections.push(Rejection {
-                candidate: c.id.clone(),
-                rule,
-                detail,
-            }),
+            Err((rule, detail)) => {
+                batch
+                    .rejections
+                    .push(Rejection::of(&c.id, c.parsed.as_ref().ok(), rule, detail));
+            }
         }
     }
     let Batch {
@@ -198,16 +235,17 @@ fn discriminating(admitted: Vec<Task>, rejections: &mut Vec<Rejection>) -> Vec<T
                 }
         });
         match clash {
-            Some((_, other)) => rejections.push(Rejection {
-                candidate: task.id.clone(),
-                rule: "check-not-discriminating",
-                detail: format!(
+            Some((_, other)) => rejections.push(Rejection::of(
+                &task.id,
+                Some(task),
+                "check-not-discriminating",
+                format!(
                     "{} also accepts `{}`, the answer of task {}",
                     describe(&task.check),
                     other.answer_key,
                     other.id
                 ),
-            }),
+            )),
             None => kept.push(task.clone()),
         }
     }

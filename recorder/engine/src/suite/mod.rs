@@ -101,7 +101,13 @@ pub async fn generate(
     let candidate_ids: Vec<String> = proposed.candidates.iter().map(|c| c.id.clone()).collect();
     let (admitted_tasks, rejections) = admit(proposed.candidates, &input);
     let n_admitted = admitted_tasks.len() as u64;
-    let screened = screen::screen(admitted_tasks, screen_runner, agent_tape).await;
+    let skip = screen_skip(
+        opts,
+        n_candidates,
+        n_admitted,
+        proposed.judge_calls.as_ref(),
+    );
+    let screened = screen::screen(admitted_tasks, screen_runner, skip, agent_tape).await;
     spend.extend(screened.spend);
     let degenerate = screen_runner.is_some() && n_admitted > 0 && screened.kept.is_empty();
 
@@ -119,6 +125,8 @@ pub async fn generate(
         rejected_by_rule: rejected_by_rule(&rejections),
         trimmed_surplus: Some(trimmed as u64),
         null_screened: screened.count,
+        screen_skipped: screened.skipped,
+        candidates_file: None,
         limitation: None,
         quality: Some(quality(&tasks, tools, |t| observed.contains_key(&t.id))),
         judge_calls: proposed.judge_calls,
@@ -167,6 +175,49 @@ fn admit(candidates: Vec<Candidate>, input: &GenerationInput<'_>) -> (Vec<Task>,
         answer_rules: input.opts.generator != GeneratorId::SchemaWalk1,
     };
     admission::admit(candidates, &ctx)
+}
+
+/// Why the screen must not be paid for, when a free check has already
+/// decided the run: the admitted candidates cannot fill the suite (the
+/// screen can only delete), the admission rate is under its floor, or our
+/// own judge's calls failed over the limit.
+fn screen_skip(
+    opts: &GenerateOptions,
+    candidates: u64,
+    admitted: u64,
+    judge: Option<&fitness_shared::record::JudgeCalls>,
+) -> Option<String> {
+    let floors = opts.must_reach?;
+    if let Some(j) = judge {
+        let check = fitness_shared::gates::compromised(
+            j.made.saturating_sub(j.failed),
+            j.failed,
+            floors.max_error_rate,
+        );
+        if check.compromised {
+            return Some(format!(
+                "not run: {} of the judge's {} calls failed, over the limit, so the run is refused before any screen call",
+                j.failed, j.made
+            ));
+        }
+    }
+    if admitted < floors.tasks {
+        return Some(format!(
+            "not run: {admitted} candidates were admitted where the suite needs {}, and the screen can only delete, so no screen call was paid for a refusal already decided",
+            floors.tasks
+        ));
+    }
+    let rate = if candidates == 0 {
+        0.0
+    } else {
+        admitted as f64 / candidates as f64
+    };
+    (rate < floors.admission_rate).then(|| {
+        format!(
+            "not run: {admitted} of {candidates} candidates were admitted, under the admission floor of {:.0}%, so no screen call was paid for a refusal already decided",
+            floors.admission_rate * 100.0
+        )
+    })
 }
 
 /// The answer-leak rejections, as found at generation time.

@@ -74,6 +74,22 @@ pub struct GenerateOptions {
     /// Values the operator gave the server (absolute paths on a stdio
     /// server's command line): schema-walk/2's first handles.
     pub seed_handles: Vec<String>,
+    /// What the suite must reach for its run to go on: the screen is never
+    /// paid for a suite that can no longer reach it. `None`: no floors
+    /// (`fitness suite`), the screen always runs.
+    pub must_reach: Option<SuiteFloors>,
+}
+
+/// The floors a suite is held to after generation (the free gates'), known
+/// before the screen is paid for.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct SuiteFloors {
+    /// Tasks the suite must hold (the registered size, at least the floor).
+    pub tasks: u64,
+    /// The admission-rate floor.
+    pub admission_rate: f64,
+    /// The error limit our own judge's calls are held to.
+    pub max_error_rate: f64,
 }
 
 impl GenerateOptions {
@@ -88,6 +104,7 @@ impl GenerateOptions {
             id_prefix: "t".into(),
             exclude_prompts: Vec::new(),
             seed_handles: Vec::new(),
+            must_reach: None,
         }
     }
 }

@@ -19,30 +19,41 @@ pub struct Screened {
     /// The ledger's count, when the screen ran.
     pub count: Option<NullScreenCount>,
     pub spend: Option<PhaseSpend>,
+    /// Why a registered screen did not run.
+    pub skipped: Option<String>,
 }
 
 /// The null screen over every admitted candidate, when there is a runner
-/// for it; else every candidate is kept.
+/// for it and no reason to `skip` it (a suite that can no longer reach its
+/// floor is never screened: no model is paid for a refusal already
+/// decided); else every candidate is kept.
 pub async fn screen(
     admitted: Vec<Task>,
     runner: Option<&dyn ModelClient>,
+    skip: Option<String>,
     agent_tape: &Tap,
 ) -> Screened {
-    let Some(runner) = runner else {
-        return Screened {
-            kept: admitted,
-            screened_out: Vec::new(),
-            errors: 0,
-            count: None,
-            spend: None,
-        };
+    let runner = match (runner, skip) {
+        (Some(runner), None) => runner,
+        (runner, skip) => {
+            return Screened {
+                kept: admitted,
+                screened_out: Vec::new(),
+                errors: 0,
+                count: None,
+                spend: None,
+                skipped: runner.and(skip),
+            };
+        }
     };
     let screened = admitted.len() as u64;
     let outcome = null_screen(admitted, runner, agent_tape).await;
     Screened {
+        skipped: None,
         count: Some(NullScreenCount {
             screened,
             dropped: outcome.screened_out.len() as u64,
+            errors: outcome.errors,
         }),
         kept: outcome.kept,
         screened_out: outcome.screened_out,

@@ -5,14 +5,17 @@ use serde::{Deserialize, Serialize};
 
 use crate::model::types::Usage;
 
-/// Model spend of one phase.
+/// Model spend of one phase. Each call is counted once: in `calls` when
+/// it returned, in `calls_that_threw` when it failed.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct PhaseSpend {
     /// `synthesis`, `screen` or `destructiveness`.
     pub phase: String,
     pub model: String,
+    /// Calls that returned (with or without usage).
     pub calls: u64,
     pub calls_without_usage: u64,
+    /// Calls that failed after their retries (their usage is unknown).
     pub calls_that_threw: u64,
     pub usage: Usage,
 }
@@ -40,7 +43,11 @@ impl PhaseSpend {
 
     /// One call that threw (its usage is unknown).
     pub fn threw(&mut self) {
-        self.calls += 1;
         self.calls_that_threw += 1;
+    }
+
+    /// Every call made, returned or failed.
+    pub fn made(&self) -> u64 {
+        self.calls + self.calls_that_threw
     }
 }

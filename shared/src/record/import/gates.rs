@@ -146,6 +146,7 @@ fn null_baseline_detail(d: Option<&Value>) -> GateDetail {
                     k: r.get("k")?.as_u64()?,
                     n: r.get("n")?.as_u64()?,
                     rate: r.get("rate")?.as_f64()?,
+                    errors: 0,
                 })
             })
             .collect(),

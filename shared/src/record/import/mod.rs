@@ -104,6 +104,7 @@ fn convert(
         run: convert_run(r, attempt),
         server: convert_server(r)?,
         probes: Probes {
+            unreachable: None,
             spec_currency: r.probes.spec_currency.clone(),
             findings: r.probes.findings.iter().map(convert_probe).collect(),
         },

@@ -71,7 +71,11 @@ pub(super) fn convert_suite(r: &RecordV1) -> SuiteLedger {
             }
             let screen = synthesis.and_then(|s| s.get("nullScreen"));
             let null_screened = match (u(screen, "screened"), u(screen, "dropped")) {
-                (Some(screened), Some(dropped)) => Some(NullScreenCount { screened, dropped }),
+                (Some(screened), Some(dropped)) => Some(NullScreenCount {
+                    screened,
+                    dropped,
+                    errors: 0,
+                }),
                 _ => None,
             };
             SuiteLedger {
@@ -81,6 +85,8 @@ pub(super) fn convert_suite(r: &RecordV1) -> SuiteLedger {
                 rejected_by_rule,
                 trimmed_surplus: u(Some(y), "trimmed"),
                 null_screened,
+                screen_skipped: None,
+                candidates_file: None,
                 quality: None,
                 judge_calls: None,
                 limitation: None,
@@ -93,6 +99,8 @@ pub(super) fn convert_suite(r: &RecordV1) -> SuiteLedger {
             rejected_by_rule: Vec::new(),
             trimmed_surplus: None,
             null_screened: None,
+            screen_skipped: None,
+            candidates_file: None,
             quality: None,
             judge_calls: None,
             limitation: Some(

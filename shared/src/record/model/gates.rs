@@ -189,6 +189,19 @@ pub enum GateDetail {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         explain: Option<String>,
     },
+    /// The generation-time null screen's calls: a screen call that fails
+    /// keeps its candidate unscreened, and over the error limit the run is
+    /// COMPROMISED at `screen`, our measurement's failure.
+    Screen {
+        /// Screen calls made.
+        calls: u64,
+        /// Of those, calls that failed.
+        failures: u64,
+        max_error_rate: f64,
+        compromised: bool,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        explain: Option<String>,
+    },
     /// A gate kind this reader does not know.
     #[serde(other)]
     Unrecognised,
@@ -201,7 +214,8 @@ impl GateDetail {
             GateDetail::Structural { explain, .. }
             | GateDetail::PlanPower { explain, .. }
             | GateDetail::NullBaseline { explain, .. }
-            | GateDetail::Synthesis { explain, .. } => explain.as_deref(),
+            | GateDetail::Synthesis { explain, .. }
+            | GateDetail::Screen { explain, .. } => explain.as_deref(),
             _ => None,
         }
     }
@@ -227,6 +241,15 @@ pub struct NullRate {
     pub k: u64,
     pub n: u64,
     pub rate: f64,
+    /// Trials the model API failed: not in `n`, and gated on their own
+    /// (`errors / (n + errors)` over the limit is COMPROMISED), so an arm
+    /// cannot look clean because its failures left the denominator.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub errors: u64,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 /// The verdict as published (divergence 2: a raw PASS needs Wilson lower

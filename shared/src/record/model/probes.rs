@@ -12,6 +12,10 @@ pub struct Probes {
     pub spec_currency: Option<String>,
     #[serde(default)]
     pub findings: Vec<Probe>,
+    /// Why the probes could not run: the server could not be reached (a
+    /// run refused on its registration still connects and probes first).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unreachable: Option<String>,
 }
 
 impl Probes {

@@ -95,3 +95,14 @@ pub enum CredentialContext {
     FreeKey,
     OwnerKey,
 }
+
+impl CredentialContext {
+    /// Its name as every page prints it: `anonymous`, `free-key`, `owner-key`.
+    pub fn label(self) -> &'static str {
+        match self {
+            CredentialContext::Anonymous => "anonymous",
+            CredentialContext::FreeKey => "free-key",
+            CredentialContext::OwnerKey => "owner-key",
+        }
+    }
+}

@@ -1,6 +1,8 @@
 //! The task suite: how it was made, judged and screened.
 
 use schemars::JsonSchema;
+
+use super::tapes::FileRef;
 use serde::{Deserialize, Serialize};
 
 /// The fates of generated candidates, counted apart.
@@ -24,6 +26,16 @@ pub struct SuiteLedger {
     /// Deleted by the generation-time null screen.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub null_screened: Option<NullScreenCount>,
+    /// The candidates admission rejected, each with its prompt, tools and
+    /// rule: a file beside the record (`candidates.json`), hashed here so
+    /// the signature covers it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub candidates_file: Option<FileRef>,
+    /// Why a registered screen did not run: the suite could no longer reach
+    /// its floor (or our own judge had already failed), so no model was
+    /// paid to screen it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub screen_skipped: Option<String>,
     /// Said when the generator did not serialise part of this ledger.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub limitation: Option<String>,
@@ -108,6 +120,57 @@ pub struct RuleRejection {
 /// The generation-time null screen's counts.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct NullScreenCount {
+    /// Admitted candidates put to the screen.
     pub screened: u64,
+    /// Of those, deleted: the runner answered them with no tools.
     pub dropped: u64,
+    /// Of those, screen calls that failed: their candidates were kept
+    /// unscreened, and the failures are gated as our measurement's
+    /// (`screen`: over the error limit, COMPROMISED).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub errors: u64,
+}
+
+impl NullScreenCount {
+    /// Candidates the screen was asked about and did not answer for.
+    pub fn unscreened(&self) -> u64 {
+        self.errors
+    }
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
+}
+
+/// The schema of a candidate list ([`CandidateList`]).
+pub const CANDIDATES_SCHEMA: &str = "fitness-candidates/1";
+
+/// What a generator proposed and admission did with it, as a person reads
+/// it: every rejected candidate with the rule that rejected it (and, in a
+/// suite report, every admitted task). The record keeps the rejected list
+/// beside it (`candidates.json`); `fitness suite` writes the same format.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct CandidateList {
+    /// [`CANDIDATES_SCHEMA`].
+    pub schema: String,
+    pub generator: String,
+    /// Rejected by admission, in the order generated (the suite's first,
+    /// then each extension batch's).
+    pub rejected: Vec<ListedCandidate>,
+}
+
+/// One candidate as a list shows it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct ListedCandidate {
+    pub id: String,
+    /// Its prompt, when it parsed as a task.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prompt: Option<String>,
+    /// The tools its solution calls (its expected tools when it has none).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tools: Vec<String>,
+    /// The admission rule that rejected it.
+    pub rule: String,
+    /// What the rule saw.
+    pub detail: String,
 }

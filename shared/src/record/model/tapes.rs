@@ -17,6 +17,16 @@ pub struct TapeRef {
     pub bytes: u64,
 }
 
+/// A file beside the record that the record vouches for (other than a
+/// tape): its path, relative to the record's directory, and its hash.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct FileRef {
+    pub path: String,
+    /// Lowercase hex sha256 of the file's bytes.
+    pub sha256: String,
+    pub bytes: u64,
+}
+
 /// Published tape URLs.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct TraceLinks {

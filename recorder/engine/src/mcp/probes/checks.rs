@@ -21,6 +21,7 @@ pub async fn run_all(ctx: &ProbeContext) -> Vec<ProbeResult> {
         spec_currency(ctx),
         bogus_version(ctx).await,
         header_mismatch(ctx).await,
+        method_header_mismatch(ctx).await,
         server_discover(ctx),
         cache_hints(ctx).await,
         deprecation_surface(ctx).await,
@@ -149,48 +150,91 @@ async fn bogus_version(ctx: &ProbeContext) -> ProbeResult {
 }
 
 async fn header_mismatch(ctx: &ProbeContext) -> ProbeResult {
-    const ID: &str = "header_mismatch";
+    let name = ctx.tools.first().cloned().unwrap_or_default();
+    header_probe(
+        ctx,
+        "header_mismatch",
+        "Mcp-Name",
+        [
+            ("mcp-method", "tools/call".to_owned()),
+            ("mcp-name", "fitness-not-the-tool".to_owned()),
+        ],
+        &name,
+    )
+    .await
+}
+
+/// The method header disagreeing with the body: a `tools/call` sent with
+/// `Mcp-Method: tools/list` (and the right `Mcp-Name`), which a 2026-07-28
+/// server must refuse as it refuses a mismatched name.
+async fn method_header_mismatch(ctx: &ProbeContext) -> ProbeResult {
+    let name = ctx.tools.first().cloned().unwrap_or_default();
+    header_probe(
+        ctx,
+        "method_header_mismatch",
+        "Mcp-Method",
+        [
+            ("mcp-method", "tools/list".to_owned()),
+            ("mcp-name", name.clone()),
+        ],
+        &name,
+    )
+    .await
+}
+
+/// A `tools/call` of the first tool whose `headers` disagree with its body
+/// in `header`: pass when refused (HTTP 400 or -32020), fail when served.
+async fn header_probe(
+    ctx: &ProbeContext,
+    id: &'static str,
+    header: &str,
+    headers: [(&str, String); 2],
+    tool: &str,
+) -> ProbeResult {
     if ctx.http().is_none() {
-        return ProbeResult::unknown(ID, "stdio carries no Mcp-Name header; not applicable");
+        return ProbeResult::unknown(
+            id,
+            format!("stdio carries no {header} header; not applicable"),
+        );
     }
     if ctx.era == Era::Legacy {
-        return ProbeResult::unknown(ID, "legacy era: Mcp-Name headers are a 2026-07-28 rule");
+        return ProbeResult::unknown(
+            id,
+            format!("legacy era: {header} headers are a 2026-07-28 rule"),
+        );
     }
-    let Some(tool) = ctx.tools.first() else {
-        return ProbeResult::unknown(ID, "the server lists no tools to call");
-    };
-    let mut conn = match open(ctx, ID, true).await {
+    if tool.is_empty() {
+        return ProbeResult::unknown(id, "the server lists no tools to call");
+    }
+    let mut conn = match open(ctx, id, true).await {
         Ok(c) => c,
         Err(r) => return r,
     };
+    let request_id = format!("probe-{id}");
     let frame = request_frame(
-        "probe-header",
+        &request_id,
         "tools/call",
         json!({"name": tool, "arguments": {}}),
         Era::Modern,
     );
-    let headers = [
-        ("mcp-method", "tools/call".to_owned()),
-        ("mcp-name", "fitness-not-the-tool".to_owned()),
-    ];
-    let answer = conn.request(&frame, "probe-header", &headers).await;
+    let answer = conn.request(&frame, &request_id, &headers).await;
     conn.close().await;
     let status = answer.status.unwrap_or(0);
     if status == 400 || answer.reply.error_code() == Some(HEADER_MISMATCH) {
         ProbeResult::pass(
-            ID,
+            id,
             format!(
-                "mismatched Mcp-Name refused (HTTP {status}, {})",
+                "mismatched {header} refused (HTTP {status}, {})",
                 describe(&answer.reply)
             ),
         )
     } else if answer.status.is_none() {
-        ProbeResult::unknown(ID, format!("no HTTP answer: {}", describe(&answer.reply)))
+        ProbeResult::unknown(id, format!("no HTTP answer: {}", describe(&answer.reply)))
     } else {
         ProbeResult::fail(
-            ID,
+            id,
             format!(
-                "mismatched Mcp-Name accepted: HTTP {status}, {}",
+                "mismatched {header} accepted: HTTP {status}, {}",
                 describe(&answer.reply)
             ),
         )

@@ -332,7 +332,7 @@ pub fn parse_candidates(
     let Some(items) = find_array(text) else {
         return malformed_all(k, first, opts, "the reply holds no JSON array of tasks");
     };
-    items
+    let mut written: Vec<Candidate> = items
         .iter()
         .take(k)
         .enumerate()
@@ -341,7 +341,20 @@ pub fn parse_candidates(
             let parsed = parse_task(item, &id);
             Candidate::new(id, parsed)
         })
-        .collect()
+        .collect();
+    // A short array: the tasks asked for and not written are counted too
+    // (and the synthesis loop always moves on: a judge that answers `[]`
+    // forever cannot keep it asking).
+    let n = written.len();
+    if n < k {
+        written.extend(malformed_all(
+            k - n,
+            first + n,
+            opts,
+            &format!("the judge wrote {n} of the {k} tasks asked for"),
+        ));
+    }
+    written
 }
 
 /// The array of tasks in `text`: the whole reply, an object holding it
@@ -461,7 +474,14 @@ mod tests {
         let opts = GenerateOptions::new(GeneratorId::JudgeSynth1, 2, 1);
         let reply = "Here you are:\n```json\n[\n {\"prompt\": \"What is the sum of the ids?\", \"expected_tools\": [\"get-sum\"], \"answer_key\": \"12\", \"check\": {\"kind\": \"number_within\", \"value\": 12, \"tolerance\": 0}, \"solution\": [{\"tool\": \"get-sum\", \"arguments\": {\"a\": 3, \"b\": 9}}], \"rationale\": \"needs the server\"},\n \"oops\",\n {\"prompt\": \"x\"}\n]\n```\nDone.";
         let c = parse_candidates(reply, 4, 0, &opts);
-        assert_eq!(c.len(), 3);
+        // Three written, the fourth asked for and not written.
+        assert_eq!(c.len(), 4);
+        assert!(
+            c[3].parsed
+                .as_ref()
+                .unwrap_err()
+                .contains("wrote 3 of the 4")
+        );
         let t = c[0].parsed.as_ref().expect("the first parses");
         assert_eq!(t.expected_tools, vec!["get-sum".to_owned()]);
         assert_eq!(t.solution[0].arguments["b"], json!(9));
@@ -482,7 +502,12 @@ mod tests {
         );
         // The object the JSON mode asks for.
         let object = "{\"tasks\": [{\"prompt\": \"p\"}]}";
-        assert_eq!(parse_candidates(object, 4, 0, &opts).len(), 1);
+        assert_eq!(parse_candidates(object, 4, 0, &opts).len(), 4);
+        assert_eq!(
+            parse_candidates("[]", 4, 0, &opts).len(),
+            4,
+            "an empty array"
+        );
         let none = parse_candidates("I cannot do that.", 4, 6, &opts);
         assert_eq!(none.len(), 4);
         assert_eq!(none[0].id, "tc7");

@@ -1,0 +1,361 @@
+//! The board and the record page as `fitness publish` renders them, read
+//! against the rules they claim: credential contexts never share a scored
+//! group, the suite-size floor printed is the floor applied, reruns are
+//! named, the zero-policy sentence only where the record leaves the
+//! question open, short extension batches shown, and the null-baseline,
+//! registration and answer-leak views in words. Wherever the row and the
+//! record page state one fact, they state it in the same words.
+
+#![cfg(feature = "ssr")]
+
+#[path = "../../shared/tests/record_common/mod.rs"]
+#[allow(dead_code, reason = "the viewer uses a few of the shared helpers")]
+mod record_common;
+
+use std::sync::Arc;
+
+use fitness_shared::board::{Board, Row, RowResult, build_board};
+use fitness_shared::record::*;
+use fitness_viewer::render;
+use record_common::{gate, refusal_record, scored_record};
+
+fn board(records: &[RunRecord]) -> Board {
+    build_board(records, "2026-12-02T00:00:00.000Z", None)
+}
+
+fn row<'b>(board: &'b Board, id: &str) -> &'b Row {
+    board
+        .rows
+        .iter()
+        .find(|r| r.id == id)
+        .expect("the run's row")
+}
+
+/// The record page's HTML, as publish renders it beside its row.
+fn page(record: &RunRecord, board: &Board) -> String {
+    page_with(record, board, None)
+}
+
+fn page_with(record: &RunRecord, board: &Board, candidates: Option<CandidateList>) -> String {
+    let row = row(board, &record.run.id).clone();
+    render::record_page(
+        Arc::new(record.clone()),
+        Arc::new(row),
+        false,
+        candidates.map(Arc::new),
+    )
+}
+
+/// The board page's HTML.
+fn board_page(board: Board) -> String {
+    render::board_page(Arc::new(board))
+}
+
+/// Text with tags removed and entities read, whitespace folded: a block
+/// (a paragraph, a list item, a cell) ends with a space, an inline tag (a
+/// link, a code span) with none, as a reader sees the page.
+fn text(html: &str) -> String {
+    const BLOCKS: &[&str] = &[
+        "p", "li", "ul", "ol", "div", "section", "article", "nav", "h1", "h2", "h3", "h4", "tr",
+        "td", "th", "table", "thead", "tbody", "dl", "dt", "dd", "br", "header", "footer", "main",
+    ];
+    let mut out = String::new();
+    let mut tag: Option<String> = None;
+    for c in html.chars() {
+        match (c, tag.as_mut()) {
+            ('<', None) => tag = Some(String::new()),
+            ('>', Some(t)) => {
+                let name: String = t
+                    .trim_start_matches('/')
+                    .chars()
+                    .take_while(|c| c.is_ascii_alphanumeric())
+                    .collect();
+                if BLOCKS.contains(&name.as_str()) {
+                    out.push(' ');
+                }
+                tag = None;
+            }
+            (c, Some(t)) => t.push(c),
+            (c, None) => out.push(c),
+        }
+    }
+    let out = out
+        .replace("&amp;", "&")
+        .replace("&lt;", "<")
+        .replace("&gt;", ">")
+        .replace("&quot;", "\"")
+        .replace("&#x27;", "'")
+        .replace("&#39;", "'");
+    out.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+fn run(mut record: RunRecord, id: &str, started: &str) -> RunRecord {
+    record.run.id = id.to_owned();
+    record.run.started_at = started.to_owned();
+    record
+}
+
+#[test]
+fn scores_under_two_credential_contexts_sit_in_two_groups() {
+    let owner = run(scored_record(), "srv-owner", "2026-11-01T00:00:00.000Z");
+    let mut anon = run(scored_record(), "srv-anon", "2026-11-02T00:00:00.000Z");
+    anon.server.credential_context = CredentialContext::Anonymous;
+    anon.preregistration.credential_context = Some(CredentialContext::Anonymous);
+    let b = board(&[owner, anon]);
+    let scored: Vec<_> = b
+        .groups
+        .iter()
+        .filter(|g| g.runner_model.is_some())
+        .collect();
+    assert_eq!(scored.len(), 2, "{:?}", b.groups);
+    for g in &scored {
+        assert_eq!(g.rows.len(), 1, "{g:?}");
+        let credential = g
+            .credential
+            .as_deref()
+            .expect("a scored group names its credentials");
+        assert!(g.id.ends_with(credential), "{}", g.id);
+        assert!(g.title.contains(credential), "{}", g.title);
+        // One run alone in its group is read against nothing.
+        assert!(
+            g.statement.contains("nothing to read it against"),
+            "{}",
+            g.statement
+        );
+    }
+}
+
+#[test]
+fn a_thin_suite_prints_the_floor_it_was_held_to_on_the_row_and_the_page() {
+    let mut r = refusal_record(Outcome::InsufficientSurface);
+    r.preregistration.n_tasks = Some(12);
+    r.preregistration.min_tasks = Some(8);
+    r.gates.refused_at = Some("suite_size".into());
+    let mut g = gate(
+        "suite_size",
+        CostTier::Free,
+        GateDetail::SuiteSize {
+            n_tasks: 10,
+            min_tasks: 8,
+            tool_count: Some(3),
+        },
+    );
+    g.ok = false;
+    g.reason = "suite_below_minimum".into();
+    r.gates.records.retain(|g| g.id != "suite_size");
+    r.gates.records.push(g);
+    r.suite.tasks = Some(10);
+    let b = board(std::slice::from_ref(&r));
+    let words = "10 tasks admitted to the suite: registered 12, floor 8";
+    let RowResult::Refused { teaser, .. } = &row(&b, &r.run.id).result else {
+        panic!("a refused row");
+    };
+    assert!(teaser.contains(words), "{teaser}");
+    let page = text(&page(&r, &b));
+    assert!(page.contains(words), "{page}");
+    assert!(!page.contains("against a minimum of"), "{page}");
+    assert!(text(&board_page(b)).contains(words));
+}
+
+#[test]
+fn reruns_are_named_with_their_outcome_and_group_on_the_row_and_the_page() {
+    let first = run(scored_record(), "srv-a1", "2026-11-01T00:00:00.000Z");
+    let second = run(
+        refusal_record(Outcome::GateFailed),
+        "srv-a2",
+        "2026-11-02T00:00:00.000Z",
+    );
+    let mut other = run(scored_record(), "srv-good-a1", "2026-11-03T00:00:00.000Z");
+    // A server whose slug the first one's is a prefix of is another server.
+    other.server.slug = format!("{}-good", other.server.slug);
+    let b = board(&[first.clone(), second.clone(), other]);
+    let row2 = row(&b, "srv-a2");
+    assert_eq!((row2.attempt.index, row2.attempt.of), (2, 2));
+    assert_eq!(row2.attempt.named.len(), 1);
+    let named = &row2.attempt.named[0];
+    assert_eq!(
+        (named.id.as_str(), named.index, named.outcome.as_str()),
+        ("srv-a1", 1, "SCORED")
+    );
+    assert!(named.group.starts_with("scored:"), "{}", named.group);
+    let sentence = row2.attempt.words().text();
+    assert!(
+        sentence.starts_with(
+            "Run 2 of 2 of this server; the others: run 1 (SCORED, in Scored with runner"
+        ),
+        "{sentence}"
+    );
+    // The row and the record page say it in the same words, each a link.
+    let page_html = page(&second, &b);
+    assert!(text(&page_html).contains(&sentence), "{}", text(&page_html));
+    assert!(
+        page_html.contains("href=\"../../runs/srv-a1/\""),
+        "{page_html}"
+    );
+    assert!(text(&board_page(b.clone())).contains(&sentence));
+    // What the record counted when it was recorded is labelled as such.
+    let mut recorded = second.clone();
+    recorded.run.attempt = Some(Attempt {
+        index: 1,
+        of: 1,
+        others: vec![],
+    });
+    assert!(text(&page(&recorded, &b)).contains("When it was recorded, it was the first run"));
+}
+
+#[test]
+fn the_zero_policy_sentence_shows_only_where_the_record_leaves_it_open() {
+    let mut stated = refusal_record(Outcome::ExtendExhausted);
+    stated.preregistration.max_extensions = 0;
+    stated.extensions.clear();
+    let mut silent = stated.clone();
+    silent.run.id = "silent".into();
+    silent.preregistration.extension_protocol = None;
+    let b = board(&[stated.clone(), silent.clone()]);
+    let sentence =
+        "cannot tell a run made before the extension protocol from one that bought no batch";
+    assert!(!text(&page(&stated, &b)).contains(sentence));
+    assert!(text(&page(&silent, &b)).contains(sentence));
+    // The run's registered screen and protocol, in its own words.
+    let own = text(&page(&stated, &b));
+    assert!(
+        own.contains("Null screen at generation: registered."),
+        "{own}"
+    );
+    assert!(
+        own.contains("Extension protocol, in the run's own words: 6 tasks per batch, at most 2."),
+        "{own}"
+    );
+}
+
+#[test]
+fn a_short_extension_batch_is_marked_on_the_ledger() {
+    let mut r = scored_record();
+    assert!(!r.extensions.is_empty(), "the sample consumed a batch");
+    r.preregistration.extension_size = 6;
+    r.extensions[0].tasks_added = 4;
+    r.extensions[0].short = true;
+    let b = board(std::slice::from_ref(&r));
+    let page = text(&page(&r, &b));
+    assert!(page.contains("short: 4 of the 6 registered"), "{page}");
+}
+
+#[test]
+fn the_null_baseline_refusal_reads_each_arm_against_the_agent_and_the_threshold() {
+    let mut r = refusal_record(Outcome::GateFailed);
+    r.gates.refused_at = Some("null_baseline".into());
+    let rate = |label: &str, k: u64| NullRate {
+        label: label.into(),
+        k,
+        n: 12,
+        rate: k as f64 / 12.0,
+        errors: 0,
+    };
+    let mut g = gate(
+        "null_baseline",
+        CostTier::Cheap,
+        GateDetail::NullBaseline {
+            rates: vec![
+                rate("no-tools", 9),
+                rate("stubbed-empty", 3),
+                rate("random-valid-args", 0),
+            ],
+            t_null: Some(0.75),
+            t_agent: Some(1.0),
+            kill_threshold: Some(0.5),
+            ratio: Some(0.5),
+            percentile: Some(95),
+            decision: Some("KILL".into()),
+            explain: None,
+        },
+    );
+    g.ok = false;
+    g.reason = "null_answerable".into();
+    r.gates.records.retain(|g| g.id != "null_baseline");
+    r.gates.records.push(g);
+    let b = board(std::slice::from_ref(&r));
+    let page = text(&page(&r, &b));
+    for line in [
+        "no-tools 9 of 12 75.0% 0",
+        "stubbed-empty 3 of 12 25.0% 0",
+        "random-valid-args 0 of 12 0.0% 0",
+        "Agent's rate: 100.0%",
+        "Null rate taken: 75.0%",
+        "Kill threshold: 50.0% (ratio 0.5 of the agent's rate)",
+        "Decision: KILL",
+        "That finding is about our task generator, not about the server.",
+    ] {
+        assert!(page.contains(line), "{line:?} not in {page}");
+    }
+}
+
+#[test]
+fn the_answer_leak_refusal_counts_the_leaks_of_the_run() {
+    let mut r = refusal_record(Outcome::Degenerate);
+    r.gates.refused_at = Some("answer_leak".into());
+    let mut g = gate(
+        "answer_leak",
+        CostTier::Free,
+        GateDetail::AnswerLeak {
+            leaks: vec![serde_json::json!({"task": "t3", "where": "prompt"})],
+            at_generation: vec![
+                serde_json::json!({"candidate": "c7"}),
+                serde_json::json!({"candidate": "c9"}),
+            ],
+        },
+    );
+    g.ok = false;
+    g.reason = "answer_leak".into();
+    r.gates.records.retain(|g| g.id != "answer_leak");
+    r.gates.records.push(g);
+    let b = board(std::slice::from_ref(&r));
+    let page = text(&page(&r, &b));
+    assert!(
+        page.contains("1 answer leaks in the driven suite; 2 dropped at generation."),
+        "{page}"
+    );
+}
+
+#[test]
+fn every_rejected_candidate_is_listed_with_its_rule_and_linked() {
+    let mut r = scored_record();
+    r.suite.candidates_file = Some(FileRef {
+        path: "candidates.json".into(),
+        sha256: "ab".repeat(32),
+        bytes: 321,
+    });
+    let list = CandidateList {
+        schema: CANDIDATES_SCHEMA.into(),
+        generator: "schema-walk/2".into(),
+        rejected: vec![
+            ListedCandidate {
+                id: "tc3".into(),
+                prompt: Some("Using the server's tools, find the hex of `U+0074`.".into()),
+                tools: vec!["unicode".into()],
+                rule: "answer-leak".into(),
+                detail: "the answer `74` is in the prompt".into(),
+            },
+            ListedCandidate {
+                id: "tc9".into(),
+                prompt: None,
+                tools: vec![],
+                rule: "malformed".into(),
+                detail: "no expected tools".into(),
+            },
+        ],
+    };
+    let b = board(std::slice::from_ref(&r));
+    let html = page_with(&r, &b, Some(list));
+    let page = text(&html);
+    for line in [
+        "tc3 answer-leak Using the server's tools, find the hex of `U+0074`. unicode the answer `74` is in the prompt",
+        "tc9 malformed (did not parse as a task) no expected tools",
+    ] {
+        assert!(page.contains(line), "{line:?} not in {page}");
+    }
+    assert!(
+        html.contains("href=\"../../runs/demo-good/candidates.json\"")
+            || html.contains("candidates.json\""),
+        "{html}"
+    );
+}
