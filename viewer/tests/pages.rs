@@ -9,7 +9,6 @@
 #![cfg(feature = "ssr")]
 
 #[path = "../../shared/tests/record_common/mod.rs"]
-#[allow(dead_code, reason = "the viewer uses a few of the shared helpers")]
 mod record_common;
 
 use std::sync::Arc;
@@ -357,5 +356,47 @@ fn every_rejected_candidate_is_listed_with_its_rule_and_linked() {
         html.contains("href=\"../../runs/demo-good/candidates.json\"")
             || html.contains("candidates.json\""),
         "{html}"
+    );
+}
+
+#[test]
+fn candidates_the_screen_could_not_ask_about_are_counted_on_the_row_and_the_page() {
+    let mut r = scored_record();
+    r.preregistration.null_screen = Some(true);
+    r.suite.null_screened = Some(NullScreenCount {
+        screened: 20,
+        dropped: 3,
+        errors: 2,
+    });
+    let b = board(std::slice::from_ref(&r));
+    let board_text = text(&board_page(b.clone()));
+    assert!(
+        board_text.contains("null-screened suite, 2 candidates unscreened"),
+        "{board_text}"
+    );
+    let own = text(&page(&r, &b));
+    assert!(
+        own.contains("2 screen calls failed, so 2 candidates were kept unscreened"),
+        "{own}"
+    );
+
+    // A registered screen that was never paid for says so, with the reason.
+    let mut skipped = scored_record();
+    skipped.preregistration.null_screen = Some(true);
+    skipped.suite.null_screened = None;
+    skipped.suite.screen_skipped =
+        Some("not run: the suite could not reach its floor of 8 tasks".to_owned());
+    let b = board(std::slice::from_ref(&skipped));
+    let board_text = text(&board_page(b.clone()));
+    assert!(
+        board_text.contains("screen registered, not run"),
+        "{board_text}"
+    );
+    let skipped_page = text(&page(&skipped, &b));
+    assert!(
+        skipped_page.contains(
+            "Null screen at generation: registered, not run: the suite could not reach its floor of 8 tasks"
+        ),
+        "{skipped_page}"
     );
 }

@@ -38,6 +38,7 @@ fn correct_stdio_server_is_modern_and_passes_what_applies() {
     }
     // Headers and Origin do not exist on stdio: unknown, never pass.
     assert_eq!(run.status("header_mismatch"), "unknown");
+    assert_eq!(run.status("method_header_mismatch"), "unknown");
     assert_eq!(run.status("origin"), "unknown");
     assert_eq!(run.status("dns_rebinding"), "unknown");
     assert_eq!(run.pending(), 0);
@@ -186,8 +187,29 @@ fn a_server_that_accepts_mismatched_headers_fails_that_probe() {
     let server = http_fixture("lax-headers");
     let run = probe(&[server.url.as_str()], &[], LIMIT);
     assert_eq!(run.status("header_mismatch"), "fail");
+    assert_eq!(run.status("method_header_mismatch"), "pass");
     assert_eq!(run.status("origin"), "pass");
     assert_eq!(run.status("bogus_version"), "pass");
+}
+
+#[test]
+fn a_server_that_accepts_a_mismatched_method_header_fails_that_probe_alone() {
+    let server = http_fixture("lax-method");
+    let run = probe(&[server.url.as_str()], &[], LIMIT);
+    assert_eq!(
+        run.status("method_header_mismatch"),
+        "fail",
+        "{:#}",
+        run.report
+    );
+    assert_eq!(run.status("header_mismatch"), "pass");
+    // The probe's own frame carries the mismatched header's name in its detail.
+    let detail = run.report["probes"]
+        .as_array()
+        .and_then(|p| p.iter().find(|p| p["id"] == "method_header_mismatch"))
+        .map(|p| p["detail"].to_string())
+        .unwrap_or_default();
+    assert!(detail.contains("Mcp-Method"), "{detail}");
 }
 
 #[test]
@@ -196,6 +218,7 @@ fn a_legacy_http_server_has_no_header_rules_to_check() {
     let run = probe(&[server.url.as_str()], &[], LIMIT);
     assert_eq!(run.report["server"]["era"], "legacy");
     assert_eq!(run.status("header_mismatch"), "unknown");
+    assert_eq!(run.status("method_header_mismatch"), "unknown");
     assert_eq!(run.status("origin"), "pass");
 }
 

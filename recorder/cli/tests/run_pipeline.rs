@@ -73,6 +73,7 @@ fn a_good_server_is_scored_with_its_interval_and_every_gate_on_record() {
         order,
         [
             "plan_power",
+            "screen",
             "structural",
             "answer_leak",
             "null_baseline",
@@ -92,7 +93,7 @@ fn a_good_server_is_scored_with_its_interval_and_every_gate_on_record() {
 }
 
 #[test]
-fn a_registration_that_could_never_publish_is_refused_before_the_server_or_a_model_is_touched() {
+fn a_registration_that_could_never_publish_is_refused_after_the_probes_with_no_model_call() {
     let out = tempfile::tempdir().expect("tempdir");
     let started = Instant::now();
     // 8 tasks x 2 reps with two batches of 4 reach at most 32 trials: a
@@ -146,10 +147,26 @@ fn a_registration_that_could_never_publish_is_refused_before_the_server_or_a_mod
             .map(|l| serde_json::from_str(l).expect("json line"))
             .collect()
     };
+    // The probes cost zero tokens and run first, so the refusal reports
+    // them: every frame on the wire is a probe's or the connection's.
     let mcp = lines("mcp.jsonl");
+    let frames: Vec<&Value> = mcp
+        .iter()
+        .filter(|l| l["dir"] == "in" || l["dir"] == "out")
+        .collect();
+    assert!(!frames.is_empty(), "the probes reached the server");
     assert!(
-        mcp.iter().all(|l| l["dir"] != "in" && l["dir"] != "out"),
-        "not one frame went to the server: {mcp:?}"
+        frames.iter().all(|l| l["corr_id"]
+            .as_str()
+            .is_some_and(|c| c.starts_with("probe::"))),
+        "only probe frames: {frames:?}"
+    );
+    assert!(
+        record["probes"]["findings"]
+            .as_array()
+            .is_some_and(|f| !f.is_empty()),
+        "{}",
+        record["probes"]
     );
     let agent = lines("agent.jsonl");
     assert!(
@@ -163,6 +180,48 @@ fn a_registration_that_could_never_publish_is_refused_before_the_server_or_a_mod
     assert!(
         elapsed < Duration::from_secs(20),
         "refused at once, not after generation: {elapsed:?}"
+    );
+}
+
+#[test]
+fn a_registration_refused_against_an_unreachable_server_keeps_its_refusal() {
+    let out = tempfile::tempdir().expect("tempdir");
+    // A port nothing listens on.
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .expect("a free port")
+        .port();
+    let url = format!("http://127.0.0.1:{port}/mcp");
+    let output = run_bounded(
+        &[
+            "run",
+            "--runner",
+            "sim/diligent",
+            "--tasks",
+            "8",
+            "--reps",
+            "2",
+            "--timeout",
+            "2",
+            "--out",
+            s(out.path()),
+            "--json",
+            &url,
+        ],
+        Duration::from_secs(60),
+    );
+    let summary: Value = serde_json::from_slice(&output.stdout).expect("summary");
+    assert_eq!(summary["outcome"], "GATE_FAILED", "{}", text(&output));
+    assert_eq!(summary["refused_at"], "plan_power");
+    let dir = PathBuf::from(summary["dir"].as_str().expect("dir"));
+    let record: Value =
+        serde_json::from_slice(&std::fs::read(dir.join("record.json")).expect("record"))
+            .expect("json");
+    let unreachable = record["probes"]["unreachable"].as_str().unwrap_or_default();
+    assert!(
+        unreachable.contains("could not be reached"),
+        "{}",
+        record["probes"]
     );
 }
 
@@ -342,21 +401,100 @@ fn an_unresolved_construct_gate_with_no_registered_batch_is_extend_exhausted() {
 
 #[test]
 fn a_failing_model_api_compromises_the_measurement() {
+    // One model call in four fails: the screen's own failures are counted
+    // in the ledger, kept unscreened, and gated as our measurement's.
     let run = demo("good", "sim/unstable", &[]);
     assert_eq!(run.outcome(), "COMPROMISED", "{:#}", run.record["gates"]);
-    let gate = run.gate(run.refused_at());
-    let errors = gate["detail"]["errors"].as_u64().unwrap_or(0);
+    assert_eq!(run.refused_at(), "screen");
+    let gate = run.gate("screen");
+    let failures = gate["detail"]["failures"].as_u64().unwrap_or(0);
+    let screen = &run.record["suite"]["null_screened"];
+    assert!(failures > 0, "{gate}");
+    assert_eq!(screen["errors"].as_u64(), Some(failures), "{screen}");
+    // The tape holds exactly the screen calls the ledger counts, each once.
+    let agent = run.lines("agent.jsonl");
+    let asked = agent
+        .iter()
+        .filter(|l| {
+            l["type"] == "turn"
+                && l["role"] == "user"
+                && l["corr_id"]
+                    .as_str()
+                    .is_some_and(|c| c.ends_with("::screen"))
+        })
+        .count() as u64;
+    assert_eq!(asked, screen["screened"].as_u64().unwrap_or(0), "{screen}");
+    let failed = agent
+        .iter()
+        .filter(|l| l["kind"] == "llm.error" && l["raw"]["phase"] == "screen")
+        .count() as u64;
+    assert_eq!(failed, failures);
+    // Nothing is paid after the refusal: no trial of any arm ran.
+    assert!(
+        !agent.iter().any(|l| l["corr_id"]
+            .as_str()
+            .is_some_and(|c| c.contains("::null-") || c.contains("::construct"))),
+        "no trial after the screen gate refused"
+    );
+    // A cap of exactly the screen calls lets the run reach its verdict: the
+    // failed calls were counted once, not twice (which would have spent the
+    // cap before the screen gate could speak).
+    let capped = demo(
+        "good",
+        "sim/unstable",
+        &["--max-model-calls", &screen["screened"].to_string()],
+    );
+    assert_eq!(
+        capped.outcome(),
+        "COMPROMISED",
+        "{:#}",
+        capped.record["notes"]
+    );
+    assert_eq!(capped.refused_at(), "screen");
+}
+
+#[test]
+fn a_null_arm_whose_calls_fail_is_gated_on_its_own() {
+    // With no screen, the unstable runner's failures land in the null arms:
+    // they are gated apart, never dropped from the arm's denominator unseen.
+    let run = demo("good", "sim/unstable", &["--no-screen"]);
+    assert_eq!(run.outcome(), "COMPROMISED", "{:#}", run.record["gates"]);
+    assert_eq!(run.refused_at(), "null_baseline");
+    let gate = run.gate("null_baseline");
+    assert_eq!(gate["reason"], "compromised");
+    let errors: u64 = gate["detail"]["rates"]
+        .as_array()
+        .expect("rates")
+        .iter()
+        .filter_map(|r| r["errors"].as_u64())
+        .sum();
     assert!(errors > 0, "{gate}");
-    // Every failed attempt is on the agent tape.
-    let llm_errors = run
+    assert!(
+        gate["detail"]["explain"]
+            .as_str()
+            .unwrap_or("")
+            .contains("our measurement failed"),
+        "{gate}"
+    );
+}
+
+#[test]
+fn a_suite_that_cannot_reach_its_floor_is_never_screened() {
+    let run = demo("thin", "sim/diligent", &[]);
+    assert_eq!(run.outcome(), "INSUFFICIENT_SURFACE");
+    let skipped = run.record["suite"]["screen_skipped"].as_str().unwrap_or("");
+    assert!(skipped.contains("not run"), "{}", run.record["suite"]);
+    assert!(run.record["suite"].get("null_screened").is_none());
+    let screen_calls = run
         .lines("agent.jsonl")
         .iter()
-        .filter(|l| l["kind"] == "llm.error")
+        .filter(|l| {
+            l["corr_id"]
+                .as_str()
+                .is_some_and(|c| c.ends_with("::screen"))
+        })
         .count();
-    assert!(
-        llm_errors as u64 >= errors,
-        "{llm_errors} llm.error events for {errors} errors"
-    );
+    assert_eq!(screen_calls, 0, "zero screen calls on the tape");
 }
 
 #[test]
@@ -456,12 +594,86 @@ fn the_tapes_prove_the_order_and_carry_every_trials_corr_id_and_the_record_verif
             .any(|c| c["corr_id"].as_str().is_some_and(|id| !id.contains("::"))),
         "no drive frames on the wire"
     );
+    assert!(run.record["signature"].is_object());
+}
+
+#[test]
+fn every_rejected_candidate_is_listed_beside_the_record_and_signed() {
+    let keydir = tempfile::tempdir().expect("tempdir");
+    let key = keydir.path().join("publisher.key");
+    let out = run_bounded(&["keygen", "--out", s(&key)], Duration::from_secs(30));
+    assert!(out.status.success(), "{}", text(&out));
+    let run = demo("canary", "sim/diligent", &["--key", s(&key)]);
+    // Every rejected candidate is listed beside the record, with its rule.
+    let file = &run.record["suite"]["candidates_file"];
+    assert_eq!(file["path"], "candidates.json", "{}", run.record["suite"]);
+    let list: Value =
+        serde_json::from_slice(&std::fs::read(run.dir.join("candidates.json")).expect("the list"))
+            .expect("json");
+    assert_eq!(list["schema"], "fitness-candidates/1");
+    let rejected = list["rejected"].as_array().expect("rejected");
+    let by_rule: u64 = run.record["suite"]["rejected_by_rule"]
+        .as_array()
+        .expect("rules")
+        .iter()
+        .filter_map(|r| r["count"].as_u64())
+        .sum();
+    // Extension batches' rule rejections are listed too.
+    let in_batches: u64 = run.record["extensions"]
+        .as_array()
+        .map(|b| {
+            b.iter()
+                .map(|x| {
+                    ["admission", "answer_leak", "duplicate"]
+                        .iter()
+                        .filter_map(|k| x["dropped"][k].as_u64())
+                        .sum::<u64>()
+                })
+                .sum()
+        })
+        .unwrap_or(0);
+    assert!(
+        by_rule + in_batches > 0,
+        "the canary's batches reject duplicates"
+    );
+    assert_eq!(
+        rejected.len() as u64,
+        by_rule + in_batches,
+        "every rejection listed: {list}"
+    );
+    assert!(
+        rejected
+            .iter()
+            .all(|c| c["rule"].is_string() && c["detail"].is_string())
+    );
+    assert!(rejected.iter().any(|c| c["prompt"].is_string()), "{list}");
     let verify = run_bounded(
         &["verify", s(&run.dir.join("record.json"))],
         Duration::from_secs(30),
     );
     assert!(verify.status.success(), "{}", text(&verify));
+    assert!(
+        String::from_utf8_lossy(&verify.stdout).contains("candidates.json"),
+        "verify checks the candidate list: {}",
+        text(&verify)
+    );
     assert!(run.record["signature"].is_object());
+    // A changed list no longer verifies, and verify names it.
+    let path = run.dir.join("candidates.json");
+    let mut bytes = std::fs::read(&path).expect("the list");
+    let at = bytes.iter().position(|&b| b == b'e').expect("an e");
+    bytes[at] = b'E';
+    std::fs::write(&path, bytes).expect("write");
+    let tampered = run_bounded(
+        &["verify", s(&run.dir.join("record.json"))],
+        Duration::from_secs(30),
+    );
+    assert!(!tampered.status.success());
+    assert!(
+        text(&tampered).contains("candidates.json"),
+        "{}",
+        text(&tampered)
+    );
 }
 
 #[test]

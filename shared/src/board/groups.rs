@@ -160,18 +160,16 @@ fn refused_statement(runs: usize, generators: &[String]) -> String {
         1 => "1 run".to_owned(),
         n => format!("{n} runs"),
     };
-    let statement = if generators.len() > 1 {
-        format!(
+    match generators {
+        [] => format!("{runs_text}."),
+        [one] if runs == 1 => format!("1 run, built by {one}."),
+        [one] => format!("{runs_text}, all built by {one}."),
+        many => format!(
             "{runs_text}. This group mixes {} generators ({}); rows are only read against rows of the same generator.",
-            generators.len(),
-            generators.join(", ")
-        )
-    } else if runs == 1 {
-        format!("1 run, built by {}.", generators[0])
-    } else {
-        format!("{runs_text}, all built by {}.", generators[0])
-    };
-    statement
+            many.len(),
+            many.join(", ")
+        ),
+    }
 }
 
 /// Pairs `(a, b)` where one interval lies entirely above the other.

@@ -31,6 +31,8 @@ pub enum FixtureName {
     BogusEcho,
     /// HTTP only: modern, but accepts a mismatched `Mcp-Name` header.
     LaxHeaders,
+    /// HTTP only: modern, but accepts a mismatched `Mcp-Method` header.
+    LaxMethod,
     /// HTTP only: rmcp's defaults, which check `Host` and not `Origin`: a
     /// foreign Origin with a valid Host gets in, a foreign Host does not.
     HostOnly,
@@ -66,6 +68,7 @@ impl FixtureName {
         ("legacy", FixtureName::Legacy),
         ("bogus-echo", FixtureName::BogusEcho),
         ("lax-headers", FixtureName::LaxHeaders),
+        ("lax-method", FixtureName::LaxMethod),
         ("host-only", FixtureName::HostOnly),
         ("hang", FixtureName::Hang),
         ("crash", FixtureName::Crash),
@@ -94,6 +97,7 @@ impl FixtureName {
             FixtureName::Correct
             | FixtureName::Legacy
             | FixtureName::LaxHeaders
+            | FixtureName::LaxMethod
             | FixtureName::HostOnly
             | FixtureName::OldSubscribe
             | FixtureName::Echo => None,
@@ -140,7 +144,13 @@ pub async fn serve(name: FixtureName, http: Option<SocketAddr>) -> anyhow::Resul
         };
     }
     let legacy_only = name == FixtureName::Legacy;
-    let lax = name == FixtureName::LaxHeaders;
+    // Which header a lax fixture overwrites with the body's own value, so a
+    // mismatch in it is never noticed.
+    let lax = match name {
+        FixtureName::LaxHeaders => Some("mcp-name"),
+        FixtureName::LaxMethod => Some("mcp-method"),
+        _ => None,
+    };
     let host_only = name == FixtureName::HostOnly;
     anyhow::ensure!(
         !(host_only && http.is_none()),
@@ -149,6 +159,7 @@ pub async fn serve(name: FixtureName, http: Option<SocketAddr>) -> anyhow::Resul
     let server_name = match name {
         FixtureName::Legacy => "fitness-fixture-legacy",
         FixtureName::LaxHeaders => "fitness-fixture-lax-headers",
+        FixtureName::LaxMethod => "fitness-fixture-lax-method",
         FixtureName::HostOnly => "fitness-fixture-host-only",
         FixtureName::OldSubscribe => "fitness-fixture-old-subscribe",
         _ => "fitness-fixture-correct",
@@ -159,7 +170,7 @@ pub async fn serve(name: FixtureName, http: Option<SocketAddr>) -> anyhow::Resul
         "this fixture speaks stdio only"
     );
     match (http, lax) {
-        (None, false) => {
+        (None, None) => {
             let mut server = CorrectServer::new(server_name, legacy_only);
             if subscribe {
                 server = server.with_resources_subscribe();
@@ -180,15 +191,21 @@ async fn serve_http(
     addr: SocketAddr,
     name: &'static str,
     legacy_only: bool,
-    lax: bool,
+    lax: Option<&'static str>,
     host_only: bool,
 ) -> anyhow::Result<()> {
     let mut router = http_service(
         move || Ok(CorrectServer::new(name, legacy_only)),
         !host_only,
     );
-    if lax {
-        router = router.layer(axum::middleware::from_fn(make_mcp_name_match));
+    match lax {
+        Some("mcp-name") => {
+            router = router.layer(axum::middleware::from_fn(make_mcp_name_match));
+        }
+        Some(_) => {
+            router = router.layer(axum::middleware::from_fn(make_mcp_method_match));
+        }
+        None => {}
     }
     serve_router(addr, router).await
 }
@@ -219,20 +236,42 @@ async fn serve_router(addr: SocketAddr, router: axum::Router) -> anyhow::Result<
     Ok(())
 }
 
-/// The lax fixture's fault: overwrite `Mcp-Name` with the body's tool name,
-/// so a mismatched header is never noticed.
+/// The lax-headers fixture's fault: overwrite `Mcp-Name` with the body's
+/// tool name, so a mismatched header is never noticed.
 async fn make_mcp_name_match(request: Request, next: Next) -> Response {
+    overwrite_header(request, next, "mcp-name", |v| {
+        v.get("params")?.get("name")?.as_str().map(str::to_owned)
+    })
+    .await
+}
+
+/// The lax-method fixture's fault: overwrite `Mcp-Method` with the body's
+/// method.
+async fn make_mcp_method_match(request: Request, next: Next) -> Response {
+    overwrite_header(request, next, "mcp-method", |v| {
+        v.get("method")?.as_str().map(str::to_owned)
+    })
+    .await
+}
+
+/// Overwrite `header` with what `from_body` reads from the JSON body.
+async fn overwrite_header(
+    request: Request,
+    next: Next,
+    header: &'static str,
+    from_body: fn(&serde_json::Value) -> Option<String>,
+) -> Response {
     let (mut parts, body) = request.into_parts();
     let Ok(bytes) = axum::body::to_bytes(body, 4 << 20).await else {
         return next.run(Request::from_parts(parts, Body::empty())).await;
     };
-    let name = serde_json::from_slice::<serde_json::Value>(&bytes)
+    let value = serde_json::from_slice::<serde_json::Value>(&bytes)
         .ok()
-        .and_then(|v| v.get("params")?.get("name")?.as_str().map(str::to_owned));
-    if let Some(name) = name
-        && let Ok(value) = axum::http::HeaderValue::from_str(&name)
+        .and_then(|v| from_body(&v));
+    if let Some(value) = value
+        && let Ok(value) = axum::http::HeaderValue::from_str(&value)
     {
-        parts.headers.insert("mcp-name", value);
+        parts.headers.insert(header, value);
     }
     next.run(Request::from_parts(parts, Body::from(bytes)))
         .await
