@@ -325,6 +325,7 @@ fn row_identity(row: &Row) -> impl IntoView + use<> {
                 {relay}
                 <span class="chip runner">{format!("runner {}", row.runner_model)}</span>
                 <span class="chip credential">{row.credential.clone()}</span>
+                {row.access.clone().map(|a| view! { <span class="chip access">{a}</span> })}
                 <span class="chip screened">{screened}</span>
             </p>
             <p class="run-meta">

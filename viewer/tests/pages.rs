@@ -113,7 +113,11 @@ fn scores_under_two_credential_contexts_sit_in_two_groups() {
             .credential
             .as_deref()
             .expect("a scored group names its credentials");
-        assert!(g.id.ends_with(credential), "{}", g.id);
+        assert!(
+            g.id.ends_with(&format!(":{credential}")) || g.id.contains(&format!(":{credential}:")),
+            "{}",
+            g.id
+        );
         assert!(g.title.contains(credential), "{}", g.title);
         // One run alone in its group is read against nothing.
         assert!(
@@ -399,4 +403,95 @@ fn candidates_the_screen_could_not_ask_about_are_counted_on_the_row_and_the_page
         ),
         "{skipped_page}"
     );
+}
+
+#[test]
+fn read_only_and_sandbox_runs_sit_in_two_groups_and_say_what_they_did() {
+    let mut read_only = run(scored_record(), "srv-ro", "2026-11-01T00:00:00.000Z");
+    read_only.access = Some(AccessLedger {
+        mode: AccessMode::ReadOnly,
+        restore: None,
+        reset_command: None,
+        copied_paths: vec![],
+        writers: vec!["write_file".into(), "move_file".into()],
+        blocked: vec![BlockedTool {
+            tool: "write_file".into(),
+            calls: 3,
+            trials: vec!["t2".into(), "t5".into()],
+        }],
+        writes: vec![],
+        writes_total: 0,
+        stale_trials: vec![],
+    });
+    let mut sandbox = run(scored_record(), "srv-sb", "2026-11-02T00:00:00.000Z");
+    sandbox.access = Some(AccessLedger {
+        mode: AccessMode::Sandbox,
+        restore: Some(RestoreKind::Copy),
+        reset_command: None,
+        copied_paths: vec!["/srv/notes".into()],
+        writers: vec!["write_file".into()],
+        blocked: vec![],
+        writes: vec![WriteCall {
+            tool: "write_file".into(),
+            arguments: serde_json::json!({"path": "/tmp/copy/a.txt"}),
+            corr_id: Some("generate".into()),
+        }],
+        writes_total: 1,
+        stale_trials: vec![],
+    });
+    let b = board(&[read_only.clone(), sandbox.clone()]);
+    let scored: Vec<_> = b
+        .groups
+        .iter()
+        .filter(|g| g.runner_model.is_some())
+        .collect();
+    assert_eq!(
+        scored.len(),
+        2,
+        "never read against each other: {:?}",
+        b.groups
+    );
+    assert!(
+        scored
+            .iter()
+            .any(|g| g.id.ends_with(":read-only") && g.title.ends_with("read-only"))
+    );
+    assert!(scored.iter().any(|g| g.id.ends_with(":sandbox")));
+    let board_text = text(&board_page(b.clone()));
+    assert!(
+        board_text.contains("read-only (3 calls blocked)"),
+        "{board_text}"
+    );
+    assert!(
+        board_text.contains("sandbox, restored from a copy before every trial (1 write)"),
+        "{board_text}"
+    );
+    let ro = text(&page(&read_only, &b));
+    assert!(
+        ro.contains("Credentials owner-key Access read-only (3 calls blocked)"),
+        "{ro}"
+    );
+    assert!(ro.contains("write_file: 3 calls, in t2, t5"), "{ro}");
+    let sb = text(&page(&sandbox, &b));
+    assert!(sb.contains("never the originals"), "{sb}");
+    assert!(sb.contains("Every write the run made (1):"), "{sb}");
+    assert!(sb.contains("write_file generate"), "{sb}");
+
+    // A record from before the mode says so.
+    let old = run(scored_record(), "srv-old", "2026-10-01T00:00:00.000Z");
+    let b = board(std::slice::from_ref(&old));
+    // Its group keeps the three-part key, and its title says so.
+    let group = b
+        .groups
+        .iter()
+        .find(|g| g.runner_model.is_some())
+        .expect("a scored group");
+    assert_eq!(group.id.matches(':').count(), 3, "{}", group.id);
+    assert!(
+        group.title.ends_with("access not recorded"),
+        "{}",
+        group.title
+    );
+    let page_text = text(&page(&old, &b));
+    assert!(page_text.contains("access not recorded"), "{page_text}");
 }

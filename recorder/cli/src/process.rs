@@ -110,6 +110,14 @@ impl Progress for Bars {
             bar.finish_with_message(fitness_recorder::secrets::redact(summary));
         }
     }
+
+    fn note(&self, text: &str) {
+        let text = fitness_recorder::secrets::redact(text);
+        match self.bar.lock().unwrap_or_else(|p| p.into_inner()).as_ref() {
+            Some(bar) if !self.hidden => bar.println(text),
+            _ => eprintln!("{text}"),
+        }
+    }
 }
 
 /// Lines a supervised `fitness run` prints on stderr to report its phase.
@@ -125,6 +133,10 @@ impl Progress for PhaseLines {
             PROGRESS_PREFIX,
             serde_json::json!({"phase": name, "total": total})
         );
+    }
+
+    fn note(&self, text: &str) {
+        eprintln!("{}", fitness_recorder::secrets::redact(text));
     }
 }
 

@@ -19,6 +19,9 @@ fn ask_runs_one_trial_and_writes_both_tapes() {
             "ask",
             "--runner",
             "sim/diligent",
+            // The fixture's `add` is unannotated, so it may write: a
+            // read-only ask would withhold it.
+            "--sandbox",
             "--out",
             out_dir.to_str().expect("utf-8"),
             "Call `add` with {\"a\": 19, \"b\": 23}",
@@ -115,6 +118,7 @@ fn ask_over_streamable_http_tags_the_trial_frames() {
         &[
             "ask",
             &server.url,
+            "--sandbox",
             "--runner",
             "sim/careless",
             "--seed",

@@ -12,6 +12,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use common::{FITNESS, require_tool, run_bounded};
+use fitness_recorder::access::{Access, AccessMode};
 use fitness_recorder::mcp::connect::{Session, Target};
 use fitness_recorder::mcp::stdio::StdioTarget;
 use fitness_recorder::mcp::tap::Tap;
@@ -31,6 +32,8 @@ struct Rig {
     agent: Tap,
     session: Session,
     tools: Vec<rmcp::model::Tool>,
+    /// A sandbox: every call is sent (the read-only test blocks its own).
+    access: Access,
 }
 
 impl Rig {
@@ -57,12 +60,17 @@ impl Rig {
             .await
             .expect("connects");
         let tools = session.list_tools().await.expect("tools");
+        let access = Access {
+            mode: AccessMode::Sandbox,
+            writers: fitness_recorder::access::writers(&tools, &|_| false),
+        };
         Rig {
             dir,
             mcp,
             agent,
             session,
             tools,
+            access,
         }
     }
 
@@ -80,6 +88,7 @@ impl Rig {
     ) -> TrialOutcome {
         let spec = TrialSpec {
             corr_id,
+            access: &self.access,
             prompt,
             instructions: None,
             tools: &self.tools,
@@ -275,9 +284,11 @@ async fn sim_diligent_against_the_fixture_tapes_agree_and_corr_ids_line_up() {
         .iter()
         .filter(|l| l["kind"] == "fitness.destructive_call")
         .count();
+    // Unannotated: `add` and `reverse` (no reading verb) may write, `echo`
+    // reads; a sandbox sends all three and marks each write.
     assert_eq!(
-        destructive, 4,
-        "the fixture's tools are unannotated: all destructive"
+        destructive, 3,
+        "one add and two reverse calls, each marked as a write"
     );
 }
 
@@ -326,24 +337,30 @@ async fn sim_reference_follows_the_plan_with_a_handle_then_answers_the_key() {
     let (m, g) = plane_tools(&mcp, &agent);
     assert_eq!(rows(&m), rows(&g));
     assert_eq!(wire_corr_ids(&mcp), agent_tool_use_corr_ids(&agent));
-    // The system text is taped as each trial's first turn, without the
+    // The system text is taped as each trial's first turn, the same for
+    // both (the reference block follows the prompt, so the system text and
+    // tools stay one cacheable prefix); the prompt turn is taped without the
     // reference block: the agent tape shows the calls and the answer, and
     // says that a key and plan were given, but not what they were.
     let text = std::fs::read_to_string(&agent).expect("tape");
     assert!(!text.contains("fitness-reference"));
-    let systems: Vec<Value> = text
+    let turns: Vec<Value> = text
         .lines()
         .map(|l| serde_json::from_str::<Value>(l).expect("json"))
-        .filter(|l| l["type"] == "turn" && l["role"] == "system")
+        .filter(|l| l["type"] == "turn")
         .collect();
+    let systems: Vec<&Value> = turns.iter().filter(|l| l["role"] == "system").collect();
     assert_eq!(systems.len(), 2, "one system turn per trial");
-    let first = systems[0]["blocks"].to_string();
-    assert!(first.contains("kept off the tape"), "{first}");
-    assert!(
-        !systems[1]["blocks"]
-            .to_string()
-            .contains("kept off the tape")
-    );
+    assert_eq!(systems[0]["blocks"], systems[1]["blocks"]);
+    let prompts: Vec<String> = turns
+        .iter()
+        .filter(|l| l["role"] == "user" && l["blocks"].to_string().contains("\"text\""))
+        .filter(|l| !l["blocks"].to_string().contains("tool_result"))
+        .map(|l| l["blocks"].to_string())
+        .collect();
+    assert_eq!(prompts.len(), 2, "{prompts:?}");
+    assert!(prompts[0].contains("kept off the tape"), "{}", prompts[0]);
+    assert!(!prompts[1].contains("kept off the tape"));
 }
 
 #[tokio::test]
@@ -380,6 +397,7 @@ async fn a_turn_budget_ends_the_trial_and_unmade_calls_are_budget_exhausted() {
     let rig = Rig::fixture().await;
     let spec = TrialSpec {
         corr_id: "b1",
+        access: &rig.access,
         prompt: "Use `add` with {\"a\": 1, \"b\": 1}.",
         instructions: Some("Numbers only."),
         tools: &rig.tools,
@@ -387,7 +405,7 @@ async fn a_turn_budget_ends_the_trial_and_unmade_calls_are_budget_exhausted() {
         reference: None,
         budget: Budget {
             max_turns: 1,
-            max_tokens: 200_000,
+            ..Budget::default()
         },
     };
     let o = run_trial(&sim("diligent", 0), Some(&rig.session), &spec, &rig.agent).await;
@@ -398,8 +416,8 @@ async fn a_turn_budget_ends_the_trial_and_unmade_calls_are_budget_exhausted() {
     let tokens = TrialSpec {
         corr_id: "b2",
         budget: Budget {
-            max_turns: 12,
             max_tokens: 10,
+            ..Budget::default()
         },
         ..spec
     };
@@ -607,4 +625,134 @@ async fn hanging_and_crashing_servers_are_protocol_errors_and_the_trial_still_en
         let text = std::fs::read_to_string(&agent).expect("tape");
         assert!(text.contains("\"is_error\":true"), "{fixture}");
     }
+}
+
+#[tokio::test]
+async fn a_read_only_trial_withholds_every_call_that_may_write() {
+    let mut rig = Rig::fixture().await;
+    rig.access.mode = AccessMode::ReadOnly;
+    assert!(rig.access.blocks("add"), "{:?}", rig.access.writers);
+    let o = rig
+        .trial(
+            &sim("diligent", 0),
+            "r1",
+            "Use the `add` tool with arguments {\"a\": 2, \"b\": 3} and report the result.",
+            ToolMode::Live,
+            None,
+        )
+        .await;
+    assert!(!o.calls.is_empty());
+    assert!(
+        o.calls.iter().all(|c| c.blocked && c.writes && !c.ok),
+        "{:?}",
+        o.calls
+    );
+    let (_dir, mcp, agent) = rig.finish().await;
+    // Nothing reached the server.
+    let wire = std::fs::read_to_string(&mcp).expect("tape");
+    assert!(!wire.contains("tools/call"), "{wire}");
+    // The agent was told why, the tape says so, and the tape statistics
+    // count no tool error: the call never reached a tool.
+    let agent_lines = lines(&agent);
+    let blocked: Vec<&Value> = agent_lines
+        .iter()
+        .filter(|l| l["kind"] == "fitness.blocked_call")
+        .collect();
+    assert_eq!(blocked.len(), o.calls.len());
+    assert_eq!(blocked[0]["raw"]["tool"], "add");
+    let result = agent_lines
+        .iter()
+        .flat_map(|l| l["blocks"].as_array().cloned().unwrap_or_default())
+        .find(|b| b["type"] == "tool_result")
+        .expect("a tool result");
+    assert!(
+        result
+            .to_string()
+            .contains("blocked by the measurement harness"),
+        "{result}"
+    );
+    let (_m, g) = plane_tools(&mcp, &agent);
+    let errors: u64 = g
+        .as_array()
+        .expect("tools")
+        .iter()
+        .filter_map(|t| t["errors"].as_u64())
+        .sum();
+    assert_eq!(errors, 0, "a withheld call is not a tool error: {g:#}");
+}
+
+#[tokio::test]
+async fn a_turn_past_its_call_limit_has_the_surplus_refused_and_never_sent() {
+    let calls: Vec<Value> = (0..5)
+        .map(|i| {
+            json!({"id": format!("call_{i}"), "type": "function",
+            "function": {"name": "add", "arguments": format!("{{\"a\": {i}, \"b\": 1}}")}})
+        })
+        .collect();
+    let fake = FakeApi::start(vec![
+        Reply::json(json!({"model": "m",
+            "choices": [{"message": {"role": "assistant", "content": null, "tool_calls": calls},
+                "finish_reason": "tool_calls"}]})),
+        Reply::json(json!({"model": "m",
+            "choices": [{"message": {"role": "assistant", "content": "2"}, "finish_reason": "stop"}]})),
+    ])
+    .await;
+    let client = OpenAiClient::new(
+        &"openai/m".parse().expect("id"),
+        None,
+        &format!("{}/v1", fake.base),
+        &ClientOptions::default(),
+    )
+    .expect("client");
+    let rig = Rig::fixture().await;
+    let spec = TrialSpec {
+        corr_id: "many",
+        access: &rig.access,
+        prompt: "Add.",
+        instructions: None,
+        tools: &rig.tools,
+        mode: ToolMode::Live,
+        reference: None,
+        budget: Budget {
+            max_calls_per_turn: 2,
+            ..Budget::default()
+        },
+    };
+    let o = run_trial(&client, Some(&rig.session), &spec, &rig.agent).await;
+    assert_eq!(o.final_answer.as_deref(), Some("2"));
+    assert_eq!(o.calls.len(), 5);
+    assert!(o.calls[..2].iter().all(|c| c.ok));
+    assert!(
+        o.calls[2..]
+            .iter()
+            .all(|c| c.failure == Some(CallFailure::BudgetExhausted)),
+        "{:?}",
+        o.calls
+    );
+    // The model was told each surplus call was refused.
+    let seen = fake.seen();
+    let msgs = seen[1].body["messages"].as_array().expect("messages");
+    let refused = msgs
+        .iter()
+        .filter(|m| {
+            m["content"]
+                .as_str()
+                .is_some_and(|c| c.contains("refused by the harness"))
+        })
+        .count();
+    assert_eq!(refused, 3);
+    let (_dir, mcp, agent) = rig.finish().await;
+    assert_eq!(
+        wire_corr_ids(&mcp),
+        ["many"; 4],
+        "two calls and their responses reached the wire"
+    );
+    let events = lines(&agent)
+        .into_iter()
+        .filter(|l| l["kind"] == "fitness.refused_call")
+        .count();
+    assert_eq!(events, 3);
+    // The refused calls are no tool's errors in the tape statistics.
+    let (_, g) = plane_tools(&mcp, &agent);
+    assert_eq!(rows(&g), [("add".into(), 5, 0)]);
 }

@@ -511,6 +511,8 @@ fn a_spend_cap_reached_mid_run_leaves_a_void_record() {
             "7",
             "--max-model-calls",
             "40",
+            "--concurrency",
+            "8",
             "--json",
             "--",
             FITNESS,
@@ -531,6 +533,26 @@ fn a_spend_cap_reached_mid_run_leaves_a_void_record() {
         record["notes"]["own"].to_string().contains("spend cap"),
         "{}",
         record["notes"]
+    );
+    // Exactly the cap was sent, with eight trials in flight: each call is
+    // reserved before it is sent, and the calls past it never were.
+    let agent = std::fs::read_to_string(dir.join("agent.jsonl")).expect("agent tape");
+    let kinds: Vec<Value> = agent
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("json"))
+        .collect();
+    // Every call that returned is an assistant turn (the screen's and the
+    // trials' alike); sim/diligent never fails one.
+    let sent = kinds
+        .iter()
+        .filter(|l| l["type"] == "turn" && l["role"] == "assistant")
+        .count();
+    assert_eq!(sent, 40, "calls sent");
+    assert!(
+        kinds
+            .iter()
+            .any(|l| l["kind"] == "llm.error" && l["raw"]["class"] == "spend_cap"),
+        "a refused call says why"
     );
 }
 
@@ -799,4 +821,91 @@ fn a_full_run_against_server_everything_completes_with_a_verified_record() {
         "requests left without a response: {pending:?}"
     );
     let _: &Path = &run.dir;
+}
+
+#[test]
+fn trials_in_flight_together_give_the_record_one_at_a_time_gives() {
+    let one = demo("good", "sim/diligent", &["--concurrency", "1"]);
+    let eight = demo("good", "sim/diligent", &["--concurrency", "8"]);
+    assert_eq!(one.outcome(), "SCORED", "{:#}", one.record["gates"]);
+    // Registered, and read the same way at both widths.
+    assert_eq!(one.record["preregistration"]["concurrency"], 1);
+    assert_eq!(eight.record["preregistration"]["concurrency"], 8);
+    assert_eq!(eight.outcome(), one.outcome());
+    assert_eq!(
+        eight.record["run"]["suite_hash"],
+        one.record["run"]["suite_hash"]
+    );
+    assert_eq!(eight.record["gates"], one.record["gates"]);
+    assert_eq!(
+        eight.record["score"]["first_try"],
+        one.record["score"]["first_try"]
+    );
+    assert_eq!(eight.record["score"]["tasks"], one.record["score"]["tasks"]);
+
+    // The trials were in flight together: some trial's agent lines are
+    // broken by another trial's.
+    let agent = eight.lines("agent.jsonl");
+    let corrs: Vec<&str> = agent
+        .iter()
+        .filter_map(|l| l["corr_id"].as_str())
+        .filter(|c| !c.contains("::screen") && !c.starts_with("generate"))
+        .collect();
+    let interleaved = corrs.iter().enumerate().any(|(i, c)| {
+        corrs[i + 1..]
+            .iter()
+            .skip_while(|d| *d == c)
+            .any(|d| d == c)
+    });
+    assert!(interleaved, "no two trials were in flight together");
+
+    // Every response on the wire carries the corr_id of the request it
+    // answers, though the trials interleave.
+    let mcp = eight.lines("mcp.jsonl");
+    let mut asked = std::collections::HashMap::new();
+    let mut paired = 0;
+    for l in &mcp {
+        let msg = &l["raw"];
+        let Some(id) = msg.get("id").map(Value::to_string) else {
+            continue;
+        };
+        if l["dir"] == "in" && msg.get("method").is_some() {
+            asked.insert(id, l["corr_id"].clone());
+        } else if l["dir"] == "out"
+            && msg.get("method").is_none()
+            && let Some(corr) = asked.get(&id)
+        {
+            assert_eq!(
+                &l["corr_id"], corr,
+                "response {id} is tagged as its request"
+            );
+            paired += 1;
+        }
+    }
+    assert!(paired > 50, "{paired} responses paired");
+
+    // The tape statistics read the interleaved tapes as they read the
+    // sequential ones: every tool's calls and errors (latencies differ).
+    let counts = |stats: &Value| -> Vec<(String, u64, u64)> {
+        let mut rows: Vec<_> = stats["tools"]
+            .as_array()
+            .expect("tools")
+            .iter()
+            .map(|t| {
+                (
+                    t["name"].as_str().unwrap_or_default().to_owned(),
+                    t["calls"].as_u64().unwrap_or_default(),
+                    t["errors"].as_u64().unwrap_or_default(),
+                )
+            })
+            .collect();
+        rows.sort();
+        rows
+    };
+    for tape in ["mcp.jsonl", "agent.jsonl"] {
+        let a = common::tape_stats(&one.dir.join(tape));
+        let b = common::tape_stats(&eight.dir.join(tape));
+        assert!(!counts(&a).is_empty(), "{tape}");
+        assert_eq!(counts(&a), counts(&b), "{tape}");
+    }
 }

@@ -20,12 +20,32 @@ use fitness_recorder::suite::admission::derivable;
 use fitness_recorder::suite::generators::walk::result_text;
 use fitness_recorder::suite::reading::reads_as_error;
 use fitness_recorder::suite::{GenerateOptions, GenerationReport, GeneratorId, generate};
+use fitness_shared::record::AccessMode;
 use serde_json::Value;
 
+/// A read-only walk (the default); [`walk2_writing`] for a sandbox's.
 async fn walk2(
     bin: &Path,
     args: &[&str],
     env: Vec<(String, String)>,
+) -> (Session, GenerationReport) {
+    walk2_with(bin, args, env, false).await
+}
+
+/// A walk in a sandbox whose generation may write.
+async fn walk2_writing(
+    bin: &Path,
+    args: &[&str],
+    env: Vec<(String, String)>,
+) -> (Session, GenerationReport) {
+    walk2_with(bin, args, env, true).await
+}
+
+async fn walk2_with(
+    bin: &Path,
+    args: &[&str],
+    env: Vec<(String, String)>,
+    writes: bool,
 ) -> (Session, GenerationReport) {
     let target = Target::Stdio(StdioTarget {
         program: s(bin).to_owned(),
@@ -42,6 +62,10 @@ async fn walk2(
         .and_then(|i| i.instructions.clone());
     let mut opts = GenerateOptions::new(GeneratorId::SchemaWalk2, 12, 1);
     opts.seed_handles = target.operator_paths();
+    if writes {
+        opts.access = AccessMode::Sandbox;
+        opts.writes = true;
+    }
     let report = generate(
         &session,
         &tools,
@@ -189,7 +213,9 @@ async fn server_memory_tasks_read_the_graph_the_walk_filled() {
     let bin = require_tool("mcp-server-memory");
     let dir = tempfile::tempdir().expect("tempdir");
     let file = dir.path().join("memory.json");
-    let (session, report) = walk2(
+    // In a sandbox whose generation may write, the walk adds fresh
+    // entities and the tasks read them back.
+    let (session, report) = walk2_writing(
         &bin,
         &[],
         vec![("MEMORY_FILE_PATH".to_owned(), s(&file).to_owned())],
@@ -207,6 +233,80 @@ async fn server_memory_tasks_read_the_graph_the_walk_filled() {
         );
     }
     session.close().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn server_memory_read_only_reads_the_graph_it_is_given_and_writes_nothing() {
+    let bin = require_tool("mcp-server-memory");
+    let dir = tempfile::tempdir().expect("tempdir");
+    let file = dir.path().join("memory.json");
+    std::fs::write(&file, memory_graph()).expect("write the graph");
+    let before = std::fs::read(&file).expect("read");
+    let (session, report) = walk2(
+        &bin,
+        &[],
+        vec![("MEMORY_FILE_PATH".to_owned(), s(&file).to_owned())],
+    )
+    .await;
+    session.close().await;
+    let walk = report.walk.as_ref().expect("walk stats");
+    assert_eq!(walk.state_writes, 0, "a read-only walk writes nothing");
+    assert!(
+        walk.not_called
+            .iter()
+            .any(|n| n["tool"] == "create_entities"
+                && n["why"].as_str().is_some_and(|w| w.contains("read-only"))),
+        "{:?}",
+        walk.not_called
+    );
+    assert!(
+        !report.suite.tasks.is_empty(),
+        "tasks read the graph it was given: {:#?}",
+        report.rejections
+    );
+    assert_eq!(
+        std::fs::read(&file).expect("read"),
+        before,
+        "the memory file is byte-identical"
+    );
+}
+
+/// A small knowledge graph in server-memory's JSONL.
+fn memory_graph() -> String {
+    let people = [
+        (
+            "Halvorsen",
+            "engineer",
+            "maintains the Kestrel pumping station",
+        ),
+        ("Okonkwo", "harbourmaster", "keeps the Dunmore pontoon log"),
+        ("Vasquez", "treasurer", "audits the Orvieto plant ledger"),
+        (
+            "Macphail",
+            "pilot",
+            "boards tankers beyond the Cumbrae buoy",
+        ),
+        ("Quill", "founder", "drafted the Brisbane launch charter"),
+        (
+            "Tobermory Yacht Club",
+            "club",
+            "charges eighteen pounds nightly",
+        ),
+    ];
+    let mut out = String::new();
+    for (name, kind, fact) in people {
+        out.push_str(
+            &serde_json::json!({"type": "entity", "name": name, "entityType": kind, "observations": [fact]})
+                .to_string(),
+        );
+        out.push('\n');
+    }
+    out.push_str(
+        &serde_json::json!({"type": "relation", "from": "Macphail", "to": "Okonkwo", "relationType": "reports_to"})
+            .to_string(),
+    );
+    out.push('\n');
+    out
 }
 
 /// A directory tree with files whose words exist nowhere else.
@@ -247,6 +347,7 @@ async fn server_filesystem_tasks_read_files_that_are_really_there() {
     // The server resolves symlinks; give it the real path.
     let root = dir.path().canonicalize().expect("canonical");
     library(&root);
+    let before = common::tree(&root);
     let (session, report) = walk2(&bin, &[s(&root)], vec![]).await;
     assert_tasks_need_the_server(&session, &report, 8).await;
     assert!(
@@ -260,6 +361,9 @@ async fn server_filesystem_tasks_read_files_that_are_really_there() {
         "calls on paths that are not there failed and were counted, never tasks"
     );
     session.close().await;
+    // Read-only: the directory is as it was, no new directory in it.
+    assert_eq!(walk.state_writes, 0);
+    assert_eq!(common::tree(&root), before, "the tree is byte-identical");
 }
 
 fn git(dir: &Path, args: &[&str]) {
@@ -337,6 +441,7 @@ async fn a_git_server_tasks_follow_the_log_to_the_commits() {
     let dir = tempfile::tempdir().expect("tempdir");
     let repo = dir.path().canonicalize().expect("canonical");
     repository(&repo);
+    let refs_before = common::git_state(&repo);
     let (session, report) = walk2(&bin, &["--repository", s(&repo)], vec![]).await;
     assert_tasks_need_the_server(&session, &report, 8).await;
     assert!(
@@ -364,4 +469,9 @@ async fn a_git_server_tasks_follow_the_log_to_the_commits() {
         .expect("git rev-list");
     let count: Value = serde_json::from_slice(&log.stdout).unwrap_or(Value::Null);
     assert_eq!(count, 8, "no commit was added");
+    assert_eq!(
+        common::git_state(&repo),
+        refs_before,
+        "refs, index and working tree unchanged"
+    );
 }

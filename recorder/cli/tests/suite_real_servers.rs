@@ -212,13 +212,11 @@ async fn schema_walk_on_server_memory_admits_real_tasks() {
         memory.to_str().expect("utf-8").to_owned(),
     )];
     let session = connect(s(&bin), &[], env).await;
-    let report = walk(
-        &session,
-        &GenerateOptions::new(GeneratorId::SchemaWalk1, 8, 1),
-        None,
-        &Tap::disabled(),
-    )
-    .await;
+    // A sandbox whose generation may write: the walk fills the empty graph.
+    let mut opts = GenerateOptions::new(GeneratorId::SchemaWalk1, 8, 1);
+    opts.access = fitness_shared::record::AccessMode::Sandbox;
+    opts.writes = true;
+    let report = walk(&session, &opts, None, &Tap::disabled()).await;
     eprintln!(
         "server-memory: ledger {:?}; walk {:?}",
         report.ledger, report.walk
@@ -662,7 +660,7 @@ async fn judge_synth_candidates_meet_every_rule_through_generate() {
         ("check-invalid", 1),
         ("malformed", 1),
         ("duplicate", 1),
-        ("destructive-excluded", 1),
+        ("write-excluded", 1),
         ("unchained-handle", 1),
         ("check-too-permissive", 1),
     ]

@@ -3,6 +3,7 @@
 //! the binary (`recorder/cli`) parses, calls in here, shows progress and
 //! maps every end to a code. ARCHITECTURE.md draws its floors.
 
+pub mod access;
 pub mod clock;
 pub mod conformance;
 pub mod demo;

@@ -172,7 +172,23 @@ async fn anthropic_sends_the_messages_api_shape_and_reads_usage() {
     assert_eq!(req.header("authorization"), None);
     let b = &req.body;
     assert_eq!(b["model"], "claude-sonnet-4-5");
-    assert_eq!(b["system"], "Be exact.");
+    // The stable prefix is marked for the prompt cache: the system text
+    // and the last tool.
+    assert_eq!(b["system"][0]["text"], "Be exact.");
+    assert_eq!(b["system"][0]["cache_control"]["type"], "ephemeral");
+    let tools = b["tools"].as_array().expect("tools");
+    assert_eq!(
+        tools.last().expect("a tool")["cache_control"]["type"],
+        "ephemeral"
+    );
+    assert_eq!(
+        tools
+            .iter()
+            .filter(|t| t.get("cache_control").is_some())
+            .count(),
+        1,
+        "one breakpoint after the tool list"
+    );
     assert_eq!(b["max_tokens"], 256);
     assert_eq!(b["tools"][0]["name"], "add");
     assert_eq!(b["tools"][0]["input_schema"]["type"], "object");
@@ -276,8 +292,10 @@ async fn trial_without_tools(
     let dir = tempfile::tempdir().expect("dir");
     let path = dir.path().join("agent.jsonl");
     let tap = Tap::create_kind(&path, "t", vec![], "llm").expect("tape");
+    let access = fitness_recorder::access::Access::read_only(&[]);
     let spec = TrialSpec {
         corr_id,
+        access: &access,
         prompt: "What is the capital of France?",
         instructions: None,
         tools: &[],
@@ -516,8 +534,10 @@ async fn a_model_that_keeps_failing_ends_the_trial_with_every_attempt_taped() {
     let dir = tempfile::tempdir().expect("dir");
     let path = dir.path().join("agent.jsonl");
     let tap = Tap::create_kind(&path, "t", vec![], "llm").expect("tape");
+    let access = fitness_recorder::access::Access::read_only(&[]);
     let spec = TrialSpec {
         corr_id: "f1",
+        access: &access,
         prompt: "What is 1 + 1?",
         instructions: None,
         tools: &[],
@@ -834,4 +854,38 @@ async fn a_stream_that_stalls_or_is_cut_fails_in_bounded_time() {
     assert_eq!(e.class, LlmErrorClass::Transport, "{e:?}");
     assert_eq!(e.attempts, 2);
     assert_eq!(fake.left(), 0);
+}
+
+#[tokio::test]
+async fn a_refusal_for_rate_holds_the_other_calls_in_flight_too() {
+    // The first call is refused with `retry-after: 1`; a second call that
+    // starts while that wait runs is held for the rest of it instead of
+    // being sent into the same limit, and says how long it waited.
+    let fake = FakeApi::start(vec![
+        Reply::status(429, "slow down").header("retry-after", "1"),
+        anthropic_text("first"),
+        anthropic_text("second"),
+    ])
+    .await;
+    let o = ClientOptions {
+        max_backoff: Duration::from_secs(5),
+        ..opts(5_000, 2)
+    };
+    let client = anthropic(&fake, &o);
+    let request = request_after_a_call();
+    let first = client.complete(&request);
+    let second = async {
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        client.complete(&request).await
+    };
+    let (first, second) = tokio::join!(first, second);
+    let (first, second) = (first.expect("first"), second.expect("second"));
+    assert_eq!(first.log.len(), 2, "the refused call retried once");
+    assert_eq!(second.log.len(), 1, "the held call was sent once");
+    assert!(
+        second.log[0].rate_wait_ms >= 500,
+        "held for the rest of the refusal's wait: {:?}",
+        second.log
+    );
+    assert_eq!(fake.seen().len(), 3);
 }

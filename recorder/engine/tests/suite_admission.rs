@@ -13,7 +13,7 @@ use fitness_recorder::suite::admission::{AdmissionContext, admit};
 use fitness_recorder::suite::screen::null_screen;
 use fitness_recorder::suite::task::{Candidate, HandleBinding, Predicate, Task};
 use fitness_recorder::suite::{GenerateOptions, GeneratorId, suite_hash, trim};
-use fitness_shared::record::CredentialContext;
+use fitness_shared::record::AccessMode;
 use futures::future::BoxFuture;
 use serde_json::{Map, Value, json};
 
@@ -81,12 +81,13 @@ impl Fixture {
         }
     }
 
-    fn ctx(&self, credential: CredentialContext) -> AdmissionContext<'_> {
+    fn ctx(&self, credential: AccessMode) -> AdmissionContext<'_> {
         AdmissionContext {
             tools: &self.tools,
             instructions: Some("Prices are in euros. The founder is Ada Quill."),
-            credential,
-            destructive_tools: &self.destructive,
+            access: credential,
+            writes: credential == AccessMode::Sandbox,
+            writers: &self.destructive,
             exclude_prompts: &self.exclude,
             answer_rules: self.answer_rules,
         }
@@ -95,7 +96,7 @@ impl Fixture {
 
 /// Admit one candidate (after `before`) and return the rule that rejected
 /// it, or `None` when admitted.
-fn rule_for(task: Task, before: Vec<Task>, credential: CredentialContext) -> Option<String> {
+fn rule_for(task: Task, before: Vec<Task>, credential: AccessMode) -> Option<String> {
     let f = Fixture::new();
     let mut candidates: Vec<Candidate> = before
         .into_iter()
@@ -117,7 +118,7 @@ fn rule_for(task: Task, before: Vec<Task>, credential: CredentialContext) -> Opt
 }
 
 fn rule(task: Task) -> Option<String> {
-    rule_for(task, vec![], CredentialContext::Anonymous)
+    rule_for(task, vec![], AccessMode::ReadOnly)
 }
 
 #[test]
@@ -229,13 +230,13 @@ fn duplicates_are_rejected_by_prompt_or_by_solution_and_answer() {
     // The same prompt up to case, spacing and punctuation.
     let again = good("search for LAMPS, and name the cheapest", "Lumo");
     assert_eq!(
-        rule_for(again, vec![first.clone()], CredentialContext::Anonymous).as_deref(),
+        rule_for(again, vec![first.clone()], AccessMode::ReadOnly).as_deref(),
         Some("duplicate")
     );
     // The same solution and answer under another prompt.
     let reworded = good("Which lamp costs least in the catalogue?", "Lumo");
     assert_eq!(
-        rule_for(reworded, vec![first.clone()], CredentialContext::Anonymous).as_deref(),
+        rule_for(reworded, vec![first.clone()], AccessMode::ReadOnly).as_deref(),
         Some("duplicate")
     );
     // A prompt of an earlier batch.
@@ -247,10 +248,7 @@ fn duplicates_are_rejected_by_prompt_or_by_solution_and_answer() {
     let leaky = good("Search lamps; is it Lumo?", "Lumo");
     let mut ok = good("Search lamps; is it Lumo?", "Lumo");
     ok.prompt = "Search for lamps and name the cheapest.".into();
-    assert_eq!(
-        rule_for(ok, vec![leaky], CredentialContext::Anonymous),
-        None
-    );
+    assert_eq!(rule_for(ok, vec![leaky], AccessMode::ReadOnly), None);
 }
 
 #[test]
@@ -301,11 +299,11 @@ fn unchained_handles_are_rejected_and_chained_ones_admitted() {
 }
 
 #[test]
-fn structural_rules_and_destructive_exclusion() {
+fn structural_rules_and_write_exclusion() {
     let f = Fixture::new();
     let (_, rejections) = admit(
         vec![Candidate::new("m".into(), Err("`check` is missing".into()))],
-        &f.ctx(CredentialContext::Anonymous),
+        &f.ctx(AccessMode::ReadOnly),
     );
     assert_eq!(rejections[0].rule, "malformed");
 
@@ -318,16 +316,13 @@ fn structural_rules_and_destructive_exclusion() {
 
     let mut t = good("Remove the oldest lamp and name it.", "Lumo");
     t.solution[0].tool = "delete-item".into();
-    for credential in [CredentialContext::Anonymous, CredentialContext::FreeKey] {
-        assert_eq!(
-            rule_for(t.clone(), vec![], credential).as_deref(),
-            Some("destructive-excluded")
-        );
-    }
+    // A read-only run admits no task that writes, whatever the credential.
+    let rejected = rule_for(t.clone(), vec![], AccessMode::ReadOnly);
+    assert_eq!(rejected.as_deref(), Some("write-excluded"));
     let f = Fixture::new();
     let (admitted, rejections) = admit(
         vec![Candidate::new("d".into(), Ok(t))],
-        &f.ctx(CredentialContext::OwnerKey),
+        &f.ctx(AccessMode::Sandbox),
     );
     assert!(rejections.is_empty(), "{rejections:?}");
     assert!(
@@ -531,7 +526,7 @@ async fn the_null_screen_deletes_answered_candidates_and_keeps_failed_calls() {
     let dir = tempfile::tempdir().expect("temp dir");
     let path = dir.path().join("agent.jsonl");
     let tape = Tap::create_kind(&path, "test", vec![], "agent").expect("tape");
-    let out = null_screen(tasks, &runner, &tape).await;
+    let out = null_screen(tasks, &runner, &tape, 4).await;
     tape.end("done");
 
     assert_eq!(out.screened_out, vec!["c1".to_owned()]);
@@ -600,7 +595,7 @@ fn strict(tasks: Vec<Task>) -> (Vec<String>, Vec<(String, String)>) {
         .enumerate()
         .map(|(i, t)| Candidate::new(format!("c{i}"), Ok(t)))
         .collect();
-    let (admitted, rejections) = admit(candidates, &f.ctx(CredentialContext::Anonymous));
+    let (admitted, rejections) = admit(candidates, &f.ctx(AccessMode::ReadOnly));
     (
         admitted.into_iter().map(|t| t.id).collect(),
         rejections
@@ -666,7 +661,7 @@ fn an_answer_arithmetic_gives_without_the_server_is_derivable() {
                 json!({"a": 19, "b": 53}),
             )),
         )],
-        &f.ctx(CredentialContext::Anonymous),
+        &f.ctx(AccessMode::ReadOnly),
     );
     assert_eq!(admitted.len(), 1);
 }
@@ -701,7 +696,7 @@ fn an_answer_read_from_an_error_is_rejected() {
     let f = Fixture::new();
     let mut c = Candidate::new("e".into(), Ok(good("Read the lamp notes.", "ENOENT")));
     c.source = Some("Error: ENOENT: no such file or directory, open '/lamps/notes.md'".into());
-    let (admitted, rejections) = admit(vec![c], &f.ctx(CredentialContext::Anonymous));
+    let (admitted, rejections) = admit(vec![c], &f.ctx(AccessMode::ReadOnly));
     assert!(admitted.is_empty());
     assert_eq!(rejections[0].rule, "error-answer");
 }

@@ -34,6 +34,11 @@ pub fn row_for(record: &RunRecord, site_key: Option<&str>) -> Row {
         generator: record.run.generator.clone(),
         runner_model: record.run.runner_model.clone(),
         credential: record.server.credential_context.label().to_owned(),
+        access: record
+            .access
+            .as_ref()
+            .map(crate::record::AccessLedger::text),
+        access_mode: record.access.as_ref().map(|a| a.mode),
         suite: record.run.suite_hash.chars().take(12).collect(),
         started_at: record.run.started_at.clone(),
         attempt: RowAttempt {

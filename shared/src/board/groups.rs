@@ -14,7 +14,8 @@ use crate::stats;
 /// One group of rows, shown together and read only against each other.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Group {
-    /// Stable id, e.g. `scored:claude-sonnet-5:fitness-report-generator/2`.
+    /// Stable id, e.g.
+    /// `scored:claude-sonnet-5:judge-synth/1:anonymous:read-only`.
     pub id: String,
     pub tier: Tier,
     pub title: String,
@@ -57,12 +58,19 @@ fn generator_label(row: &Row) -> &str {
 
 pub(super) fn group_id(row: &Row) -> String {
     match row_tier(row) {
-        Tier::Scored => format!(
-            "scored:{}:{}:{}",
-            row.runner_model,
-            generator_label(row),
-            row.credential
-        ),
+        // A record that predates the access mode keeps the three-part key.
+        Tier::Scored => {
+            let key = format!(
+                "scored:{}:{}:{}",
+                row.runner_model,
+                generator_label(row),
+                row.credential
+            );
+            match row.access_mode {
+                Some(mode) => format!("{key}:{}", mode.as_str()),
+                None => key,
+            }
+        }
         tier => format!("refused:{}", tier.as_str()),
     }
 }

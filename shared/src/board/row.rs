@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 use crate::integrity::SignatureState;
-use crate::record::CostTier;
+use crate::record::{AccessMode, CostTier};
 use crate::record::{Interval, RunRecord, TapeRef};
 
 /// One published run, as compact as a board row allows.
@@ -20,6 +20,13 @@ pub struct Row {
     pub runner_model: String,
     /// `anonymous`, `free-key` or `owner-key`.
     pub credential: String,
+    /// What the run was allowed to do to the server, in words
+    /// ([`crate::record::AccessLedger::text`]); `None`: not recorded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub access: Option<String>,
+    /// The mode alone (`read-only`, `sandbox`), part of the group key.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub access_mode: Option<crate::record::AccessMode>,
     /// First 12 hex digits of the suite hash.
     pub suite: String,
     pub started_at: String,
@@ -204,13 +211,19 @@ impl RowAttempt {
 /// run's group by id, and every page prints the same title).
 pub fn group_title(id: &str) -> String {
     if let Some(rest) = id.strip_prefix("scored:") {
-        // `scored:<runner>:<generator>:<credential>`; a runner id may hold
-        // a colon (`ollama/llama3:8b`), a generator or a credential never.
+        // `scored:<runner>:<generator>:<credential>[:<access>]` (no access
+        // for a record that predates it); a runner id may hold a colon
+        // (`ollama/llama3:8b`), the others never.
+        let modes = [AccessMode::ReadOnly, AccessMode::Sandbox].map(AccessMode::as_str);
+        let (rest, access) = match rest.rsplit_once(':') {
+            Some((head, last)) if modes.contains(&last) => (head, last),
+            _ => (rest, crate::record::ACCESS_NOT_RECORDED),
+        };
         let mut parts = rest.rsplitn(3, ':');
         let credential = parts.next().unwrap_or_default();
         let generator = parts.next().unwrap_or_default();
         let runner = parts.next().unwrap_or_default();
-        return format!("Scored with runner {runner} · {generator} · {credential}");
+        return format!("Scored with runner {runner} · {generator} · {credential} · {access}");
     }
     match id {
         "refused:free" => "Refused at a free gate",
@@ -436,5 +449,22 @@ impl From<CostTier> for Tier {
             CostTier::Cheap => Tier::Cheap,
             CostTier::Paid => Tier::Paid,
         }
+    }
+}
+
+#[cfg(test)]
+mod title_tests {
+    use super::group_title;
+
+    #[test]
+    fn a_group_title_names_each_key_and_says_when_access_was_not_recorded() {
+        assert_eq!(
+            group_title("scored:ollama/llama3:8b:schema-walk/2:owner-key:read-only"),
+            "Scored with runner ollama/llama3:8b · schema-walk/2 · owner-key · read-only"
+        );
+        assert_eq!(
+            group_title("scored:sim/diligent:schema-walk/1:anonymous"),
+            "Scored with runner sim/diligent · schema-walk/1 · anonymous · access not recorded"
+        );
     }
 }

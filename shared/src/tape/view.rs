@@ -488,6 +488,9 @@ pub struct RawView<'a> {
     // harness event fields the timeline shows in a title
     #[serde(default, borrow)]
     pub tool: Str<'a>,
+    /// The model's call a harness event is about (`fitness.blocked_call`).
+    #[serde(default, borrow)]
+    pub tool_use_id: Str<'a>,
     #[serde(default, borrow)]
     pub gate: Str<'a>,
     #[serde(rename = "taskId", default, borrow)]

@@ -60,6 +60,7 @@ pub fn scored_record() -> RunRecord {
                 others: vec!["demo-good-2026-11-29T00-00-00-000Z".into()],
             }),
             task_budget: Some(20_000),
+            rate_waits: None,
         },
         server: ServerIdentity {
             target: ServerTarget::Command {
@@ -105,6 +106,7 @@ pub fn scored_record() -> RunRecord {
                 },
             ],
         },
+        access: None,
         preregistration: PreRegistration {
             hash: Some("cd".repeat(32)),
             n_tasks: Some(12),
@@ -125,10 +127,15 @@ pub fn scored_record() -> RunRecord {
             null_screen: Some(true),
             conformance: None,
             credential_context: Some(CredentialContext::OwnerKey),
+            access: None,
+            restore: None,
             extension_protocol: Some("6 tasks per batch, at most 2.".into()),
             max_error_rate: Some(0.05),
             max_turns: Some(12),
             max_tokens: Some(200_000),
+            max_calls_per_turn: Some(16),
+            max_output_tokens: Some(1024),
+            concurrency: Some(4),
             overgen_factor: Some(2.0),
             request_timeout_ms: Some(20_000),
             model_timeout_ms: Some(120_000),

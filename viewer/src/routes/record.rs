@@ -126,6 +126,7 @@ pub fn RecordView(
     let signature_view = signature_line(signature, site_key);
     let suite_view = view! { <SuiteFates record=shared.clone() /> };
     let rejected = rejected_view(record, candidates);
+    let access = access_view(record);
     let extensions = extensions_view(record);
     let ledger = gate_ledger(record);
     let tasks = tasks_view(record);
@@ -149,6 +150,7 @@ pub fn RecordView(
             {replay_link}
             {deciding_view}
             {suite_view}
+            {access}
             {rejected}
             {extensions}
             {registered}
@@ -322,12 +324,86 @@ fn identity_view(record: &RunRecord, row: Option<&Row>) -> impl IntoView + use<>
                 <dt>"Runner model"</dt><dd>{match &record.run.runner_reported { Some(r) => format!("{} (the provider reported {r})", record.run.runner_model), None => record.run.runner_model.clone() }}</dd>
                 <dt>"Judge model"</dt><dd>{record.run.judge_model.clone()}</dd>
                 <dt>"Credentials"</dt><dd>{record.server.credential_context.label().to_owned()}</dd>
+                <dt>"Access"</dt><dd class="access">{access_text(record)}</dd>
             </dl>
             {published}
             {recorded}
             <p><a class="history" href=api::server_page_url(&record.server.slug)>"Every run of this server"</a></p>
         </section>
     }
+}
+
+/// What the run was allowed to do to the server, in the words the row
+/// uses.
+fn access_text(record: &RunRecord) -> String {
+    record.access.as_ref().map_or_else(
+        || {
+            format!(
+                "{} (recorded before runs were read-only by default)",
+                fitness_shared::record::ACCESS_NOT_RECORDED
+            )
+        },
+        fitness_shared::record::AccessLedger::text,
+    )
+}
+
+/// What the run did to the server: every call the harness withheld (by
+/// tool, with the trials that saw one), every write it made, and the
+/// trials whose later keys may be stale.
+fn access_view(record: &RunRecord) -> Option<impl IntoView + use<>> {
+    let a = record.access.as_ref()?;
+    let mode = match a.mode {
+        fitness_shared::record::AccessMode::ReadOnly => format!(
+            "Read-only: no call that may write reached the server. Tools that may write: {}.",
+            if a.writers.is_empty() {
+                "none".to_owned()
+            } else {
+                a.writers.join(", ")
+            }
+        ),
+        fitness_shared::record::AccessMode::Sandbox => format!(
+            "Sandbox ({}): the operator declared the target may be written to{}.",
+            a.text(),
+            if a.copied_paths.is_empty() {
+                String::new()
+            } else {
+                format!(
+                    "; the server ran over copies of {}, never the originals",
+                    a.copied_paths.join(", ")
+                )
+            }
+        ),
+    };
+    let blocked = (!a.blocked.is_empty()).then(|| {
+        view! {
+            <p>"Calls the harness withheld (never sent, never a server error):"</p>
+            <ul class="blocked">{a.blocked.iter().map(|b| view! {
+                <li>{format!("{}: {} call{}, in {}", b.tool, b.calls, if b.calls == 1 { "" } else { "s" }, b.trials.join(", "))}</li>
+            }).collect_view()}</ul>
+        }
+    });
+    let writes = (!a.writes.is_empty()).then(|| {
+        let more = a.writes_total.saturating_sub(a.writes.len() as u64);
+        view! {
+            <p>{format!("Every write the run made ({}):", a.writes_total)}</p>
+            <ol class="writes">{a.writes.iter().map(|w| view! {
+                <li><code>{w.tool.clone()}</code>" "{w.corr_id.clone().unwrap_or_default()}" "<code class="arguments">{fitness_shared::tape::timeline::excerpt(&w.arguments.to_string(), 160)}</code></li>
+            }).collect_view()}</ol>
+            {(more > 0).then(|| view! { <p>{format!("… and {more} more, on the wire tape.")}</p> })}
+        }
+    });
+    let stale = (!a.stale_trials.is_empty()).then(|| view! {
+        <p class="limitation">{format!("Nothing restored the state between trials: {} trial(s) wrote ({}), so the answer keys of trials after them may be stale.", a.stale_trials.len(), a.stale_trials.join(", "))}</p>
+    });
+    Some(view! {
+        <section class="access">
+            <h3>"What the run was allowed to do"</h3>
+            <p>{mode}</p>
+            {blocked}
+            {writes}
+            {stale}
+        </section>
+    })
 }
 
 #[component]

@@ -59,6 +59,10 @@ pub struct AskArgs {
     /// Model turns before the trial stops.
     #[arg(long, default_value_t = Budget::default().max_turns)]
     pub max_turns: u32,
+    /// Let the model's calls that may write reach the server. Without it
+    /// they are withheld, and the model is told the harness blocked them.
+    #[arg(long)]
+    pub sandbox: bool,
     /// The stdio server's command line.
     #[arg(last = true, value_name = "CMD")]
     pub command: Vec<String>,
@@ -98,12 +102,12 @@ pub fn run(args: AskArgs) -> anyhow::Result<()> {
     };
     let result = runtime.block_on(crate::process::until_interrupted(ask(
         &target,
-        &mcp_tap,
-        &agent_tap,
+        (&mcp_tap, &agent_tap),
         timeout,
         model.as_ref(),
         &prompt,
         budget,
+        args.sandbox,
     )));
     runtime.shutdown_timeout(Duration::from_secs(2));
     let Some(result) = result else {
@@ -142,12 +146,12 @@ pub fn run(args: AskArgs) -> anyhow::Result<()> {
 /// the model work, close.
 async fn ask(
     target: &fitness_recorder::mcp::target::Target,
-    mcp_tap: &Tap,
-    agent_tap: &Tap,
+    (mcp_tap, agent_tap): (&Tap, &Tap),
     timeout: Duration,
     model: &dyn fitness_recorder::model::ModelClient,
     prompt: &str,
     budget: Budget,
+    sandbox: bool,
 ) -> anyhow::Result<TrialOutcome> {
     let session = Session::connect(target, mcp_tap.clone(), None, timeout)
         .await
@@ -163,8 +167,17 @@ async fn ask(
         .service
         .peer_info()
         .and_then(|i| i.instructions.clone());
+    let access = fitness_recorder::access::Access {
+        mode: if sandbox {
+            fitness_recorder::access::AccessMode::Sandbox
+        } else {
+            fitness_recorder::access::AccessMode::ReadOnly
+        },
+        writers: fitness_recorder::access::writers(&tools, &|_| false),
+    };
     let spec = TrialSpec {
         corr_id: ASK_CORR_ID,
+        access: &access,
         prompt,
         instructions: instructions.as_deref(),
         tools: &tools,
@@ -184,6 +197,7 @@ fn end_reason(end: &TrialEnd) -> &'static str {
         TrialEnd::TurnBudget => "turn budget",
         TrialEnd::TokenBudget => "token budget",
         TrialEnd::ModelFailed => "model failed",
+        TrialEnd::Runaway => "cut short: the reply repeated itself",
     }
 }
 
@@ -245,7 +259,11 @@ fn summary(
             c.tool,
             status,
             c.latency_ms,
-            if c.destructive { " destructive" } else { "" },
+            match (c.blocked, c.writes) {
+                (true, _) => " blocked (may write; give --sandbox)",
+                (false, true) => " writes",
+                (false, false) => "",
+            },
             c.arguments
         );
     }

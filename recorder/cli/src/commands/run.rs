@@ -9,7 +9,10 @@ use fitness_shared::record::{CredentialContext, Outcome};
 use fitness_recorder::mcp::connect::DEFAULT_REQUEST_TIMEOUT;
 use fitness_recorder::mcp::tap::DEFAULT_TAPE_CAP;
 use fitness_recorder::model::DEFAULT_MODEL_TIMEOUT;
-use fitness_recorder::model::agent::{Budget, DEFAULT_MAX_TOKENS, DEFAULT_MAX_TURNS};
+use fitness_recorder::model::agent::{
+    Budget, DEFAULT_MAX_CALLS_PER_TURN, DEFAULT_MAX_OUTPUT_TOKENS, DEFAULT_MAX_TOKENS,
+    DEFAULT_MAX_TURNS,
+};
 use fitness_recorder::pipeline::config::{
     ALPHA, CONSTRUCT_THRESHOLD, DEFAULT_EXTENSION_SIZE, DEFAULT_MAX_EXTENSIONS, DEFAULT_REPS,
     DEFAULT_SEED, DEFAULT_TASKS, Floors,
@@ -18,7 +21,7 @@ use fitness_recorder::pipeline::{self, RunConfig, RunOutput, RunSettings};
 use fitness_recorder::suite::DEFAULT_OVERGEN;
 use fitness_shared::gates::{MAX_ERROR_RATE, MIN_ADMISSION_RATE, MIN_SUITE_SIZE, NULL_KILL_RATIO};
 
-use crate::commands::target::{TargetArgs, parse_target};
+use crate::commands::target::{SandboxFlags, TargetArgs, parse_target};
 use crate::process::{
     Bars, Exit, PhaseLines, cancel_on_signals, cancel_on_signals_or_stdin_end, runtime,
 };
@@ -33,6 +36,8 @@ Keys come from ANTHROPIC_API_KEY / OPENAI_API_KEY; a signing key from --key or F
 pub struct RunArgs {
     #[command(flatten)]
     pub target: TargetArgs,
+    #[command(flatten)]
+    pub sandbox: SandboxFlags,
     /// The model under test: anthropic/<model>, openai/<model> or sim/<profile>.
     #[arg(long, value_name = "P/M")]
     pub runner: String,
@@ -101,6 +106,19 @@ pub struct RunArgs {
     /// Tokens per trial.
     #[arg(long, default_value_t = DEFAULT_MAX_TOKENS)]
     pub max_tokens: u64,
+    /// Tool calls one assistant turn may make (registered); the surplus is
+    /// refused by the harness, taped, and never sent.
+    #[arg(long, default_value_t = DEFAULT_MAX_CALLS_PER_TURN)]
+    pub max_calls_per_turn: u32,
+    /// Tokens the model may write in one agent turn (registered); a reply
+    /// that repeats itself is cut sooner and fails its trial.
+    #[arg(long, default_value_t = DEFAULT_MAX_OUTPUT_TOKENS)]
+    pub max_output_tokens: u32,
+    /// Trials in flight at once within a stage (registered). The stages
+    /// still run in cost order. Default: 8 for a sim runner, 4 for a hosted
+    /// API, 1 for a model served from this machine; 1 in a sandbox.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=64))]
+    pub concurrency: Option<u64>,
     /// Seconds to wait for any one MCP request.
     #[arg(long, default_value_t = DEFAULT_REQUEST_TIMEOUT.as_secs())]
     pub timeout: u64,
@@ -189,13 +207,17 @@ impl RunArgs {
         run.budget = Budget {
             max_turns: self.max_turns,
             max_tokens: self.max_tokens,
+            max_calls_per_turn: self.max_calls_per_turn,
+            max_output_tokens: self.max_output_tokens,
         };
+        run.concurrency = self.concurrency;
         run.max_model_calls = self.max_model_calls;
         run.label = self.label.clone();
         run.fixed_suite = self.suite.clone();
         run.max_tape_bytes = self.max_tape_mb.saturating_mul(1 << 20);
         run.run_tag = self.run_tag.clone();
         run.conformance = self.conformance;
+        run.sandbox = self.sandbox.settings();
         RunConfig::from_settings(run)
     }
 }

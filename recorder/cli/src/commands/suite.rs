@@ -13,10 +13,10 @@ use anyhow::Context;
 use clap::Args;
 use fitness_shared::record::CredentialContext;
 
-use crate::commands::target::ConnectFlags;
+use crate::commands::target::{ConnectFlags, SandboxFlags};
 use fitness_recorder::mcp::connect::DEFAULT_REQUEST_TIMEOUT;
-use fitness_recorder::mcp::connect::Session;
 use fitness_recorder::mcp::tap::Tap;
+use fitness_recorder::pipeline::sandbox::{Sandbox, Server};
 use fitness_recorder::suite::{GenerateOptions, GenerationReport, GeneratorId};
 
 #[derive(Debug, Args)]
@@ -43,8 +43,8 @@ pub struct SuiteArgs {
     /// The seed for arguments and trimming.
     #[arg(long, default_value_t = fitness_recorder::pipeline::config::DEFAULT_SEED)]
     pub seed: u64,
-    /// The credential context: anonymous, free-key or owner-key (only
-    /// owner-key admits destructive tasks).
+    /// The credential context: anonymous, free-key or owner-key (hashed
+    /// into the suite; what the suite may write is --sandbox's alone).
     #[arg(long, default_value = "anonymous", value_parser = parse_credential)]
     pub credential: CredentialContext,
     /// Task id prefix (`t`; `x1-` for extension batch 1).
@@ -69,6 +69,8 @@ pub struct SuiteArgs {
     pub tape: Option<PathBuf>,
     #[command(flatten)]
     pub connect: ConnectFlags,
+    #[command(flatten)]
+    pub sandbox: SandboxFlags,
     /// Seconds to wait for the handshake and any one request.
     #[arg(long, default_value_t = DEFAULT_REQUEST_TIMEOUT.as_secs())]
     pub timeout: u64,
@@ -95,8 +97,12 @@ fn parse_credential(s: &str) -> Result<CredentialContext, String> {
 pub fn run(args: SuiteArgs) -> anyhow::Result<()> {
     let generator: GeneratorId = args.generator.parse()?;
     let target = args.connect.target(args.url.as_deref(), &args.command)?;
+    let sandbox = args.sandbox.settings();
+    sandbox.check(&target)?;
     let (judge, runner) = models(&args, generator)?;
     let (wire, agent) = tapes(&args, &target)?;
+    // A sandbox copy stands in for the operator's paths from the start.
+    let (copies, target) = Sandbox::prepare(&sandbox, &target)?;
     let opts = GenerateOptions {
         generator,
         n_tasks: args.tasks,
@@ -108,15 +114,31 @@ pub fn run(args: SuiteArgs) -> anyhow::Result<()> {
         exclude_prompts: Vec::new(),
         seed_handles: target.operator_paths(),
         must_reach: None,
+        access: sandbox.mode(),
+        writes: sandbox.writes_at_generation(),
+        concurrency: 1,
     };
     let runtime = crate::process::runtime()?;
     let timeout = Duration::from_secs(args.timeout.max(1));
     let outcome = runtime.block_on(crate::process::until_interrupted(async {
-        let session = Session::connect(&target, wire.clone(), None, timeout)
+        let server = Server::new(target.clone(), copies, wire.clone(), timeout);
+        server.before_generation().await?;
+        let session = server
+            .connect()
             .await
             .context("the server could not be reached")?;
         let result = async {
             let tools = session.list_tools().await?;
+            if !args.json {
+                crate::process::errln!(
+                    "{}",
+                    fitness_recorder::access::announcement(
+                        opts.access,
+                        &fitness_recorder::access::writers(&tools, &|_| false),
+                        sandbox.restore()
+                    )
+                );
+            }
             let instructions = session
                 .service
                 .peer_info()
@@ -133,7 +155,8 @@ pub fn run(args: SuiteArgs) -> anyhow::Result<()> {
             .await
         }
         .await;
-        session.close().await;
+        drop(session);
+        server.close().await?;
         result
     }));
     runtime.shutdown_timeout(Duration::from_secs(2));

@@ -48,6 +48,39 @@ pub struct ConnectFlags {
     pub env: Vec<String>,
 }
 
+/// What a command may do to the server: read-only unless `--sandbox`
+/// (`fitness run` and `fitness suite`).
+#[derive(Debug, Clone, Default, Args)]
+pub struct SandboxFlags {
+    /// The target may be written to (a server started for the measurement).
+    /// Without it no call that may write is made: the walk, the judge's
+    /// solution calls and every trial leave such tools alone, and a model's
+    /// call to one gets a tool error saying the harness blocked it.
+    #[arg(long)]
+    pub sandbox: bool,
+    /// With --sandbox: a shell command that restores the server's state, run
+    /// before generation, before every trial and after the run (its output
+    /// on the wire tape). Generation then writes nothing.
+    #[arg(long, value_name = "CMD")]
+    pub reset: Option<String>,
+    /// With --sandbox: a path on the stdio server's command line or in its
+    /// environment, exactly as given there; the server runs over a copy of
+    /// it, put back before every trial that follows a write, and the
+    /// original is never touched. Repeatable.
+    #[arg(long = "sandbox-copy", value_name = "PATH")]
+    pub sandbox_copy: Vec<std::path::PathBuf>,
+}
+
+impl SandboxFlags {
+    pub fn settings(&self) -> fitness_recorder::pipeline::SandboxSettings {
+        fitness_recorder::pipeline::SandboxSettings {
+            enabled: self.sandbox,
+            reset: self.reset.clone(),
+            copies: self.sandbox_copy.clone(),
+        }
+    }
+}
+
 impl ConnectFlags {
     /// The server at `url`, or the stdio `command`, with these flags ([`parse`]).
     pub fn target(&self, url: Option<&str>, command: &[String]) -> anyhow::Result<Target> {

@@ -446,3 +446,60 @@ pub fn fake_viewer(dir: &Path) -> PathBuf {
     std::fs::write(viewer.join("style.css"), "main { margin: 0 }").unwrap();
     viewer
 }
+
+/// Every file under `root` with its bytes, and every directory: a tree
+/// that gained an empty directory differs.
+pub fn tree(root: &Path) -> Vec<(String, Vec<u8>)> {
+    let mut out = Vec::new();
+    let mut stack = vec![root.to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).expect("readable").flatten() {
+            let path = entry.path();
+            let rel = path
+                .strip_prefix(root)
+                .expect("below")
+                .display()
+                .to_string();
+            if path.is_dir() {
+                out.push((format!("{rel}/"), Vec::new()));
+                stack.push(path);
+            } else {
+                out.push((rel, std::fs::read(&path).expect("readable")));
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+/// A repository's refs, HEAD, status (untracked and ignored files too) and
+/// working tree, as text: any change to them changes it.
+pub fn git_state(repo: &Path) -> String {
+    let mut state = String::new();
+    for args in [
+        &["for-each-ref", "--format=%(refname) %(objectname)"][..],
+        &["symbolic-ref", "HEAD"][..],
+        &[
+            "status",
+            "--porcelain=v1",
+            "--ignored",
+            "--untracked-files=all",
+        ][..],
+        &["ls-files", "--stage"][..],
+    ] {
+        let out = Command::new("git")
+            .args(args)
+            .current_dir(repo)
+            .output()
+            .expect("git runs");
+        state.push_str(&String::from_utf8_lossy(&out.stdout));
+    }
+    for (path, bytes) in tree(repo)
+        .into_iter()
+        .filter(|(p, _)| !p.starts_with(".git"))
+    {
+        state.push_str(&format!("{path} {}\n", bytes.len()));
+        state.push_str(&String::from_utf8_lossy(&bytes));
+    }
+    state
+}

@@ -78,6 +78,21 @@ pub struct Session {
     child: Option<StdioChild>,
     timeout: Duration,
     corr_id: SharedCorrId,
+    /// Held by a tagged call from its request to its response.
+    calls: tokio::sync::Mutex<()>,
+}
+
+/// A call in flight under its trial's corr_id; the session's other trials
+/// wait for it (see [`Session::tagged`]).
+pub struct Tagged<'a> {
+    session: &'a Session,
+    _turn: tokio::sync::MutexGuard<'a, ()>,
+}
+
+impl Drop for Tagged<'_> {
+    fn drop(&mut self) {
+        self.session.corr_id.set(None);
+    }
 }
 
 /// What the handshake established.
@@ -173,6 +188,7 @@ impl Session {
                             child: Some(child),
                             timeout,
                             corr_id,
+                            calls: tokio::sync::Mutex::new(()),
                         });
                     }
                     Ok(Err(e)) => format!("the handshake with `{command}` failed: {e}"),
@@ -204,6 +220,7 @@ impl Session {
                     child: None,
                     timeout,
                     corr_id,
+                    calls: tokio::sync::Mutex::new(()),
                 })
             }
         }
@@ -246,10 +263,22 @@ impl Session {
             .map_err(|e| anyhow::anyhow!("tools/call {name} failed: {e}"))
     }
 
+    /// Wait for the session's turn, then tag every wire line with `corr_id`
+    /// until the guard drops. Trials in flight together share one session:
+    /// their model calls overlap, their tool calls take turns, so each
+    /// request and its response carry the id of the trial that made it.
+    pub async fn tagged(&self, corr_id: &str) -> Tagged<'_> {
+        let turn = self.calls.lock().await;
+        self.corr_id.set(Some(corr_id));
+        Tagged {
+            session: self,
+            _turn: turn,
+        }
+    }
+
     /// The corr_id written on this session's wire lines from now on (the
-    /// agent loop sets a trial's id at its start and clears it at its end).
-    /// One cell per session: trials that share a session must run one at a
-    /// time, or their frames carry whichever id was set last.
+    /// stages that run alone: generation, the random arm). One cell per
+    /// session: trials in flight together use [`Session::tagged`].
     pub fn set_corr_id(&self, corr_id: Option<&str>) {
         self.corr_id.set(corr_id);
     }

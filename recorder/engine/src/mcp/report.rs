@@ -64,8 +64,8 @@ pub async fn probe(
         session.close().await;
         anyhow::bail!("the handshake finished without server information");
     };
-    let tools = match session.list_tools().await {
-        Ok(tools) => tools.into_iter().map(|t| t.name.to_string()).collect(),
+    let listed = match session.list_tools().await {
+        Ok(tools) => tools,
         Err(e) => {
             tap.event(
                 "fitness.error",
@@ -75,6 +75,13 @@ pub async fn probe(
             Vec::new()
         }
     };
+    let tools: Vec<String> = listed.iter().map(|t| t.name.to_string()).collect();
+    // A probe that sends a tools/call sends it to a tool that only reads: a
+    // server that wrongly serves the call must not change anything.
+    let read_only_tool = listed
+        .iter()
+        .find(|t| !crate::access::may_write(t))
+        .map(|t| t.name.to_string());
     let call_outcomes = call_each(&session, calls).await;
     let relists = session.relists();
     session.close().await;
@@ -88,6 +95,7 @@ pub async fn probe(
         negotiated_version: facts.negotiated_version.clone(),
         timeout: timeout.min(Duration::from_secs(10)),
         tools: tools.clone(),
+        read_only_tool,
         capabilities: facts.capabilities.clone(),
     };
     let probe_results = probes::run_all(&ctx).await;

@@ -1,8 +1,9 @@
 //! The agent loop: a task prompt, the server's instructions and its tool
 //! list go to the model; model turns and MCP tool calls alternate until a
 //! final answer or a budget ends the trial. Everything lands on the agent
-//! tape with the trial's corr_id, and the session's wire lines carry the same
-//! corr_id while the trial runs.
+//! tape with the trial's corr_id, and each tool call's wire lines carry the
+//! same corr_id (trials in flight together take turns on the session for
+//! their tool calls; their model calls overlap).
 //!
 //! Tape lines written per trial (agent plane):
 //! - a `user` turn with the prompt;
@@ -10,8 +11,13 @@
 //!   status, tools count, attempt; never keys or bodies), one `llm.error`
 //!   event per failed attempt, then an `assistant` turn (blocks, normalised
 //!   usage, timing, model);
-//! - per assistant turn with tool calls: a `fitness.destructive_call` event for
-//!   each destructive call, then a `user` turn carrying the `tool_result` blocks.
+//! - per assistant turn with tool calls: a `fitness.destructive_call` event
+//!   for each call that may write and reaches the server, a
+//!   `fitness.blocked_call` event for each the harness withholds (a
+//!   read-only run never sends one: the agent gets a tool error saying so,
+//!   and it is never a server error), a `fitness.refused_call` event for each
+//!   call past the turn's registered limit (answered by the harness, never
+//!   sent), then a `user` turn carrying the `tool_result` blocks.
 //!
 //! Failure taxonomy per call ([`CallFailure`]): a JSON-RPC error or timeout is
 //! a protocol error (`-32602` invalid params is a schema reject); an
@@ -32,9 +38,10 @@ use serde_json::{Map, Value, json};
 
 use super::http::ms;
 use super::sim::REFERENCE_FENCE;
+use super::stream::repeating;
 use super::types::{
     Attempt, AttemptFailure, ChatRequest, ChatResponse, ContentBlock, LlmError, Message,
-    ModelClient, ReferenceHint, Role, ToolSpec, Usage, text_of,
+    ModelClient, ReferenceHint, Role, StopReason, ToolSpec, Usage, text_of,
 };
 use crate::clock;
 use crate::mcp::connect::Session;
@@ -48,8 +55,10 @@ pub const AGENT_TAPE_KIND: &str = "llm";
 pub const PREAMBLE: &str = "You are completing a task with the tools of an MCP server. \
 Call tools when they help. When you know the answer, reply with the answer alone and call no tool.";
 
-/// The most tokens a model may write in one turn.
-pub const MAX_OUTPUT_TOKENS: u32 = 4096;
+/// The most tokens a model may write in one agent turn unless the operator
+/// says otherwise: a tool call or a short answer needs far less, and a
+/// reply that runs on costs minutes on a slow model.
+pub const DEFAULT_MAX_OUTPUT_TOKENS: u32 = 1024;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ToolMode {
@@ -67,10 +76,17 @@ pub const DEFAULT_MAX_TURNS: u32 = 12;
 /// Tokens one trial may spend unless the operator says otherwise.
 pub const DEFAULT_MAX_TOKENS: u64 = 200_000;
 
+/// Tool calls one assistant turn may make unless the operator says
+/// otherwise; the surplus is refused by the harness and never sent.
+pub const DEFAULT_MAX_CALLS_PER_TURN: u32 = 16;
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Budget {
     pub max_turns: u32,
     pub max_tokens: u64,
+    pub max_calls_per_turn: u32,
+    /// Tokens the model may write in one turn.
+    pub max_output_tokens: u32,
 }
 
 impl Default for Budget {
@@ -78,12 +94,17 @@ impl Default for Budget {
         Budget {
             max_turns: DEFAULT_MAX_TURNS,
             max_tokens: DEFAULT_MAX_TOKENS,
+            max_calls_per_turn: DEFAULT_MAX_CALLS_PER_TURN,
+            max_output_tokens: DEFAULT_MAX_OUTPUT_TOKENS,
         }
     }
 }
 
 pub struct TrialSpec<'a> {
     pub corr_id: &'a str,
+    /// What the trial may do to the server: calls that may write are
+    /// withheld in a read-only run.
+    pub access: &'a crate::access::Access,
     pub prompt: &'a str,
     pub instructions: Option<&'a str>,
     pub tools: &'a [Tool],
@@ -99,6 +120,8 @@ pub enum TrialEnd {
     TurnBudget,
     TokenBudget,
     ModelFailed,
+    /// The model's reply repeated itself until the harness cut it.
+    Runaway,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -118,7 +141,11 @@ pub struct ToolCallRecord {
     pub ok: bool,
     pub failure: Option<CallFailure>,
     pub latency_ms: u64,
-    pub destructive: bool,
+    /// A call of a tool that may write (or of one the server does not list).
+    pub writes: bool,
+    /// Withheld by the harness (read-only): it never reached the server.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub blocked: bool,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -138,23 +165,19 @@ pub struct TrialOutcome {
     pub attempt_failures: Vec<AttemptFailure>,
     /// The model id the provider reported last.
     pub model_reported: Option<String>,
+    /// Attempts that waited on the run's shared rate budget, and the
+    /// milliseconds waited in all.
+    pub rate_waits: (u32, u64),
     /// Assistant turns.
     pub turns: u32,
 }
 
-/// Destructive by its annotations alone: unless annotated `readOnlyHint:
-/// true` or `destructiveHint: false` (an unannotated tool may write). The
-/// suite's own label, which also infers, is [`crate::suite::destructive::labelled_destructive`].
-pub fn destructive_by_annotations(tool: &Tool) -> bool {
-    match &tool.annotations {
-        Some(a) => !(a.read_only_hint == Some(true) || a.destructive_hint == Some(false)),
-        None => true,
-    }
-}
-
-/// The reference agent's extra system text: a human paragraph and a
-/// ```fitness-reference JSON block that `sim/reference` parses.
-pub fn reference_system_text(hint: &ReferenceHint) -> String {
+/// What the reference agent is handed after the task prompt: a human
+/// paragraph and a ```fitness-reference JSON block that `sim/reference`
+/// parses. It follows the prompt, never the system text: the system text
+/// and the tool list stay the same prefix in every trial of every stage, so
+/// a provider's prompt cache (or llama.cpp's one slot) reuses them.
+pub fn reference_text(hint: &ReferenceHint) -> String {
     let mut s = String::from(
         "You are the reference agent. The answer key and the calls that reach it are below. \
 Perform the calls in order (an argument written {{handle:NAME}} takes the value NAME from an \
@@ -174,19 +197,15 @@ earlier result), then reply with the answer.\n",
     s
 }
 
-/// Taped in place of the reference block of a reference trial's system text.
+/// Taped in place of the reference block of a reference trial's first turn.
 pub const REFERENCE_WITHHELD: &str = "[The reference agent's answer key and solution plan followed here. They are kept off the tape so that the suite's answers are never published.]";
 
-/// The system text of a trial.
-pub fn system_text(instructions: Option<&str>, reference: Option<&ReferenceHint>) -> String {
+/// The system text of a trial: the same for every trial of a run.
+pub fn system_text(instructions: Option<&str>) -> String {
     let mut s = PREAMBLE.to_owned();
     if let Some(i) = instructions.map(str::trim).filter(|i| !i.is_empty()) {
         s.push_str("\n\nThe server's instructions:\n");
         s.push_str(i);
-    }
-    if let Some(hint) = reference {
-        s.push_str("\n\n");
-        s.push_str(&reference_system_text(hint));
     }
     s
 }
@@ -206,14 +225,7 @@ pub async fn run_trial(
     spec: &TrialSpec<'_>,
     tape: &Tap,
 ) -> TrialOutcome {
-    if let Some(s) = session {
-        s.set_corr_id(Some(spec.corr_id));
-    }
-    let outcome = drive(model, session, spec, tape).await;
-    if let Some(s) = session {
-        s.set_corr_id(None);
-    }
-    outcome
+    drive(model, session, spec, tape).await
 }
 
 async fn drive(
@@ -222,7 +234,7 @@ async fn drive(
     spec: &TrialSpec<'_>,
     tape: &Tap,
 ) -> TrialOutcome {
-    let system = system_text(spec.instructions, spec.reference);
+    let system = system_text(spec.instructions);
     let offered: Vec<ToolSpec> = match spec.mode {
         ToolMode::None => Vec::new(),
         ToolMode::Live | ToolMode::StubbedEmpty => spec.tools.iter().map(tool_spec).collect(),
@@ -238,6 +250,7 @@ async fn drive(
         model_errors: Vec::new(),
         attempt_failures: Vec::new(),
         model_reported: None,
+        rate_waits: (0, 0),
         turns: 0,
     };
     loop {
@@ -249,7 +262,7 @@ async fn drive(
             system: Some(system.clone()),
             messages: messages.clone(),
             tools: offered.clone(),
-            max_tokens: MAX_OUTPUT_TOKENS,
+            max_tokens: spec.budget.max_output_tokens,
             temperature: None,
             corr_id: Some(spec.corr_id.to_owned()),
             json_object: false,
@@ -260,6 +273,18 @@ async fn drive(
             out.end = TrialEnd::ModelFailed;
             break;
         };
+        // A reply that repeated itself (cut short while streamed, or read
+        // whole) ends the trial as what it is, never as an answer.
+        let why = match response.stop {
+            StopReason::Runaway => repeating(&text_of(&response.content))
+                .or_else(|| Some("the reply repeated itself".to_owned())),
+            _ => repeating(&text_of(&response.content)),
+        };
+        if let Some(why) = why {
+            tape.event("llm.runaway", json!({"why": why}), Some(spec.corr_id));
+            out.end = TrialEnd::Runaway;
+            break;
+        }
         messages.push(Message {
             role: Role::Assistant,
             content: response.content.clone(),
@@ -299,39 +324,36 @@ fn tool_uses(content: &[ContentBlock]) -> Vec<(String, String, Value)> {
         .collect()
 }
 
+/// Does a call of `name` write: a tool that may write, or one the server
+/// does not list (nothing says it only reads)?
+fn writes(spec: &TrialSpec<'_>, name: &str) -> bool {
+    spec.access.writes(name) || !spec.tools.iter().any(|t| t.name == name)
+}
+
 /// The records of calls asked for after a budget ran out: never made.
 fn unmade<'a>(
     spec: &'a TrialSpec<'_>,
     uses: &'a [(String, String, Value)],
 ) -> impl Iterator<Item = ToolCallRecord> + 'a {
-    uses.iter().map(|(_, name, input)| ToolCallRecord {
-        tool: name.clone(),
-        arguments: input.clone(),
-        ok: false,
-        failure: Some(CallFailure::BudgetExhausted),
-        latency_ms: 0,
-        destructive: spec
-            .tools
-            .iter()
-            .find(|t| t.name == *name)
-            .is_none_or(destructive_by_annotations),
+    uses.iter().map(|(_, name, input)| {
+        withheld(
+            name,
+            input,
+            writes(spec, name),
+            Some(CallFailure::BudgetExhausted),
+        )
     })
 }
 
 /// The trial's first two turns on the tape, and the conversation so far.
 /// The system text goes on the tape first: what the agent was told is
-/// evidence too. The reference agent's answer key and plan are the one part
-/// withheld, so that a published tape never publishes a suite's answers;
-/// the tape says where they were.
+/// evidence too. The reference agent's answer key and plan (after the task
+/// prompt) are the one part withheld, so that a published tape never
+/// publishes a suite's answers; the tape says where they were.
 fn open_trial(spec: &TrialSpec<'_>, tape: &Tap) -> Vec<Message> {
-    let mut system_blocks = vec![ContentBlock::Text {
-        text: system_text(spec.instructions, None),
+    let system_blocks = vec![ContentBlock::Text {
+        text: system_text(spec.instructions),
     }];
-    if spec.reference.is_some() {
-        system_blocks.push(ContentBlock::Text {
-            text: REFERENCE_WITHHELD.to_owned(),
-        });
-    }
     tape.line(&turn_line(
         "system",
         &system_blocks,
@@ -340,13 +362,22 @@ fn open_trial(spec: &TrialSpec<'_>, tape: &Tap) -> Vec<Message> {
         None,
         spec.corr_id,
     ));
-    let prompt = vec![ContentBlock::Text {
+    let mut taped = vec![ContentBlock::Text {
         text: spec.prompt.to_owned(),
     }];
-    tape.line(&turn_line("user", &prompt, None, None, None, spec.corr_id));
+    let mut sent = taped.clone();
+    if let Some(hint) = spec.reference {
+        taped.push(ContentBlock::Text {
+            text: REFERENCE_WITHHELD.to_owned(),
+        });
+        sent.push(ContentBlock::Text {
+            text: reference_text(hint),
+        });
+    }
+    tape.line(&turn_line("user", &taped, None, None, None, spec.corr_id));
     vec![Message {
         role: Role::User,
-        content: prompt,
+        content: sent,
     }]
 }
 
@@ -370,6 +401,10 @@ async fn ask(
     tape_attempts(tape, log, offered, &model.id().to_string(), corr_id);
     out.attempt_failures
         .extend(log.iter().filter_map(|a| a.failure.clone()));
+    for a in log.iter().filter(|a| a.rate_wait_ms > 0) {
+        out.rate_waits.0 += 1;
+        out.rate_waits.1 += a.rate_wait_ms;
+    }
     let response = match response {
         Ok(r) => r,
         Err(e) => {
@@ -421,18 +456,45 @@ async fn call_all(
     out: &mut TrialOutcome,
 ) -> Vec<ContentBlock> {
     let mut results = Vec::new();
-    for (id, name, input) in uses {
+    let per_turn = spec.budget.max_calls_per_turn as usize;
+    for (i, (id, name, input)) in uses.into_iter().enumerate() {
         let tool = spec.tools.iter().find(|t| t.name == name);
-        let destructive = tool.is_none_or(destructive_by_annotations);
-        if destructive {
+        let writes = writes(spec, &name);
+        let (record, content, is_error) = if i >= per_turn {
+            // The surplus of a turn that asked for too many calls: answered
+            // by the harness, never sent.
+            let message = format!(
+                "refused by the harness: one turn may make at most {per_turn} tool calls; this call was not made"
+            );
             tape.event(
-                "fitness.destructive_call",
-                json!({"tool": name, "tool_use_id": id}),
+                "fitness.refused_call",
+                json!({"tool": name, "tool_use_id": id, "why": message}),
                 Some(spec.corr_id),
             );
-        }
-        let (record, content, is_error) =
-            call(session, spec.mode, tool, &name, &input, destructive).await;
+            let record = withheld(&name, &input, writes, Some(CallFailure::BudgetExhausted));
+            (record, message, true)
+        } else if spec.mode == ToolMode::Live && spec.access.blocks(&name) {
+            let message = crate::access::blocked_message(&name);
+            tape.event(
+                "fitness.blocked_call",
+                json!({"tool": name, "tool_use_id": id, "why": message}),
+                Some(spec.corr_id),
+            );
+            let record = ToolCallRecord {
+                blocked: true,
+                ..withheld(&name, &input, writes, None)
+            };
+            (record, message, true)
+        } else {
+            if writes && spec.mode == ToolMode::Live {
+                tape.event(
+                    "fitness.destructive_call",
+                    json!({"tool": name, "tool_use_id": id}),
+                    Some(spec.corr_id),
+                );
+            }
+            call(session, spec, tool, &name, &input, writes).await
+        };
         out.calls.push(record);
         results.push(ContentBlock::ToolResult {
             tool_use_id: id,
@@ -442,6 +504,25 @@ async fn call_all(
     }
     tape.line(&turn_line("user", &results, None, None, None, spec.corr_id));
     results
+}
+
+/// The record of a call the harness answered itself: it never reached the
+/// server.
+fn withheld(
+    name: &str,
+    input: &Value,
+    writes: bool,
+    failure: Option<CallFailure>,
+) -> ToolCallRecord {
+    ToolCallRecord {
+        tool: name.to_owned(),
+        arguments: input.clone(),
+        ok: false,
+        failure,
+        latency_ms: 0,
+        writes,
+        blocked: false,
+    }
 }
 
 fn budget_end(out: &TrialOutcome, budget: &Budget) -> Option<TrialEnd> {
@@ -472,7 +553,8 @@ fn tape_attempts(tape: &Tap, log: &[Attempt], tools: usize, model: &str, corr_id
         tape.event(
             "llm.request",
             json!({"endpoint": a.endpoint, "status": a.status, "tools": tools,
-                   "attempt": a.attempt, "duration_ms": a.duration_ms, "model": model}),
+                   "attempt": a.attempt, "duration_ms": a.duration_ms, "model": model,
+                   "rate_wait_ms": a.rate_wait_ms}),
             Some(corr_id),
         );
         if let Some(f) = &a.failure {
@@ -504,11 +586,11 @@ pub fn missing_required(schema: &Value, args: &Map<String, Value>) -> Vec<String
 
 async fn call(
     session: Option<&Session>,
-    mode: ToolMode,
+    spec: &TrialSpec<'_>,
     tool: Option<&Tool>,
     name: &str,
     input: &Value,
-    destructive: bool,
+    writes: bool,
 ) -> (ToolCallRecord, String, bool) {
     let record = |ok: bool, failure: Option<CallFailure>, latency_ms: u64| ToolCallRecord {
         tool: name.to_owned(),
@@ -516,7 +598,8 @@ async fn call(
         ok,
         failure,
         latency_ms,
-        destructive,
+        writes,
+        blocked: false,
     };
     let Value::Object(args) = input else {
         return (
@@ -525,7 +608,7 @@ async fn call(
             true,
         );
     };
-    if mode == ToolMode::StubbedEmpty {
+    if spec.mode == ToolMode::StubbedEmpty {
         return (record(true, None, 0), String::new(), false);
     }
     let Some(session) = session else {
@@ -538,10 +621,13 @@ async fn call(
     let missing = tool
         .map(|t| missing_required(&Value::Object((*t.input_schema).clone()), args))
         .unwrap_or_default();
+    // The session's turn first: the latency is the server's, not the wait.
+    let tagged = session.tagged(spec.corr_id).await;
     let started = Instant::now();
     let params = CallToolRequestParams::new(name.to_owned()).with_arguments(args.clone());
     let result = tokio::time::timeout(session.timeout(), session.service.call_tool(params)).await;
     let latency = ms(started.elapsed());
+    drop(tagged);
     match result {
         Err(_) => (
             record(false, Some(CallFailure::ProtocolError), latency),
@@ -732,30 +818,6 @@ pub async fn taped_call(
 mod tests {
     use super::*;
 
-    fn tool(annotations: Value) -> Tool {
-        serde_json::from_value(json!({"name": "t", "inputSchema": {"type": "object"},
-            "annotations": annotations}))
-        .expect("tool")
-    }
-
-    #[test]
-    fn destructive_unless_read_only_or_not_destructive() {
-        assert!(destructive_by_annotations(
-            &serde_json::from_value(json!({"name": "t", "inputSchema": {"type": "object"}}))
-                .expect("tool")
-        ));
-        assert!(destructive_by_annotations(&tool(json!({"title": "x"}))));
-        assert!(!destructive_by_annotations(&tool(
-            json!({"readOnlyHint": true})
-        )));
-        assert!(!destructive_by_annotations(&tool(
-            json!({"destructiveHint": false})
-        )));
-        assert!(destructive_by_annotations(&tool(
-            json!({"readOnlyHint": false, "destructiveHint": true})
-        )));
-    }
-
     #[test]
     fn reference_text_round_trips_through_the_sim_parser() {
         let hint = ReferenceHint {
@@ -766,11 +828,12 @@ mod tests {
                 arguments: serde_json::from_value(json!({"a": 40, "b": 2})).expect("map"),
             }],
         };
-        let system = system_text(Some("Be brief."), Some(&hint));
+        let system = system_text(Some("Be brief."));
         assert!(system.starts_with(PREAMBLE));
         assert!(system.contains("Be brief."));
-        assert_eq!(super::super::sim::parse_reference(&system), Some(hint));
-        assert_eq!(super::super::sim::parse_reference(PREAMBLE), None);
+        assert_eq!(super::super::sim::parse_reference(&system), None);
+        let handed = format!("Add.\n\n{}", reference_text(&hint));
+        assert_eq!(super::super::sim::parse_reference(&handed), Some(hint));
     }
 
     #[test]
@@ -781,7 +844,8 @@ mod tests {
             ok,
             failure,
             latency_ms: 0,
-            destructive: false,
+            writes: false,
+            blocked: false,
         };
         let mut calls = vec![
             rec("a", false, Some(CallFailure::ExecutionErrorFatal)),

@@ -99,6 +99,7 @@ pub async fn post_json(
     let mut attempt = 0u32;
     loop {
         attempt += 1;
+        let waited = ms(pause::wait_turn(url).await);
         let t0 = Instant::now();
         // An unstreamed attempt is bounded as a whole; a streamed one by the
         // gap between its bytes and by STREAM_WALL_FACTOR x the timeout.
@@ -127,6 +128,7 @@ pub async fn post_json(
                     status: Some(status),
                     duration_ms: ms(t0.elapsed()),
                     failure: None,
+                    rate_wait_ms: waited,
                 });
                 return Ok(Exchange {
                     body,
@@ -138,10 +140,10 @@ pub async fn post_json(
             }
             Tried::Unreadable { status, message } => {
                 let f = (LlmErrorClass::Malformed, Some(status), message, None);
-                return Err(fail(&mut log, attempt, url, t0, f, None));
+                return Err(fail(&mut log, (attempt, waited), url, t0, f, None));
             }
             Tried::Failed(f) => {
-                if let Some(err) = step(&mut log, attempt, url, t0, f, opts).await {
+                if let Some(err) = step(&mut log, (attempt, waited), url, t0, f, opts).await {
                     return Err(err);
                 }
             }
@@ -348,7 +350,7 @@ async fn read_stream(
 /// due, else the final error.
 async fn step(
     log: &mut Vec<Attempt>,
-    attempt: u32,
+    (attempt, waited): (u32, u64),
     url: &str,
     t0: Instant,
     failed: Failed,
@@ -363,17 +365,61 @@ async fn step(
     );
     if retryable && attempt <= opts.max_retries {
         let wait = backoff(attempt, failed.3).min(opts.max_backoff);
-        let _ = fail(log, attempt, url, t0, failed, Some(wait));
+        // A refusal for rate (429, or 529 overloaded) holds every call of
+        // the run to this endpoint, not only this one: N trials in flight
+        // wait together instead of retrying in lockstep.
+        if failed.0 == LlmErrorClass::RateLimited || failed.1 == Some(529) {
+            pause::hold(url, wait);
+        }
+        let _ = fail(log, (attempt, waited), url, t0, failed, Some(wait));
         tokio::time::sleep(wait).await;
         None
     } else {
-        Some(fail(log, attempt, url, t0, failed, None))
+        Some(fail(log, (attempt, waited), url, t0, failed, None))
+    }
+}
+
+/// The run's calls to one endpoint share one rate budget: after a refusal
+/// for rate, no call to that endpoint is sent before the refusal's wait is
+/// over. Each wait is bounded ([`BACKOFF_CAP`]), so a provider that keeps
+/// refusing ends in errors after the bounded retries, never in a hang.
+mod pause {
+    use std::collections::HashMap;
+    use std::sync::{LazyLock, Mutex};
+    use std::time::{Duration, Instant};
+
+    static UNTIL: LazyLock<Mutex<HashMap<String, Instant>>> =
+        LazyLock::new(|| Mutex::new(HashMap::new()));
+
+    fn until(url: &str) -> Option<Instant> {
+        UNTIL
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .get(url)
+            .copied()
+    }
+
+    /// Hold every call to `url` for `wait` from now (the later hold wins).
+    pub fn hold(url: &str, wait: Duration) {
+        let at = Instant::now() + wait;
+        let mut held = UNTIL.lock().unwrap_or_else(|p| p.into_inner());
+        let entry = held.entry(url.to_owned()).or_insert(at);
+        *entry = (*entry).max(at);
+    }
+
+    /// Wait until `url` is no longer held; how long that was.
+    pub async fn wait_turn(url: &str) -> Duration {
+        let started = Instant::now();
+        while let Some(at) = until(url).filter(|at| *at > Instant::now()) {
+            tokio::time::sleep_until(at.into()).await;
+        }
+        started.elapsed()
     }
 }
 
 fn fail(
     log: &mut Vec<Attempt>,
-    attempt: u32,
+    (attempt, waited): (u32, u64),
     url: &str,
     t0: Instant,
     (class, status, message, _): Failed,
@@ -389,6 +435,7 @@ fn fail(
             message: message.clone(),
             backoff_ms: wait.map(ms),
         }),
+        rate_wait_ms: waited,
     });
     LlmError {
         class,

@@ -22,6 +22,7 @@ pub mod agent;
 pub mod anthropic;
 pub mod cost;
 pub mod http;
+pub mod meter;
 pub mod openai;
 pub mod price;
 pub mod sim;

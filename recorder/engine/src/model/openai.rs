@@ -32,6 +32,22 @@ pub const KEY_ENV: &str = "OPENAI_API_KEY";
 pub const BASE_ENV: &str = "OPENAI_BASE_URL";
 pub const DEFAULT_BASE: &str = "https://api.openai.com/v1";
 
+/// Is the OpenAI-compatible server on this machine (`OPENAI_BASE_URL` on a
+/// loopback host)? Such a server (llama.cpp) usually answers one call at a
+/// time.
+pub fn serves_locally() -> bool {
+    crate::secrets::url_env(BASE_ENV)
+        .and_then(|base| reqwest::Url::parse(&base).ok())
+        .and_then(|url| url.host_str().map(str::to_owned))
+        .is_some_and(|host| {
+            let host = host.trim_start_matches('[').trim_end_matches(']');
+            host == "localhost"
+                || host
+                    .parse::<std::net::IpAddr>()
+                    .is_ok_and(|ip| ip.is_loopback())
+        })
+}
+
 pub struct OpenAiClient {
     id: ModelId,
     key: Option<String>,
@@ -277,6 +293,7 @@ pub fn parse_response(body: &Value) -> Result<ParsedReply, String> {
         .iter()
         .any(|b| matches!(b, ContentBlock::ToolUse { .. }));
     let stop = match choice.get("finish_reason").and_then(Value::as_str) {
+        Some(super::stream::RUNAWAY_FINISH) => StopReason::Runaway,
         Some("tool_calls" | "function_call") => StopReason::ToolUse,
         _ if has_calls => StopReason::ToolUse,
         Some("stop") => StopReason::EndTurn,

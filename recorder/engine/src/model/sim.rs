@@ -106,7 +106,11 @@ impl SimClient {
 
     fn respond(&self, request: &ChatRequest) -> Vec<ContentBlock> {
         if matches!(self.profile, Profile::Reference | Profile::Unstable)
-            && let Some(hint) = request.system.as_deref().and_then(parse_reference)
+            && let Some(hint) = request
+                .system
+                .as_deref()
+                .and_then(parse_reference)
+                .or_else(|| parse_reference(&prompt_of(request)))
         {
             return reference_step(&hint, request);
         }
@@ -180,6 +184,7 @@ fn simulated_outage(id: &ModelId) -> LlmError {
                 message: "simulated provider outage (sim/unstable)".to_owned(),
                 backoff_ms: (attempt < 4).then_some(0),
             }),
+            rate_wait_ms: 0,
         })
         .collect();
     LlmError {
@@ -241,7 +246,8 @@ fn splitmix(mut z: u64) -> u64 {
     z ^ (z >> 31)
 }
 
-/// The reference hint in a system text's ```fitness-reference block.
+/// The reference hint in a text's ```fitness-reference block (the
+/// reference agent is handed it after the task prompt).
 pub fn parse_reference(system: &str) -> Option<ReferenceHint> {
     let start = system.find(REFERENCE_FENCE)? + REFERENCE_FENCE.len();
     let rest = &system[start..];

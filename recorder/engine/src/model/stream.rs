@@ -28,6 +28,33 @@ pub struct Assembly {
     pub done: bool,
     /// Some delta (text or a tool call) arrived: the first token.
     pub started: bool,
+    /// Content length at the last check for a reply that repeats itself.
+    checked: usize,
+}
+
+/// The finish reason of a reply the harness cut short because it repeated
+/// itself ([`repeating`]); read back as `StopReason::Runaway`.
+pub const RUNAWAY_FINISH: &str = "fitness_runaway";
+
+/// The longest unit of repetition looked for, in bytes.
+const MAX_PERIOD: usize = 256;
+/// The fewest bytes of exact repetition that end a reply.
+const MIN_SPAN: usize = 240;
+
+/// Does `text` end in a run of one unit repeated (`fs2fs2fs2…`, or one
+/// sentence over and over): at least [`MIN_SPAN`] bytes and four units of
+/// exact repetition? Why, in words, when it does.
+pub fn repeating(text: &str) -> Option<String> {
+    let b = text.as_bytes();
+    (1..=MAX_PERIOD).find_map(|p| {
+        let span = (4 * p).max(MIN_SPAN);
+        let tail = b.get(b.len().checked_sub(span)?..)?;
+        tail[p..].iter().zip(tail).all(|(x, y)| x == y).then(|| {
+            let unit = String::from_utf8_lossy(&tail[span - p..]);
+            let unit: String = unit.chars().take(60).collect();
+            format!("the reply repeated {unit:?} ({p} bytes) over its last {span} bytes or more")
+        })
+    })
 }
 
 /// Bytes one unfinished event may hold before it is refused.
@@ -101,6 +128,15 @@ impl Assembly {
         if let Some(t) = delta.get("content").and_then(Value::as_str) {
             self.started |= !t.is_empty();
             self.content.push_str(t);
+            // A reply that repeats itself is cut here: every token after
+            // this would be paid for and read for nothing.
+            if self.content.len() >= self.checked + 64 {
+                self.checked = self.content.len();
+                if repeating(&self.content).is_some() {
+                    self.finish_reason = Some(RUNAWAY_FINISH.to_owned());
+                    self.done = true;
+                }
+            }
         }
         if let Some(t) = delta.get("reasoning_content").and_then(Value::as_str) {
             self.started |= !t.is_empty();
@@ -230,6 +266,34 @@ mod tests {
             assert_eq!(body["usage"]["prompt_tokens"], 12);
             assert_eq!(body["model"], "-");
         }
+    }
+
+    #[test]
+    fn a_reply_that_repeats_itself_is_cut_and_a_sound_one_is_not() {
+        let chunk = |t: &str| {
+            format!(
+                "data: {}\n\n",
+                json!({"choices": [{"index": 0, "delta": {"content": t}}]})
+            )
+        };
+        let mut a = Assembly::default();
+        a.feed(chunk("The answer is ").as_bytes()).expect("bounded");
+        let mut fed = 0;
+        while !a.done && fed < 10_000 {
+            a.feed(chunk("fs2").as_bytes()).expect("bounded");
+            fed += 1;
+        }
+        assert!(a.done, "cut");
+        assert!(fed < 200, "cut early: after {fed} pieces");
+        assert_eq!(a.body()["choices"][0]["finish_reason"], RUNAWAY_FINISH);
+        let sentence = "I will list the directory to find the file. ";
+        assert!(repeating(&sentence.repeat(8)).is_some());
+        assert!(repeating(&sentence.repeat(3)).is_none());
+        let prose = "Paris is the capital of France; its population is about two million, \
+and the city sits on the Seine. The Louvre, the Eiffel Tower and Notre-Dame draw visitors \
+from everywhere, and the metro carries millions of riders on sixteen lines every day.";
+        assert!(repeating(prose).is_none());
+        assert!(repeating("{\"a\": 1}").is_none());
     }
 
     #[test]

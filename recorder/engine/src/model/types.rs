@@ -185,6 +185,8 @@ pub enum StopReason {
     EndTurn,
     ToolUse,
     MaxTokens,
+    /// Cut short by the harness: the reply repeated itself.
+    Runaway,
     Other,
 }
 
@@ -296,6 +298,15 @@ pub struct Attempt {
     pub duration_ms: u64,
     /// Why the attempt failed; `None` for the attempt that succeeded.
     pub failure: Option<AttemptFailure>,
+    /// Milliseconds the attempt waited before it was sent, because the
+    /// endpoint had refused another call of the run for its rate (the
+    /// run's calls share one budget per endpoint).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub rate_wait_ms: u64,
+}
+
+fn is_zero(v: &u64) -> bool {
+    *v == 0
 }
 
 /// A failed attempt: its class, a short message, and how long we waited
@@ -324,6 +335,8 @@ pub enum LlmErrorClass {
     Auth,
     /// Any other 4xx.
     BadRequest,
+    /// The run's spend cap was reached: the call was never sent.
+    SpendCap,
 }
 
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]

@@ -11,6 +11,7 @@ use std::time::Duration;
 use fitness_shared::gates::{MAX_ERROR_RATE, MIN_ADMISSION_RATE, MIN_SUITE_SIZE, NULL_KILL_RATIO};
 use fitness_shared::record::CredentialContext;
 
+use super::sandbox::SandboxSettings;
 use crate::mcp::connect::{DEFAULT_REQUEST_TIMEOUT, Target};
 use crate::mcp::tap::DEFAULT_TAPE_CAP;
 use crate::model::DEFAULT_MODEL_TIMEOUT;
@@ -175,6 +176,12 @@ pub struct RunSettings {
     pub run_tag: Option<String>,
     /// Run the official conformance suite before the probes (HTTP only).
     pub conformance: bool,
+    /// What the run may do to the server: read-only unless a sandbox
+    /// (registered).
+    pub sandbox: SandboxSettings,
+    /// Trials in flight at once within a stage (registered); `None` asks for
+    /// the runner's default, and a checked config always holds the value.
+    pub concurrency: Option<u64>,
 }
 
 impl RunSettings {
@@ -206,6 +213,8 @@ impl RunSettings {
             max_tape_bytes: DEFAULT_TAPE_CAP,
             run_tag: None,
             conformance: false,
+            sandbox: SandboxSettings::default(),
+            concurrency: None,
         }
     }
 }
@@ -245,12 +254,18 @@ impl RunConfig {
         if let Some(tag) = &s.run_tag {
             check_run_tag(tag)?;
         }
+        s.sandbox.check(&s.target)?;
+        s.concurrency = Some(concurrency(&s)?);
         if let Some(path) = &s.fixed_suite {
-            crate::suite::hashed::load_suite(path)?;
+            suite_fits(&crate::suite::hashed::load_suite(path)?, &s.sandbox, path)?;
             for index in 1..=s.max_extensions {
                 let batch = path.with_file_name(fitness_shared::site::suite_batch_file(index));
                 if batch.is_file() {
-                    crate::suite::hashed::load_suite(&batch)?;
+                    suite_fits(
+                        &crate::suite::hashed::load_suite(&batch)?,
+                        &s.sandbox,
+                        &batch,
+                    )?;
                 }
             }
         }
@@ -258,6 +273,8 @@ impl RunConfig {
         s.timeout = s.timeout.max(second);
         s.model_timeout = s.model_timeout.max(second);
         s.budget.max_turns = s.budget.max_turns.max(1);
+        s.budget.max_calls_per_turn = s.budget.max_calls_per_turn.max(1);
+        s.budget.max_output_tokens = s.budget.max_output_tokens.clamp(64, 65_536);
         s.max_tape_bytes = s.max_tape_bytes.clamp(1 << 20, 1 << 50);
         s.generator = Some(generator);
         Ok(RunConfig {
@@ -265,6 +282,61 @@ impl RunConfig {
             settings: s,
         })
     }
+}
+
+/// The most trials a run may have in flight at once.
+pub const MAX_CONCURRENCY: u64 = 64;
+
+/// The trials in flight at once: as asked, else the runner's default (8 for
+/// a sim runner, 1 for a model served from this machine, 4 for a hosted
+/// API). A sandbox runs one trial at a time: each starts from the state the
+/// sandbox puts back.
+fn concurrency(s: &RunSettings) -> anyhow::Result<u64> {
+    if s.sandbox.enabled {
+        anyhow::ensure!(
+            s.concurrency.is_none_or(|n| n == 1),
+            "--concurrency {} cannot be used with --sandbox: each trial starts from the state the sandbox puts back, so trials run one at a time",
+            s.concurrency.unwrap_or(1)
+        );
+        return Ok(1);
+    }
+    if let Some(n) = s.concurrency {
+        anyhow::ensure!(
+            (1..=MAX_CONCURRENCY).contains(&n),
+            "--concurrency must be between 1 and {MAX_CONCURRENCY}"
+        );
+        return Ok(n);
+    }
+    Ok(match s.runner.provider {
+        ProviderKind::Sim => 8,
+        ProviderKind::OpenAi if crate::model::openai::serves_locally() => 1,
+        ProviderKind::OpenAi | ProviderKind::Anthropic => 4,
+    })
+}
+
+/// A reused suite was made in this run's mode (when it says), and by a
+/// generation that wrote nothing: one that wrote read its answer keys from
+/// the state it left, which another run does not start from.
+pub fn suite_fits(
+    suite: &crate::suite::Suite,
+    sandbox: &SandboxSettings,
+    path: &std::path::Path,
+) -> anyhow::Result<()> {
+    let mode = sandbox.mode();
+    if let Some(made) = suite.config.get("access").and_then(|v| v.as_str()) {
+        anyhow::ensure!(
+            made == mode.as_str(),
+            "the suite in {} was made {made}, and this run is {}: suites built read-only and in a sandbox are never read against each other",
+            path.display(),
+            mode.as_str()
+        );
+    }
+    anyhow::ensure!(
+        suite.config.get("writes") != Some(&serde_json::Value::Bool(true)),
+        "the suite in {} was generated in a sandbox whose generation wrote to the server: its answer keys were read from the state that generation left, which this run does not start from; generate the suite again",
+        path.display()
+    );
+    Ok(())
 }
 
 /// The generator a run registers. A real runner never gets a rehearsal

@@ -9,9 +9,9 @@ use fitness_shared::record::{
 use rmcp::model::Tool;
 
 use super::run::{Flow, Run, name_of};
-use super::trials::{TrialKind, Trials};
+use super::sandbox::Server;
+use super::trials::{Job, TrialKind, Trials};
 use super::{record, tape_reading, trials};
-use crate::mcp::connect::Session;
 use crate::model::types::ModelClient;
 use crate::suite::GenerateOptions;
 use crate::suite::task::Task;
@@ -40,7 +40,7 @@ impl Run<'_> {
     /// Reference trials over a batch of tasks; counts for the ledger.
     pub(super) async fn construct_batch(
         &mut self,
-        session: &Session,
+        server: &Server,
         reference: &dyn ModelClient,
         trials: &Trials<'_>,
         tasks: &[Task],
@@ -49,24 +49,19 @@ impl Run<'_> {
             tasks: tasks.len() as u64,
             ..BatchCounts::default()
         };
-        for task in tasks {
-            for _ in 0..self.cfg.settings.reps {
-                let outcome = self
-                    .trial(
-                        reference,
-                        "reference",
-                        session,
-                        trials,
-                        task,
-                        TrialKind::Construct,
-                    )
-                    .await?;
-                if trials::errored(&outcome) {
-                    counts.errors += 1;
-                } else {
-                    counts.trials += 1;
-                    counts.successes += u64::from(trials::reached_through_server(task, &outcome));
-                }
+        let jobs: Vec<Job<'_>> = tasks
+            .iter()
+            .flat_map(|t| (0..self.cfg.settings.reps).map(move |_| (t, TrialKind::Construct)))
+            .collect();
+        let outcomes = self
+            .trials(reference, "reference", server, trials, &jobs)
+            .await?;
+        for (&(task, _), outcome) in jobs.iter().zip(&outcomes) {
+            if trials::errored(outcome) {
+                counts.errors += 1;
+            } else {
+                counts.trials += 1;
+                counts.successes += u64::from(trials::reached_through_server(task, outcome));
             }
         }
         Ok(counts)
@@ -77,7 +72,7 @@ impl Run<'_> {
     /// checked is left in `driven`.
     pub(super) async fn construct(
         &mut self,
-        session: &Session,
+        server: &Server,
         clients: &Clients<'_>,
         trials: &Trials<'_>,
         driven: &mut Vec<Task>,
@@ -85,7 +80,7 @@ impl Run<'_> {
         let prereg = self.gate_prereg();
         self.progress.phase("construct", prereg.registered_trials());
         let first = self
-            .construct_batch(session, clients.reference, trials, &driven.clone())
+            .construct_batch(server, clients.reference, trials, &driven.clone())
             .await?;
         let mut ledger = vec![first];
         let mut batch_info: Vec<BatchInfo> = Vec::new();
@@ -103,7 +98,7 @@ impl Run<'_> {
                 res.pooled.successes, res.pooled.trials
             ));
             let (info, tasks) = self
-                .extension_batch(index, session, clients, trials.tools, driven)
+                .extension_batch(index, server, clients, trials.tools, driven)
                 .await?;
             batch_info.push(info);
             self.progress.phase(
@@ -118,7 +113,7 @@ impl Run<'_> {
                     ..gates::BatchCounts::default()
                 }
             } else {
-                self.construct_batch(session, clients.reference, trials, &tasks)
+                self.construct_batch(server, clients.reference, trials, &tasks)
                     .await?
             };
             driven.extend(tasks);
@@ -133,7 +128,7 @@ impl Run<'_> {
     async fn extension_batch(
         &mut self,
         index: u64,
-        session: &Session,
+        server: &Server,
         clients: &Clients<'_>,
         tools: &[Tool],
         driven: &[Task],
@@ -148,9 +143,12 @@ impl Run<'_> {
             screen: self.cfg.settings.screen,
             id_prefix: format!("x{index}-"),
             exclude_prompts: driven.iter().map(|t| t.prompt.clone()).collect(),
-            seed_handles: self.cfg.settings.target.operator_paths(),
+            seed_handles: server.target().operator_paths(),
             // A batch short of its registered size voids the run.
             must_reach: Some(self.suite_floors(self.cfg.settings.extension_size)),
+            access: self.cfg.settings.sandbox.mode(),
+            writes: self.cfg.settings.sandbox.writes_at_generation(),
+            concurrency: self.width(),
         };
         let corr = format!("generate::x{index}");
         // A reused suite brings its extension batches along.
@@ -161,12 +159,16 @@ impl Run<'_> {
             .as_ref()
             .map(|p| p.with_file_name(batch_file(index)))
             .filter(|p| p.is_file());
+        // The batch is generated from the state trials start from, and its
+        // own writes (a sandbox's) are the state later trials start from.
+        server.before_trial(&corr).await?;
+        let session = server.session()?;
         session.set_corr_id(Some(&corr));
         let batch = match &kept {
             Some(path) => self.reuse_suite(path, tools, clients.judge, &corr).await,
             None => {
                 crate::suite::generate(
-                    session,
+                    &session,
                     tools,
                     self.instructions.as_deref(),
                     &opts,
@@ -178,7 +180,10 @@ impl Run<'_> {
             }
         };
         session.set_corr_id(None);
+        drop(session);
+        self.check_spend()?;
         let batch = batch.with_context(|| format!("generating extension batch {index} failed"))?;
+        server.generated()?;
         self.add_spend(&batch.spend);
         self.rejected
             .extend(batch.rejections.iter().map(crate::suite::Rejection::listed));

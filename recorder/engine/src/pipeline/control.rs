@@ -69,6 +69,9 @@ pub trait Progress: Send + Sync {
     fn phase(&self, _name: &str, _total: u64) {}
     fn advance(&self) {}
     fn finish_phase(&self, _summary: &str) {}
+    /// A line the operator must see before the run goes on (what it may do
+    /// to the server).
+    fn note(&self, _text: &str) {}
 }
 
 /// No progress output.

@@ -1,5 +1,5 @@
-//! One model-driven trial with the run's bookkeeping (cancel, spend cap,
-//! cost ledger), and the drive that scores the suite.
+//! The trials of a stage, N in flight at once, with the run's bookkeeping
+//! (cancel, spend cap, cost ledger), and the drive that scores the suite.
 
 use fitness_shared::gates;
 use fitness_shared::record::{CostTier, GateDetail, GateRecord, Outcome};
@@ -8,45 +8,131 @@ use serde_json::json;
 
 use super::control::Interruption;
 use super::run::{Flow, Run};
-use super::trials::{TrialKind, Trials};
+use super::sandbox::Server;
+use super::trials::{Job, TrialKind, Trials};
 use super::{record, trials};
-use crate::mcp::connect::Session;
 use crate::model::agent::TrialOutcome;
 use crate::model::cost::Role as Spender;
-use crate::model::types::ModelClient;
+use crate::model::types::{LlmErrorClass, ModelClient};
 use crate::suite::task::Task;
 
+/// Why a trial in flight could not finish: the stage ends.
+enum Halt {
+    Cancelled,
+    Lost(String),
+    Failed(anyhow::Error),
+}
+
 impl Run<'_> {
-    /// One model-driven trial with the run's bookkeeping: cancellation, the
-    /// spend cap, and the cost ledger.
-    pub(super) async fn trial(
+    /// The trials of one stage, `concurrency` in flight at once, with the
+    /// run's bookkeeping (cancellation, the spend cap, the cost ledger);
+    /// their outcomes in the order of `jobs`, whatever order they finished
+    /// in. A trial that cannot finish (the operator stopped the run, the
+    /// server is gone, the spend cap refused a call) ends the stage: the
+    /// trials still in flight are dropped, and every trial that finished is
+    /// still in the cost ledger.
+    pub(super) async fn trials(
         &mut self,
         model: &dyn ModelClient,
         role: &str,
-        session: &Session,
+        server: &Server,
+        trials: &Trials<'_>,
+        jobs: &[Job<'_>],
+    ) -> anyhow::Result<Vec<TrialOutcome>> {
+        use futures::StreamExt as _;
+        self.check_spend()?;
+        self.stop_if_cancelled()?;
+        let width = self.width();
+        let mut done: Vec<Option<TrialOutcome>> = vec![None; jobs.len()];
+        let mut halt = None;
+        {
+            let this = &*self;
+            let mut flight = futures::stream::iter(jobs.iter().enumerate())
+                .map(|(i, &(task, kind))| async move {
+                    (i, this.one_trial(model, server, trials, task, kind).await)
+                })
+                .buffer_unordered(width);
+            while let Some((i, result)) = flight.next().await {
+                match result {
+                    Ok(outcome) => {
+                        self.progress.advance();
+                        let stop = self.meter.reached().is_some();
+                        done[i] = Some(outcome);
+                        if stop {
+                            break;
+                        }
+                    }
+                    Err(why) => {
+                        halt = Some(why);
+                        break;
+                    }
+                }
+            }
+        }
+        for outcome in done.iter().flatten() {
+            self.account(model, role, outcome);
+        }
+        match halt {
+            Some(Halt::Cancelled) => {
+                let stop = self.cancelled();
+                self.agent
+                    .event("fitness.interrupted", json!({"during": role}), None);
+                return Err(stop);
+            }
+            Some(Halt::Lost(why)) => {
+                self.interrupted = Some(Interruption::Failed(why.clone()));
+                anyhow::bail!(why);
+            }
+            Some(Halt::Failed(e)) => return Err(self.failed(e)),
+            None => {}
+        }
+        self.check_spend()?;
+        Ok(done.into_iter().flatten().collect())
+    }
+
+    /// One trial, read-only on the run: it may wait on the session's turn
+    /// for its tool calls while other trials are in flight.
+    async fn one_trial(
+        &self,
+        model: &dyn ModelClient,
+        server: &Server,
         trials: &Trials<'_>,
         task: &Task,
         kind: TrialKind,
-    ) -> anyhow::Result<TrialOutcome> {
-        if let Some(cap) = self.cfg.settings.max_model_calls
-            && self.model_calls >= cap
-        {
-            self.interrupted = Some(Interruption::SpendCap { calls: cap });
-            anyhow::bail!("spend cap reached");
+    ) -> Result<TrialOutcome, Halt> {
+        if self.cancel.is_cancelled() {
+            return Err(Halt::Cancelled);
         }
-        self.stop_if_cancelled()?;
         let mut cancel = self.cancel.clone();
-        self.ensure_server(session)?;
+        let corr = kind.corr_id(&task.id);
+        if kind.reaches_server() {
+            server.before_trial(&corr).await.map_err(Halt::Failed)?;
+        }
+        let session = server.session().map_err(Halt::Failed)?;
+        if let Some(why) = session.lost() {
+            return Err(Halt::Lost(format!("lost the server: {why}")));
+        }
         let outcome = tokio::select! {
-            outcome = trials.run(model, session, task, kind, &self.agent) => outcome,
+            outcome = trials.run(model, &session, task, kind, &self.agent) => outcome,
             () = cancel.cancelled() => {
-                let stop = self.cancelled();
-                self.agent.event("fitness.interrupted", json!({"during": kind.corr_id(&task.id)}), Some(&kind.corr_id(&task.id)));
-                return Err(stop);
+                self.agent.event("fitness.interrupted", json!({"during": corr}), Some(&corr));
+                return Err(Halt::Cancelled);
             }
         };
-        let threw = outcome.model_errors.len() as u64;
-        self.model_calls += u64::from(outcome.model_calls) + threw;
+        if outcome.calls.iter().any(|c| c.writes && !c.blocked) {
+            server.wrote();
+        }
+        Ok(outcome)
+    }
+
+    /// A finished trial in the cost ledger. Calls the spend cap refused were
+    /// never sent: they are no one's spend.
+    fn account(&mut self, model: &dyn ModelClient, role: &str, outcome: &TrialOutcome) {
+        let threw = outcome
+            .model_errors
+            .iter()
+            .filter(|e| e.class != LlmErrorClass::SpendCap)
+            .count() as u64;
         self.cost.add_calls(
             Spender::Runner,
             model.id(),
@@ -55,18 +141,18 @@ impl Run<'_> {
             u64::from(outcome.calls_without_usage),
             threw,
         );
+        self.rate_waits.attempts += u64::from(outcome.rate_waits.0);
+        self.rate_waits.waited_ms += outcome.rate_waits.1;
         if role == "runner"
             && let Some(m) = &outcome.model_reported
         {
             self.runner_reported = Some(m.clone());
         }
-        self.progress.advance();
-        Ok(outcome)
     }
 
     pub(super) async fn drive(
         &mut self,
-        session: &Session,
+        server: &Server,
         tools: &[Tool],
         runner: &dyn ModelClient,
         trials: &Trials<'_>,
@@ -74,24 +160,33 @@ impl Run<'_> {
     ) -> anyhow::Result<Flow> {
         self.progress
             .phase("drive", tasks.len() as u64 * self.cfg.settings.reps);
-        let mut results = Vec::with_capacity(tasks.len());
         let mut errors = 0u64;
         let mut completed = 0u64;
-        for task in tasks {
-            let mut reps = Vec::with_capacity(self.cfg.settings.reps as usize);
-            for _ in 0..self.cfg.settings.reps {
-                let outcome = self
-                    .trial(runner, "runner", session, trials, task, TrialKind::Drive)
-                    .await?;
-                if trials::errored(&outcome) {
-                    errors += 1;
-                } else {
-                    completed += 1;
-                }
-                reps.push(outcome);
+        // Trials run in an order shuffled by the seed: a score that moved
+        // with the order would be measuring what earlier trials left behind.
+        let order = trial_order(tasks.len(), self.cfg.settings.reps, self.cfg.settings.seed);
+        let jobs: Vec<Job<'_>> = order
+            .iter()
+            .map(|&(t, _)| (&tasks[t], TrialKind::Drive))
+            .collect();
+        let outcomes = self.trials(runner, "runner", server, trials, &jobs).await?;
+        let mut reps: Vec<Vec<Option<TrialOutcome>>> = tasks
+            .iter()
+            .map(|_| vec![None; self.cfg.settings.reps as usize])
+            .collect();
+        for (&(t, rep), outcome) in order.iter().zip(outcomes) {
+            if trials::errored(&outcome) {
+                errors += 1;
+            } else {
+                completed += 1;
             }
-            results.push((task, reps));
+            reps[t][rep] = Some(outcome);
         }
+        let results: Vec<(&Task, Vec<TrialOutcome>)> = tasks
+            .iter()
+            .zip(reps)
+            .map(|(task, reps)| (task, reps.into_iter().flatten().collect()))
+            .collect();
         let check = gates::compromised(completed, errors, self.cfg.settings.floors.max_error_rate);
         self.push_gate(GateRecord {
             id: "drive".to_owned(),
@@ -129,5 +224,39 @@ impl Run<'_> {
         ));
         self.score = Some(score);
         Ok(Flow::Continue)
+    }
+}
+
+/// The drive's (task, repetition) pairs in the order the seed shuffles
+/// them.
+fn trial_order(tasks: usize, reps: u64, seed: u64) -> Vec<(usize, usize)> {
+    use rand::SeedableRng as _;
+    use rand::seq::SliceRandom as _;
+    let mut order: Vec<(usize, usize)> = (0..tasks)
+        .flat_map(|t| (0..reps as usize).map(move |r| (t, r)))
+        .collect();
+    let mut rng = rand::rngs::ChaCha8Rng::seed_from_u64(seed ^ record::stable_hash("drive order"));
+    order.shuffle(&mut rng);
+    order
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn every_trial_runs_once_in_an_order_the_seed_decides() {
+        let a = super::trial_order(5, 3, 1);
+        let b = super::trial_order(5, 3, 2);
+        assert_eq!(a.len(), 15);
+        let mut sorted = a.clone();
+        sorted.sort_unstable();
+        let mut sorted_b = b.clone();
+        sorted_b.sort_unstable();
+        assert_eq!(sorted, sorted_b, "the same trials");
+        assert_ne!(a, b, "in another order");
+        assert_eq!(
+            a,
+            super::trial_order(5, 3, 1),
+            "the same seed, the same order"
+        );
     }
 }

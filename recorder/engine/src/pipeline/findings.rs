@@ -13,7 +13,7 @@ impl Run<'_> {
         }
         let labels = match &self.generation {
             Some(g) => g.destructiveness.clone(),
-            None => crate::rewrite::rule_labels(&self.tools),
+            None => crate::suite::destructive::labels_by_rule(&self.tools),
         };
         let inputs = crate::rewrite::findings::Inputs {
             dir: &self.dir,
@@ -42,14 +42,12 @@ impl Run<'_> {
             wire: &wire,
         };
         let judge = match (&self.cfg.settings.judge, &self.interrupted) {
-            (Some(id), None) => client_for(id, &self.options()).ok(),
+            (Some(id), None) => client_for(id, &self.options())
+                .ok()
+                .map(|judge| self.meter.wrap(judge)),
             _ => None,
         };
-        let within_cap = self
-            .cfg
-            .settings
-            .max_model_calls
-            .is_none_or(|cap| self.model_calls < cap);
+        let within_cap = self.meter.has_room();
         self.proposals = match judge {
             Some(judge)
                 if within_cap

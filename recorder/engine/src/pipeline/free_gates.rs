@@ -13,6 +13,18 @@ use super::null_gate::pct;
 use super::run::{Flow, Run, name_of};
 use crate::suite::task::Task;
 
+/// What a gate on our own calls' failures records.
+struct OwnCalls {
+    id: &'static str,
+    /// The note's lead word.
+    note: &'static str,
+    failed_reason: &'static str,
+    failures: u64,
+    compromised: bool,
+    explain: String,
+    detail: GateDetail,
+}
+
 impl Run<'_> {
     /// The judge's synthesis calls, gated like the drive's model errors:
     /// over the error limit the run is COMPROMISED at `synthesis`, our
@@ -41,37 +53,21 @@ impl Run<'_> {
                 .unwrap_or_default(),
             pct(Some(check.max_error_rate))
         );
-        if calls.failed > 0 {
-            self.own_notes.push(format!("Synthesis: {explain}"));
-        }
-        self.push_gate(GateRecord {
-            id: "synthesis".to_owned(),
-            cost_tier: CostTier::Cheap,
-            ok: !check.compromised,
-            verdict: None,
-            reason: if check.compromised {
-                "judge_failed"
-            } else {
-                "ok"
-            }
-            .to_owned(),
+        self.own_calls_gate(OwnCalls {
+            id: "synthesis",
+            note: "Synthesis",
+            failed_reason: "judge_failed",
+            failures: calls.failed,
+            compromised: check.compromised,
             detail: GateDetail::Synthesis {
                 calls: calls.made,
                 failures: calls.failed,
                 max_error_rate: check.max_error_rate,
                 compromised: check.compromised,
-                explain: Some(explain),
+                explain: Some(explain.clone()),
             },
-            source_detail: None,
-        });
-        if check.compromised {
-            Flow::Stop {
-                outcome: Outcome::Compromised,
-                gate: "synthesis".to_owned(),
-            }
-        } else {
-            Flow::Continue
-        }
+            explain,
+        })
     }
 
     /// The null screen's calls: a call that failed kept its candidate
@@ -96,33 +92,43 @@ impl Run<'_> {
             count.errors,
             pct(Some(check.max_error_rate))
         );
-        if count.errors > 0 {
-            self.own_notes.push(format!("Screen: {explain}"));
-        }
-        self.push_gate(GateRecord {
-            id: "screen".to_owned(),
-            cost_tier: CostTier::Cheap,
-            ok: !check.compromised,
-            verdict: None,
-            reason: if check.compromised {
-                "screen_failed"
-            } else {
-                "ok"
-            }
-            .to_owned(),
+        self.own_calls_gate(OwnCalls {
+            id: "screen",
+            note: "Screen",
+            failed_reason: "screen_failed",
+            failures: count.errors,
+            compromised: check.compromised,
             detail: GateDetail::Screen {
                 calls: count.screened,
                 failures: count.errors,
                 max_error_rate: check.max_error_rate,
                 compromised: check.compromised,
-                explain: Some(explain),
+                explain: Some(explain.clone()),
             },
+            explain,
+        })
+    }
+
+    /// A gate on our own calls' failures (the judge's, the screen's): a
+    /// note when any failed, the gate's record, and COMPROMISED over the
+    /// limit, our measurement's failure.
+    fn own_calls_gate(&mut self, g: OwnCalls) -> Flow {
+        if g.failures > 0 {
+            self.own_notes.push(format!("{}: {}", g.note, g.explain));
+        }
+        self.push_gate(GateRecord {
+            id: g.id.to_owned(),
+            cost_tier: CostTier::Cheap,
+            ok: !g.compromised,
+            verdict: None,
+            reason: if g.compromised { g.failed_reason } else { "ok" }.to_owned(),
+            detail: g.detail,
             source_detail: None,
         });
-        if check.compromised {
+        if g.compromised {
             Flow::Stop {
                 outcome: Outcome::Compromised,
-                gate: "screen".to_owned(),
+                gate: g.id.to_owned(),
             }
         } else {
             Flow::Continue
@@ -177,7 +183,7 @@ impl Run<'_> {
         let judged: u64 = fates
             .rejected_by_rule
             .iter()
-            .filter(|(rule, _)| !["destructive-excluded", "error-answer"].contains(&rule.as_str()))
+            .filter(|(rule, _)| !["write-excluded", "error-answer"].contains(&rule.as_str()))
             .map(|(_, n)| n)
             .sum();
         let explain = if self.cfg.generator == crate::suite::GeneratorId::JudgeSynth1 && judged > 0

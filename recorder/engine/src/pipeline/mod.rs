@@ -4,6 +4,7 @@
 //! a score, the refusal that replaced it, or VOID when the run could not
 //! complete its registered size (interrupted, spend cap, lost server).
 
+mod access;
 pub mod config;
 mod construct;
 mod control;
@@ -13,6 +14,7 @@ mod free_gates;
 mod null_gate;
 mod record;
 mod run;
+pub mod sandbox;
 mod suite_files;
 mod tape_reading;
 mod trials;
@@ -28,11 +30,11 @@ pub use config::{Floors, RunConfig, RunSettings};
 pub use control::{Cancel, Interruption, Progress, Quiet};
 pub use run::RunOutput;
 use run::{Flow, Run, Start};
+pub use sandbox::SandboxSettings;
+use sandbox::{Sandbox, Server};
 
-use crate::mcp::connect::Session;
 use crate::mcp::report;
 use crate::mcp::tap::Tap;
-use crate::model::agent::Budget;
 use crate::model::client_for;
 use crate::model::price::PriceTable;
 use crate::model::types::{ModelClient, ModelId, ProviderKind};
@@ -113,6 +115,7 @@ pub async fn execute(
         run.score = None;
     }
     run.findings_and_proposals().await;
+    run.access_ledger = run.access_ledger();
     record::finish(run, outcome)
 }
 
@@ -154,16 +157,13 @@ impl Run<'_> {
         // that cannot be reached leaves the refusal standing, its probes
         // recorded as unreachable).
         self.register()?;
+        // A sandbox copy stands in for the operator's paths from the first
+        // connection on: the originals are never written, not even by a
+        // server's start.
+        let (sandbox, target) = Sandbox::prepare(&cfg.settings.sandbox, &cfg.settings.target)?;
         if let Flow::Stop { outcome, gate } = self.plan_power()? {
             self.progress.phase("probe", 1);
-            match report::probe(
-                &cfg.settings.target,
-                self.mcp.clone(),
-                cfg.settings.timeout,
-                &[],
-            )
-            .await
-            {
+            match report::probe(&target, self.mcp.clone(), cfg.settings.timeout, &[]).await {
                 Ok(report) => {
                     self.progress
                         .finish_phase(&format!("{} probes", report.probes.len()));
@@ -186,14 +186,9 @@ impl Run<'_> {
 
         // 3. Connect and probe: zero tokens.
         self.progress.phase("probe", 1);
-        let report = report::probe(
-            &cfg.settings.target,
-            self.mcp.clone(),
-            cfg.settings.timeout,
-            &[],
-        )
-        .await
-        .context("the server could not be reached")?;
+        let report = report::probe(&target, self.mcp.clone(), cfg.settings.timeout, &[])
+            .await
+            .context("the server could not be reached")?;
         self.progress.finish_phase(&format!(
             "{} probes, protocol {}",
             report.probes.len(),
@@ -201,23 +196,26 @@ impl Run<'_> {
         ));
         self.report = Some(report);
 
-        let session = Session::connect(
-            &cfg.settings.target,
-            self.mcp.clone(),
-            None,
-            cfg.settings.timeout,
-        )
-        .await
-        .context("the server could not be reached after probing")?;
+        let server = Server::new(target, sandbox, self.mcp.clone(), cfg.settings.timeout);
+        server.before_generation().await?;
+        let session = server
+            .connect()
+            .await
+            .context("the server could not be reached after probing")?;
         self.instructions = session
             .service
             .peer_info()
             .and_then(|i| i.instructions.clone());
-        let result = match session.list_tools().await {
-            Ok(tools) => self.with_session(&session, &tools).await,
+        let listed = session.list_tools().await;
+        drop(session);
+        let result = match listed {
+            Ok(tools) => self.with_session(&server, &tools).await,
             Err(e) => Err(e.context("tools/list failed")),
         };
-        session.close().await;
+        self.copied_paths = server.sandbox().copied_paths();
+        if let Err(e) = server.close().await {
+            self.own_notes.push(format!("After the run: {e:#}"));
+        }
         result
     }
 
@@ -268,19 +266,25 @@ impl Run<'_> {
         Ok(())
     }
 
-    async fn with_session(&mut self, session: &Session, tools: &[Tool]) -> anyhow::Result<Flow> {
+    async fn with_session(&mut self, server: &Server, tools: &[Tool]) -> anyhow::Result<Flow> {
         let cfg = self.cfg;
         let opts = self.options();
-        let runner = client_for(&cfg.settings.runner, &opts)?;
+        // Every model call is reserved on the run's meter before it is sent.
+        let runner = self.meter.wrap(client_for(&cfg.settings.runner, &opts)?);
         let judge = match &cfg.settings.judge {
-            Some(id) => Some(client_for(id, &opts)?),
+            Some(id) => Some(self.meter.wrap(client_for(id, &opts)?)),
             None => None,
         };
         let reference_id = reference_model(&cfg.settings.runner);
-        let reference = client_for(&reference_id, &opts)?;
+        let reference = self.meter.wrap(client_for(&reference_id, &opts)?);
         self.reference_model = Some(reference_id.to_string());
 
         self.tools = tools.to_vec();
+        self.access = Some(crate::access::Access {
+            mode: cfg.settings.sandbox.mode(),
+            writers: crate::access::writers(tools, &|_| false),
+        });
+        self.announce_access(tools);
 
         // 3. Suite generation with its ledger (or the reused suite).
         self.progress.phase("generate", 1);
@@ -289,7 +293,7 @@ impl Run<'_> {
                 .reuse_suite(path, tools, judge.as_deref(), "generate")
                 .await?;
             return self
-                .after_generation(generation, session, tools, &runner, &reference, &judge)
+                .after_generation(generation, server, tools, &runner, &reference, &judge)
                 .await;
         }
         let gen_opts = GenerateOptions {
@@ -301,14 +305,18 @@ impl Run<'_> {
             screen: cfg.settings.screen,
             id_prefix: "t".to_owned(),
             exclude_prompts: Vec::new(),
-            seed_handles: cfg.settings.target.operator_paths(),
+            seed_handles: server.target().operator_paths(),
             must_reach: Some(
                 self.suite_floors(cfg.settings.tasks.max(cfg.settings.floors.min_suite)),
             ),
+            access: cfg.settings.sandbox.mode(),
+            writes: cfg.settings.sandbox.writes_at_generation(),
+            concurrency: self.width(),
         };
+        let session = server.session()?;
         session.set_corr_id(Some("generate"));
         let generation = crate::suite::generate(
-            session,
+            &session,
             tools,
             self.instructions.as_deref(),
             &gen_opts,
@@ -318,9 +326,12 @@ impl Run<'_> {
         )
         .await;
         session.set_corr_id(None);
+        self.check_spend()?;
         let generation = generation.context("suite generation failed")?;
-        self.ensure_server(session)?;
-        self.after_generation(generation, session, tools, &runner, &reference, &judge)
+        self.ensure_server(&session)?;
+        drop(session);
+        server.generated()?;
+        self.after_generation(generation, server, tools, &runner, &reference, &judge)
             .await
     }
 
@@ -329,7 +340,7 @@ impl Run<'_> {
     async fn after_generation(
         &mut self,
         generation: GenerationReport,
-        session: &Session,
+        server: &Server,
         tools: &[Tool],
         runner: &Arc<dyn ModelClient>,
         reference: &Arc<dyn ModelClient>,
@@ -355,18 +366,21 @@ impl Run<'_> {
         }
 
         let instructions = self.instructions.clone();
+        let access = crate::access::Access {
+            mode: cfg.settings.sandbox.mode(),
+            writers: generation_writers(self.generation.as_ref(), tools),
+        };
+        self.access = Some(access.clone());
         let trials = Trials {
             tools,
+            access: &access,
             instructions: instructions.as_deref(),
-            budget: Budget {
-                max_turns: cfg.settings.budget.max_turns,
-                max_tokens: cfg.settings.budget.max_tokens,
-            },
+            budget: cfg.settings.budget,
         };
 
         // 6. Cheap gate: the three null arms.
         if let Flow::Stop { outcome, gate } = self
-            .null_gate(session, tools, runner.as_ref(), &trials, &tasks)
+            .null_gate(server, tools, runner.as_ref(), &trials, &tasks)
             .await?
         {
             return Ok(Flow::Stop { outcome, gate });
@@ -379,9 +393,7 @@ impl Run<'_> {
             reference: reference.as_ref(),
             judge: judge.as_deref(),
         };
-        let flow = self
-            .construct(session, &clients, &trials, &mut driven)
-            .await;
+        let flow = self.construct(server, &clients, &trials, &mut driven).await;
         self.tasks = driven.clone();
         if let Flow::Stop { outcome, gate } = flow? {
             return Ok(Flow::Stop { outcome, gate });
@@ -389,7 +401,7 @@ impl Run<'_> {
 
         // 8. The drive.
         if let Flow::Stop { outcome, gate } = self
-            .drive(session, tools, runner.as_ref(), &trials, &driven)
+            .drive(server, tools, runner.as_ref(), &trials, &driven)
             .await?
         {
             return Ok(Flow::Stop { outcome, gate });
@@ -426,6 +438,18 @@ impl Run<'_> {
         }
         self.generation = Some(generation);
         Ok(tasks)
+    }
+}
+
+/// The tools that may write, as generation labelled them (the judge's
+/// labels only add); by the rule alone when nothing was generated.
+fn generation_writers(
+    generation: Option<&GenerationReport>,
+    tools: &[Tool],
+) -> std::collections::BTreeSet<String> {
+    match generation {
+        Some(g) => g.writers.clone(),
+        None => crate::access::writers(tools, &|_| false),
     }
 }
 

@@ -8,9 +8,9 @@ use rmcp::model::Tool;
 use serde_json::json;
 
 use super::run::{Flow, Run, name_of};
-use super::trials::{TrialKind, Trials};
+use super::sandbox::Server;
+use super::trials::{Job, TrialKind, Trials};
 use super::{record, trials};
-use crate::mcp::connect::Session;
 use crate::model::types::ModelClient;
 use crate::suite::task::Task;
 
@@ -21,7 +21,7 @@ pub(super) fn pct(x: Option<f64>) -> String {
 impl Run<'_> {
     pub(super) async fn null_gate(
         &mut self,
-        session: &Session,
+        server: &Server,
         tools: &[Tool],
         runner: &dyn ModelClient,
         trials: &Trials<'_>,
@@ -45,25 +45,26 @@ impl Run<'_> {
             self.progress
                 .phase(&format!("null {}", kind.null_label()), tasks.len() as u64);
             let (mut k, mut n) = (0, 0);
-            for task in tasks {
-                let passed = if kind == TrialKind::NullRandom {
+            if kind == TrialKind::NullRandom {
+                // Zero tokens: tool calls only, one at a time.
+                for task in tasks {
                     self.stop_if_cancelled()?;
-                    self.ensure_server(session)?;
-                    let r = self.random_arm(session, tools, task, i as u64).await;
+                    let passed = self.random_arm(server, tools, task, i as u64).await?;
                     self.progress.advance();
-                    r
-                } else {
-                    let outcome = self
-                        .trial(runner, "runner", session, trials, task, kind)
-                        .await?;
-                    if trials::errored(&outcome) {
+                    n += 1;
+                    k += u64::from(passed);
+                }
+            } else {
+                let jobs: Vec<Job<'_>> = tasks.iter().map(|t| (t, kind)).collect();
+                let outcomes = self.trials(runner, "runner", server, trials, &jobs).await?;
+                for (task, outcome) in tasks.iter().zip(&outcomes) {
+                    if trials::errored(outcome) || trials::runaway(outcome) {
                         errored[i] += 1;
                         continue;
                     }
-                    trials::answered(task, &outcome)
-                };
-                n += 1;
-                k += u64::from(passed);
+                    n += 1;
+                    k += u64::from(trials::answered(task, outcome));
+                }
             }
             self.null_arms[i].k = k;
             self.null_arms[i].n = n;
@@ -97,11 +98,11 @@ impl Run<'_> {
     /// schema-valid arguments; its result text is the answer.
     pub(super) async fn random_arm(
         &mut self,
-        session: &Session,
+        server: &Server,
         tools: &[Tool],
         task: &Task,
         arm: u64,
-    ) -> bool {
+    ) -> anyhow::Result<bool> {
         use rand::SeedableRng as _;
         use rand::rngs::ChaCha8Rng;
         let corr = TrialKind::NullRandom.corr_id(&task.id);
@@ -110,12 +111,12 @@ impl Run<'_> {
             .iter()
             .find_map(|name| tools.iter().find(|t| t.name == name.as_str()))
         else {
-            return false;
+            return Ok(false);
         };
         let seed = self.cfg.settings.seed ^ record::stable_hash(&corr) ^ arm;
         let mut rng = ChaCha8Rng::seed_from_u64(seed);
         let schema = serde_json::Value::Object((*tool.input_schema).clone());
-        let limits = crate::suite::schema_args::Limits::default().within(session.timeout());
+        let limits = crate::suite::schema_args::Limits::default().within(self.cfg.settings.timeout);
         let args =
             match crate::suite::schema_args::valid_arguments_within(&schema, &mut rng, &limits) {
                 Ok(args) => args,
@@ -126,18 +127,27 @@ impl Run<'_> {
                         json!({"tool": tool.name, "why": why.to_string()}),
                         Some(&corr),
                     );
-                    return false;
+                    return Ok(false);
                 }
             };
+        server
+            .before_trial(&corr)
+            .await
+            .map_err(|e| self.failed(e))?;
+        let session = server.session()?;
+        self.ensure_server(&session)?;
         session.set_corr_id(Some(&corr));
         let result = session.call_tool(&tool.name, args).await;
         session.set_corr_id(None);
-        match result {
+        if self.access.as_ref().is_some_and(|a| a.writes(&tool.name)) {
+            server.wrote();
+        }
+        Ok(match result {
             Ok(r) if r.is_error != Some(true) => {
                 task.check.check(&crate::model::agent::result_text(&r))
             }
             _ => false,
-        }
+        })
     }
 
     pub(super) fn record_null(&mut self, decision: &NullBaseline, errored: &[u64; 3]) -> Flow {

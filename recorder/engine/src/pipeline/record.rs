@@ -20,7 +20,7 @@ use super::control::Interruption;
 use super::run::{Run, RunOutput};
 use crate::integrity::write_atomic;
 use crate::mcp::connect::{Era, Target};
-use crate::model::agent::{TrialOutcome, destructive_by_annotations};
+use crate::model::agent::TrialOutcome;
 use crate::model::price::PriceTable;
 use crate::suite::GenerationReport;
 use crate::suite::task::Task;
@@ -130,6 +130,8 @@ pub fn preregistration(cfg: &RunConfig) -> anyhow::Result<rec::PreRegistration> 
         null_screen: Some(cfg.settings.screen),
         conformance: cfg.settings.conformance.then_some(true),
         credential_context: Some(cfg.settings.credential),
+        access: Some(cfg.settings.sandbox.mode()),
+        restore: cfg.settings.sandbox.restore(),
         extension_protocol: Some(format!(
             "An unresolved construct gate consumes the next of {} batches of {} new tasks (x {} reps), generated and screened like the suite, and is decided again on the pooled counts; unresolved after the last batch it fails; with no batch registered it is refused as EXTEND_EXHAUSTED. Errors are gated apart at {}.",
             cfg.settings.max_extensions,
@@ -140,6 +142,9 @@ pub fn preregistration(cfg: &RunConfig) -> anyhow::Result<rec::PreRegistration> 
         max_error_rate: Some(f.max_error_rate),
         max_turns: Some(u64::from(cfg.settings.budget.max_turns)),
         max_tokens: Some(cfg.settings.budget.max_tokens),
+        max_calls_per_turn: Some(u64::from(cfg.settings.budget.max_calls_per_turn)),
+        max_output_tokens: Some(u64::from(cfg.settings.budget.max_output_tokens)),
+        concurrency: cfg.settings.concurrency,
         overgen_factor: Some(cfg.settings.overgen_factor),
         request_timeout_ms: Some(
             u64::try_from(cfg.settings.timeout.as_millis()).unwrap_or(u64::MAX),
@@ -261,7 +266,7 @@ impl Tally {
         let first_ok = reps
             .first()
             .zip(solved.first())
-            .is_some_and(|(o, ok)| *ok && o.calls.iter().all(|c| c.ok));
+            .is_some_and(|(o, ok)| *ok && o.calls.iter().all(|c| c.ok || c.blocked));
         let any_ok = solved.iter().any(|s| *s);
         let (mut calls, mut input, mut output, mut destructive) = (0u64, 0u64, 0u64, 0u64);
         let mut task_cost = Some(0.0);
@@ -279,7 +284,7 @@ impl Tally {
             }
             for call in &outcome.calls {
                 self.call(call);
-                destructive += u64::from(call.destructive && !task.destructive);
+                destructive += u64::from(call.writes && !call.blocked && !task.destructive);
             }
         }
         TaskResult {
@@ -312,6 +317,11 @@ impl Tally {
 
     /// One tool call, counted against its tool.
     fn call(&mut self, call: &crate::model::agent::ToolCallRecord) {
+        // A withheld call never reached the server: not the tool's call,
+        // nor its error.
+        if call.blocked {
+            return;
+        }
         let entry = self.per_tool.entry(call.tool.clone()).or_default();
         entry.0 += 1;
         if !call.ok {
@@ -334,7 +344,7 @@ fn tool_scores(per_tool: BTreeMap<String, ToolTally>, tools: &[Tool]) -> Vec<Too
                 declared_destructive: tools
                     .iter()
                     .find(|t| t.name == name.as_str())
-                    .is_some_and(destructive_by_annotations),
+                    .is_some_and(|t| crate::suite::destructive::declared(t) != Some(false)),
                 tool: name,
                 calls,
                 errors,
@@ -372,6 +382,7 @@ fn failure_of(outcome: &TrialOutcome) -> String {
         TrialEnd::Answered => "wrong_answer".to_owned(),
         TrialEnd::TurnBudget | TrialEnd::TokenBudget => "budget_exhausted".to_owned(),
         TrialEnd::ModelFailed => "model_error".to_owned(),
+        TrialEnd::Runaway => "runaway".to_owned(),
     }
 }
 
@@ -505,6 +516,7 @@ pub fn finish(mut run: Run<'_>, outcome: Outcome) -> anyhow::Result<RunOutput> {
         run: run_identity(&run, generator, &slug),
         server,
         probes,
+        access: run.access_ledger.take(),
         preregistration: run.prereg.clone(),
         suite,
         gates: Gates {
@@ -572,6 +584,7 @@ fn run_identity(run: &Run<'_>, generator: String, slug: &str) -> RunIdentity {
         generator: Some(generator),
         attempt: attempt(&cfg.settings.out_dir, slug, &run.id),
         task_budget: Some(cfg.settings.budget.max_tokens),
+        rate_waits: (run.rate_waits.attempts > 0).then_some(run.rate_waits),
     }
 }
 

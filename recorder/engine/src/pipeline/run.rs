@@ -66,7 +66,10 @@ pub(super) struct Run<'a> {
     /// Trials of each null arm the model API failed (random, no tools, stubbed).
     pub(super) null_errors: [u64; 3],
     pub(super) interrupted: Option<Interruption>,
-    pub(super) model_calls: u64,
+    /// Trials' attempts held back by the shared rate budget.
+    pub(super) rate_waits: rec::RateWaits,
+    /// Every model call of the run is reserved here before it is sent.
+    pub(super) meter: std::sync::Arc<crate::model::meter::SpendMeter>,
     pub(super) reference_model: Option<String>,
     /// The tools as listed (empty when the run stopped before tools/list).
     pub(super) tools: Vec<Tool>,
@@ -81,6 +84,12 @@ pub(super) struct Run<'a> {
     pub(super) redacted: fitness_shared::redact::Hits,
     /// The official conformance suite's result (`--conformance`).
     pub(super) conformance: Option<rec::Conformance>,
+    /// What the run may do to the server, once its tools are known.
+    pub(super) access: Option<crate::access::Access>,
+    /// The originals a sandbox copy stood in for.
+    pub(super) copied_paths: Vec<String>,
+    /// The record's access ledger, read from the tapes at the end.
+    pub(super) access_ledger: Option<rec::AccessLedger>,
 }
 
 /// What a run is given at its start, before any stage.
@@ -134,7 +143,11 @@ impl<'a> Run<'a> {
             null_arms: Vec::new(),
             null_errors: [0; 3],
             interrupted: None,
-            model_calls: 0,
+            meter: crate::model::meter::SpendMeter::new(cfg.settings.max_model_calls),
+            rate_waits: rec::RateWaits {
+                attempts: 0,
+                waited_ms: 0,
+            },
             reference_model: None,
             tools: Vec::new(),
             tasks: Vec::new(),
@@ -143,6 +156,9 @@ impl<'a> Run<'a> {
             proposals: Vec::new(),
             redacted: fitness_shared::redact::Hits::default(),
             conformance: None,
+            access: None,
+            copied_paths: Vec::new(),
+            access_ledger: None,
         }
     }
 }
@@ -193,7 +209,6 @@ impl Run<'_> {
                 phase.calls_without_usage,
                 phase.calls_that_threw,
             );
-            self.model_calls += phase.made();
         }
     }
 
@@ -218,11 +233,34 @@ impl Run<'_> {
         }
     }
 
+    /// The run cannot go on (a sandbox could not put the state back):
+    /// record why, and the error that ends the stage under way.
+    pub(super) fn failed(&mut self, e: anyhow::Error) -> anyhow::Error {
+        let why = format!("{e:#}");
+        self.interrupted = Some(Interruption::Failed(why.clone()));
+        anyhow::anyhow!(why)
+    }
+
     /// The operator stopped the run: record why, and the error that ends
     /// the stage under way.
     pub(super) fn cancelled(&mut self) -> anyhow::Error {
         self.interrupted = Some(Interruption::Cancelled);
         anyhow::anyhow!("interrupted")
+    }
+
+    /// Trials in flight at once (the checked config always holds it).
+    pub(super) fn width(&self) -> usize {
+        usize::try_from(self.cfg.settings.concurrency.unwrap_or(1).max(1)).unwrap_or(1)
+    }
+
+    /// End the stage under way when a call was refused by the spend cap:
+    /// the run cannot complete its registered size.
+    pub(super) fn check_spend(&mut self) -> anyhow::Result<()> {
+        if let Some(calls) = self.meter.reached() {
+            self.interrupted = Some(Interruption::SpendCap { calls });
+            anyhow::bail!("spend cap reached");
+        }
+        Ok(())
     }
 
     /// End the stage under way when the operator has stopped the run.

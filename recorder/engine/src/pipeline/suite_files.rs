@@ -30,6 +30,8 @@ impl Run<'_> {
             self.cfg.generator
         );
         let (labels, spend) = crate::suite::destructive::assess(tools, judge, &self.agent).await;
+        let writers = crate::suite::destructive::writers(tools, &labels);
+        self.suite_fits_access(&suite, &writers, path)?;
         let n = suite.tasks.len() as u64;
         self.agent.event(
             "fitness.suite_reused",
@@ -63,10 +65,36 @@ impl Run<'_> {
             screen_errors: 0,
             spend: spend.into_iter().collect(),
             destructiveness: labels,
+            writers,
             leaks_at_generation: Vec::new(),
             degenerate: false,
             observed: Default::default(),
             walk: None,
         })
+    }
+
+    /// A reused suite fits this run's access ([`super::config::suite_fits`]
+    /// checked its mode before the run), and in a read-only run none of its
+    /// tasks writes.
+    fn suite_fits_access(
+        &self,
+        suite: &crate::suite::Suite,
+        writers: &std::collections::BTreeSet<String>,
+        path: &std::path::Path,
+    ) -> anyhow::Result<()> {
+        let mode = self.cfg.settings.sandbox.mode();
+        if mode == rec::AccessMode::ReadOnly {
+            for task in &suite.tasks {
+                if let Some(call) = task.solution.iter().find(|c| writers.contains(&c.tool)) {
+                    anyhow::bail!(
+                        "the suite in {} has a task ({}) whose solution calls `{}`, which may write, and this run is read-only: give --sandbox to drive it",
+                        path.display(),
+                        task.id,
+                        call.tool
+                    );
+                }
+            }
+        }
+        Ok(())
     }
 }

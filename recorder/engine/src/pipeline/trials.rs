@@ -39,6 +39,12 @@ impl TrialKind {
         }
     }
 
+    /// Does a trial of this arm reach the server (so it starts from the
+    /// state a sandbox puts back)?
+    pub fn reaches_server(self) -> bool {
+        self.mode() == ToolMode::Live
+    }
+
     fn mode(self) -> ToolMode {
         match self {
             TrialKind::Drive | TrialKind::Construct | TrialKind::NullRandom => ToolMode::Live,
@@ -48,9 +54,14 @@ impl TrialKind {
     }
 }
 
+/// One trial to run: a task and the arm it belongs to.
+pub type Job<'t> = (&'t Task, TrialKind);
+
 /// The spec of one model-driven trial.
 pub struct Trials<'a> {
     pub tools: &'a [Tool],
+    /// What the trials may do to the server.
+    pub access: &'a crate::access::Access,
     pub instructions: Option<&'a str>,
     pub budget: Budget,
 }
@@ -68,6 +79,7 @@ impl Trials<'_> {
         let hint = task.reference_hint();
         let spec = TrialSpec {
             corr_id: &corr,
+            access: self.access,
             prompt: &task.prompt,
             instructions: self.instructions,
             tools: self.tools,
@@ -83,6 +95,13 @@ impl Trials<'_> {
 /// A trial that could not be judged: the model API failed it.
 pub fn errored(outcome: &TrialOutcome) -> bool {
     matches!(outcome.end, TrialEnd::ModelFailed)
+}
+
+/// A trial whose reply repeated itself until the harness cut it: a failed
+/// trial where the agent is measured (construct, drive), an error of our
+/// measurement in a null arm (so an arm cannot look cleaner by it).
+pub fn runaway(outcome: &TrialOutcome) -> bool {
+    matches!(outcome.end, TrialEnd::Runaway)
 }
 
 /// The final answer satisfies the task's predicate.

@@ -13,27 +13,3 @@
 pub mod findings;
 pub mod proposals;
 pub mod proxy;
-
-use rmcp::model::Tool;
-
-use crate::suite::ToolDestructiveness;
-use crate::suite::destructive;
-
-/// Destructiveness labels by the rule set alone (declared beside inferred),
-/// for runs that stopped before the suite's own assessment.
-pub fn rule_labels(tools: &[Tool]) -> Vec<ToolDestructiveness> {
-    tools
-        .iter()
-        .map(|t| {
-            let declared = destructive::declared(t);
-            let (inferred, evidence) = destructive::infer(t);
-            ToolDestructiveness {
-                tool: t.name.to_string(),
-                declared,
-                inferred,
-                disagreement: declared.is_some_and(|d| d != inferred),
-                evidence,
-            }
-        })
-        .collect()
-}

@@ -14,7 +14,7 @@
 //! | `answer-leak` | the answer key in the prompt, in the solution's bound arguments, or in the server instructions or a tool description |
 //! | `check-matches-prompt` | the predicate accepts the prompt text itself (though the answer key is not in it) |
 //! | `unchained-handle` | a `{{handle:NAME}}` with no earlier producing call, or a binding pointing forward or out of range |
-//! | `destructive-excluded` | a destructive task under a credential that is not the owner's |
+//! | `write-excluded` | a task whose solution writes, where the run may not write |
 //! | `answer-not-reached` | a judge's task whose solution, made at generation, fails or returns no answer its check accepts (or that has no solution to make) |
 //! | `error-answer` | the answer came from a result that reads as an error (`ENOENT`, `not found`, a traceback...) |
 //! | `duplicate` | the same normalised prompt as an admitted task or an earlier batch, or the same (solution, answer) |
@@ -25,10 +25,11 @@
 //! `error-answer` reads the result a candidate's answer came from, which
 //! only `schema-walk/2` and a verified `judge-synth/1` candidate carry.
 //!
-//! `destructive-excluded`: a task is destructive when it says so or when its
-//! solution calls a tool labelled destructive. Such a task is admitted only
-//! under `owner-key`: with no credential or a free key, a destructive call
-//! would act on shared or someone else's data, which nobody authorised.
+//! `write-excluded`: a task writes when it says so or when its solution
+//! calls a tool that may write ([`crate::access::may_write`], or the
+//! judge's label). Such a task is admitted only in a sandbox whose trials
+//! start from the state generation left; a read-only run never writes,
+//! whatever the credential.
 //!
 //! The answer-leak test is case-insensitive and matches the answer as a whole
 //! token (not inside a longer word or number), so the answer `12` does not
@@ -36,7 +37,7 @@
 
 use std::collections::{BTreeSet, HashSet};
 
-use fitness_shared::record::CredentialContext;
+use fitness_shared::record::AccessMode;
 use rmcp::model::Tool;
 use serde::Serialize;
 use serde_json::Value;
@@ -102,7 +103,7 @@ pub const RULES: &[&str] = &[
     "answer-leak",
     "check-matches-prompt",
     "unchained-handle",
-    "destructive-excluded",
+    "write-excluded",
     "answer-not-reached",
     "error-answer",
     "duplicate",
@@ -113,9 +114,12 @@ pub const RULES: &[&str] = &[
 pub struct AdmissionContext<'a> {
     pub tools: &'a [Tool],
     pub instructions: Option<&'a str>,
-    pub credential: CredentialContext,
-    /// Names of tools labelled destructive (declared, else inferred).
-    pub destructive_tools: &'a BTreeSet<String>,
+    /// What the run may do to the server.
+    pub access: AccessMode,
+    /// Tasks that write may be admitted ([`crate::suite::GenerateOptions::writes`]).
+    pub writes: bool,
+    /// Names of the tools that may write.
+    pub writers: &'a BTreeSet<String>,
     /// Prompts of earlier batches: a repeat is a `duplicate`.
     pub exclude_prompts: &'a [String],
     /// `answer-derivable` and `check-not-discriminating` apply (every
@@ -189,7 +193,7 @@ impl Batch {
         self.first_of_its_kind(task)?;
         let mut task = task.clone();
         task.id = c.id.clone();
-        task.destructive = task_is_destructive(&task, ctx);
+        task.destructive = task_writes(&task, ctx);
         Ok(task)
     }
 
@@ -252,14 +256,10 @@ fn discriminating(admitted: Vec<Task>, rejections: &mut Vec<Rejection>) -> Vec<T
     kept
 }
 
-/// A task that writes: marked so, or its solution calls a tool labelled
-/// destructive.
-fn task_is_destructive(task: &Task, ctx: &AdmissionContext) -> bool {
-    task.destructive
-        || task
-            .solution
-            .iter()
-            .any(|c| ctx.destructive_tools.contains(&c.tool))
+/// A task that writes: marked so, or its solution calls a tool that may
+/// write.
+fn task_writes(task: &Task, ctx: &AdmissionContext) -> bool {
+    task.destructive || task.solution.iter().any(|c| ctx.writers.contains(&c.tool))
 }
 
 /// Every rule but `malformed` and `duplicate` (which need the batch).
@@ -344,30 +344,33 @@ fn sound_check(task: &Task) -> Result<(), Broken> {
     Ok(())
 }
 
-/// `destructive-excluded`: a task that writes needs the owner's key.
+/// `write-excluded`: a task that writes is admitted only where the run
+/// lets it (`ctx.writes`: a sandbox whose trials start from the state
+/// generation left).
 fn allowed_to_write(task: &Task, ctx: &AdmissionContext) -> Result<(), Broken> {
-    if !task_is_destructive(task, ctx) || ctx.credential == CredentialContext::OwnerKey {
+    if !task_writes(task, ctx) || ctx.writes {
         return Ok(());
     }
     let tools: Vec<&str> = task
         .solution
         .iter()
-        .filter(|c| ctx.destructive_tools.contains(&c.tool))
+        .filter(|c| ctx.writers.contains(&c.tool))
         .map(|c| c.tool.as_str())
         .collect();
     Err((
-        "destructive-excluded",
+        "write-excluded",
         format!(
-            "destructive ({}) and the credential is {}, not owner-key",
+            "its solution writes ({}) and the run may not: {}",
             if tools.is_empty() {
                 "marked so".to_owned()
             } else {
                 tools.join(", ")
             },
-            serde_json::to_value(ctx.credential)
-                .ok()
-                .and_then(|v| v.as_str().map(str::to_owned))
-                .unwrap_or_default()
+            match ctx.access {
+                AccessMode::ReadOnly => "it is read-only (no --sandbox)",
+                AccessMode::Sandbox =>
+                    "the sandbox is reset before every trial, so generation never writes",
+            }
         ),
     ))
 }

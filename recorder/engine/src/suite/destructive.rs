@@ -6,17 +6,9 @@
 //! `readOnlyHint: false` alone → destructive (the MCP default for a writing
 //! tool); no hint at all → undeclared.
 //!
-//! **Inferred, offline** (the documented rule set), over the tool's name,
-//! then the first words of its description, then its schema:
-//! 1. a name word that is a writing verb (`delete`, `remove`, `drop`, `write`,
-//!    `create`, `update`, `set`, `send`, `kill`, `reset`, … see
-//!    [`WRITE_VERBS`]) → destructive;
-//! 2. else a name word that is a reading verb (`get`, `list`, `read`, `search`,
-//!    `echo`, `sum`, `fetch`, `describe`, … see [`READ_VERBS`]) → not;
-//! 3. else the same two tests on the description's first five words;
-//! 4. else a schema property named `confirm`, `force` or `overwrite` →
-//!    destructive;
-//! 5. else destructive (nothing says it only reads; assume it may write).
+//! **Inferred, offline**: the rule set of [`crate::access::infer`] (name,
+//! then the description's first verb, then the schema), the same rule
+//! that decides which calls may write.
 //!
 //! With a judge, the judge's label (when it parses) is the inferred one and
 //! the rule set's verdict is kept in the evidence.
@@ -30,6 +22,7 @@ use serde_json::{Value, json};
 use serde::{Deserialize, Serialize};
 
 use super::spend::PhaseSpend;
+use crate::access::infer;
 use crate::mcp::tap::Tap;
 use crate::model::types::{ChatRequest, ContentBlock, Message, ModelClient, Role, text_of};
 
@@ -41,6 +34,11 @@ pub struct ToolDestructiveness {
     pub inferred: bool,
     pub disagreement: bool,
     pub evidence: String,
+    /// The judge's own label, when it gave one that parsed: a tool it
+    /// calls destructive may write, whatever the rule said
+    /// ([`crate::access::writers`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub judged: Option<bool>,
 }
 
 /// A tool as a judge model is shown it: its name, description and input
@@ -52,138 +50,6 @@ pub fn tool_for_judge(t: &rmcp::model::Tool) -> Value {
         "input_schema": Value::Object((*t.input_schema).clone()),
     })
 }
-
-/// Name or description words that mean the tool changes state.
-pub const WRITE_VERBS: &[&str] = &[
-    "delete",
-    "remove",
-    "drop",
-    "destroy",
-    "erase",
-    "purge",
-    "clear",
-    "truncate",
-    "wipe",
-    "write",
-    "create",
-    "insert",
-    "add",
-    "update",
-    "upsert",
-    "set",
-    "put",
-    "patch",
-    "modify",
-    "edit",
-    "rename",
-    "move",
-    "send",
-    "post",
-    "publish",
-    "kill",
-    "terminate",
-    "stop",
-    "reset",
-    "restart",
-    "execute",
-    "exec",
-    "run",
-    "deploy",
-    "toggle",
-    "upload",
-    "merge",
-    "close",
-    "cancel",
-    "revoke",
-    "grant",
-    "archive",
-    "overwrite",
-    "replace",
-    "append",
-    "save",
-    "store",
-    "push",
-    "commit",
-    "approve",
-    "transfer",
-    "pay",
-    "charge",
-    "enable",
-    "disable",
-    "install",
-    "uninstall",
-    "trigger",
-    "start",
-    "submit",
-    "assign",
-    "invite",
-    "ban",
-    "lock",
-    "unlock",
-    "gzip",
-    "compress",
-    "subscribe",
-    "unsubscribe",
-    "register",
-    "book",
-    "order",
-];
-
-/// Name or description words that mean the tool only reads.
-pub const READ_VERBS: &[&str] = &[
-    "get",
-    "list",
-    "read",
-    "search",
-    "find",
-    "query",
-    "fetch",
-    "describe",
-    "show",
-    "view",
-    "echo",
-    "sum",
-    "count",
-    "lookup",
-    "check",
-    "validate",
-    "inspect",
-    "browse",
-    "resolve",
-    "explain",
-    "summarize",
-    "summarise",
-    "calculate",
-    "compute",
-    "convert",
-    "format",
-    "parse",
-    "preview",
-    "ping",
-    "status",
-    "info",
-    "retrieve",
-    "stat",
-    "diff",
-    "compare",
-    "analyze",
-    "analyse",
-    "estimate",
-    "translate",
-    "open",
-    "lookup",
-    "returns",
-    "return",
-    "gets",
-    "lists",
-    "reads",
-    "searches",
-    "retrieves",
-    "echoes",
-    "fetches",
-    "describes",
-    "shows",
-];
 
 /// What the annotations say: `Some(true)` destructive, `Some(false)` not,
 /// `None` nothing declared.
@@ -204,80 +70,6 @@ pub fn open_world(tool: &Tool) -> bool {
         .as_ref()
         .and_then(|a| a.open_world_hint)
         .unwrap_or(false)
-}
-
-/// A name or text split into lowercase words (on punctuation and camelCase).
-pub fn words(s: &str) -> Vec<String> {
-    let mut out = Vec::new();
-    let mut cur = String::new();
-    let mut prev_lower = false;
-    for c in s.chars() {
-        if c.is_alphanumeric() {
-            if c.is_uppercase() && prev_lower && !cur.is_empty() {
-                out.push(std::mem::take(&mut cur));
-            }
-            prev_lower = c.is_lowercase();
-            cur.extend(c.to_lowercase());
-        } else {
-            prev_lower = false;
-            if !cur.is_empty() {
-                out.push(std::mem::take(&mut cur));
-            }
-        }
-    }
-    if !cur.is_empty() {
-        out.push(cur);
-    }
-    out
-}
-
-/// Is `word` one of `verbs`, or that verb with a plain inflection?
-fn is_verb(word: &str, verbs: &'static [&'static str]) -> Option<&'static str> {
-    verbs.iter().copied().find(|v| {
-        word == *v
-            || word.strip_suffix('s') == Some(v)
-            || word.strip_suffix("es") == Some(v)
-            || word.strip_suffix("ed") == Some(v)
-            || word.strip_suffix('d') == Some(v)
-    })
-}
-
-/// The offline rule set: (destructive, evidence).
-pub fn infer(tool: &Tool) -> (bool, String) {
-    let name = tool.name.to_string();
-    let name_words = words(&name);
-    if let Some(v) = name_words.iter().find_map(|w| is_verb(w, WRITE_VERBS)) {
-        return (true, format!("name `{name}` has the writing verb `{v}`"));
-    }
-    if let Some(v) = name_words.iter().find_map(|w| is_verb(w, READ_VERBS)) {
-        return (false, format!("name `{name}` has the reading verb `{v}`"));
-    }
-    let description = tool.description.as_deref().unwrap_or("");
-    let first: Vec<String> = words(description).into_iter().take(5).collect();
-    if let Some(v) = first.iter().find_map(|w| is_verb(w, WRITE_VERBS)) {
-        return (
-            true,
-            format!("description begins with the writing verb `{v}`"),
-        );
-    }
-    if let Some(v) = first.iter().find_map(|w| is_verb(w, READ_VERBS)) {
-        return (
-            false,
-            format!("description begins with the reading verb `{v}`"),
-        );
-    }
-    let schema = Value::Object((*tool.input_schema).clone());
-    if let Some(props) = schema.get("properties").and_then(Value::as_object)
-        && let Some(p) = props
-            .keys()
-            .find(|k| ["confirm", "force", "overwrite"].contains(&k.to_lowercase().as_str()))
-    {
-        return (true, format!("schema has a `{p}` property"));
-    }
-    (
-        true,
-        "no reading verb in the name or description: assumed destructive".into(),
-    )
 }
 
 /// Label every tool: declared and inferred side by side. With a judge, the
@@ -379,12 +171,33 @@ fn label_tool(t: &Tool, judged: &JudgeLabels) -> ToolDestructiveness {
         evidence
     };
     ToolDestructiveness {
+        judged: judged.get(&name).map(|(d, _)| *d),
         tool: name,
         declared,
         inferred,
         disagreement,
         evidence,
     }
+}
+
+/// Every tool labelled by the rule set alone (declared beside inferred),
+/// for runs that stopped before the suite's own assessment.
+pub fn labels_by_rule(tools: &[Tool]) -> Vec<ToolDestructiveness> {
+    let none = JudgeLabels::new();
+    tools.iter().map(|t| label_tool(t, &none)).collect()
+}
+
+/// The tools that may write, by the one rule and the judge's labels
+/// (which only add).
+pub fn writers(
+    tools: &[Tool],
+    labels: &[ToolDestructiveness],
+) -> std::collections::BTreeSet<String> {
+    crate::access::writers(tools, &|name| {
+        labels
+            .iter()
+            .any(|l| l.tool == name && l.judged == Some(true))
+    })
 }
 
 fn label(destructive: bool) -> &'static str {

@@ -52,6 +52,9 @@ pub struct GenerationReport {
     pub screen_errors: u64,
     pub spend: Vec<PhaseSpend>,
     pub destructiveness: Vec<ToolDestructiveness>,
+    /// The tools that may write ([`destructive::writers`]): blocked in a
+    /// read-only drive.
+    pub writers: BTreeSet<String>,
     /// Answer-leak rejections, as found at generation time.
     pub leaks_at_generation: Vec<Value>,
     /// The screen deleted every admitted candidate (`DEGENERATE`,
@@ -82,10 +85,12 @@ pub async fn generate(
 
     let (labels, destructive_spend) = destructive::assess(tools, judge, agent_tape).await;
     spend.extend(destructive_spend);
+    let writers = destructive::writers(tools, &labels);
     let input = GenerationInput {
         session,
         tools,
         labels: &labels,
+        writers: &writers,
         instructions,
         opts,
         want,
@@ -107,7 +112,14 @@ pub async fn generate(
         n_admitted,
         proposed.judge_calls.as_ref(),
     );
-    let screened = screen::screen(admitted_tasks, screen_runner, skip, agent_tape).await;
+    let screened = screen::screen(
+        admitted_tasks,
+        screen_runner,
+        skip,
+        agent_tape,
+        opts.concurrency,
+    )
+    .await;
     spend.extend(screened.spend);
     let degenerate = screen_runner.is_some() && n_admitted > 0 && screened.kept.is_empty();
 
@@ -151,6 +163,7 @@ pub async fn generate(
         screen_errors: screened.errors,
         spend,
         destructiveness: labels,
+        writers,
         degenerate,
         observed,
         walk: proposed.walk,
@@ -160,17 +173,12 @@ pub async fn generate(
 /// Admission by the named rules; the tools labelled destructive are the
 /// ones a task may not call without an owner's key.
 fn admit(candidates: Vec<Candidate>, input: &GenerationInput<'_>) -> (Vec<Task>, Vec<Rejection>) {
-    let destructive_tools: BTreeSet<String> = input
-        .labels
-        .iter()
-        .filter(|l| destructive::labelled_destructive(l))
-        .map(|l| l.tool.clone())
-        .collect();
     let ctx = admission::AdmissionContext {
         tools: input.tools,
         instructions: input.instructions,
-        credential: input.opts.credential,
-        destructive_tools: &destructive_tools,
+        access: input.opts.access,
+        writes: input.opts.writes,
+        writers: input.writers,
         exclude_prompts: &input.opts.exclude_prompts,
         answer_rules: input.opts.generator != GeneratorId::SchemaWalk1,
     };
@@ -238,6 +246,10 @@ fn check_options<'a>(
 ) -> anyhow::Result<Option<&'a dyn ModelClient>> {
     anyhow::ensure!(opts.n_tasks > 0, "a suite needs at least one task");
     anyhow::ensure!(
+        !opts.writes || opts.access == fitness_shared::record::AccessMode::Sandbox,
+        "a read-only run never writes: writes at generation need --sandbox"
+    );
+    anyhow::ensure!(
         opts.overgen_factor.is_finite() && opts.overgen_factor >= 1.0,
         "the over-generation factor must be >= 1 (got {})",
         opts.overgen_factor
@@ -268,6 +280,8 @@ fn suite_config(
     config.insert("overgen_factor".into(), json!(opts.overgen_factor));
     config.insert("candidates_asked".into(), json!(want));
     config.insert("credential".into(), json!(opts.credential));
+    config.insert("access".into(), json!(opts.access));
+    config.insert("writes".into(), json!(opts.writes));
     config.insert("id_prefix".into(), json!(opts.id_prefix));
     config.insert("null_screen".into(), json!(screen_runner.is_some()));
     if let Some(r) = screen_runner {

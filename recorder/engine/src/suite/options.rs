@@ -5,7 +5,7 @@
 use std::fmt;
 use std::str::FromStr;
 
-use fitness_shared::record::CredentialContext;
+use fitness_shared::record::{AccessMode, CredentialContext};
 
 /// A generator and its version: the chip on every row.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -78,6 +78,18 @@ pub struct GenerateOptions {
     /// paid for a suite that can no longer reach it. `None`: no floors
     /// (`fitness suite`), the screen always runs.
     pub must_reach: Option<SuiteFloors>,
+    /// What the run may do to the server (hashed into the suite's config):
+    /// suites built read-only and in a sandbox are never read against
+    /// each other.
+    pub access: AccessMode,
+    /// Generation may call tools that may write, and admit tasks whose
+    /// solution writes: only in a sandbox whose trials start from the state
+    /// generation left (`--sandbox-copy`, or nothing to restore it). Never
+    /// in read-only mode.
+    pub writes: bool,
+    /// Screen calls in flight at once (not hashed: the suite is the same at
+    /// any width).
+    pub concurrency: usize,
 }
 
 /// The floors a suite is held to after generation (the free gates'), known
@@ -105,6 +117,9 @@ impl GenerateOptions {
             exclude_prompts: Vec::new(),
             seed_handles: Vec::new(),
             must_reach: None,
+            access: AccessMode::ReadOnly,
+            writes: false,
+            concurrency: 1,
         }
     }
 }

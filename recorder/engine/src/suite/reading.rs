@@ -51,7 +51,7 @@ const SECRET_WORDS: &[&str] = &[
 
 /// The word of a tool's name that says it may return secrets, if any.
 pub fn exposes_secrets(tool: &Tool) -> Option<&'static str> {
-    super::destructive::words(&tool.name)
+    crate::access::words(&tool.name)
         .iter()
         .find_map(|w| SECRET_WORDS.iter().copied().find(|s| s == w))
 }

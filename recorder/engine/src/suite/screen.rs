@@ -9,7 +9,11 @@ use super::spend::PhaseSpend;
 use super::task::Task;
 use crate::mcp::tap::Tap;
 use crate::model::agent::taped_call;
-use crate::model::types::{ChatRequest, ContentBlock, Message, ModelClient, Role, Usage, text_of};
+use crate::model::stream::repeating;
+use crate::model::types::{
+    ChatRequest, ContentBlock, Message, ModelClient, Role, StopReason, Usage, text_of,
+};
+use serde_json::json;
 
 /// What the null screen left of the admitted candidates.
 pub struct Screened {
@@ -32,6 +36,7 @@ pub async fn screen(
     runner: Option<&dyn ModelClient>,
     skip: Option<String>,
     agent_tape: &Tap,
+    width: usize,
 ) -> Screened {
     let runner = match (runner, skip) {
         (Some(runner), None) => runner,
@@ -47,7 +52,7 @@ pub async fn screen(
         }
     };
     let screened = admitted.len() as u64;
-    let outcome = null_screen(admitted, runner, agent_tape).await;
+    let outcome = null_screen(admitted, runner, agent_tape, width).await;
     Screened {
         skipped: None,
         count: Some(NullScreenCount {
@@ -79,15 +84,28 @@ pub struct ScreenOutcome {
 /// tools, graded by the task's own predicate; answered tasks are deleted.
 /// Every exchange is written to `tape` (`<id>::screen`), failures as
 /// `llm.error` events.
-pub async fn null_screen(tasks: Vec<Task>, runner: &dyn ModelClient, tape: &Tap) -> ScreenOutcome {
+pub async fn null_screen(
+    tasks: Vec<Task>,
+    runner: &dyn ModelClient,
+    tape: &Tap,
+    width: usize,
+) -> ScreenOutcome {
+    use futures::StreamExt as _;
     let mut out = ScreenOutcome {
         kept: Vec::new(),
         screened_out: Vec::new(),
         errors: 0,
         spend: PhaseSpend::new("screen", &runner.id().to_string()),
     };
-    for task in tasks {
-        match screen_one(runner, &task, tape).await {
+    // `width` calls in flight; the results read in the candidates' order.
+    let mut calls = futures::stream::iter(tasks)
+        .map(|task| async move {
+            let result = screen_one(runner, &task, tape).await;
+            (task, result)
+        })
+        .buffered(width.max(1));
+    while let Some((task, result)) = calls.next().await {
+        match result {
             Ok((answered, usage)) => {
                 out.spend.count(usage.as_ref());
                 if answered {
@@ -105,6 +123,9 @@ pub async fn null_screen(tasks: Vec<Task>, runner: &dyn ModelClient, tape: &Tap)
     }
     out
 }
+
+/// The most tokens a screen reply may hold: an answer, in one short reply.
+pub const SCREEN_MAX_OUTPUT_TOKENS: u32 = 256;
 
 const SCREEN_SYSTEM: &str = "You have no tools and no access to any server, file or network. \
 Answer the user's request as best you can from what you already know, in one short reply.";
@@ -125,13 +146,30 @@ async fn screen_one(
             }],
         }],
         tools: vec![],
-        max_tokens: 1024,
+        // One short reply.
+        max_tokens: SCREEN_MAX_OUTPUT_TOKENS,
         temperature: Some(0.0),
         corr_id: Some(format!("{}::screen", task.id)),
         json_object: false,
     };
     match taped_call(runner, &request, tape, "screen").await {
-        Ok(resp) => Ok((task.check.check(&text_of(&resp.content)), resp.usage)),
+        // A reply that repeated itself is no answer and no pass: our
+        // measurement failed on this candidate, counted as an error.
+        Ok(resp) => {
+            let text = text_of(&resp.content);
+            if let Some(why) = (resp.stop == StopReason::Runaway)
+                .then(|| "the reply repeated itself".to_owned())
+                .or_else(|| repeating(&text))
+            {
+                tape.event(
+                    "llm.runaway",
+                    json!({"why": why}),
+                    request.corr_id.as_deref(),
+                );
+                return Err(());
+            }
+            Ok((task.check.check(&text), resp.usage))
+        }
         Err(_) => Err(()),
     }
 }

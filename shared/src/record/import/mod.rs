@@ -108,6 +108,7 @@ fn convert(
             spec_currency: r.probes.spec_currency.clone(),
             findings: r.probes.findings.iter().map(convert_probe).collect(),
         },
+        access: None,
         preregistration: convert_prereg(r),
         suite: convert_suite(r),
         gates,
@@ -192,6 +193,7 @@ fn convert_run(r: &RecordV1, attempt: Option<Attempt>) -> RunIdentity {
         generator: r.run.generator_version.clone().filter(|g| !g.is_empty()),
         attempt,
         task_budget: r.run.task_budget,
+        rate_waits: None,
     }
 }
 

@@ -1,6 +1,7 @@
 //! The `fitness-report/2` types, one file a concept; every type is
 //! re-exported here, so `crate::record::X` names them all.
 
+mod access;
 mod conformance;
 mod gates;
 mod notes;
@@ -15,6 +16,7 @@ mod server;
 mod suite;
 mod tapes;
 
+pub use access::*;
 pub use conformance::*;
 pub use gates::*;
 pub use notes::*;

@@ -51,6 +51,12 @@ pub struct PreRegistration {
     pub conformance: Option<bool>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub credential_context: Option<CredentialContext>,
+    /// What the run may do to the server (read-only unless `--sandbox`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub access: Option<super::access::AccessMode>,
+    /// How a sandbox's state is restored between trials.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub restore: Option<super::access::RestoreKind>,
     /// The extension protocol in the run's own words.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub extension_protocol: Option<String>,
@@ -63,6 +69,18 @@ pub struct PreRegistration {
     /// Tokens one trial may spend.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_tokens: Option<u64>,
+    /// Tool calls one assistant turn may make; the surplus is refused by
+    /// the harness and never sent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_calls_per_turn: Option<u64>,
+    /// Tokens the model may write in one agent turn.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_output_tokens: Option<u64>,
+    /// Trials in flight at once within a stage (the stages still run in
+    /// cost order; trials in flight share one session and take turns for
+    /// their tool calls).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub concurrency: Option<u64>,
     /// Candidates generated per driven task.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub overgen_factor: Option<f64>,

@@ -27,6 +27,10 @@ pub struct RunRecord {
     pub run: RunIdentity,
     pub server: ServerIdentity,
     pub probes: Probes,
+    /// What the run was allowed to do to the server, and every write and
+    /// withheld call. Absent on records that predate the mode.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub access: Option<super::access::AccessLedger>,
     /// What was fixed before the first model call.
     pub preregistration: PreRegistration,
     pub suite: SuiteLedger,
@@ -109,6 +113,17 @@ pub struct RunIdentity {
     /// Advisory per-task token budget.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub task_budget: Option<u64>,
+    /// Trials' model-call attempts that waited on the run's shared rate
+    /// budget (another call had been refused for rate), when any did.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rate_waits: Option<RateWaits>,
+}
+
+/// Attempts held back by a refusal for rate, and how long in all.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct RateWaits {
+    pub attempts: u64,
+    pub waited_ms: u64,
 }
 
 impl RunIdentity {

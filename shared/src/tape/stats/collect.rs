@@ -45,6 +45,8 @@ pub struct StatsBuilder {
     pub(super) method_by_id: HashMap<String, String>,
     pub(super) rpc_errors: Vec<RpcError>,
     pub(super) llm_errors: Vec<ErrorStats>,
+    /// Keys of the model's calls a harness withheld (`fitness.blocked_call`).
+    pub(super) blocked: std::collections::HashSet<String>,
     pub(super) turns: Vec<TurnFacts>,
     pub(super) prices: &'static [Price],
     pub(super) price_source: String,
@@ -75,6 +77,7 @@ impl StatsBuilder {
             method_by_id: HashMap::new(),
             rpc_errors: Vec::new(),
             llm_errors: Vec::new(),
+            blocked: std::collections::HashSet::new(),
             turns: Vec::new(),
             prices,
             price_source: source.to_owned(),
@@ -145,6 +148,22 @@ impl StatsBuilder {
                 let raw = line.raw.0.as_ref().or(line.data.0.as_ref());
                 self.llm_errors.push(llm_error(t, raw));
             }
+            // A call the harness withheld (read-only) or refused (past the
+            // turn's limit) never reached a tool: its result is no tool's
+            // error.
+            Some("event")
+                if line.kind.is("fitness.blocked_call") || line.kind.is("fitness.refused_call") =>
+            {
+                if let Some(id) = line.raw.0.as_ref().and_then(|r| r.tool_use_id.get()) {
+                    let ns = line.source.get().unwrap_or("mcp-tape");
+                    let id = serde_json::Value::String(id.to_owned());
+                    self.blocked.insert(format!(
+                        "{}\u{0}{ns}::{}",
+                        self.namespace,
+                        js::to_js_string(&id)
+                    ));
+                }
+            }
             _ => {}
         }
     }
@@ -214,10 +233,11 @@ impl StatsBuilder {
             if block.ty.is("tool_result")
                 && let Some(id) = &block.tool_use_id
             {
+                let blocked = self.blocked.contains(&key(id));
                 let error = block
                     .is_error
                     .as_ref()
-                    .is_some_and(js::truthy)
+                    .is_some_and(|e| !blocked && js::truthy(e))
                     .then(|| {
                         Some(result_text(&Content::read(block.content))).filter(|s| !s.is_empty())
                     })

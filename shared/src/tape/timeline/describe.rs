@@ -89,7 +89,9 @@ pub(super) struct Fact {
 
 const TITLE_CHARS: usize = 160;
 
-fn excerpt(s: &str, max: usize) -> String {
+/// At most `max` characters of `s` on one line (control characters as
+/// spaces), with an ellipsis when cut.
+pub fn excerpt(s: &str, max: usize) -> String {
     let one_line: String = s
         .chars()
         .map(|c| if c.is_control() { ' ' } else { c })

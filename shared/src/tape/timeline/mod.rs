@@ -21,7 +21,7 @@ use crate::tape::stats::RecordCounts;
 mod describe;
 
 use crate::tape::view::LineView;
-pub use describe::{EntryKind, LineRef};
+pub use describe::{EntryKind, LineRef, excerpt};
 use describe::{Fact, describe};
 
 /// The trial arm a line belongs to, read from its `corr_id`.

@@ -115,6 +115,15 @@ pub struct RunFlags {
     /// Run the official conformance suite first (HTTP targets).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub conformance: Option<bool>,
+    /// The target may be written to (`--sandbox`); read-only otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sandbox: Option<bool>,
+    /// With `sandbox`: the command that restores the server's state.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reset: Option<String>,
+    /// With `sandbox`: paths the server runs over copies of.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sandbox_copy: Option<Vec<String>>,
 }
 
 impl RunFlags {
@@ -135,6 +144,12 @@ impl RunFlags {
             overgen: over.overgen.or(self.overgen),
             no_screen: over.no_screen.or(self.no_screen),
             conformance: over.conformance.or(self.conformance),
+            sandbox: over.sandbox.or(self.sandbox),
+            reset: over.reset.clone().or_else(|| self.reset.clone()),
+            sandbox_copy: over
+                .sandbox_copy
+                .clone()
+                .or_else(|| self.sandbox_copy.clone()),
         }
     }
 
@@ -168,6 +183,17 @@ impl RunFlags {
         }
         if self.conformance == Some(true) {
             out.push("--conformance".to_owned());
+        }
+        if self.sandbox == Some(true) {
+            out.push("--sandbox".to_owned());
+        }
+        if let Some(cmd) = &self.reset {
+            out.push("--reset".to_owned());
+            out.push(cmd.clone());
+        }
+        for path in self.sandbox_copy.iter().flatten() {
+            out.push("--sandbox-copy".to_owned());
+            out.push(path.clone());
         }
         out
     }

@@ -150,7 +150,7 @@ async fn bogus_version(ctx: &ProbeContext) -> ProbeResult {
 }
 
 async fn header_mismatch(ctx: &ProbeContext) -> ProbeResult {
-    let name = ctx.tools.first().cloned().unwrap_or_default();
+    let name = ctx.read_only_tool.clone().unwrap_or_default();
     header_probe(
         ctx,
         "header_mismatch",
@@ -168,7 +168,7 @@ async fn header_mismatch(ctx: &ProbeContext) -> ProbeResult {
 /// `Mcp-Method: tools/list` (and the right `Mcp-Name`), which a 2026-07-28
 /// server must refuse as it refuses a mismatched name.
 async fn method_header_mismatch(ctx: &ProbeContext) -> ProbeResult {
-    let name = ctx.tools.first().cloned().unwrap_or_default();
+    let name = ctx.read_only_tool.clone().unwrap_or_default();
     header_probe(
         ctx,
         "method_header_mismatch",
@@ -182,7 +182,8 @@ async fn method_header_mismatch(ctx: &ProbeContext) -> ProbeResult {
     .await
 }
 
-/// A `tools/call` of the first tool whose `headers` disagree with its body
+/// A `tools/call` of the first tool that only reads, whose `headers`
+/// disagree with its body
 /// in `header`: pass when refused (HTTP 400 or -32020), fail when served.
 async fn header_probe(
     ctx: &ProbeContext,
@@ -204,7 +205,10 @@ async fn header_probe(
         );
     }
     if tool.is_empty() {
-        return ProbeResult::unknown(id, "the server lists no tools to call");
+        return ProbeResult::unknown(
+            id,
+            "the server lists no tool that only reads, and a probe never calls one that may write",
+        );
     }
     let mut conn = match open(ctx, id, true).await {
         Ok(c) => c,

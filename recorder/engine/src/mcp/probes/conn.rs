@@ -20,6 +20,9 @@ pub struct ProbeContext {
     pub timeout: Duration,
     /// Names of the server's tools, from the main session.
     pub tools: Vec<String>,
+    /// The first tool that only reads ([`crate::access::may_write`]): the
+    /// one a probe's `tools/call` names.
+    pub read_only_tool: Option<String>,
     /// The capabilities the server declared in the handshake.
     pub capabilities: Value,
 }

@@ -93,10 +93,11 @@ async fn synthesized(
     )
     .await;
     let mut candidates = synthesis.candidates;
-    // The tools the walk would call: not destructive, not
-    // open-world, not one whose name says it returns secrets.
+    // The tools the walk would call: none that may write unless generation
+    // may, not destructive, not open-world, not one whose name says it
+    // returns secrets.
     let callable: BTreeSet<String> =
-        super::walk::callable_tools(input.tools, input.labels, &mut Default::default())
+        super::walk::callable_tools(&input.surface(), &mut Default::default())
             .iter()
             .map(|t| t.name.to_string())
             .collect();

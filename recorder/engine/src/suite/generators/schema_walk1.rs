@@ -4,12 +4,13 @@
 //! seeded RNG and turns each real response into a task whose answer key is a
 //! salient token of that response.
 //!
-//! * **Callable**: not destructive (see [`super::destructive`]: declared,
-//!   else the documented rule set) and not `openWorldHint: true` (such a tool
-//!   reaches beyond the server, e.g. the network, so its answer is neither
-//!   the server's nor reproducible). Non-destructive writers (e.g.
-//!   `create_entities` declared `destructiveHint: false`) are callable: their
-//!   calls add state the read tools can then report.
+//! * **Callable** ([`super::walk::callable_tools`]): none that may write
+//!   in a read-only run ([`crate::access::may_write`]); in a sandbox whose
+//!   generation may write, not destructive (see [`crate::suite::destructive`])
+//!   so that non-destructive writers (e.g. `create_entities` declared
+//!   `destructiveHint: false`) add state the read tools can then report.
+//!   Never `openWorldHint: true` (such a tool reaches beyond the server, e.g.
+//!   the network, so its answer is neither the server's nor reproducible).
 //! * **Rounds**: round 0 draws arguments from the schema alone; later rounds
 //!   also put strings harvested from earlier responses into string
 //!   arguments (so a search tool is asked for something that exists). At
@@ -48,7 +49,7 @@ use serde_json::{Map, Value, json};
 use super::seam::{Candidates, GenerationInput, Generator};
 use super::walk::{
     Called, Taken, WalkOutcome, WalkStats, call, call_counted, callable_tools, drop_unsatisfiable,
-    harvest, harvest_args, read_only, salient,
+    harvest, harvest_args, salient,
 };
 use crate::model::types::PlannedCall;
 use crate::suite::schema_args::{Limits, valid_arguments_within};
@@ -152,7 +153,7 @@ fn single_call(
 /// Walk the server; `input.want` candidates at most.
 pub async fn walk(input: &GenerationInput<'_>, config: &WalkConfig) -> WalkOutcome {
     let mut stats = WalkStats::default();
-    let callable = callable_tools(input.tools, input.labels, &mut stats);
+    let callable = callable_tools(&input.surface(), &mut stats);
     let mut walker = Walker::new(input, config, stats);
     for round in 0..config.max_rounds {
         walker.stats.rounds += 1;
@@ -250,7 +251,7 @@ impl<'a> Walker<'a> {
                     continue;
                 }
                 new_calls += 1;
-                if self.sample(tool, &name, args, &args_json).await.is_break() {
+                if self.sample(&name, args, &args_json).await.is_break() {
                     break;
                 }
             }
@@ -273,7 +274,6 @@ impl<'a> Walker<'a> {
     /// answer that comes back on replay; `Break` when the tool is dead.
     async fn sample(
         &mut self,
-        tool: &Tool,
         name: &str,
         args: Map<String, Value>,
         args_json: &str,
@@ -281,7 +281,7 @@ impl<'a> Walker<'a> {
         let session = self.input.session;
         let timeout = self.config.call_timeout;
         self.stats.calls += 1;
-        if !read_only(tool) {
+        if self.input.writers.contains(name) {
             self.stats.state_writes += 1;
         }
         let text = match call_counted(session, name, &args, timeout, &mut self.stats).await {

@@ -39,6 +39,9 @@ pub struct GenerationInput<'a> {
     pub session: &'a Session,
     pub tools: &'a [rmcp::model::Tool],
     pub labels: &'a [ToolDestructiveness],
+    /// The tools that may write ([`crate::suite::destructive::writers`]):
+    /// never called unless `opts.writes`.
+    pub writers: &'a std::collections::BTreeSet<String>,
     pub instructions: Option<&'a str>,
     pub opts: &'a GenerateOptions,
     pub want: usize,
@@ -47,6 +50,18 @@ pub struct GenerationInput<'a> {
     pub judge: Option<&'a dyn ModelClient>,
     /// The agent tape every model call of generation is written to.
     pub tape: &'a Tap,
+}
+
+impl<'a> GenerationInput<'a> {
+    /// What decides which tools generation may call.
+    pub fn surface(&self) -> walk::Surface<'a> {
+        walk::Surface {
+            tools: self.tools,
+            labels: self.labels,
+            writers: self.writers,
+            opts: self.opts,
+        }
+    }
 }
 
 /// What a generator proposed, before admission: the candidates with their

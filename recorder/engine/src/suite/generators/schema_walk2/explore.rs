@@ -3,7 +3,7 @@
 //! with handles harvested from earlier results in its string arguments. Only
 //! calls that succeeded become observations; the others are counted.
 
-use std::collections::HashSet;
+use std::collections::{BTreeSet, HashSet};
 use std::ops::ControlFlow;
 
 use rand::SeedableRng;
@@ -113,7 +113,7 @@ fn slots(schema: &Value) -> Vec<(String, bool)> {
 
 /// How well `handle` fits the argument `arg`; `None` when it does not.
 fn affinity(arg: &str, handle: &Handle) -> Option<i32> {
-    let words = crate::suite::destructive::words(arg);
+    let words = crate::access::words(arg);
     let has = |set: &[&str]| words.iter().any(|w| set.contains(&w.as_str()));
     let wants_path = has(PATH_WORDS);
     let wants_revision = has(REVISION_WORDS) && !wants_path;
@@ -129,7 +129,7 @@ fn affinity(arg: &str, handle: &Handle) -> Option<i32> {
     if wants_revision {
         return hex_like.then_some(3);
     }
-    let key_words = crate::suite::destructive::words(&handle.key);
+    let key_words = crate::access::words(&handle.key);
     // `source_timezone` and `timezone` share `timezone`.
     let singular = |w: &str| w.trim_end_matches('s').to_owned();
     let shared = key_words
@@ -193,16 +193,6 @@ fn first_round_args(
     }
 }
 
-/// May a call of this tool change the server's state? What the annotations
-/// say (`readOnlyHint`), else the name's and description's verbs (see
-/// [`crate::suite::destructive::infer`]).
-pub fn may_write(tool: &Tool) -> bool {
-    match tool.annotations.as_ref().and_then(|a| a.read_only_hint) {
-        Some(read_only) => !read_only,
-        None => crate::suite::destructive::infer(tool).0,
-    }
-}
-
 /// Quoted values in a property description: `'America/New_York'`,
 /// `"en-GB"`, `` `main` ``.
 fn documented_examples(description: &str) -> Vec<String> {
@@ -223,6 +213,7 @@ fn documented_examples(description: &str) -> Vec<String> {
 pub async fn explore(
     session: &Session,
     callable: &[&Tool],
+    writers: &BTreeSet<String>,
     seeds: &[String],
     seed: u64,
     config: &WalkConfig2,
@@ -230,6 +221,7 @@ pub async fn explore(
 ) -> Exploration {
     let mut explorer = Explorer {
         session,
+        writers,
         config,
         limits: config.limits(),
         rng: ChaCha8Rng::seed_from_u64(seed),
@@ -291,7 +283,7 @@ impl Exploration {
     /// entry name listed for a path is also that path joined with the name.
     fn observe(&mut self, o: Observation) {
         let path_arg = o.args.iter().find_map(|(k, v)| {
-            let words = crate::suite::destructive::words(k);
+            let words = crate::access::words(k);
             (words.iter().any(|w| PATH_WORDS.contains(&w.as_str())))
                 .then(|| v.as_str().map(str::to_owned))
                 .flatten()
@@ -323,6 +315,8 @@ impl Exploration {
 /// The exploration under way: what it has found, tried and dropped.
 struct Explorer<'a> {
     session: &'a Session,
+    /// Tools that may write (called only when generation may write).
+    writers: &'a BTreeSet<String>,
     config: &'a WalkConfig2,
     limits: Limits,
     rng: ChaCha8Rng,
@@ -348,7 +342,7 @@ impl Explorer<'_> {
             // (round 0's schema-valid arguments), never on a handle: that
             // would change what is already there (check it out, append to
             // it) under the tasks' feet.
-            if round > 0 && may_write(tool) {
+            if round > 0 && self.writers.contains(name.as_str()) {
                 continue;
             }
             let Some(plans) = self.plans(tool, &name, round) else {
@@ -363,7 +357,7 @@ impl Explorer<'_> {
                     continue;
                 }
                 new_calls += 1;
-                if self.call(tool, &name, args, inputs).await.is_break() {
+                if self.call(&name, args, inputs).await.is_break() {
                     break;
                 }
             }
@@ -398,13 +392,12 @@ impl Explorer<'_> {
     /// succeeded (not an error, not empty); `Break` when the tool is dead.
     async fn call(
         &mut self,
-        tool: &Tool,
         name: &str,
         args: Map<String, Value>,
         inputs: Vec<(String, usize)>,
     ) -> ControlFlow<()> {
         self.stats.calls += 1;
-        let writes = may_write(tool);
+        let writes = self.writers.contains(name);
         if writes {
             self.stats.state_writes += 1;
         }

@@ -87,11 +87,12 @@ pub fn max_per_tool(want: usize) -> usize {
 /// Walk the server; `input.want` candidates at most.
 pub async fn walk(input: &GenerationInput<'_>, config: &WalkConfig2) -> WalkOutcome {
     let mut stats = WalkStats::default();
-    let callable = callable_tools(input.tools, input.labels, &mut stats);
+    let callable = callable_tools(&input.surface(), &mut stats);
     let forbidden = known_without_server(input);
     let ex = explore::explore(
         input.session,
         &callable,
+        input.writers,
         &input.opts.seed_handles,
         input.opts.seed,
         config,

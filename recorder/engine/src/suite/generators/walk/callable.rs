@@ -1,34 +1,44 @@
-//! Which tools the walk may call: not destructive, not open-world, and
-//! not named for the environment or credentials.
+//! Which tools generation may call: none that may write unless the run
+//! lets generation write (a sandbox), never a destructive one, never an
+//! open-world one, and none named for the environment or credentials.
 
 use rmcp::model::Tool;
 use serde_json::json;
 
 use super::stats::WalkStats;
 use crate::suite::destructive::{self, ToolDestructiveness};
+use crate::suite::options::GenerateOptions;
 use crate::suite::reading::exposes_secrets;
 
-pub fn read_only(tool: &Tool) -> bool {
-    tool.annotations
-        .as_ref()
-        .and_then(|a| a.read_only_hint)
-        .unwrap_or(false)
+/// What decides which tools generation may call: the tools, their labels,
+/// the tools that may write, and the run's options.
+pub struct Surface<'t> {
+    pub tools: &'t [Tool],
+    pub labels: &'t [ToolDestructiveness],
+    pub writers: &'t std::collections::BTreeSet<String>,
+    pub opts: &'t GenerateOptions,
 }
 
-/// The tools the walk may call, sorted by name, also named in
+/// The tools generation may call, sorted by name, also named in
 /// `stats.callable_tools`; the others are recorded in `stats.not_called`
 /// with why.
-pub fn callable_tools<'t>(
-    tools: &'t [Tool],
-    labels: &[ToolDestructiveness],
-    stats: &mut WalkStats,
-) -> Vec<&'t Tool> {
-    let mut sorted: Vec<&Tool> = tools.iter().collect();
+pub fn callable_tools<'t>(input: &Surface<'t>, stats: &mut WalkStats) -> Vec<&'t Tool> {
+    let mut sorted: Vec<&Tool> = input.tools.iter().collect();
     sorted.sort_by(|a, b| a.name.cmp(&b.name));
     let mut callable = Vec::new();
     for t in sorted {
-        let label = labels.iter().find(|l| l.tool == t.name.as_ref());
-        let why = if label.is_none_or(destructive::labelled_destructive) {
+        let label = input.labels.iter().find(|l| l.tool == t.name.as_ref());
+        let why = if !input.opts.writes && input.writers.contains(t.name.as_ref()) {
+            Some(match input.opts.access {
+                crate::access::AccessMode::ReadOnly => {
+                    "it may write, and the run is read-only".to_owned()
+                }
+                crate::access::AccessMode::Sandbox => {
+                    "it may write, and generation does not: the sandbox is reset before every trial"
+                        .to_owned()
+                }
+            })
+        } else if label.is_none_or(destructive::labelled_destructive) {
             Some("destructive".to_owned())
         } else if destructive::open_world(t) {
             Some("openWorldHint: reaches beyond the server".to_owned())

@@ -11,7 +11,7 @@ mod salient;
 mod stats;
 
 pub use call::{Called, Taken, call, call_counted, result_text};
-pub use callable::{callable_tools, read_only};
+pub use callable::{Surface, callable_tools};
 pub use harvest::{harvest, harvest_args};
 pub use salient::{STOPWORDS, VOLATILE, salient};
 pub use stats::{WalkOutcome, WalkStats, drop_unsatisfiable};

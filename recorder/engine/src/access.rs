@@ -1,0 +1,477 @@
+//! What a run may do to the server it measures: one rule for "may this
+//! call write", said once, and the modes a run is in.
+//!
+//! **May write** ([`may_write`]): `readOnlyHint` where the tool declares
+//! it; else `destructiveHint: true` says it writes; else the offline
+//! inference ([`infer`]) over the tool's name, then the first words of its
+//! description, then its schema:
+//! 1. a name word that is a writing verb (`delete`, `create`, `set`, `send`,
+//!    `run`, … see [`WRITE_VERBS`]) → writes;
+//! 2. else a name word that is a reading verb (`get`, `list`, `read`,
+//!    `search`, `fetch`, `describe`, … see [`READ_VERBS`]) → reads;
+//! 3. else the first verb of either kind among the description's first five
+//!    words ("Shows the commit logs" reads);
+//! 4. else a schema property named `confirm`, `force` or `overwrite` →
+//!    writes;
+//! 5. else writes (nothing says it only reads).
+//!
+//! A judge's label may only add ([`writers`]): a tool the judge calls
+//! destructive writes, whatever the rule said.
+//!
+//! **Modes** ([`Access`]): read-only by default, where no call that may
+//! write is made by any part of a run (the walk, the judge's solution
+//! calls, the null arms, the reference agent, the runner: the drive's are
+//! blocked, answered with [`blocked_message`]); a sandbox only when the
+//! operator says the target may be written to.
+
+use std::collections::BTreeSet;
+
+use rmcp::model::Tool;
+use serde_json::Value;
+
+pub use fitness_shared::record::{AccessMode, RestoreKind};
+
+/// Name or description words that mean the tool changes state.
+pub const WRITE_VERBS: &[&str] = &[
+    "delete",
+    "remove",
+    "drop",
+    "destroy",
+    "erase",
+    "purge",
+    "clear",
+    "truncate",
+    "wipe",
+    "write",
+    "create",
+    "insert",
+    "add",
+    "update",
+    "upsert",
+    "set",
+    "put",
+    "patch",
+    "modify",
+    "edit",
+    "rename",
+    "move",
+    "send",
+    "post",
+    "publish",
+    "kill",
+    "terminate",
+    "stop",
+    "reset",
+    "restart",
+    "execute",
+    "exec",
+    "run",
+    "deploy",
+    "toggle",
+    "upload",
+    "merge",
+    "close",
+    "cancel",
+    "revoke",
+    "grant",
+    "archive",
+    "overwrite",
+    "replace",
+    "append",
+    "save",
+    "store",
+    "push",
+    "commit",
+    "approve",
+    "transfer",
+    "pay",
+    "charge",
+    "enable",
+    "disable",
+    "install",
+    "uninstall",
+    "trigger",
+    "start",
+    "submit",
+    "assign",
+    "invite",
+    "ban",
+    "lock",
+    "unlock",
+    "gzip",
+    "compress",
+    "subscribe",
+    "unsubscribe",
+    "register",
+    "book",
+    "order",
+    "mark",
+    "checkout",
+    "switch",
+    "apply",
+    "import",
+    "configure",
+    "copy",
+    "stage",
+    "unstage",
+    "init",
+    "initialize",
+    "reply",
+    "comment",
+    "fork",
+    "attach",
+    "detach",
+    "link",
+    "unlink",
+    "restore",
+    "rollback",
+    "revert",
+    "migrate",
+    "flush",
+    "prune",
+];
+
+/// Name or description words that mean the tool only reads.
+pub const READ_VERBS: &[&str] = &[
+    "get",
+    "list",
+    "read",
+    "search",
+    "find",
+    "query",
+    "fetch",
+    "describe",
+    "show",
+    "view",
+    "echo",
+    "sum",
+    "count",
+    "lookup",
+    "check",
+    "validate",
+    "inspect",
+    "browse",
+    "resolve",
+    "explain",
+    "summarize",
+    "summarise",
+    "calculate",
+    "compute",
+    "convert",
+    "parse",
+    "preview",
+    "ping",
+    "status",
+    "info",
+    "retrieve",
+    "stat",
+    "diff",
+    "compare",
+    "analyze",
+    "analyse",
+    "estimate",
+    "translate",
+    "open",
+    "lookup",
+    "returns",
+    "return",
+    "gets",
+    "lists",
+    "reads",
+    "searches",
+    "retrieves",
+    "echoes",
+    "fetches",
+    "describes",
+    "shows",
+    "evaluate",
+    "evaluates",
+    "encode",
+    "decode",
+    "test",
+    "match",
+    "verify",
+    "extract",
+    "measure",
+];
+
+/// A name or text split into lowercase words (on punctuation and camelCase).
+pub fn words(s: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut cur = String::new();
+    let mut prev_lower = false;
+    for c in s.chars() {
+        if c.is_alphanumeric() {
+            if c.is_uppercase() && prev_lower && !cur.is_empty() {
+                out.push(std::mem::take(&mut cur));
+            }
+            prev_lower = c.is_lowercase();
+            cur.extend(c.to_lowercase());
+        } else {
+            prev_lower = false;
+            if !cur.is_empty() {
+                out.push(std::mem::take(&mut cur));
+            }
+        }
+    }
+    if !cur.is_empty() {
+        out.push(cur);
+    }
+    out
+}
+
+/// Is `word` one of `verbs`, or that verb with a plain inflection?
+fn is_verb(word: &str, verbs: &'static [&'static str]) -> Option<&'static str> {
+    verbs.iter().copied().find(|v| {
+        word == *v
+            || word.strip_suffix('s') == Some(v)
+            || word.strip_suffix("es") == Some(v)
+            || word.strip_suffix("ed") == Some(v)
+            || word.strip_suffix('d') == Some(v)
+    })
+}
+
+/// The offline rule set: (writes, evidence).
+pub fn infer(tool: &Tool) -> (bool, String) {
+    let name = tool.name.to_string();
+    // A writing verb anywhere in the name writes, unless it is only an
+    // inflected noun after a reading verb (`get_orders`, `list_posts`,
+    // `git_diff_staged`): the object read, not an act.
+    let mut read: Option<&'static str> = None;
+    for w in words(&name) {
+        if let Some(v) = is_verb(&w, WRITE_VERBS)
+            && !(read.is_some() && w != v)
+        {
+            return (true, format!("name `{name}` has the writing verb `{v}`"));
+        }
+        if read.is_none() {
+            read = is_verb(&w, READ_VERBS);
+        }
+    }
+    if let Some(v) = read {
+        return (false, format!("name `{name}` has the reading verb `{v}`"));
+    }
+    // In the description, the first verb of either kind decides: "Shows
+    // the commit logs" reads, though `commit` is a writing verb.
+    let description = tool.description.as_deref().unwrap_or("");
+    for w in words(description).iter().take(5) {
+        if let Some(v) = is_verb(w, WRITE_VERBS) {
+            return (
+                true,
+                format!("description begins with the writing verb `{v}`"),
+            );
+        }
+        if let Some(v) = is_verb(w, READ_VERBS) {
+            return (
+                false,
+                format!("description begins with the reading verb `{v}`"),
+            );
+        }
+    }
+    let schema = Value::Object((*tool.input_schema).clone());
+    if let Some(props) = schema.get("properties").and_then(Value::as_object)
+        && let Some(p) = props
+            .keys()
+            .find(|k| ["confirm", "force", "overwrite"].contains(&k.to_lowercase().as_str()))
+    {
+        return (true, format!("schema has a `{p}` property"));
+    }
+    (
+        true,
+        "no reading verb in the name or description: assumed destructive".into(),
+    )
+}
+
+/// May a call of this tool change the server's state? `readOnlyHint`
+/// where declared, else `destructiveHint: true`, else [`infer`].
+pub fn may_write(tool: &Tool) -> bool {
+    let annotations = tool.annotations.as_ref();
+    match annotations.and_then(|a| a.read_only_hint) {
+        Some(read_only) => !read_only,
+        None if annotations.and_then(|a| a.destructive_hint) == Some(true) => true,
+        None => infer(tool).0,
+    }
+}
+
+/// The tools of a run that may write: by [`may_write`], and every tool
+/// `judged` writing (a judge's label only adds).
+pub fn writers(tools: &[Tool], judged: &dyn Fn(&str) -> bool) -> BTreeSet<String> {
+    tools
+        .iter()
+        .filter(|t| may_write(t) || judged(t.name.as_ref()))
+        .map(|t| t.name.to_string())
+        .collect()
+}
+
+/// What a run may do to the server, and to the tools that may write.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Access {
+    pub mode: AccessMode,
+    /// The tools that may write (see [`writers`]).
+    pub writers: BTreeSet<String>,
+}
+
+impl Access {
+    /// A read-only run over `tools` by the rule alone (no judge yet).
+    pub fn read_only(tools: &[Tool]) -> Access {
+        Access {
+            mode: AccessMode::ReadOnly,
+            writers: writers(tools, &|_| false),
+        }
+    }
+
+    /// Is a call of `tool` withheld from the server in this mode?
+    pub fn blocks(&self, tool: &str) -> bool {
+        self.mode == AccessMode::ReadOnly && self.writers.contains(tool)
+    }
+
+    /// Does a call of `tool` write?
+    pub fn writes(&self, tool: &str) -> bool {
+        self.writers.contains(tool)
+    }
+}
+
+/// What a run or a suite says before it starts: its mode and the tools it
+/// will never call.
+pub fn announcement(
+    mode: AccessMode,
+    writers: &BTreeSet<String>,
+    restore: Option<RestoreKind>,
+) -> String {
+    let restore = match restore {
+        Some(RestoreKind::Copy) => {
+            "the server runs over copies, put back before every trial that follows a write"
+        }
+        Some(RestoreKind::Reset) => {
+            "--reset runs before generation, before every trial and after the run; generation writes nothing"
+        }
+        Some(RestoreKind::None) | None => {
+            "nothing puts the state back: trials that write are counted apart"
+        }
+    };
+    let named = |max: usize| {
+        let mut names: Vec<&str> = writers.iter().map(String::as_str).take(max).collect();
+        if writers.len() > max {
+            names.push("…");
+        }
+        names.join(", ")
+    };
+    match (mode, writers.len()) {
+        (AccessMode::ReadOnly, 0) => {
+            "read-only: no listed tool may write, so every tool may be called".to_owned()
+        }
+        (AccessMode::ReadOnly, n) => format!(
+            "read-only: never calls the {n} tool(s) that may write ({}); --sandbox allows them",
+            named(12)
+        ),
+        (AccessMode::Sandbox, 0) => format!("sandbox ({restore}): no listed tool may write"),
+        (AccessMode::Sandbox, n) => format!(
+            "sandbox ({restore}): may call the {n} tool(s) that may write ({}), and lists every write on the record",
+            named(12)
+        ),
+    }
+}
+
+/// What the agent is told when the harness withholds a call.
+pub fn blocked_message(tool: &str) -> String {
+    format!(
+        "blocked by the measurement harness: `{tool}` may change the server's state, and this run is read-only (no --sandbox); the call was not sent to the server"
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::Arc;
+
+    fn tool(name: &str, description: &str) -> Tool {
+        let serde_json::Value::Object(map) =
+            serde_json::json!({"type": "object", "properties": {}})
+        else {
+            unreachable!()
+        };
+        Tool::new(name.to_owned(), description.to_owned(), Arc::new(map))
+    }
+
+    fn annotated(name: &str, annotations: serde_json::Value) -> Tool {
+        let mut t = tool(name, "");
+        t.annotations = serde_json::from_value(annotations).ok();
+        t
+    }
+
+    #[test]
+    fn the_declaration_decides_where_there_is_one() {
+        assert!(!may_write(&annotated(
+            "delete_everything",
+            serde_json::json!({"readOnlyHint": true})
+        )));
+        assert!(may_write(&annotated(
+            "get_thing",
+            serde_json::json!({"readOnlyHint": false})
+        )));
+        assert!(may_write(&annotated(
+            "create_document",
+            serde_json::json!({"destructiveHint": true})
+        )));
+        // destructiveHint: false says nothing about writing (an additive
+        // writer): the name decides.
+        assert!(may_write(&annotated(
+            "create_directory",
+            serde_json::json!({"destructiveHint": false})
+        )));
+    }
+
+    #[test]
+    fn the_description_s_first_verb_decides() {
+        // mcp-server-git's descriptions, tools without annotations.
+        assert!(!may_write(&tool("git_log", "Shows the commit logs")));
+        assert!(!may_write(&tool(
+            "git_status",
+            "Shows the working tree status"
+        )));
+        assert!(may_write(&tool("git_checkout", "Switches branches")));
+        assert!(may_write(&tool(
+            "git_commit",
+            "Records changes to the repository"
+        )));
+        assert!(!may_write(&tool(
+            "git_diff_staged",
+            "Shows changes that are staged for commit"
+        )));
+        assert!(may_write(&tool(
+            "mark_task_done",
+            "Mark a given task as done"
+        )));
+        assert!(!may_write(&tool("math", "Evaluate math expressions")));
+        assert!(may_write(&tool(
+            "format_text",
+            "Format a specific range of text within a paragraph."
+        )));
+        assert!(may_write(&tool("frobnicate", "")), "unknown means writes");
+        // A writing verb as the inflected object of a reading one is a noun.
+        assert!(!may_write(&tool("get_orders", "")));
+        assert!(!may_write(&tool("get_all_comments", "")));
+        assert!(may_write(&tool("get_or_create_user", "")));
+        assert!(may_write(&tool("search_and_replace", "")));
+    }
+
+    #[test]
+    fn a_judge_only_adds() {
+        let tools = [tool("get_weather", ""), tool("delete_city", "")];
+        let none = writers(&tools, &|_| false);
+        assert_eq!(none, BTreeSet::from(["delete_city".to_owned()]));
+        let judged = writers(&tools, &|n| n == "get_weather");
+        assert_eq!(judged.len(), 2);
+    }
+
+    #[test]
+    fn read_only_blocks_writers_and_a_sandbox_blocks_nothing() {
+        let tools = [tool("get_weather", ""), tool("delete_city", "")];
+        let mut access = Access::read_only(&tools);
+        assert!(access.blocks("delete_city"));
+        assert!(!access.blocks("get_weather"));
+        access.mode = AccessMode::Sandbox;
+        assert!(!access.blocks("delete_city"));
+        assert!(access.writes("delete_city"));
+    }
+}
