@@ -224,26 +224,35 @@ fn ms(t: &str) -> Option<i64> {
     Some(days * 86_400_000 + (hh * 3600 + mm * 60) * 1000 + (secs * 1000.0) as i64)
 }
 
-/// Per stage, every trial's time on the agent tape (first to last line).
+/// Per stage, every trial's time on the agent tape (first to last line; a
+/// trial's system turn starts it, so the repetitions of one task, which
+/// share a corr_id, are trials apart).
 fn stage_trials(agent: &Path) -> BTreeMap<String, Vec<i64>> {
-    let mut spans: BTreeMap<String, (i64, i64)> = BTreeMap::new();
+    let mut open: BTreeMap<String, (i64, i64)> = BTreeMap::new();
+    let mut done: Vec<(String, i64)> = Vec::new();
     let text = std::fs::read_to_string(agent).expect("agent tape");
     for line in text.lines() {
         let v: Value = serde_json::from_str(line).expect("tape line");
         let (Some(corr), Some(t)) = (v["corr_id"].as_str(), v["t"].as_str().and_then(ms)) else {
             continue;
         };
-        let span = spans.entry(corr.to_owned()).or_insert((t, t));
-        span.0 = span.0.min(t);
+        if v["type"] == "turn"
+            && v["role"] == "system"
+            && let Some((a, b)) = open.remove(corr)
+        {
+            done.push((corr.to_owned(), b - a));
+        }
+        let span = open.entry(corr.to_owned()).or_insert((t, t));
         span.1 = span.1.max(t);
     }
+    done.extend(open.into_iter().map(|(corr, (a, b))| (corr, b - a)));
     let mut stages: BTreeMap<String, Vec<i64>> = BTreeMap::new();
-    for (corr, (a, b)) in spans {
+    for (corr, took) in done {
         if corr.starts_with("generate") {
             continue;
         }
         let stage = corr.split_once("::").map_or("drive", |(_, s)| s).to_owned();
-        stages.entry(stage).or_default().push(b - a);
+        stages.entry(stage).or_default().push(took);
     }
     stages
 }
@@ -265,6 +274,9 @@ fn run(fake: &Arc<Fake>, addr: SocketAddr, width: u64) -> Measured {
             "run",
             "--runner",
             "anthropic/claude-bench-1",
+            // The demo's own generator: the good server is built for it.
+            "--generator",
+            "schema-walk/1",
             "--concurrency",
             &width.to_string(),
             "--seed",
