@@ -10,10 +10,9 @@
 mod common;
 
 use std::path::Path;
-use std::process::Command;
 use std::time::Duration;
 
-use common::{git_state, require_tool, run_bounded, run_result, s, text, tree};
+use common::{git, git_state, require_tool, run_bounded, run_result, s, text, tree};
 use serde_json::Value;
 
 const LIMIT: Duration = Duration::from_secs(300);
@@ -193,21 +192,6 @@ fn a_sandbox_copy_may_write_lists_every_write_and_never_touches_the_original() {
         left.iter()
             .all(|p| !p.join("work").exists() || std::fs::read_dir(p.join("work")).is_err()),
         "copies left behind: {left:?}"
-    );
-}
-
-fn git(dir: &Path, args: &[&str]) {
-    let out = Command::new("git")
-        .args(args)
-        .current_dir(dir)
-        .env("GIT_AUTHOR_DATE", "2026-11-01T10:00:00Z")
-        .env("GIT_COMMITTER_DATE", "2026-11-01T10:00:00Z")
-        .output()
-        .expect("git runs");
-    assert!(
-        out.status.success(),
-        "git {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
     );
 }
 

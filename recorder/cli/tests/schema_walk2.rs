@@ -12,7 +12,7 @@ use std::path::Path;
 use std::process::Command;
 use std::time::Duration;
 
-use common::{require_tool, s};
+use common::{git, require_tool, s};
 use fitness_recorder::mcp::connect::{Session, Target};
 use fitness_recorder::mcp::stdio::StdioTarget;
 use fitness_recorder::mcp::tap::Tap;
@@ -364,21 +364,6 @@ async fn server_filesystem_tasks_read_files_that_are_really_there() {
     // Read-only: the directory is as it was, no new directory in it.
     assert_eq!(walk.state_writes, 0);
     assert_eq!(common::tree(&root), before, "the tree is byte-identical");
-}
-
-fn git(dir: &Path, args: &[&str]) {
-    let out = Command::new("git")
-        .args(args)
-        .current_dir(dir)
-        .env("GIT_AUTHOR_DATE", "2026-11-01T10:00:00Z")
-        .env("GIT_COMMITTER_DATE", "2026-11-01T10:00:00Z")
-        .output()
-        .expect("git runs");
-    assert!(
-        out.status.success(),
-        "git {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
 }
 
 /// A repository of eight commits, each adding a file of its own words.

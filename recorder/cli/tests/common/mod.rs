@@ -503,3 +503,20 @@ pub fn git_state(repo: &Path) -> String {
     }
     state
 }
+
+/// Run git in `dir` with fixed dates (so commits hash the same), and fail
+/// the test on an error.
+pub fn git(dir: &Path, args: &[&str]) {
+    let out = Command::new("git")
+        .args(args)
+        .current_dir(dir)
+        .env("GIT_AUTHOR_DATE", "2026-11-01T10:00:00Z")
+        .env("GIT_COMMITTER_DATE", "2026-11-01T10:00:00Z")
+        .output()
+        .expect("git runs");
+    assert!(
+        out.status.success(),
+        "git {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
