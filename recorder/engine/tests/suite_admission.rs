@@ -485,21 +485,14 @@ impl ModelClient for Scripted {
                     });
                 }
             };
-            Ok(ChatResponse {
-                content: vec![ContentBlock::Text { text: text.into() }],
-                stop: StopReason::EndTurn,
-                usage: usage.then_some(Usage {
+            Ok(text_reply(
+                text,
+                usage.then_some(Usage {
                     input_tokens: 100,
                     output_tokens: 20,
                     ..Usage::default()
                 }),
-                usage_rejected: None,
-                model: "fake-1".into(),
-                duration_ms: 5,
-                ttft_ms: None,
-                attempts: 1,
-                log: Vec::new(),
-            })
+            ))
         })
     }
 }
@@ -731,21 +724,14 @@ impl ModelClient for Alternating {
                     log: Vec::new(),
                 });
             }
-            Ok(ChatResponse {
-                content: vec![ContentBlock::Text { text: "[]".into() }],
-                stop: StopReason::EndTurn,
-                usage: Some(Usage {
+            Ok(text_reply(
+                "[]",
+                Some(Usage {
                     input_tokens: 50,
                     output_tokens: 5,
                     ..Usage::default()
                 }),
-                usage_rejected: None,
-                model: "fake-1".into(),
-                duration_ms: 5,
-                ttft_ms: None,
-                attempts: 1,
-                log: Vec::new(),
-            })
+            ))
         })
     }
 }
@@ -787,4 +773,19 @@ async fn a_judge_call_that_fails_is_counted_once_against_the_spend() {
     assert_eq!(phase.calls_that_threw, asked / 2, "{phase:?}");
     assert_eq!(synthesis.calls.made, asked);
     assert_eq!(synthesis.calls.failed, asked / 2);
+}
+
+/// A scripted model's plain text reply.
+fn text_reply(text: &str, usage: Option<Usage>) -> ChatResponse {
+    ChatResponse {
+        content: vec![ContentBlock::Text { text: text.into() }],
+        stop: StopReason::EndTurn,
+        usage,
+        usage_rejected: None,
+        model: "fake-1".into(),
+        duration_ms: 5,
+        ttft_ms: None,
+        attempts: 1,
+        log: Vec::new(),
+    }
 }
