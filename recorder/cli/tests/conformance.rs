@@ -192,6 +192,6 @@ fn conformance_is_for_http_targets() {
         "demo-server",
         "good",
     ]);
-    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(out.status.code(), Some(2), "the command line is wrong");
     assert!(text(&out).contains("HTTP targets only"), "{}", text(&out));
 }

@@ -5,7 +5,6 @@
 
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
-use std::time::Duration;
 
 use anyhow::Context;
 
@@ -81,34 +80,6 @@ pub fn http_client_builder() -> anyhow::Result<reqwest::ClientBuilder> {
     Ok(reqwest::Client::builder()
         .tls_certs_merge(extra)
         .redirect(same_origin_redirects()))
-}
-
-/// Why a plain request to `url` fails at the connection level (DNS, TCP,
-/// TLS), with reqwest's whole error chain, e.g. `invalid peer certificate:
-/// UnknownIssuer`; `None` when a response (any status) comes back. rmcp's
-/// errors drop that chain, so a failed connect is explained with this.
-pub async fn connection_error(url: &str, timeout: Duration) -> Option<String> {
-    let client = match http_client_builder().and_then(|b| {
-        b.timeout(timeout)
-            .build()
-            .map_err(|e| anyhow::anyhow!("failed to build the HTTP client: {e}"))
-    }) {
-        Ok(client) => client,
-        Err(e) => return Some(format!("{e:#}")),
-    };
-    match client.get(url).send().await {
-        Ok(_) => None,
-        Err(e) => {
-            let mut chain = e.to_string();
-            let mut source = std::error::Error::source(&e);
-            while let Some(cause) = source {
-                chain.push_str(": ");
-                chain.push_str(&cause.to_string());
-                source = cause.source();
-            }
-            Some(chain)
-        }
-    }
 }
 
 /// The longest HTTP body read whole: a probe's reply, a model API's reply.

@@ -153,9 +153,7 @@ async fn ask(
     budget: Budget,
     sandbox: bool,
 ) -> anyhow::Result<TrialOutcome> {
-    let session = Session::connect(target, mcp_tap.clone(), None, timeout)
-        .await
-        .context("the server could not be reached")?;
+    let session = Session::connect(target, mcp_tap.clone(), None, timeout).await?;
     let tools = match session.list_tools().await {
         Ok(t) => t,
         Err(e) => {

@@ -85,13 +85,6 @@ pub fn run(args: ProbeArgs) -> anyhow::Result<()> {
         runtime.shutdown_timeout(Duration::from_secs(2));
         return Err(crate::process::interrupted(&[&tap]));
     };
-    // rmcp's connect errors drop the cause; ask reqwest for it.
-    let cause = match (&outcome, &target) {
-        (Err(_), Target::Http(h)) => {
-            runtime.block_on(fitness_recorder::http::connection_error(&h.url, timeout))
-        }
-        _ => None,
-    };
     // Children and HTTP tasks must not outlive the command.
     runtime.shutdown_timeout(Duration::from_secs(2));
     match outcome {
@@ -107,16 +100,8 @@ pub fn run(args: ProbeArgs) -> anyhow::Result<()> {
         }
         Err(e) => {
             tap.end("unreachable");
-            let headline = match cause {
-                Some(cause) if cause.to_lowercase().contains("certificate") => format!(
-                    "the server could not be reached: TLS: {cause} (for a server whose CA is \
-                     not a system root, pass --ca-cert FILE or set {}); no probes ran",
-                    fitness_recorder::http::CA_CERT_ENV
-                ),
-                Some(cause) => format!("the server could not be reached: {cause}; no probes ran"),
-                None => "the server could not be reached; no probes ran".to_owned(),
-            };
-            Err(e.context(headline))
+            // One sentence: what happened and what to do next.
+            Err(e)
         }
     }
 }

@@ -223,7 +223,14 @@ impl RunArgs {
 }
 
 pub fn run(args: RunArgs) -> anyhow::Result<()> {
-    let cfg = args.config()?;
+    // Flags that cannot make a run, and (outside a sweep) a key or a
+    // program that is not there, are the command line being wrong: said
+    // now, exit 2, with nothing written.
+    let wrong = |e: anyhow::Error| Exit::with_message(2, &format!("error: {e:#}"));
+    let cfg = args.config().map_err(wrong)?;
+    if !args.supervised {
+        cfg.settings.ready().map_err(wrong)?;
+    }
     let rt = runtime()?;
     let bars = Bars::new(args.json);
     let output = rt.block_on(async {
@@ -296,6 +303,7 @@ pub fn print_summary(output: &RunOutput, json: bool) -> anyhow::Result<()> {
     }
     if let Some(i) = &output.interrupted {
         crate::process::outln!("stopped  {}", i.reason());
+        crate::process::outln!("why      {}", fitness_recorder::secrets::redact(&i.note()));
     }
     crate::process::outln!(
         "signed   {}",

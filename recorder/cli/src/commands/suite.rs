@@ -123,10 +123,7 @@ pub fn run(args: SuiteArgs) -> anyhow::Result<()> {
     let outcome = runtime.block_on(crate::process::until_interrupted(async {
         let server = Server::new(target.clone(), copies, wire.clone(), timeout);
         server.before_generation().await?;
-        let session = server
-            .connect()
-            .await
-            .context("the server could not be reached")?;
+        let session = server.connect().await?;
         let result = async {
             let tools = session.list_tools().await?;
             if !args.json {

@@ -20,6 +20,7 @@ use serde_json::json;
 use super::stdio::StdioChild;
 use super::tap::Tap;
 use super::tapped::{SharedCorrId, TappedTransport};
+use super::unreachable::Unreachable;
 // Where and how a session runs; the probes' raw client needs them too.
 pub use super::target::{Era, HttpTarget, Target};
 
@@ -142,27 +143,28 @@ impl Session {
             preferred_versions: vec![ProtocolVersion::V_2026_07_28],
             legacy_version: Some(ProtocolVersion::V_2025_11_25),
         };
-        match Self::connect_with(target, tap.clone(), corr_id.clone(), timeout, auto).await {
-            Ok(session) => Ok(session),
-            Err(modern) => {
-                tap.event(
-                    "fitness.fallback",
-                    json!({"to": "initialize", "why": format!("{modern:#}")}),
-                    corr_id.as_deref(),
-                );
-                Self::connect_with(
-                    target,
-                    tap,
-                    corr_id,
-                    timeout,
-                    ClientLifecycleMode::Initialize,
-                )
-                .await
-                .map_err(|legacy| {
-                    legacy.context(format!("after server/discover failed: {modern:#}"))
-                })
-            }
+        let modern =
+            match Self::connect_with(target, tap.clone(), corr_id.clone(), timeout, auto).await {
+                Ok(session) => return Ok(session),
+                Err(modern) => modern,
+            };
+        tap.event(
+            "fitness.fallback",
+            json!({"to": "initialize", "why": modern.sentence}),
+            corr_id.as_deref(),
+        );
+        if !modern.retry {
+            return Err(modern.into());
         }
+        Self::connect_with(
+            target,
+            tap,
+            corr_id,
+            timeout,
+            ClientLifecycleMode::Initialize,
+        )
+        .await
+        .map_err(|legacy| Unreachable::both(&modern, legacy).into())
     }
 
     async fn connect_with(
@@ -171,7 +173,7 @@ impl Session {
         corr_id: Option<String>,
         timeout: Duration,
         lifecycle: ClientLifecycleMode,
-    ) -> anyhow::Result<Session> {
+    ) -> Result<Session, Unreachable> {
         let client = FitnessClient::new(tap.clone(), timeout);
         let corr_id = SharedCorrId::new(corr_id.as_deref());
         match target {
@@ -180,8 +182,8 @@ impl Session {
                 let served =
                     tokio::time::timeout(timeout, client.serve_with_lifecycle(pipe, lifecycle))
                         .await;
-                let command = s.command_line().join(" ");
-                let why = match served {
+                let command = format!("`{}`", s.command_line().join(" "));
+                let mut why = match served {
                     Ok(Ok(service)) => {
                         return Ok(Session {
                             service,
@@ -191,30 +193,31 @@ impl Session {
                             calls: tokio::sync::Mutex::new(()),
                         });
                     }
-                    Ok(Err(e)) => format!("the handshake with `{command}` failed: {e}"),
-                    Err(_) => {
-                        format!("`{command}` did not complete the handshake within {timeout:?}")
-                    }
+                    Ok(Err(e)) => Unreachable::handshake(&command, &e),
+                    Err(_) => Unreachable::silent_program(&command, timeout),
                 };
                 let stderr = child.stderr_tail();
                 child.kill().await;
-                Err(anyhow::anyhow!("{why}{}", stderr_note(&stderr)))
+                why.sentence.push_str(&stderr_note(&stderr));
+                Err(why)
             }
             Target::Http(h) => {
-                let config = http_config(h)?;
-                let transport =
-                    StreamableHttpClientTransport::with_client(mcp_http_client()?, config);
+                let built = http_config(h).and_then(|config| {
+                    Ok(StreamableHttpClientTransport::with_client(
+                        mcp_http_client()?,
+                        config,
+                    ))
+                });
+                let transport = built.map_err(|e| Unreachable {
+                    sentence: format!("{e:#}"),
+                    retry: false,
+                })?;
                 let tapped = TappedTransport::new(transport, tap, corr_id.clone());
                 let service =
                     tokio::time::timeout(timeout, client.serve_with_lifecycle(tapped, lifecycle))
                         .await
-                        .map_err(|_| {
-                            anyhow::anyhow!(
-                                "{} did not complete the handshake within {timeout:?}",
-                                h.url
-                            )
-                        })?
-                        .map_err(|e| anyhow::anyhow!("could not reach {}: {e}", h.url))?;
+                        .map_err(|_| Unreachable::silent_url(&h.url, timeout))?
+                        .map_err(|e| Unreachable::handshake(&h.url, &e))?;
                 Ok(Session {
                     service,
                     child: None,

@@ -17,3 +17,4 @@ pub mod stdio;
 pub mod tap;
 pub mod tapped;
 pub mod target;
+pub mod unreachable;

@@ -28,6 +28,7 @@ use tokio::task::JoinHandle;
 use super::frames::{BoundedLines, Frame, MAX_LINE, Piece, classify, line_text};
 use super::tap::Tap;
 use super::tapped::SharedCorrId;
+use super::unreachable::Unreachable;
 /// How much of the child's stderr we keep (the tail).
 const STDERR_KEEP: usize = 64 * 1024;
 
@@ -58,6 +59,38 @@ impl StdioTarget {
             .collect()
     }
 
+    /// Is there a program to start? Said before a run starts, as the
+    /// command line's fault: the same sentence a failed start would give.
+    pub fn check_program(&self) -> Result<(), Unreachable> {
+        let path = self
+            .env
+            .iter()
+            .rev()
+            .find(|(k, _)| k == "PATH")
+            .map(|(_, v)| v.clone())
+            .or_else(|| std::env::var("PATH").ok())
+            .unwrap_or_default();
+        let candidates: Vec<std::path::PathBuf> = if self.program.contains('/') {
+            vec![self.program.clone().into()]
+        } else {
+            std::env::split_paths(&path)
+                .map(|dir| dir.join(&self.program))
+                .collect()
+        };
+        let mut found = io::ErrorKind::NotFound;
+        for candidate in candidates {
+            match std::fs::metadata(&candidate) {
+                Ok(m) if m.is_file() && executable(&m) => return Ok(()),
+                Ok(_) => found = io::ErrorKind::PermissionDenied,
+                Err(_) => {}
+            }
+        }
+        Err(Unreachable::not_started(
+            &self.program,
+            &io::Error::from(found),
+        ))
+    }
+
     fn command(&self) -> Command {
         let mut cmd = Command::new(&self.program);
         cmd.args(&self.args).env_clear();
@@ -81,6 +114,17 @@ impl StdioTarget {
     }
 }
 
+#[cfg(unix)]
+fn executable(m: &std::fs::Metadata) -> bool {
+    use std::os::unix::fs::PermissionsExt as _;
+    m.permissions().mode() & 0o111 != 0
+}
+
+#[cfg(not(unix))]
+fn executable(_: &std::fs::Metadata) -> bool {
+    true
+}
+
 /// The client's ends of the child's pipes, tapped.
 pub type TappedPipes = (TapReader<ChildStdout>, TapWriter<ChildStdin>);
 
@@ -100,7 +144,11 @@ impl StdioChild {
         tap: Tap,
         corr_id: Option<String>,
     ) -> anyhow::Result<(TappedPipes, StdioChild)> {
-        Self::spawn_shared(target, tap, SharedCorrId::new(corr_id.as_deref()))
+        Ok(Self::spawn_shared(
+            target,
+            tap,
+            SharedCorrId::new(corr_id.as_deref()),
+        )?)
     }
 
     /// As [`StdioChild::spawn`], with a corr_id the caller can change while
@@ -109,13 +157,17 @@ impl StdioChild {
         target: &StdioTarget,
         tap: Tap,
         corr_id: SharedCorrId,
-    ) -> anyhow::Result<(TappedPipes, StdioChild)> {
-        let mut child = target.command().spawn().map_err(|e| {
-            anyhow::anyhow!("failed to start `{}`: {e}", target.command_line().join(" "))
-        })?;
+    ) -> Result<(TappedPipes, StdioChild), Unreachable> {
+        let mut child = target
+            .command()
+            .spawn()
+            .map_err(|e| Unreachable::not_started(&target.command_line().join(" "), &e))?;
         let group = child.id();
         let (Some(stdout), Some(stdin)) = (child.stdout.take(), child.stdin.take()) else {
-            anyhow::bail!("the child's pipes were not opened");
+            return Err(Unreachable {
+                sentence: "the server's pipes were not opened".to_owned(),
+                retry: false,
+            });
         };
         let mut tasks = Vec::new();
         let stderr = Arc::new(Mutex::new(Vec::new()));

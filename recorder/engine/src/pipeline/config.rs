@@ -185,6 +185,21 @@ pub struct RunSettings {
 }
 
 impl RunSettings {
+    /// What the run needs from this machine before it starts: each model's
+    /// key (or a local base URL) and the server's program. A missing one is
+    /// the command line's fault, said before anything runs or is written.
+    /// (A sweep's slots skip this: a target that cannot start is an honest
+    /// VOID record beside the others.)
+    pub fn ready(&self) -> anyhow::Result<()> {
+        for id in std::iter::once(&self.runner).chain(&self.judge) {
+            crate::model::client_for(id, &crate::model::ClientOptions::default())?;
+        }
+        if let Target::Stdio(s) = &self.target {
+            s.check_program()?;
+        }
+        Ok(())
+    }
+
     /// A run of `target` by `runner` with every default.
     pub fn new(target: Target, runner: ModelId) -> Self {
         RunSettings {

@@ -45,7 +45,8 @@ pub enum Interruption {
 }
 
 impl Interruption {
-    pub(super) fn note(&self) -> String {
+    /// Why the run stopped, in a sentence (the record's note).
+    pub fn note(&self) -> String {
         match self {
             Interruption::Cancelled => "The run was interrupted by the operator before it completed its registered size; nothing is scored or refused.".to_owned(),
             Interruption::SpendCap { calls } => format!("The run reached its spend cap of {calls} model calls before it completed its registered size; nothing is scored or refused."),
