@@ -245,6 +245,13 @@ fn impossible_numbers_are_rejected() {
         Err(RecordError::InvalidNumber { .. })
     ));
 
+    // Consistency is stored once, from the per-task counts: a flattering
+    // figure that does not follow from them is refused.
+    let mut r = scored_record();
+    r.score.as_mut().unwrap().tasks[0].reps_succeeded = Some(1);
+    let err = r.validate().unwrap_err();
+    assert!(err.to_string().contains("score.consistency"), "{err}");
+
     let mut r = scored_record();
     r.extensions[0].trials_added = 4; // pooled n moved by 12
     let err = r.validate().unwrap_err();

@@ -625,3 +625,77 @@ async fn a_1000_run_board_counts_other_attempts_and_links_each_history() -> anyh
     browser.close().await?;
     outcome
 }
+
+/// A scored record that kept each task's repetitions shows how they agree,
+/// beside first-try success: pass^k with its interval, the tasks that
+/// flip, and each task's count, with JavaScript off and once live, at 390
+/// and 1,400 px.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_scored_record_page_shows_how_its_repetitions_agree() -> anyhow::Result<()> {
+    use fitness_shared::record::Consistency;
+    let set = anchor_import()?;
+    let mut record: RunRecord = set
+        .records
+        .iter()
+        .find(|r| r.run.id == HF)
+        .cloned()
+        .context("the anchor's scored run")?;
+    let score = record.score.as_mut().context("scored")?;
+    // Three repetitions of each task: the first of them as recorded, the
+    // others so that some tasks flip.
+    let n = score.tasks.len();
+    for (i, task) in score.tasks.iter_mut().enumerate() {
+        task.reps = Some(3);
+        task.reps_succeeded = Some(match (task.success, i % 3) {
+            (false, _) => 0,
+            (true, 0) => 2,
+            (true, _) => 3,
+        });
+    }
+    score.consistency = Consistency::of(&score.tasks);
+    let c = score.consistency.clone().context("counts for every task")?;
+    anyhow::ensure!(c.flipping > 0 && c.tasks as usize == n, "{c:?}");
+    let site = publish_site(Publish {
+        records: Some((std::slice::from_ref(&record), &set.standing_notes)),
+        anchor: false,
+        ..Publish::default()
+    })?;
+    let server = StaticServer::start_site(&site.root).await?;
+    for width in [390, 1400] {
+        let browser = Browser::start(width, 900).await?;
+        let outcome = async {
+            let c_ = &browser.client;
+            for js in [false, true] {
+                scripts_enabled(c_, js).await?;
+                c_.goto(&server.url(&format!("/runs/{HF}/"))).await?;
+                if js {
+                    live(c_).await?;
+                } else {
+                    wait_for(c_, "article.record").await?;
+                }
+                let line = text(c_, "article.record .consistency").await?;
+                anyhow::ensure!(
+                    line.starts_with("Consistency over 3 repetitions per task")
+                        && line.contains(&c.every_rep.text())
+                        && line.contains(&format!("{} of {} tasks flip", c.flipping, c.tasks))
+                        && line.contains("not a rank"),
+                    "{line}"
+                );
+                let table = text(c_, "section.tasks table").await?;
+                anyhow::ensure!(
+                    table.contains("Repetitions answered") && table.contains("2 of 3"),
+                    "{table}"
+                );
+                if js {
+                    scroll_to(c_, "article.record .consistency").await?;
+                    screenshot(c_, &format!("fitness-record-consistency-{width}.png")).await?;
+                }
+            }
+            Ok(())
+        }
+        .await;
+        browser.close().await?;
+        outcome?;
+    }
+    Ok(())
+}

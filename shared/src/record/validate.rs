@@ -113,6 +113,17 @@ impl RunRecord {
         if let Some(score) = &self.score {
             check_interval("score.first_try", &score.first_try)?;
             check_interval("score.eventual", &score.eventual)?;
+            if let Some(c) = &score.consistency {
+                check_interval("score.consistency.every_rep", &c.every_rep)?;
+                // Stored once, from the per-task counts: a figure that
+                // disagrees with them is not the record's own.
+                if Consistency::of(&score.tasks).as_ref() != Some(c) {
+                    return Err(RecordError::InvalidNumber {
+                        at: "score.consistency".into(),
+                        why: "does not follow from the per-task repetition counts".into(),
+                    });
+                }
+            }
         }
         match &self.cost {
             Cost::Total { usd, .. } | Cost::Floor { usd, .. }

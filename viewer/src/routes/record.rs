@@ -123,6 +123,7 @@ pub fn RecordView(
     let caveat =
         fitness_shared::board::score_caveat(record).map(|c| view! { <CaveatNote caveat=c /> });
     let economics = economics_view(record);
+    let consistency = consistency_view(record);
     let signature_view = signature_line(signature, site_key);
     let suite_view = view! { <SuiteFates record=shared.clone() /> };
     let rejected = rejected_view(record, candidates);
@@ -145,6 +146,7 @@ pub fn RecordView(
             {why_no_gate}
             {score_bar}
             {economics}
+            {consistency}
             {caveat}
             {signature_view}
             {replay_link}
@@ -218,6 +220,28 @@ fn economics_view(record: &RunRecord) -> Option<impl IntoView + use<>> {
         };
         view! { <p class="economics">{crate::components::economics_text(&e)}</p> }
     })
+}
+
+/// How each task's repetitions agree, beside first-try success: the share
+/// of tasks every repetition answered (pass^k) and the tasks that flip.
+/// Read from the record's own figure; never a rank.
+fn consistency_view(record: &RunRecord) -> Option<impl IntoView + use<>> {
+    let c = record.score.as_ref()?.consistency.as_ref()?;
+    let text = if c.reps < 2 {
+        "Consistency: one repetition per task, so there is no agreement between repetitions to read.".to_owned()
+    } else {
+        format!(
+            "Consistency over {} repetitions per task: pass^{} (every repetition answered) {} tasks; {} of {} tasks flip between repetitions ({:.0}%), {} never answered. A reading of reliability, not a rank.",
+            c.reps,
+            c.reps,
+            c.every_rep.text(),
+            c.flipping,
+            c.tasks,
+            c.flip_rate() * 100.0,
+            c.never
+        )
+    };
+    Some(view! { <p class="economics consistency">{text}</p> })
 }
 
 /// The signature state, as the browser last checked it.
@@ -936,6 +960,10 @@ fn tasks_view(record: &RunRecord) -> Option<impl IntoView + use<>> {
                     <th scope="row"><code>{t.task_id.clone()}</code></th>
                     <td>{yes(t.first_try_success)}</td>
                     <td>{yes(t.success)}</td>
+                    <td>{match (t.reps_succeeded, t.reps) {
+                        (Some(k), Some(n)) => format!("{k} of {n}"),
+                        _ => "not recorded".to_owned(),
+                    }}</td>
                     <td>{t.tool_calls}</td>
                     <td>{t.failure.clone().unwrap_or_default()}</td>
                 </tr>
@@ -953,7 +981,7 @@ fn tasks_view(record: &RunRecord) -> Option<impl IntoView + use<>> {
         <section class="tasks">
             <h3>"Per task"</h3>
             <div class="scroll"><table>
-                <thead><tr><th scope="col">"Task"</th><th scope="col">"First try"</th><th scope="col">"Eventually"</th><th scope="col">"Tool calls"</th><th scope="col">"Failure"</th></tr></thead>
+                <thead><tr><th scope="col">"Task"</th><th scope="col">"First try"</th><th scope="col">"Eventually"</th><th scope="col">"Repetitions answered"</th><th scope="col">"Tool calls"</th><th scope="col">"Failure"</th></tr></thead>
                 <tbody>{tasks}</tbody>
             </table></div>
             <h3>"Per tool"</h3>

@@ -228,6 +228,7 @@ pub fn score(
             .map(|t| t.destructive_without_confirmation)
             .sum(),
         tools: tool_scores(tally.per_tool, tools),
+        consistency: rec::Consistency::of(&tasks),
         tasks,
         ambiguous_parameters: Vec::new(),
         schema_drift: None,
@@ -298,6 +299,8 @@ impl Tally {
             cost_usd: task_cost,
             failure: if any_ok { None } else { failure },
             destructive_without_confirmation: destructive,
+            reps: Some(reps.len() as u64),
+            reps_succeeded: Some(solved.iter().filter(|s| **s).count() as u64),
         }
     }
 

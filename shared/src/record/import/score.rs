@@ -49,8 +49,12 @@ pub(super) fn convert_score(s: &ScoreV1) -> Score {
                 cost_usd: t.cost_usd,
                 failure: t.failure.clone(),
                 destructive_without_confirmation: t.destructive_without_confirmation,
+                // A /1 record keeps no per-repetition counts.
+                reps: None,
+                reps_succeeded: None,
             })
             .collect(),
+        consistency: None,
         ambiguous_parameters: s.ambiguous_parameters.clone(),
         schema_drift: s.schema_drift.clone(),
     }

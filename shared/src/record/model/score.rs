@@ -27,6 +27,10 @@ pub struct Score {
     pub tools: Vec<ToolScore>,
     #[serde(default)]
     pub tasks: Vec<TaskResult>,
+    /// How each task's repetitions agree (pass^k, flips): beside first-try
+    /// success, never used to rank. Absent on records made before it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub consistency: Option<Consistency>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub ambiguous_parameters: Vec<Value>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -67,6 +71,63 @@ pub struct TaskResult {
     pub failure: Option<String>,
     #[serde(default)]
     pub destructive_without_confirmation: u64,
+    /// The repetitions driven, and how many of them answered correctly.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reps: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reps_succeeded: Option<u64>,
+}
+
+/// How the repetitions of each task agree: the share of tasks every
+/// repetition of which answered correctly (pass^k, with its Wilson 95%
+/// interval) and the tasks whose repetitions disagree. Computed here once,
+/// from the per-task counts; a reading of reliability beside first-try
+/// success, never a rank.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct Consistency {
+    /// Tasks counted (every task of the drive).
+    pub tasks: u64,
+    /// Repetitions per task: the fewest any task had (they are registered
+    /// alike; a run cut short may leave fewer).
+    pub reps: u64,
+    /// Tasks with every repetition answered correctly.
+    pub every_rep: Interval,
+    /// Tasks with at least one repetition answered and one not.
+    pub flipping: u64,
+    /// Tasks with no repetition answered.
+    pub never: u64,
+}
+
+impl Consistency {
+    /// From the drive's per-task counts; `None` when a task lacks them (an
+    /// older record) or there are no tasks.
+    pub fn of(tasks: &[TaskResult]) -> Option<Consistency> {
+        let counts: Vec<(u64, u64)> = tasks
+            .iter()
+            .map(|t| Some((t.reps_succeeded?, t.reps?)))
+            .collect::<Option<_>>()?;
+        let reps = counts.iter().map(|&(_, n)| n).min()?;
+        let every = counts.iter().filter(|&&(k, n)| n > 0 && k == n).count() as u64;
+        let never = counts.iter().filter(|&&(k, _)| k == 0).count() as u64;
+        let flipping = counts.iter().filter(|&&(k, n)| k > 0 && k < n).count() as u64;
+        let n = counts.len() as u64;
+        Some(Consistency {
+            tasks: n,
+            reps,
+            every_rep: crate::stats::wilson(every, n, crate::stats::BOARD_CONFIDENCE),
+            flipping,
+            never,
+        })
+    }
+
+    /// The share of tasks whose repetitions disagree.
+    pub fn flip_rate(&self) -> f64 {
+        if self.tasks == 0 {
+            0.0
+        } else {
+            self.flipping as f64 / self.tasks as f64
+        }
+    }
 }
 
 /// The run's dollar figure: a total only when nothing known is missing.
@@ -92,4 +153,47 @@ pub enum Cost {
     },
     /// Nothing supports a figure.
     None { why: String },
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn task(id: &str, succeeded: Option<u64>, reps: Option<u64>) -> TaskResult {
+        TaskResult {
+            task_id: id.to_owned(),
+            first_try_success: succeeded.is_some_and(|k| k > 0),
+            success: succeeded.is_some_and(|k| k > 0),
+            tool_calls: 1,
+            mrtr_rounds: 0,
+            input_tokens: 0,
+            output_tokens: 0,
+            cost_usd: None,
+            failure: None,
+            destructive_without_confirmation: 0,
+            reps,
+            reps_succeeded: succeeded,
+        }
+    }
+
+    #[test]
+    fn pass_every_rep_and_flips_come_from_the_per_task_counts() {
+        let tasks = [
+            task("t1", Some(3), Some(3)),
+            task("t2", Some(2), Some(3)),
+            task("t3", Some(0), Some(3)),
+            task("t4", Some(3), Some(3)),
+        ];
+        let c = Consistency::of(&tasks).expect("counts are there");
+        assert_eq!((c.tasks, c.reps, c.flipping, c.never), (4, 3, 1, 1));
+        assert_eq!(c.every_rep, crate::stats::wilson(2, 4, 0.95));
+        assert_eq!(c.flip_rate(), 0.25);
+    }
+
+    #[test]
+    fn a_task_without_counts_leaves_no_figure() {
+        let tasks = [task("t1", Some(1), Some(1)), task("t2", None, None)];
+        assert_eq!(Consistency::of(&tasks), None);
+        assert_eq!(Consistency::of(&[]), None);
+    }
 }
