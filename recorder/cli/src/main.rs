@@ -11,6 +11,7 @@
 //! flags and `run` (`commands/`), progress and printing (`process`). The
 //! work is the engine's (`fitness-recorder`), which never sees clap.
 
+mod ci;
 mod cli;
 mod commands;
 mod process;

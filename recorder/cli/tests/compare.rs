@@ -103,70 +103,193 @@ fn compare_reads_pairs_of_real_runs_and_exits_with_its_verdict() {
     assert_eq!(code, 1);
 }
 
-/// The composite action's gate (`action.yml` runs `scripts/fitness-gate`):
-/// a measurement, the compare against a baseline, the Markdown in the job
-/// summary, the outputs, and a step that fails only on the verdicts asked.
+/// The composite action's steps as written in `action.yml`, run the way a
+/// GitHub runner runs them (`bash -eo pipefail` on each step's `run`, its
+/// `env` with the inputs substituted, `GITHUB_ACTION_PATH`, `GITHUB_OUTPUT`,
+/// `GITHUB_STEP_SUMMARY`; a step whose `if:` is false skipped): a
+/// measurement, the compare against a baseline, the job summary written by
+/// `fitness` (the run, then the comparison), the outputs, JUnit files a real
+/// JUnit parser reads, and a step that fails only on the verdicts asked.
 #[test]
-fn the_action_gate_measures_compares_and_fails_on_the_verdicts_asked() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
-    let action = std::fs::read_to_string(root.join("action.yml")).unwrap();
-    assert!(action.contains("using: composite"));
-    assert!(action.contains("$GITHUB_ACTION_PATH/scripts/fitness-gate"));
-    for (input, env) in [
-        ("run-args", "FITNESS_RUN_ARGS"),
-        ("baseline", "FITNESS_BASELINE"),
-        ("fail-on", "FITNESS_FAIL_ON"),
-        ("out", "FITNESS_OUT"),
+fn the_action_steps_as_written_measure_compare_report_and_fail_on_the_verdicts_asked() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../..")
+        .canonicalize()
+        .unwrap();
+    let action = &yaml_rust2::YamlLoader::load_from_str(
+        &std::fs::read_to_string(root.join("action.yml")).unwrap(),
+    )
+    .unwrap()[0];
+    assert_eq!(action["runs"]["using"].as_str(), Some("composite"));
+    let steps = action["runs"]["steps"].as_vec().unwrap().clone();
+    let declared: Vec<String> = action["outputs"]
+        .as_hash()
+        .unwrap()
+        .keys()
+        .map(|k| k.as_str().unwrap().to_owned())
+        .collect();
+    for key in [
+        "verdict",
+        "exit-code",
+        "record",
+        "markdown",
+        "outcome",
+        "low",
+        "high",
+        "junit",
     ] {
-        assert!(
-            action.contains(&format!("{env}: ${{{{ inputs.{input} }}}}")),
-            "{input} reaches the gate as {env}"
-        );
+        assert!(declared.iter().any(|d| d == key), "output {key} declared");
     }
+    // `fitness` on PATH, as an earlier install would leave it: the install
+    // step then has nothing to do.
     let dir = tempfile::tempdir().unwrap();
+    let bin = dir.path().join("bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    std::os::unix::fs::symlink(FITNESS, bin.join("fitness")).unwrap();
+    let path = format!("{}:{}", bin.display(), std::env::var("PATH").unwrap());
     let baseline = run(dir.path(), "good", "sim/diligent", &[]).join("record.json");
+
     let gate = |target: &str, fail_on: &str, tag: &str| {
         let work = dir.path().join(tag);
         std::fs::create_dir_all(&work).unwrap();
-        let output = std::process::Command::new(root.join("scripts/fitness-gate"))
-            .current_dir(&work)
-            .env("FITNESS_BIN", FITNESS)
-            .env("FITNESS_BASELINE", &baseline)
-            .env(
-                "FITNESS_RUN_ARGS",
-                format!("--runner sim/diligent --label server -- '{FITNESS}' demo-server {target}"),
-            )
-            .env("FITNESS_FAIL_ON", fail_on)
-            .env("GITHUB_OUTPUT", work.join("outputs"))
-            .env("GITHUB_STEP_SUMMARY", work.join("summary.md"))
-            .output()
-            .unwrap();
-        let outputs = std::fs::read_to_string(work.join("outputs")).unwrap_or_default();
-        let summary = std::fs::read_to_string(work.join("summary.md")).unwrap_or_default();
-        (output.status.code().unwrap(), outputs, summary)
+        let inputs = [
+            (
+                "run-args",
+                format!("--runner sim/diligent --label server -- fitness demo-server {target}"),
+            ),
+            ("baseline", baseline.display().to_string()),
+            ("fail-on", fail_on.to_owned()),
+            ("out", "fitness-runs".to_owned()),
+            ("comment", "false".to_owned()),
+        ];
+        let substitute = |text: &str| {
+            let mut text = text.to_owned();
+            for (name, value) in &inputs {
+                text = text.replace(&format!("${{{{ inputs.{name} }}}}"), value);
+            }
+            assert!(
+                !text.contains("${{ inputs."),
+                "every input is known: {text}"
+            );
+            text
+        };
+        let mut last = 0;
+        for step in &steps {
+            if let Some(condition) = step["if"].as_str() {
+                // The only conditional step posts a comment when asked.
+                assert!(
+                    condition.contains("inputs.comment == 'true'"),
+                    "{condition}"
+                );
+                continue;
+            }
+            let script = step["run"].as_str().expect("a run step");
+            let mut cmd = std::process::Command::new("bash");
+            cmd.args(["--noprofile", "--norc", "-eo", "pipefail", "-c", script])
+                .current_dir(&work)
+                .env("PATH", &path)
+                .env("GITHUB_ACTION_PATH", &root)
+                .env("GITHUB_OUTPUT", work.join("outputs"))
+                .env("GITHUB_STEP_SUMMARY", work.join("summary.md"));
+            if let Some(env) = step["env"].as_hash() {
+                for (k, v) in env {
+                    cmd.env(k.as_str().unwrap(), substitute(v.as_str().unwrap()));
+                }
+            }
+            let output = cmd.output().unwrap();
+            last = output.status.code().unwrap();
+            if last != 0 {
+                break;
+            }
+        }
+        let read = |name: &str| std::fs::read_to_string(work.join(name)).unwrap_or_default();
+        (last, read("outputs"), read("summary.md"), work)
     };
-    let (code, outputs, summary) = gate("thin", "regressed incomparable", "strict");
+    let (code, outputs, summary, work) = gate("thin", "regressed incomparable", "strict");
     assert_eq!(code, 4, "{outputs}");
-    assert!(
-        outputs.contains("verdict=regressed\nexit-code=4\n"),
-        "{outputs}"
+    let output = |key: &str| {
+        outputs
+            .lines()
+            .find_map(|l| l.strip_prefix(&format!("{key}=")))
+            .unwrap_or_else(|| panic!("output {key}: {outputs}"))
+            .to_owned()
+    };
+    assert_eq!(output("verdict"), "regressed");
+    assert_eq!(output("exit-code"), "4");
+    assert_eq!(output("outcome"), "INSUFFICIENT_SURFACE");
+    assert_eq!(
+        (output("low"), output("high")),
+        (String::new(), String::new())
     );
+    assert!(work.join(output("record")).is_file());
+    assert!(work.join(output("markdown")).is_file());
+    // The job summary is fitness's own: the run, then the comparison.
+    let run_at = summary.find("### Fitness Report run: `server`, INSUFFICIENT_SURFACE");
+    let compare_at = summary.find("### Fitness Report: regressed");
     assert!(
-        summary.starts_with("### Fitness Report: regressed"),
+        run_at.is_some() && compare_at.is_some() && run_at < compare_at,
         "{summary}"
     );
-    let record = outputs
-        .lines()
-        .find_map(|l| l.strip_prefix("record="))
+    assert!(
+        summary.contains("| gate structural | failed |"),
+        "{summary}"
+    );
+    // The JUnit files, read by a JUnit parser: the run gate by gate, the
+    // refusal a failure with its reason string, the gates not reached
+    // skipped; the regression a failure.
+    let junit = |name: &str| {
+        let file = std::fs::File::open(work.join("fitness-runs").join(name)).unwrap();
+        junit_parser::from_reader(std::io::BufReader::new(file)).unwrap()
+    };
+    let runs = junit("junit-run.xml");
+    let cases = &runs.suites[0].cases;
+    let case = |name: &str| cases.iter().find(|c| c.original_name == name).unwrap();
+    assert!(case("gate plan_power").status.is_success());
+    let junit_parser::TestStatus::Failure(f) = &case("gate structural").status else {
+        panic!("the refusal fails: {:?}", case("gate structural"));
+    };
+    assert_eq!(f.message, "suite_below_minimum");
+    assert!(case("gate construct").status.is_skipped());
+    assert!(case("outcome").status.is_failure());
+    assert_eq!(runs.tests, cases.len() as u64);
+    assert_eq!(
+        runs.failures,
+        cases.iter().filter(|c| c.status.is_failure()).count() as u64
+    );
+    let compared = junit("junit-compare.xml");
+    let regression = compared.suites[0]
+        .cases
+        .iter()
+        .find(|c| c.original_name == "no regression")
         .unwrap();
-    assert!(dir.path().join("strict").join(record).is_file());
+    assert!(regression.status.is_failure(), "{regression:?}");
+
     // The same regression passes a gate that does not fail on it.
-    let (code, outputs, _) = gate("thin", "incomparable", "lenient");
+    let (code, outputs, _, _) = gate("thin", "incomparable", "lenient");
     assert_eq!(code, 0, "{outputs}");
-    let (code, outputs, _) = gate("good", "regressed incomparable", "same");
+    // An unchanged server: a score, its interval in the outputs, every
+    // JUnit case passing.
+    let (code, outputs, _, work) = gate("good", "regressed incomparable", "same");
     assert_eq!(code, 0, "{outputs}");
     assert!(
         outputs.contains("verdict=no_change_established"),
         "{outputs}"
+    );
+    assert!(outputs.contains("outcome=SCORED\n"), "{outputs}");
+    let low: f64 = outputs
+        .lines()
+        .find_map(|l| l.strip_prefix("low="))
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!(low > 0.0 && low < 1.0, "{outputs}");
+    let file = std::fs::File::open(work.join("fitness-runs/junit-run.xml")).unwrap();
+    let runs = junit_parser::from_reader(std::io::BufReader::new(file)).unwrap();
+    assert_eq!((runs.failures, runs.errors), (0, 0));
+    assert!(
+        runs.suites[0]
+            .cases
+            .iter()
+            .any(|c| c.original_name == "gate drive")
     );
 }

@@ -347,9 +347,34 @@ fn a_sweep_killed_midway_resumes_skipping_what_completed() {
     assert_eq!(outcome("missing"), "VOID");
 
     // A third sweep has nothing left to do.
-    let (code, again) = Sweep::start(&roster, &out, &[], &memory).finish(Duration::from_secs(120));
+    // (Written as JUnit too: a suite per slot, its run gate by gate.)
+    let junit = fx.path("sweep-junit.xml");
+    let (code, again) = Sweep::start(&roster, &out, &["--junit", s(&junit)], &memory)
+        .finish(Duration::from_secs(120));
     assert_eq!(code, Some(0));
     assert!(all_slots(&again, |s| s["status"] == "skipped"), "{again:#}");
+    let suites = junit_parser::from_reader(std::io::BufReader::new(
+        std::fs::File::open(&junit).unwrap(),
+    ))
+    .unwrap();
+    assert_eq!(suites.suites.len(), 15, "a suite per slot");
+    let outcome_case = |label: &str| {
+        let suite = suites
+            .suites
+            .iter()
+            .find(|s| s.name.starts_with(&format!("{label} (")))
+            .unwrap_or_else(|| panic!("{label}'s suite"));
+        suite
+            .cases
+            .iter()
+            .find(|c| c.original_name == "outcome")
+            .unwrap()
+            .status
+            .clone()
+    };
+    assert!(outcome_case("demo-good").is_success());
+    assert!(outcome_case("demo-thin").is_failure());
+    assert!(outcome_case("missing").is_failure());
 
     // Every run directory publishes; the interrupted attempts that left no
     // record are not runs, the completed ones all are.

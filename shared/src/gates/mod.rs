@@ -15,6 +15,21 @@
 //! * [`plan_power_gate()`]: refuses a pre-registration that can never publish a PASS.
 //! * [`resolve_extensions()`]: the extension protocol over a batch ledger.
 
+/// Every gate a run can reach, in the order the pipeline runs them (a run
+/// records the ones it reached, in this order, as `gates.order`):
+/// `synthesis` only for a generator that writes with a judge, `screen` only
+/// when registered, `drive` the drive's own error check.
+pub const PIPELINE: &[&str] = &[
+    "plan_power",
+    "synthesis",
+    "screen",
+    "structural",
+    "answer_leak",
+    "null_baseline",
+    "construct",
+    "drive",
+];
+
 mod compromised;
 mod extensions;
 mod null_baseline;

@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use anyhow::Context as _;
 use clap::{Args, ValueEnum};
 use fitness_shared::compare::explain;
-use fitness_shared::compare::{Comparison, Side, compare};
+use fitness_shared::compare::{Comparison, Side, Verdict, compare};
 use fitness_shared::record::{Interval, RunRecord};
 
 #[derive(Debug, Args)]
@@ -30,6 +30,11 @@ pub struct CompareArgs {
     /// How to print the comparison.
     #[arg(long, value_enum, default_value = "text")]
     pub format: Format,
+    /// Also write the comparison as JUnit XML: a case for comparability and
+    /// one for regression (a regression fails; what could not be judged is
+    /// skipped, saying why).
+    #[arg(long, value_name = "FILE")]
+    pub junit: Option<PathBuf>,
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum)]
@@ -53,10 +58,63 @@ pub fn run(args: CompareArgs) -> anyhow::Result<()> {
         }
     };
     crate::process::print(&text)?;
+    report_to_ci(&comparison, args.junit.as_deref())?;
     match comparison.verdict.exit_code() {
         0 => Ok(()),
         code => Err(crate::process::Exit::code(code).into()),
     }
+}
+
+/// The comparison as CI reads it: the JUnit file when asked, and under
+/// GitHub Actions the job summary (the Markdown) and the outputs `verdict`
+/// and `exit-code`.
+fn report_to_ci(c: &Comparison, junit: Option<&Path>) -> anyhow::Result<()> {
+    use crate::ci::{Case, Suite, Verdict as V};
+    if let Some(path) = junit {
+        let classname = format!("fitness.compare.{}", c.after.run);
+        let comparable = if c.incomparable.is_empty() {
+            V::Pass
+        } else {
+            let why: Vec<String> = c.incomparable.iter().map(ToString::to_string).collect();
+            V::Failure {
+                kind: "incomparable".to_owned(),
+                message: why.join("; "),
+            }
+        };
+        let regression = match c.verdict {
+            Verdict::Regressed => V::Failure {
+                kind: "regressed".to_owned(),
+                message: c.reason.clone(),
+            },
+            Verdict::Incomparable | Verdict::Inconclusive => V::Skipped {
+                message: c.reason.clone(),
+            },
+            Verdict::Improved | Verdict::NoChangeEstablished | Verdict::OutcomeChanged => V::Pass,
+        };
+        let case = |name: &str, verdict: V| Case {
+            classname: classname.clone(),
+            name: name.to_owned(),
+            verdict,
+            out: None,
+        };
+        let suite = Suite {
+            name: format!("fitness compare {} {}", c.before.run, c.after.run),
+            cases: vec![
+                case("comparable", comparable),
+                Case {
+                    out: Some(format!("{}: {}", c.verdict.as_str(), c.reason)),
+                    ..case("no regression", regression)
+                },
+            ],
+        };
+        crate::ci::write_junit(path, "fitness compare", &[suite])?;
+    }
+    crate::ci::step_summary(&markdown(c))?;
+    let verdict = serde_json::to_value(c.verdict)?;
+    crate::ci::outputs(&[
+        ("verdict", verdict.as_str().unwrap_or_default().to_owned()),
+        ("exit-code", c.verdict.exit_code().to_string()),
+    ])
 }
 
 /// A record file, or the `record.json` in a run directory.

@@ -144,6 +144,10 @@ pub struct RunArgs {
     /// Print the final summary as JSON.
     #[arg(long)]
     pub json: bool,
+    /// Also write the run as JUnit XML (a test case per gate, then the
+    /// outcome) for a CI system's test reporter.
+    #[arg(long, value_name = "FILE")]
+    pub junit: Option<PathBuf>,
     /// Run the official MCP conformance suite (`@modelcontextprotocol/conformance
     /// server --url`, Node 22) against an HTTP target before the probes; its
     /// checks.json files are kept beside the tapes, hashed in the record.
@@ -245,11 +249,46 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
     rt.shutdown_timeout(Duration::from_secs(2));
     let output = output?;
     print_summary(&output, args.json)?;
+    if !args.supervised {
+        report_to_ci(&output, args.junit.as_deref())?;
+    }
     match &output.interrupted {
         Some(pipeline::Interruption::Cancelled) => Err(Exit::code(Exit::INTERRUPTED).into()),
         Some(_) => Err(Exit::code(Exit::INCOMPLETE).into()),
         None => Ok(()),
     }
+}
+
+/// The run as CI reads it: the JUnit file when asked, and under GitHub
+/// Actions the job summary and the step's outputs (`record`, `outcome`,
+/// `low`, `high`; the last two empty without a score).
+fn report_to_ci(output: &RunOutput, junit: Option<&std::path::Path>) -> anyhow::Result<()> {
+    let r = &output.record;
+    if let Some(path) = junit {
+        let suite = crate::ci::Suite {
+            name: format!("fitness run {}", r.run.id),
+            cases: crate::ci::record_cases(r, &format!("fitness.{}", r.server.slug)),
+        };
+        crate::ci::write_junit(path, "fitness run", &[suite])?;
+    }
+    crate::ci::step_summary(&crate::ci::record_markdown(r))?;
+    let bound = |f: fn(&fitness_shared::record::Interval) -> f64| {
+        fitness_shared::compare::stored_interval(r)
+            .map_or_else(String::new, |i| format!("{:.4}", f(&i)))
+    };
+    crate::ci::outputs(&[
+        (
+            "record",
+            output
+                .dir
+                .join(fitness_shared::site::RECORD_FILE)
+                .display()
+                .to_string(),
+        ),
+        ("outcome", r.outcome.code().to_owned()),
+        ("low", bound(|i| i.low)),
+        ("high", bound(|i| i.high)),
+    ])
 }
 
 pub fn print_summary(output: &RunOutput, json: bool) -> anyhow::Result<()> {

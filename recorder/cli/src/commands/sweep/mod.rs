@@ -69,6 +69,10 @@ pub struct SweepArgs {
     /// Print the summary as JSON instead of a table.
     #[arg(long)]
     pub json: bool,
+    /// Also write the sweep as JUnit XML: a test suite per slot, its cases
+    /// the slot's run gate by gate (a slot with no completed run fails).
+    #[arg(long, value_name = "FILE")]
+    pub junit: Option<PathBuf>,
 }
 
 /// What happened to one slot in this sweep.
@@ -181,6 +185,7 @@ pub fn run(args: SweepArgs) -> anyhow::Result<()> {
         crate::process::print(&table(&summary))?;
     }
     drop(lock);
+    report_to_ci(&summary, &args)?;
     if interrupted {
         return Err(Exit::code(Exit::INTERRUPTED).into());
     }
@@ -617,6 +622,67 @@ async fn wait_or_kill(
 }
 
 /// The result column: a score with its interval, or the refusal.
+/// The sweep as CI reads it: the JUnit file when asked (a suite per slot)
+/// and, under GitHub Actions, the summary table in the job summary.
+fn report_to_ci(summary: &Summary, args: &SweepArgs) -> anyhow::Result<()> {
+    use crate::ci::{Case, Suite, Verdict};
+    if let Some(path) = &args.junit {
+        let suites: Vec<Suite> = summary
+            .slots
+            .iter()
+            .map(|slot| {
+                let classname = format!("fitness.sweep.{}", slot.tag);
+                let record = slot
+                    .run_id
+                    .as_ref()
+                    .and_then(|id| crate::commands::compare::read(&args.out.join(id)).ok());
+                let cases = match record {
+                    Some(record) if slot.completed() => {
+                        crate::ci::record_cases(&record, &classname)
+                    }
+                    _ => vec![Case {
+                        classname,
+                        name: "run".to_owned(),
+                        verdict: Verdict::Failure {
+                            kind: slot.status.to_owned(),
+                            message: format!("no completed run: {}: {}", slot.status, slot.detail),
+                        },
+                        out: None,
+                    }],
+                };
+                Suite {
+                    name: format!(
+                        "{} (run {} of {}) with {}",
+                        slot.label, slot.rerun, slot.reruns, slot.runner
+                    ),
+                    cases,
+                }
+            })
+            .collect();
+        crate::ci::write_junit(path, "fitness sweep", &suites)?;
+    }
+    let mut markdown = format!(
+        "### Fitness Report sweep: {} slots\n\n| # | target | runner | status | result | run |\n| --- | --- | --- | --- | --- | --- |\n",
+        summary.slots.len()
+    );
+    for s in &summary.slots {
+        let cells = [
+            s.index.to_string(),
+            format!("{} (run {} of {})", s.label, s.rerun, s.reruns),
+            s.runner.clone(),
+            format!("{}: {}", s.status, s.detail),
+            s.result.clone().unwrap_or_default(),
+            s.run_id
+                .as_deref()
+                .map(|id| format!("`{id}`"))
+                .unwrap_or_default(),
+        ];
+        let cells: Vec<String> = cells.iter().map(|c| c.replace('|', "\\|")).collect();
+        markdown.push_str(&format!("| {} |\n", cells.join(" | ")));
+    }
+    crate::ci::step_summary(&markdown)
+}
+
 pub fn result_text(record: &RunRecord) -> String {
     match (&record.score, record.outcome) {
         (Some(s), Outcome::Scored) => format!("first try {}", s.first_try.text()),
