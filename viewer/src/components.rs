@@ -386,6 +386,11 @@ fn row_facts(row: &Row) -> impl IntoView + use<> {
                 }
             })}
             <p class="cost-line"><span class="field-label">"Cost "</span>{cost_view(&row.cost)}</p>
+            {row.tool_list.as_ref().map(|t| view! {
+                <p class="tool-list" title=format!("{}, median over {} paired first turns of the null arms", t.model, t.pairs)>
+                    <span class="field-label">"Context "</span>{t.text()}
+                </p>
+            })}
         </div>
     }
 }

@@ -90,6 +90,62 @@ fn a_good_server_is_scored_with_its_interval_and_every_gate_on_record() {
     assert_eq!(run.record["run"]["generator"], "schema-walk/1");
     assert_eq!(run.record["run"]["runner_model"], "sim/diligent");
     assert!(run.record["cost"]["kind"].is_string());
+    // The gates reached are the pipeline's, in its order (the JUnit file
+    // lists the ones not reached from the same list).
+    let pipeline: Vec<&str> = fitness_shared::gates::PIPELINE
+        .iter()
+        .copied()
+        .filter(|g| order.contains(g))
+        .collect();
+    assert_eq!(pipeline, order);
+
+    // Each task kept its repetitions; consistency follows from them.
+    let tasks = run.record["score"]["tasks"].as_array().unwrap();
+    let reps = run.record["preregistration"]["reps"].as_u64().unwrap();
+    assert!(tasks.iter().all(|t| t["reps"].as_u64() == Some(reps)));
+    let consistency = &run.record["score"]["consistency"];
+    assert_eq!(consistency["tasks"].as_u64(), Some(tasks.len() as u64));
+    assert_eq!(consistency["reps"].as_u64(), Some(reps));
+
+    // The tool list's cost per turn: the first turns of the stubbed-empty
+    // and no-tools arms as the agent tape holds them (the model's own
+    // usage lines), paired by task, agree with the record's median; the
+    // sim's counts are labelled an estimate.
+    let first_input = |corr: &str| {
+        run.lines("agent.jsonl")
+            .into_iter()
+            .find(|l| l["corr_id"] == corr && l["role"] == "assistant")
+            .map(|l| {
+                let u = &l["usage"];
+                [
+                    "input_tokens",
+                    "cache_read_input_tokens",
+                    "cache_creation_input_tokens",
+                ]
+                .iter()
+                .map(|k| u[k].as_u64().unwrap_or(0))
+                .sum::<u64>()
+            })
+    };
+    let mut differences: Vec<i64> = tasks
+        .iter()
+        .filter_map(|t| {
+            let id = t["task_id"].as_str().unwrap();
+            let with = first_input(&format!("{id}::null-stubbed-empty"))?;
+            let without = first_input(&format!("{id}::null-no-tools"))?;
+            Some(with as i64 - without as i64)
+        })
+        .collect();
+    differences.sort_unstable();
+    let tool_list = &run.record["tool_list"];
+    assert_eq!(tool_list["pairs"].as_u64(), Some(differences.len() as u64));
+    assert_eq!(
+        tool_list["tokens_per_turn"].as_i64(),
+        Some(differences[(differences.len() - 1) / 2]),
+        "{tool_list}"
+    );
+    assert!(tool_list["tokens_per_turn"].as_i64() > Some(0));
+    assert_eq!(tool_list["estimate"], true);
 }
 
 #[test]

@@ -49,6 +49,7 @@ pub fn row_for(record: &RunRecord, site_key: Option<&str>) -> Row {
         },
         result: result_for(record),
         economics,
+        tool_list: record.tool_list.clone(),
         probes: row_probes(record),
         cost: row_cost(&record.cost),
         signature,

@@ -35,6 +35,10 @@ pub struct Row {
     /// Calls, tokens and dollars per completed task, on a scored row.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub economics: Option<RowEconomics>,
+    /// What the tool list costs the runner per turn (measured between the
+    /// null arms), when the arms ran.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tool_list: Option<crate::record::ToolListCost>,
     pub probes: RowProbes,
     pub cost: RowCost,
     /// The record's signature, read against the site's key when the board

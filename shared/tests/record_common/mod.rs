@@ -107,6 +107,11 @@ pub fn scored_record() -> RunRecord {
             ],
         },
         access: None,
+        tool_list: Some(ToolListCost::measure(
+            "sim/good",
+            true,
+            &[(900, 300), (910, 305)],
+        )),
         preregistration: PreRegistration {
             hash: Some("cd".repeat(32)),
             n_tasks: Some(12),

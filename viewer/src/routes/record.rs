@@ -124,6 +124,7 @@ pub fn RecordView(
         fitness_shared::board::score_caveat(record).map(|c| view! { <CaveatNote caveat=c /> });
     let economics = economics_view(record);
     let consistency = consistency_view(record);
+    let tool_list = tool_list_view(record);
     let signature_view = signature_line(signature, site_key);
     let suite_view = view! { <SuiteFates record=shared.clone() /> };
     let rejected = rejected_view(record, candidates);
@@ -147,6 +148,7 @@ pub fn RecordView(
             {score_bar}
             {economics}
             {consistency}
+            {tool_list}
             {caveat}
             {signature_view}
             {replay_link}
@@ -242,6 +244,34 @@ fn consistency_view(record: &RunRecord) -> Option<impl IntoView + use<>> {
         )
     };
     Some(view! { <p class="economics consistency">{text}</p> })
+}
+
+/// What the tool list costs the runner on every turn, measured between the
+/// null arms (or why it could not be).
+fn tool_list_view(record: &RunRecord) -> Option<impl IntoView + use<>> {
+    let t = record.tool_list.as_ref()?;
+    let how = match t.tokens_per_turn {
+        Some(_) => format!(
+            " The median over {} tasks of the first turn's input tokens (cache reads and writes included) with the tool list, less without it: the stubbed-empty and no-tools null arms send the same system text and prompt. Counted by {}{}.",
+            t.pairs,
+            t.model,
+            if t.estimate {
+                ", an estimate from characters, not a provider's tokenizer"
+            } else {
+                "'s own tokenizer, as the provider reported"
+            }
+        ),
+        None => String::new(),
+    };
+    Some(view! { <p class="economics tool-list">{format!("{}.{how}", capitalised(&t.text()))}</p> })
+}
+
+fn capitalised(s: &str) -> String {
+    let mut chars = s.chars();
+    chars
+        .next()
+        .map(|c| c.to_uppercase().chain(chars).collect())
+        .unwrap_or_default()
 }
 
 /// The signature state, as the browser last checked it.

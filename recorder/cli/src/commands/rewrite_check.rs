@@ -334,6 +334,13 @@ fn explain(
             after.outcome.code()
         ));
     }
+    // What the rewritten descriptions cost the agent, beside what they did
+    // for its success.
+    explain.push(' ');
+    explain.push_str(&fitness_shared::record::tool_list_change(
+        before.tool_list.as_ref(),
+        after.tool_list.as_ref(),
+    ));
     explain
 }
 

@@ -170,6 +170,10 @@ pub struct TrialOutcome {
     pub rate_waits: (u32, u64),
     /// Assistant turns.
     pub turns: u32,
+    /// The first model call's input tokens, cache reads and writes
+    /// included, when it reported usage: what the trial's opening prompt
+    /// (system text, tool list, task) cost in the model's tokenizer.
+    pub first_input: Option<u64>,
 }
 
 /// What the reference agent is handed after the task prompt: a human
@@ -252,6 +256,7 @@ async fn drive(
         model_reported: None,
         rate_waits: (0, 0),
         turns: 0,
+        first_input: None,
     };
     loop {
         if let Some(end) = budget_end(&out, &spec.budget) {
@@ -429,6 +434,13 @@ async fn ask(
     }
     out.model_calls += 1;
     out.turns += 1;
+    if out.turns == 1 {
+        out.first_input = response.usage.as_ref().map(|u| {
+            u.input_tokens
+                .saturating_add(u.cache_read_input_tokens)
+                .saturating_add(u.cache_creation_input_tokens)
+        });
+    }
     match &response.usage {
         Some(u) => out.usage.add(u),
         None => out.calls_without_usage += 1,

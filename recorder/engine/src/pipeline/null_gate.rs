@@ -41,6 +41,9 @@ impl Run<'_> {
             })
             .collect();
         let mut errored = [0u64; 3];
+        // Each task's first-turn input in the no-tools and stubbed-empty
+        // arms: the same system text and prompt, with and without the list.
+        let mut first_inputs: [Vec<Option<u64>>; 3] = Default::default();
         for (i, kind) in labels.into_iter().enumerate() {
             self.progress
                 .phase(&format!("null {}", kind.null_label()), tasks.len() as u64);
@@ -57,6 +60,8 @@ impl Run<'_> {
             } else {
                 let jobs: Vec<Job<'_>> = tasks.iter().map(|t| (t, kind)).collect();
                 let outcomes = self.trials(runner, "runner", server, trials, &jobs).await?;
+                first_inputs[i] = outcomes.iter().map(|o| o.first_input).collect();
+                self.tool_list = Some(self.tool_list_cost(&first_inputs));
                 for (task, outcome) in tasks.iter().zip(&outcomes) {
                     if trials::errored(outcome) || trials::runaway(outcome) {
                         errored[i] += 1;
@@ -92,6 +97,29 @@ impl Run<'_> {
             self.cfg.settings.floors.null_ratio,
         )?;
         Ok(self.record_null(&decision, &errored))
+    }
+
+    /// The tool list's cost per turn from the arms run so far: the median
+    /// over tasks of the stubbed-empty arm's first-turn input less the
+    /// no-tools arm's (both reported), or why there is none.
+    fn tool_list_cost(&self, first_inputs: &[Vec<Option<u64>>; 3]) -> rec::ToolListCost {
+        let runner = &self.cfg.settings.runner;
+        let model = runner.to_string();
+        let estimate = runner.provider == crate::model::types::ProviderKind::Sim;
+        let [_, without, with] = first_inputs;
+        if with.is_empty() {
+            return rec::ToolListCost::unmeasured(
+                &model,
+                estimate,
+                "the stubbed-empty arm did not run (the null gate decided before it), so there is no pair",
+            );
+        }
+        let pairs: Vec<(u64, u64)> = with
+            .iter()
+            .zip(without)
+            .filter_map(|(w, wo)| Some(((*w)?, (*wo)?)))
+            .collect();
+        rec::ToolListCost::measure(&model, estimate, &pairs)
     }
 
     /// The zero-token null: the expected tool called with random

@@ -535,6 +535,7 @@ pub fn finish(mut run: Run<'_>, outcome: Outcome) -> anyhow::Result<RunOutput> {
             None
         },
         cost,
+        tool_list: run.tool_list.take(),
         notes: Notes {
             standing: Some(standing),
             own,

@@ -65,6 +65,8 @@ pub(super) struct Run<'a> {
     pub(super) null_arms: Vec<NullArm>,
     /// Trials of each null arm the model API failed (random, no tools, stubbed).
     pub(super) null_errors: [u64; 3],
+    /// The tool list's cost per turn, from the two null arms that ask.
+    pub(super) tool_list: Option<fitness_shared::record::ToolListCost>,
     pub(super) interrupted: Option<Interruption>,
     /// Trials' attempts held back by the shared rate budget.
     pub(super) rate_waits: rec::RateWaits,
@@ -142,6 +144,7 @@ impl<'a> Run<'a> {
             score: None,
             null_arms: Vec::new(),
             null_errors: [0; 3],
+            tool_list: None,
             interrupted: None,
             meter: crate::model::meter::SpendMeter::new(cfg.settings.max_model_calls),
             rate_waits: rec::RateWaits {

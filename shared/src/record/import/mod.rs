@@ -109,6 +109,8 @@ fn convert(
             findings: r.probes.findings.iter().map(convert_probe).collect(),
         },
         access: None,
+        // A /1 record kept no per-arm first-turn counts.
+        tool_list: None,
         preregistration: convert_prereg(r),
         suite: convert_suite(r),
         gates,

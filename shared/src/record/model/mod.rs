@@ -15,6 +15,7 @@ mod score;
 mod server;
 mod suite;
 mod tapes;
+mod tool_list;
 
 pub use access::*;
 pub use conformance::*;
@@ -30,6 +31,7 @@ pub use score::*;
 pub use server::*;
 pub use suite::*;
 pub use tapes::*;
+pub use tool_list::*;
 
 /// The record schema id this crate writes.
 pub const RECORD_SCHEMA: &str = "fitness-report/2";

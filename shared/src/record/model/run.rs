@@ -44,6 +44,11 @@ pub struct RunRecord {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub score: Option<Score>,
     pub cost: Cost,
+    /// What the server's tool list costs the runner per turn, measured
+    /// between the null arms. Absent when the null arms did not run, and on
+    /// records made before it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tool_list: Option<super::tool_list::ToolListCost>,
     pub notes: Notes,
     /// The run's tapes, hashed; paths are relative to the record's directory.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
