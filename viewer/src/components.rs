@@ -63,15 +63,9 @@ pub fn pct(x: f64) -> String {
 
 /// A count with thousands separators: `17,921`.
 pub fn thousands(n: f64) -> String {
-    let digits = format!("{:.0}", n.max(0.0));
-    let mut out = String::new();
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
+    // Rounded as `{:.0}` rounds (half to even), as the board always has.
+    let whole = format!("{:.0}", n.max(0.0));
+    fitness_shared::record::group_thousands(whole.parse().unwrap_or(i64::MAX))
 }
 
 /// Clamp a stored fraction onto the 0-100 axis for drawing.
@@ -377,7 +371,16 @@ fn row_facts(row: &Row) -> impl IntoView + use<> {
             {row.conformance.as_ref().map(|c| {
                 let text = match &c.error {
                     Some(why) => format!("no result ({why})"),
-                    None => format!("{} passed, {} failed", c.passed, c.failed),
+                    None => {
+                        let mut text = format!("{} passed, {} failed", c.passed, c.failed);
+                        if let Some(set) = &c.set {
+                            text.push_str(&format!(" ({set})"));
+                        }
+                        if let Some(baseline) = &c.baseline {
+                            text.push_str(&format!("; {baseline}"));
+                        }
+                        text
+                    }
                 };
                 view! {
                     <p class="conformance" title=c.suite.clone()>

@@ -99,6 +99,40 @@ pub fn record_cases(record: &RunRecord, classname: &str) -> Vec<Case> {
             }
         })
         .collect();
+    // The official conformance suite, as its own gate for maintainers: it
+    // passes when the suite exits 0 (every scored check passed, or every
+    // failure is in the baseline and no entry is stale).
+    if let Some(c) = &record.conformance {
+        let verdict = if c.held() {
+            Verdict::Pass
+        } else {
+            Verdict::Failure {
+                kind: "conformance".to_owned(),
+                message: match (&c.error, &c.baseline) {
+                    (Some(why), _) => format!("the suite gave no result: {why}"),
+                    (None, Some(b)) => b.verdict_text(),
+                    (None, None) => format!("{} checks failed", c.failed),
+                },
+            }
+        };
+        let mut out = format!("{}: {} passed, {} failed", c.suite, c.passed, c.failed);
+        if let Some(set) = c.set_text() {
+            out.push_str(&format!(" ({set})"));
+        }
+        if let Some(b) = &c.baseline {
+            for (what, list) in [("unexpected", &b.unexpected), ("stale", &b.stale)] {
+                if !list.is_empty() {
+                    out.push_str(&format!("\n{what}: {}", list.join(", ")));
+                }
+            }
+        }
+        cases.push(Case {
+            classname: classname.to_owned(),
+            name: "conformance".to_owned(),
+            verdict,
+            out: Some(out),
+        });
+    }
     let refusal_reason = gates
         .refused_at
         .as_deref()

@@ -1,9 +1,13 @@
 //! `fitness run --conformance` against `@modelcontextprotocol/server-everything`
 //! in streamableHttp mode (it binds every interface: we connect through
-//! 127.0.0.1 only and kill it by PID). The official suite runs first; its
-//! counts in the record equal its own checks.json files, which are kept
-//! beside the tapes, hashed and signed with the record, published with it,
-//! and shown on the board in their own column, apart from our probes.
+//! 127.0.0.1 only and kill it by PID), which speaks 2025-11-25, and against
+//! our own fixture, which speaks 2026-07-28. The official suite runs the
+//! frozen requirement set of the revision the probes negotiated; its counts
+//! in the record equal its own checks.json files, which are kept beside the
+//! tapes with what it printed, hashed and signed with the record, published
+//! with it, and shown on the board in their own column, apart from our
+//! probes. A maintainer's baseline turns known failures into a passing
+//! conformance case in the JUnit file; a stale entry fails it.
 
 mod common;
 
@@ -23,13 +27,17 @@ fn require_suite() {
         .unwrap_or_else(|| {
             PathBuf::from(std::env::var_os("HOME").unwrap()).join(".cache/fitness-report/tools")
         });
-    let entry =
-        tools.join("conformance/node_modules/@modelcontextprotocol/conformance/dist/index.js");
-    assert!(
-        entry.is_file(),
-        "the official conformance suite is not installed at {}: run scripts/setup",
-        entry.display()
-    );
+    for entry in [
+        "conformance/node_modules/@modelcontextprotocol/conformance/dist/index.js",
+        "conformance/node_modules/conformance-next/dist/index.js",
+    ] {
+        let entry = tools.join(entry);
+        assert!(
+            entry.is_file(),
+            "the official conformance suite is not installed at {}: run scripts/setup",
+            entry.display()
+        );
+    }
 }
 
 fn statuses(path: &Path) -> (u64, u64, u64) {
@@ -88,6 +96,35 @@ fn the_official_suite_runs_beside_the_probes_and_its_counts_are_its_own() {
     );
     assert!(c["node"].as_str().unwrap().starts_with("v22."), "{c:#}");
     assert_eq!(record["preregistration"]["conformance"], true);
+    // The revision the probes negotiated picks the frozen requirement set,
+    // run by the suite's 0.2.0 line.
+    assert_eq!(
+        record["probes"]["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|p| p["id"] == "spec_currency")
+            .map(|p| p["detail"].to_string().contains("2025-11-25")),
+        Some(true),
+        "the probes negotiated 2025-11-25"
+    );
+    assert_eq!(c["requirements"], "2025-11-25", "{c:#}");
+    assert!(
+        c["suite"]
+            .as_str()
+            .unwrap()
+            .starts_with("@modelcontextprotocol/conformance@0.2.0"),
+        "{c:#}"
+    );
+    // What the suite printed is kept and hashed; what it ran without
+    // scoring is named as it named it.
+    let printed =
+        std::fs::read_to_string(run_dir.join(c["output"]["path"].as_str().unwrap())).unwrap();
+    assert!(
+        printed.contains("Running requirements 2025-11-25"),
+        "{printed}"
+    );
+    assert!(!c["not_scored"].as_array().unwrap().is_empty(), "{c:#}");
 
     // Every scenario's checks.json is on disk beside the tapes, and the
     // record's counts are the suite's own statuses in those files.
@@ -105,6 +142,16 @@ fn the_official_suite_runs_beside_the_probes_and_its_counts_are_its_own() {
             (p, f),
             "{sc:#}"
         );
+        // Per check id, the same statuses counted.
+        let by_check = |k: &str| -> u64 {
+            sc["checks"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|c| c[k].as_u64().unwrap())
+                .sum()
+        };
+        assert_eq!((by_check("passed"), by_check("failed")), (p, f), "{sc:#}");
         passed += p;
         failed += f;
         other += o;
@@ -143,6 +190,7 @@ fn the_official_suite_runs_beside_the_probes_and_its_counts_are_its_own() {
     let verified = common::fitness(&["verify", s(&run_dir.join("record.json"))]);
     assert!(verified.status.success(), "{}", text(&verified));
     assert!(text(&verified).contains("conformance/dns-rebinding-protection/checks.json"));
+    assert!(text(&verified).contains("conformance/output.txt"));
 
     // Published with the record, in the board's own column.
     let site = dir.path().join("site");
@@ -178,6 +226,128 @@ fn the_official_suite_runs_beside_the_probes_and_its_counts_are_its_own() {
     assert!(!failed_verify.status.success());
     assert!(text(&failed_verify).contains("dns-rebinding-protection/checks.json"));
     let _ = FITNESS;
+}
+
+/// One `fitness run --conformance` of the fixture that speaks 2026-07-28,
+/// with `extra` flags; its record, and its JUnit file's conformance case.
+fn fixture_run(dir: &Path, tag: &str, extra: &[&str]) -> (Value, junit_parser::TestCase) {
+    // A fresh server each time: every run meets the same state.
+    let server = common::http_fixture("correct");
+    let url = server.url.as_str();
+    let junit = dir.join(format!("{tag}.xml"));
+    let mut args = vec![
+        "run",
+        "--runner",
+        "sim/diligent",
+        "--conformance",
+        "--label",
+        tag,
+        "--out",
+        s(dir),
+        "--json",
+        "--junit",
+        s(&junit),
+    ];
+    args.extend_from_slice(extra);
+    args.push(url);
+    let run = common::run_bounded(&args, Duration::from_secs(600));
+    let summary: Value = serde_json::from_slice(&run.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&run.stderr)));
+    let record: Value = serde_json::from_slice(
+        &std::fs::read(Path::new(summary["dir"].as_str().unwrap()).join("record.json")).unwrap(),
+    )
+    .unwrap();
+    let suites = junit_parser::from_reader(std::io::BufReader::new(
+        std::fs::File::open(&junit).unwrap(),
+    ))
+    .unwrap();
+    let case = suites.suites[0]
+        .cases
+        .iter()
+        .find(|c| c.original_name == "conformance")
+        .expect("a conformance case")
+        .clone();
+    (record, case)
+}
+
+/// A 2026-07-28 server gets the 2026-07-28 requirement set; its failures
+/// fail the JUnit conformance case until a baseline lists them, and an
+/// entry for a scenario that passes is stale, as the suite reports it.
+#[test]
+fn the_2026_requirement_set_and_a_baseline_gate_new_failures_only() {
+    require_suite();
+    let dir = tempfile::tempdir().unwrap();
+    // An empty baseline first: the suite names every failure it holds
+    // against it (checks that only warn count, in its view).
+    let baseline = dir.path().join("baseline.yml");
+    std::fs::write(&baseline, "server: []\n").unwrap();
+    let (record, case) = fixture_run(
+        dir.path(),
+        "bare",
+        &["--conformance-baseline", s(&baseline)],
+    );
+    let c = &record["conformance"];
+    assert!(c.get("error").is_none(), "the suite ran: {c:#}");
+    assert_eq!(c["requirements"], "2026-07-28", "{c:#}");
+    assert!(c["failed"].as_u64() > Some(0), "{c:#}");
+    assert!(case.status.is_failure(), "{case:?}");
+    let unexpected: Vec<String> = c["baseline"]["unexpected"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|u| u.as_str().unwrap().to_owned())
+        .collect();
+    assert!(!unexpected.is_empty(), "{c:#}");
+    // Each is a scenario the record counted.
+    let scenarios = c["scenarios"].as_array().unwrap();
+    for name in &unexpected {
+        assert!(
+            scenarios.iter().any(|s| s["scenario"] == name.as_str()),
+            "{name}"
+        );
+    }
+    let passing = scenarios
+        .iter()
+        .map(|s| s["scenario"].as_str().unwrap())
+        .find(|name| !unexpected.iter().any(|u| u == name))
+        .expect("a scenario that passes")
+        .to_owned();
+
+    // The maintainer's baseline: the failures the suite named.
+    let mut yaml = String::from("server:\n");
+    for name in &unexpected {
+        yaml.push_str(&format!("  - {name}\n"));
+    }
+    std::fs::write(&baseline, &yaml).unwrap();
+    let (record, case) = fixture_run(
+        dir.path(),
+        "held",
+        &["--conformance-baseline", s(&baseline)],
+    );
+    let b = &record["conformance"]["baseline"];
+    assert!(case.status.is_success(), "{case:?} {b:#}");
+    assert_eq!(record["conformance"]["exit_code"], 0);
+    assert!(b["unexpected"].as_array().unwrap().is_empty(), "{b:#}");
+    assert!(!b["expected"].as_array().unwrap().is_empty(), "{b:#}");
+    assert_eq!(
+        record["preregistration"]["conformance_baseline"], b["sha256"],
+        "the baseline is registered by its hash"
+    );
+
+    // A passing scenario in the baseline is stale: the case fails, naming it.
+    yaml.push_str(&format!("  - {passing}\n"));
+    std::fs::write(&baseline, &yaml).unwrap();
+    let (record, case) = fixture_run(
+        dir.path(),
+        "stale",
+        &["--conformance-baseline", s(&baseline)],
+    );
+    let b = &record["conformance"]["baseline"];
+    assert_eq!(b["stale"], serde_json::json!([passing]), "{b:#}");
+    let junit_parser::TestStatus::Failure(f) = &case.status else {
+        panic!("a stale entry fails the case: {case:?}");
+    };
+    assert!(f.message.contains("stale"), "{f:?}");
 }
 
 #[test]

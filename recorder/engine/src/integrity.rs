@@ -169,11 +169,16 @@ pub fn named_files(record: &RunRecord) -> Vec<(String, String, u64)> {
         .tapes
         .iter()
         .map(|t| (t.path.clone(), t.sha256.clone(), t.bytes));
-    let checks = record
-        .conformance
-        .iter()
-        .flat_map(|c| &c.scenarios)
-        .map(|s| (s.path.clone(), s.sha256.clone(), s.bytes));
+    let checks = record.conformance.iter().flat_map(|c| {
+        c.scenarios
+            .iter()
+            .map(|s| (s.path.clone(), s.sha256.clone(), s.bytes))
+            .chain(
+                c.output
+                    .iter()
+                    .map(|o| (o.path.clone(), o.sha256.clone(), o.bytes)),
+            )
+    });
     let candidates = record
         .suite
         .candidates_file

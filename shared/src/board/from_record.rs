@@ -71,6 +71,8 @@ pub fn row_for(record: &RunRecord, site_key: Option<&str>) -> Row {
             passed: c.passed,
             failed: c.failed,
             error: c.error.clone(),
+            set: c.set_text(),
+            baseline: c.baseline.as_ref().map(|b| b.verdict_text()),
         }),
     }
 }

@@ -96,6 +96,14 @@ pub struct RowConformance {
     /// Why the suite gave no result, when it did not.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
+    /// What ran: `requirements 2026-07-28` (a frozen set) or `spec
+    /// 2025-06-18` (filtered by revision); absent on older records.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub set: Option<String>,
+    /// The suite's verdict on the maintainers' baseline, when one was
+    /// given: `held`, or what broke it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub baseline: Option<String>,
 }
 
 /// Per completed task, as the record's score states them.

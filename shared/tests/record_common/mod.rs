@@ -131,6 +131,7 @@ pub fn scored_record() -> RunRecord {
             generator: Some("schema-walk/1".into()),
             null_screen: Some(true),
             conformance: None,
+            conformance_baseline: None,
             credential_context: Some(CredentialContext::OwnerKey),
             access: None,
             restore: None,

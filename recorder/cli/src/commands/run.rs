@@ -149,10 +149,17 @@ pub struct RunArgs {
     #[arg(long, value_name = "FILE")]
     pub junit: Option<PathBuf>,
     /// Run the official MCP conformance suite (`@modelcontextprotocol/conformance
-    /// server --url`, Node 22) against an HTTP target before the probes; its
-    /// checks.json files are kept beside the tapes, hashed in the record.
+    /// server --url`, Node 22) against an HTTP target after the probes, at the
+    /// revision they negotiated (its frozen requirement set where the suite
+    /// has one); its checks.json files and report are kept beside the tapes,
+    /// hashed in the record.
     #[arg(long)]
     pub conformance: bool,
+    /// The suite's expected-failures baseline (its own YAML: scenarios, or
+    /// `scenario:check-id`): failures it lists pass the suite's gate, a
+    /// stale entry fails it, as the suite reports them.
+    #[arg(long, value_name = "FILE")]
+    pub conformance_baseline: Option<PathBuf>,
     /// Appended to the run id (`<slug>-<time>-s<seed>-<TAG>`): lowercase
     /// letters, digits and dashes. `fitness sweep` tags each run with its
     /// roster slot and attempt, so ids stay unique without coordination.
@@ -221,6 +228,7 @@ impl RunArgs {
         run.max_tape_bytes = self.max_tape_mb.saturating_mul(1 << 20);
         run.run_tag = self.run_tag.clone();
         run.conformance = self.conformance;
+        run.conformance_baseline = self.conformance_baseline.clone();
         run.sandbox = self.sandbox.settings();
         RunConfig::from_settings(run)
     }

@@ -174,8 +174,11 @@ pub struct RunSettings {
     pub max_tape_bytes: u64,
     /// Appended to the run id (`fitness sweep` names the slot and attempt).
     pub run_tag: Option<String>,
-    /// Run the official conformance suite before the probes (HTTP only).
+    /// Run the official conformance suite after the probes, at the revision they negotiated (HTTP only).
     pub conformance: bool,
+    /// The official suite's expected-failures baseline (its own YAML), when
+    /// given: failures it lists pass the suite's gate, stale entries fail it.
+    pub conformance_baseline: Option<PathBuf>,
     /// What the run may do to the server: read-only unless a sandbox
     /// (registered).
     pub sandbox: SandboxSettings,
@@ -228,6 +231,7 @@ impl RunSettings {
             max_tape_bytes: DEFAULT_TAPE_CAP,
             run_tag: None,
             conformance: false,
+            conformance_baseline: None,
             sandbox: SandboxSettings::default(),
             concurrency: None,
         }
@@ -262,6 +266,17 @@ impl RunConfig {
             (1.0..=20.0).contains(&s.overgen_factor),
             "the over-generation factor must be between 1 and 20"
         );
+        anyhow::ensure!(
+            s.conformance_baseline.is_none() || s.conformance,
+            "--conformance-baseline is the official suite's baseline: pass --conformance too"
+        );
+        if let Some(path) = &s.conformance_baseline {
+            anyhow::ensure!(
+                path.is_file(),
+                "--conformance-baseline {}: there is no such file",
+                path.display()
+            );
+        }
         anyhow::ensure!(
             !s.conformance || matches!(s.target, Target::Http(_)),
             "--conformance runs the official suite (server --url) against HTTP targets only; this target is a stdio command"

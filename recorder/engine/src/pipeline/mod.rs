@@ -178,13 +178,7 @@ impl Run<'_> {
             return Ok(Flow::Stop { outcome, gate });
         }
 
-        // 2. The official conformance suite, when asked: before our probes,
-        // counted apart from them.
-        if cfg.settings.conformance {
-            self.official_conformance().await?;
-        }
-
-        // 3. Connect and probe: zero tokens.
+        // 2. Connect and probe: zero tokens.
         self.progress.phase("probe", 1);
         let report = report::probe(&target, self.mcp.clone(), cfg.settings.timeout, &[])
             .await
@@ -194,7 +188,14 @@ impl Run<'_> {
             report.probes.len(),
             report.server.negotiated_version
         ));
+        let negotiated = report.server.negotiated_version.clone();
         self.report = Some(report);
+
+        // 3. The official conformance suite, when asked: at the revision the
+        // probes negotiated, counted apart from them.
+        if cfg.settings.conformance {
+            self.official_conformance(&negotiated).await?;
+        }
 
         let server = Server::new(target, sandbox, self.mcp.clone(), cfg.settings.timeout);
         server.before_generation().await?;
@@ -219,14 +220,19 @@ impl Run<'_> {
         result
     }
 
-    async fn official_conformance(&mut self) -> anyhow::Result<()> {
+    async fn official_conformance(&mut self, negotiated: &str) -> anyhow::Result<()> {
         let crate::mcp::connect::Target::Http(http) = &self.cfg.settings.target else {
             anyhow::bail!("--conformance runs the official suite against HTTP targets only");
         };
         self.progress.phase("conformance", 1);
         let mut cancel = self.cancel.clone();
         let result = tokio::select! {
-            r = crate::conformance::run(&http.url, &self.dir) => r,
+            r = crate::conformance::run(
+                &http.url,
+                &self.dir,
+                negotiated,
+                self.cfg.settings.conformance_baseline.as_deref(),
+            ) => r,
             () = cancel.cancelled() => return Err(self.cancelled()),
         };
         let summary = match &result.error {

@@ -129,6 +129,12 @@ pub fn preregistration(cfg: &RunConfig) -> anyhow::Result<rec::PreRegistration> 
         generator: Some(cfg.generator.to_string()),
         null_screen: Some(cfg.settings.screen),
         conformance: cfg.settings.conformance.then_some(true),
+        conformance_baseline: cfg
+            .settings
+            .conformance_baseline
+            .as_ref()
+            .and_then(|p| std::fs::read(p).ok())
+            .map(|bytes| fitness_shared::integrity::sha256_hex(&bytes)),
         credential_context: Some(cfg.settings.credential),
         access: Some(cfg.settings.sandbox.mode()),
         restore: cfg.settings.sandbox.restore(),

@@ -46,9 +46,13 @@ pub struct PreRegistration {
     /// Whether the generation-time null screen was registered.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub null_screen: Option<bool>,
-    /// Whether the official conformance suite runs before the probes.
+    /// Whether the official conformance suite runs (after the probes, at
+    /// the revision they negotiated).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub conformance: Option<bool>,
+    /// The sha256 of the expected-failures baseline the suite is given.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub conformance_baseline: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub credential_context: Option<CredentialContext>,
     /// What the run may do to the server (read-only unless `--sandbox`).

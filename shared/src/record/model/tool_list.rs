@@ -109,12 +109,13 @@ pub fn tool_list_change(before: Option<&ToolListCost>, after: Option<&ToolListCo
     }
 }
 
-/// `2140` as `2,140`.
-fn group_thousands(n: i64) -> String {
+/// A count with thousands separators: `2140` as `2,140` (the one helper;
+/// the viewer prints its counts with it too).
+pub fn group_thousands(n: i64) -> String {
     let digits = n.unsigned_abs().to_string();
     let mut out = String::new();
     for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
             out.push(',');
         }
         out.push(c);
