@@ -98,6 +98,13 @@ pub struct RunFlags {
     pub max_extensions: Option<u64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_model_calls: Option<u64>,
+    /// Trials in flight at once within a stage (registered).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub concurrency: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_calls_per_turn: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_output_tokens: Option<u64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_turns: Option<u32>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -115,6 +122,9 @@ pub struct RunFlags {
     /// Run the official conformance suite first (HTTP targets).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub conformance: Option<bool>,
+    /// The official suite's expected-failures baseline (with `conformance`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub conformance_baseline: Option<String>,
     /// The target may be written to (`--sandbox`); read-only otherwise.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sandbox: Option<bool>,
@@ -137,6 +147,9 @@ impl RunFlags {
             extension_size: over.extension_size.or(self.extension_size),
             max_extensions: over.max_extensions.or(self.max_extensions),
             max_model_calls: over.max_model_calls.or(self.max_model_calls),
+            concurrency: over.concurrency.or(self.concurrency),
+            max_calls_per_turn: over.max_calls_per_turn.or(self.max_calls_per_turn),
+            max_output_tokens: over.max_output_tokens.or(self.max_output_tokens),
             max_turns: over.max_turns.or(self.max_turns),
             max_tokens: over.max_tokens.or(self.max_tokens),
             timeout: over.timeout.or(self.timeout),
@@ -144,6 +157,10 @@ impl RunFlags {
             overgen: over.overgen.or(self.overgen),
             no_screen: over.no_screen.or(self.no_screen),
             conformance: over.conformance.or(self.conformance),
+            conformance_baseline: over
+                .conformance_baseline
+                .clone()
+                .or_else(|| self.conformance_baseline.clone()),
             sandbox: over.sandbox.or(self.sandbox),
             reset: over.reset.clone().or_else(|| self.reset.clone()),
             sandbox_copy: over
@@ -173,6 +190,15 @@ impl RunFlags {
             "max-model-calls",
             self.max_model_calls.map(|v| v.to_string()),
         );
+        flag("concurrency", self.concurrency.map(|v| v.to_string()));
+        flag(
+            "max-calls-per-turn",
+            self.max_calls_per_turn.map(|v| v.to_string()),
+        );
+        flag(
+            "max-output-tokens",
+            self.max_output_tokens.map(|v| v.to_string()),
+        );
         flag("max-turns", self.max_turns.map(|v| v.to_string()));
         flag("max-tokens", self.max_tokens.map(|v| v.to_string()));
         flag("timeout", self.timeout.map(|v| v.to_string()));
@@ -183,6 +209,10 @@ impl RunFlags {
         }
         if self.conformance == Some(true) {
             out.push("--conformance".to_owned());
+        }
+        if let Some(path) = &self.conformance_baseline {
+            out.push("--conformance-baseline".to_owned());
+            out.push(path.clone());
         }
         if self.sandbox == Some(true) {
             out.push("--sandbox".to_owned());
@@ -511,6 +541,7 @@ headers = { Authorization = "REMOTE_MCP_AUTH" }
 runners = ["sim/diligent"]
 [target.run]
 tasks = 16
+concurrency = 3
 "#;
 
     #[test]
@@ -536,6 +567,8 @@ tasks = 16
         assert!(args.windows(2).any(|w| w == ["--seed", "6"]), "{args:?}");
         let remote = slots[4].run_args();
         assert!(remote.windows(2).any(|w| w == ["--tasks", "16"]));
+        assert!(remote.windows(2).any(|w| w == ["--concurrency", "3"]));
+        assert!(!args.iter().any(|a| a == "--concurrency"), "{args:?}");
         assert!(
             remote
                 .windows(2)
