@@ -157,9 +157,20 @@ pub fn record_cases(record: &RunRecord, classname: &str) -> Vec<Case> {
         classname: classname.to_owned(),
         name: "outcome".to_owned(),
         verdict,
-        out: Some(crate::commands::sweep::result_text(record)),
+        out: Some(result_text(record)),
     });
     cases
+}
+
+/// A record's result in a line: the interval, or the refusal and its gate.
+pub fn result_text(record: &RunRecord) -> String {
+    match (&record.score, record.outcome) {
+        (Some(s), Outcome::Scored) => format!("first try {}", s.first_try.text()),
+        (_, o) => match &record.gates.refused_at {
+            Some(gate) => format!("{} at the {gate} gate", o.code()),
+            None => o.code().to_owned(),
+        },
+    }
 }
 
 /// The JUnit XML document of `suites`.
@@ -299,7 +310,7 @@ pub fn record_markdown(record: &RunRecord) -> String {
         "### Fitness Report run: `{}`, {}\n\n{}\n\n",
         record.server.slug,
         record.outcome.code(),
-        crate::commands::sweep::result_text(record)
+        result_text(record)
     );
     out.push_str("| gate | result | reason |\n| --- | --- | --- |\n");
     for case in record_cases(record, "") {

@@ -28,7 +28,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::Context as _;
 use clap::Args;
-use fitness_shared::record::{Outcome, RunRecord};
+use fitness_shared::record::RunRecord;
 use serde::Serialize;
 use tokio::io::{AsyncBufReadExt as _, AsyncReadExt as _};
 
@@ -119,7 +119,7 @@ impl SlotSummary {
     fn with_record(mut self, record: &RunRecord) -> SlotSummary {
         self.run_id = Some(record.run.id.clone());
         self.outcome = Some(record.outcome.code().to_owned());
-        self.result = Some(result_text(record));
+        self.result = Some(crate::ci::result_text(record));
         self
     }
 
@@ -632,10 +632,11 @@ fn report_to_ci(summary: &Summary, args: &SweepArgs) -> anyhow::Result<()> {
             .iter()
             .map(|slot| {
                 let classname = format!("fitness.sweep.{}", slot.tag);
-                let record = slot
-                    .run_id
-                    .as_ref()
-                    .and_then(|id| crate::commands::compare::read(&args.out.join(id)).ok());
+                let record = slot.run_id.as_ref().and_then(|id| {
+                    let file = args.out.join(id).join(fitness_shared::site::RECORD_FILE);
+                    let text = std::fs::read_to_string(file).ok()?;
+                    RunRecord::from_json(&text).ok()
+                });
                 let cases = match record {
                     Some(record) if slot.completed() => {
                         crate::ci::record_cases(&record, &classname)
@@ -681,16 +682,6 @@ fn report_to_ci(summary: &Summary, args: &SweepArgs) -> anyhow::Result<()> {
         markdown.push_str(&format!("| {} |\n", cells.join(" | ")));
     }
     crate::ci::step_summary(&markdown)
-}
-
-pub fn result_text(record: &RunRecord) -> String {
-    match (&record.score, record.outcome) {
-        (Some(s), Outcome::Scored) => format!("first try {}", s.first_try.text()),
-        (_, o) => match &record.gates.refused_at {
-            Some(gate) => format!("{} at the {gate} gate", o.code()),
-            None => o.code().to_owned(),
-        },
-    }
 }
 
 /// The summary table printed at the end.
