@@ -148,14 +148,16 @@ impl Session {
                 Ok(session) => return Ok(session),
                 Err(modern) => modern,
             };
+        // No program to start, nothing listening: a legacy handshake cannot
+        // fare better, so none is made (and none is taped).
+        if !modern.retry {
+            return Err(modern.into());
+        }
         tap.event(
             "fitness.fallback",
             json!({"to": "initialize", "why": modern.sentence}),
             corr_id.as_deref(),
         );
-        if !modern.retry {
-            return Err(modern.into());
-        }
         Self::connect_with(
             target,
             tap,
