@@ -3,6 +3,8 @@
 //! interrupted run, and a real server.
 
 mod common;
+#[path = "../../engine/tests/model_fake/mod.rs"]
+mod model_fake;
 
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
@@ -531,6 +533,202 @@ fn a_null_arm_whose_calls_fail_is_gated_on_its_own() {
             .unwrap_or("")
             .contains("our measurement failed"),
         "{gate}"
+    );
+}
+
+/// A model API that answers one null-arm trial with a reply repeating
+/// itself (streamed: the harness cuts it) and another with llama.cpp's 500
+/// for a tool call it could not parse. Both are the model's replies, not the
+/// API failing: neither is retried, each is taped with its reason, and in
+/// a null arm they are our measurement's errors, gated apart.
+#[tokio::test(flavor = "multi_thread")]
+async fn unusable_replies_in_a_null_arm_are_gated_apart_and_never_retried() {
+    use model_fake::{FakeApi, Reply};
+    let chunk = |t: &str| {
+        format!(
+            "data: {}\n\n",
+            serde_json::json!({"choices": [{"index": 0, "delta": {"content": t}}]})
+        )
+    };
+    let mut pieces = vec![(Duration::ZERO, chunk("The file is "))];
+    pieces.extend((0..2_000).map(|_| (Duration::ZERO, chunk("fs2"))));
+    let malformed = r#"{"error":{"code":500,"message":"Failed to parse tool call arguments as JSON: [json.exception.parse_error.101] parse error at line 2, column 29","type":"server_error"}}"#;
+    let mut script = vec![Reply::stream(pieces), Reply::status(500, malformed)];
+    script.extend((0..80).map(|_| {
+        Reply::json(serde_json::json!({
+            "model": "fake-runner",
+            "choices": [{"message": {"role": "assistant", "content": "I do not know."}, "finish_reason": "stop"}],
+            "usage": {"prompt_tokens": 120, "completion_tokens": 5}
+        }))
+    }));
+    let fake = FakeApi::start(script).await;
+    let base = format!("{}/v1", fake.base);
+    let out = tempfile::tempdir().expect("tempdir");
+    let path = out.path().to_owned();
+    let output = tokio::task::spawn_blocking(move || {
+        common::run_bounded_in(
+            None,
+            &[
+                ("OPENAI_BASE_URL", base),
+                ("OPENAI_API_KEY", "sk-fake".to_owned()),
+            ],
+            &common::run_args(
+                "openai/fake-runner",
+                &path,
+                &[
+                    "--generator",
+                    "schema-walk/2",
+                    "--no-screen",
+                    "--concurrency",
+                    "1",
+                ],
+                &[FITNESS, "demo-server", "good"],
+            ),
+            Duration::from_secs(180),
+        )
+    })
+    .await
+    .expect("the run");
+    let (dir, record) = common::run_result(&output);
+    let run = Run {
+        record,
+        dir,
+        _out: out,
+    };
+    assert_eq!(run.outcome(), "COMPROMISED", "{:#}", run.record["gates"]);
+    assert_eq!(run.refused_at(), "null_baseline");
+    let gate = run.gate("null_baseline");
+    let explain = gate["detail"]["explain"].as_str().unwrap_or_default();
+    assert!(
+        explain.contains("The model wrote a reply the harness could not use")
+            && explain.contains("in 2 of the")
+            && explain.contains("no-tools arm"),
+        "{explain}"
+    );
+    let no_tools = gate["detail"]["rates"]
+        .as_array()
+        .and_then(|r| r.iter().find(|r| r["label"] == "no-tools"))
+        .expect("the no-tools arm");
+    assert_eq!(no_tools["errors"], 2, "{no_tools}");
+    assert!(run.record.get("score").is_none());
+    let agent = run.lines("agent.jsonl");
+    let kinds = |kind: &str| -> Vec<&str> {
+        agent
+            .iter()
+            .filter(|l| l["kind"] == kind)
+            .filter_map(|l| l["corr_id"].as_str())
+            .collect()
+    };
+    let runaway = kinds("llm.runaway");
+    let malformed = kinds("llm.malformed_reply");
+    assert_eq!(runaway.len(), 1, "{runaway:?}");
+    assert_eq!(malformed.len(), 1, "{malformed:?}");
+    assert!(
+        runaway
+            .iter()
+            .chain(&malformed)
+            .all(|c| c.ends_with("::null-no-tools")),
+        "{runaway:?} {malformed:?}"
+    );
+    // The 500 was sent once: the model's reply, not a failing API.
+    let model_output_errors = agent
+        .iter()
+        .filter(|l| l["kind"] == "llm.error" && l["raw"]["class"] == "model_output")
+        .count();
+    assert_eq!(model_output_errors, 1);
+    assert!(
+        !agent
+            .iter()
+            .any(|l| l["kind"] == "llm.error" && l["raw"]["class"] == "server"),
+        "nothing was classed as the API failing"
+    );
+    // Nothing after the refusal: the stubbed arm and the construct gate never ran.
+    assert!(!agent.iter().any(|l| {
+        l["corr_id"]
+            .as_str()
+            .is_some_and(|c| c.contains("::null-stubbed") || c.contains("::construct"))
+    }));
+    let tasks = run.record["suite"]["tasks"].as_u64().unwrap_or(0);
+    assert!(tasks >= 12, "{}", run.record["suite"]);
+    assert_eq!(
+        fake.seen().len() as u64,
+        tasks,
+        "one call per no-tools trial"
+    );
+}
+
+/// A refusal for rate in the screen (the first stage that calls a model)
+/// holds the calls in flight beside it: the record counts those waits, from
+/// whichever stage made them, not only the trials'.
+#[tokio::test(flavor = "multi_thread")]
+async fn rate_waits_of_the_screen_are_counted_in_the_record() {
+    use model_fake::{FakeApi, Reply};
+    let mut script =
+        vec![Reply::status(429, r#"{"error":{"message":"slow down"}}"#).header("retry-after", "1")];
+    script.extend((0..40).map(|_| {
+        Reply::json(serde_json::json!({
+            "model": "fake-runner",
+            "choices": [{"message": {"role": "assistant", "content": "I do not know."}, "finish_reason": "stop"}],
+            "usage": {"prompt_tokens": 120, "completion_tokens": 5}
+        }))
+    }));
+    let fake = FakeApi::start(script).await;
+    let base = format!("{}/v1", fake.base);
+    let out = tempfile::tempdir().expect("tempdir");
+    let path = out.path().to_owned();
+    let output = tokio::task::spawn_blocking(move || {
+        common::run_bounded_in(
+            None,
+            &[
+                ("OPENAI_BASE_URL", base),
+                ("OPENAI_API_KEY", "sk-fake".to_owned()),
+            ],
+            &common::run_args(
+                "openai/fake-runner",
+                &path,
+                &[
+                    "--generator",
+                    "schema-walk/2",
+                    "--concurrency",
+                    "4",
+                    "--max-model-calls",
+                    "30",
+                ],
+                &[FITNESS, "demo-server", "good"],
+            ),
+            Duration::from_secs(180),
+        )
+    })
+    .await
+    .expect("the run");
+    let (dir, record) = common::run_result(&output);
+    let agent = std::fs::read_to_string(dir.join("agent.jsonl")).expect("tape");
+    let waited: Vec<u64> = agent
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .filter(|l| {
+            l["kind"] == "llm.request"
+                && l["corr_id"]
+                    .as_str()
+                    .is_some_and(|c| c.ends_with("::screen"))
+        })
+        .filter_map(|l| l["raw"]["rate_wait_ms"].as_u64())
+        .filter(|&w| w > 0)
+        .collect();
+    assert!(
+        !waited.is_empty(),
+        "screen calls waited on the shared budget"
+    );
+    let waits = &record["run"]["rate_waits"];
+    assert_eq!(
+        waits["attempts"].as_u64(),
+        Some(waited.len() as u64),
+        "{waits}"
+    );
+    assert_eq!(
+        waits["waited_ms"].as_u64(),
+        Some(waited.iter().sum()),
+        "{waits}"
     );
 }
 

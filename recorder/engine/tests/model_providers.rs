@@ -889,3 +889,44 @@ async fn a_refusal_for_rate_holds_the_other_calls_in_flight_too() {
     );
     assert_eq!(fake.seen().len(), 3);
 }
+
+/// llama.cpp's server answers 500 when the model wrote a tool call whose
+/// arguments are not JSON (seen with Qwen2.5-Coder-1.5B: the same reply on
+/// every retry). That is the model's output: the trial ends as a malformed
+/// reply after one attempt, never retried as the API failing.
+#[tokio::test]
+async fn a_tool_call_its_api_cannot_parse_ends_the_trial_as_the_models_reply() {
+    let body = r#"{"error":{"code":500,"message":"Failed to parse tool call arguments as JSON: [json.exception.parse_error.101] parse error at line 2, column 29: syntax error while parsing value - invalid string: missing closing quote","type":"server_error"}}"#;
+    let fake = FakeApi::start(vec![
+        Reply::status(500, body),
+        Reply::status(500, body),
+        openai_text("never reached"),
+    ])
+    .await;
+    let client = openai(&fake, &opts(5_000, 3));
+    let dir = tempfile::tempdir().expect("dir");
+    let path = dir.path().join("agent.jsonl");
+    let tap = Tap::create_kind(&path, "t", vec![], "llm").expect("tape");
+    let access = fitness_recorder::access::Access::read_only(&[]);
+    let tools = [];
+    let spec = TrialSpec {
+        corr_id: "m1",
+        access: &access,
+        prompt: "What is in notes.txt?",
+        instructions: None,
+        tools: &tools,
+        mode: ToolMode::None,
+        reference: None,
+        budget: Budget::default(),
+    };
+    let out = run_trial(&client, None, &spec, &tap).await;
+    tap.end("done");
+    assert_eq!(out.end, TrialEnd::MalformedReply);
+    assert_eq!(out.final_answer, None);
+    assert_eq!(out.attempt_failures.len(), 1, "not retried");
+    assert_eq!(out.model_errors[0].class, LlmErrorClass::ModelOutput);
+    assert_eq!(fake.left(), 2, "one request sent");
+    let text = std::fs::read_to_string(&path).expect("tape");
+    assert_eq!(text.matches("\"kind\":\"llm.malformed_reply\"").count(), 1);
+    assert!(text.contains("\"class\":\"model_output\""));
+}

@@ -136,6 +136,10 @@ pub fn RecordView(
     let findings = super::findings::findings_view(record);
     let replay_link = replay_links(record);
     let cost = cost_view(&record.cost);
+    let rate_waits = record
+        .run
+        .rate_waits
+        .map(|w| view! { <p class="rate-waits">{w.text()}</p> });
     let notes = notes_view(record);
     let registered = registered_view(record);
     let identity = identity_view(record, row.as_deref());
@@ -162,7 +166,7 @@ pub fn RecordView(
             {findings}
             {tasks}
             {probes}
-            <section class="cost-section"><h3>"Cost"</h3>{cost}</section>
+            <section class="cost-section"><h3>"Cost"</h3>{cost}{rate_waits}</section>
             {notes}
             {identity}
         </article>

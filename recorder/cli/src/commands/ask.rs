@@ -196,6 +196,9 @@ fn end_reason(end: &TrialEnd) -> &'static str {
         TrialEnd::TokenBudget => "token budget",
         TrialEnd::ModelFailed => "model failed",
         TrialEnd::Runaway => "cut short: the reply repeated itself",
+        TrialEnd::MalformedReply => {
+            "the model's reply could not be read by its API (a malformed tool call)"
+        }
     }
 }
 

@@ -40,8 +40,8 @@ use super::http::ms;
 use super::sim::REFERENCE_FENCE;
 use super::stream::repeating;
 use super::types::{
-    Attempt, AttemptFailure, ChatRequest, ChatResponse, ContentBlock, LlmError, Message,
-    ModelClient, ReferenceHint, Role, StopReason, ToolSpec, Usage, text_of,
+    Attempt, AttemptFailure, ChatRequest, ChatResponse, ContentBlock, LlmError, LlmErrorClass,
+    Message, ModelClient, ReferenceHint, Role, StopReason, ToolSpec, Usage, text_of,
 };
 use crate::clock;
 use crate::mcp::connect::Session;
@@ -122,6 +122,9 @@ pub enum TrialEnd {
     ModelFailed,
     /// The model's reply repeated itself until the harness cut it.
     Runaway,
+    /// The model wrote a reply its API could not read (a tool call whose
+    /// arguments are not JSON): the model's output, not the API failing.
+    MalformedReply,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -165,9 +168,6 @@ pub struct TrialOutcome {
     pub attempt_failures: Vec<AttemptFailure>,
     /// The model id the provider reported last.
     pub model_reported: Option<String>,
-    /// Attempts that waited on the run's shared rate budget, and the
-    /// milliseconds waited in all.
-    pub rate_waits: (u32, u64),
     /// Assistant turns.
     pub turns: u32,
     /// The first model call's input tokens, cache reads and writes
@@ -254,7 +254,6 @@ async fn drive(
         model_errors: Vec::new(),
         attempt_failures: Vec::new(),
         model_reported: None,
-        rate_waits: (0, 0),
         turns: 0,
         first_input: None,
     };
@@ -275,7 +274,17 @@ async fn drive(
         let Some(response) =
             ask(model, &request, offered.len(), spec.corr_id, tape, &mut out).await
         else {
-            out.end = TrialEnd::ModelFailed;
+            out.end = match out.model_errors.last() {
+                Some(e) if e.class == LlmErrorClass::ModelOutput => {
+                    tape.event(
+                        "llm.malformed_reply",
+                        json!({"why": "the model API could not read the model's reply (a malformed tool call)"}),
+                        Some(spec.corr_id),
+                    );
+                    TrialEnd::MalformedReply
+                }
+                _ => TrialEnd::ModelFailed,
+            };
             break;
         };
         // A reply that repeated itself (cut short while streamed, or read
@@ -406,10 +415,6 @@ async fn ask(
     tape_attempts(tape, log, offered, &model.id().to_string(), corr_id);
     out.attempt_failures
         .extend(log.iter().filter_map(|a| a.failure.clone()));
-    for a in log.iter().filter(|a| a.rate_wait_ms > 0) {
-        out.rate_waits.0 += 1;
-        out.rate_waits.1 += a.rate_wait_ms;
-    }
     let response = match response {
         Ok(r) => r,
         Err(e) => {
@@ -785,8 +790,9 @@ pub fn turn_line(
     })
 }
 
-/// One model call of generation, on the agent tape: the user turn, then the
-/// assistant turn, or an `llm.error` event (with the phase) when it failed.
+/// One model call of generation, on the agent tape: the user turn, each HTTP
+/// attempt as `llm.request`, then the assistant turn, or an `llm.error`
+/// event (with the phase) when it failed.
 /// The corr_id is the request's.
 pub async fn taped_call(
     client: &dyn ModelClient,
@@ -809,6 +815,22 @@ pub async fn taped_call(
         &corr,
     ));
     let result = client.complete(request).await;
+    let log = match &result {
+        Ok(r) => r.log.as_slice(),
+        Err(e) => e.log.as_slice(),
+    };
+    // Each attempt, with its wait on the shared rate budget; the failure
+    // itself is the one `llm.error` below, with the phase.
+    for a in log {
+        tape.event(
+            "llm.request",
+            json!({"endpoint": a.endpoint, "status": a.status, "tools": request.tools.len(),
+                   "attempt": a.attempt, "duration_ms": a.duration_ms,
+                   "model": client.id().to_string(), "rate_wait_ms": a.rate_wait_ms,
+                   "phase": phase}),
+            Some(&corr),
+        );
+    }
     match &result {
         Ok(resp) => tape.line(&assistant_line(resp, &corr)),
         Err(e) => tape.event(

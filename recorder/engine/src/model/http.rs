@@ -202,7 +202,12 @@ async fn try_once(req: reqwest::RequestBuilder, timeout: Duration, t0: Instant) 
     };
     if !status.is_success() {
         let message = format!("HTTP {code}: {}", snippet(&text));
-        return Tried::Failed((classify_status(status), Some(code), message, retry_after));
+        let class = if model_output_failed(&text) {
+            LlmErrorClass::ModelOutput
+        } else {
+            classify_status(status)
+        };
+        return Tried::Failed((class, Some(code), message, retry_after));
     }
     let body = match streamed.map_or_else(|| serde_json::from_str::<Value>(&text), Ok) {
         Ok(body) => body,
@@ -217,13 +222,13 @@ async fn try_once(req: reqwest::RequestBuilder, timeout: Duration, t0: Instant) 
     // body is only an `error` object.
     if let Some((upstream, message)) = body_error(&body) {
         let upstream = StatusCode::from_u16(upstream).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+        let class = if model_output_failed(&message) {
+            LlmErrorClass::ModelOutput
+        } else {
+            classify_status(upstream)
+        };
         let message = format!("error in a {code} body: {message}");
-        return Tried::Failed((
-            classify_status(upstream),
-            Some(upstream.as_u16()),
-            message,
-            None,
-        ));
+        return Tried::Failed((class, Some(upstream.as_u16()), message, None));
     }
     Tried::Answered {
         body,
@@ -464,6 +469,22 @@ pub fn classify_status(status: StatusCode) -> LlmErrorClass {
     }
 }
 
+/// Error texts by which an API says the model's own reply could not be
+/// read, whatever status it chose for it: llama.cpp's server (500 "Failed
+/// to parse tool call arguments as JSON"), OpenAI (500 "The model produced
+/// invalid content"), Groq (400 `tool_use_failed`).
+const MODEL_OUTPUT_FAILURES: &[&str] = &[
+    "failed to parse tool call",
+    "model produced invalid content",
+    "tool_use_failed",
+];
+
+/// Does an error body say the model's reply could not be read?
+pub fn model_output_failed(body: &str) -> bool {
+    let lower = body.to_ascii_lowercase();
+    MODEL_OUTPUT_FAILURES.iter().any(|m| lower.contains(m))
+}
+
 /// An `{"error": …}` body with no reply in it: its code (an HTTP status,
 /// 500 when it names none) and message.
 fn body_error(body: &Value) -> Option<(u16, String)> {
@@ -622,6 +643,19 @@ mod tests {
             wait(&[("retry-after", "Sun, 06 Nov 1994 08:49:37 GMT")]),
             Some(Duration::ZERO)
         );
+    }
+
+    #[test]
+    fn an_api_saying_the_model_wrote_an_unreadable_call_is_the_models_output() {
+        let llama = r#"{"error":{"code":500,"message":"Failed to parse tool call arguments as JSON: [json.exception.parse_error.101] parse error at line 2, column 29","type":"server_error"}}"#;
+        let openai = r#"{"error":{"message":"The model produced invalid content. Consider modifying your prompt if you are seeing this error persistently.","type":"model_error"}}"#;
+        let groq = r#"{"error":{"message":"Failed to call a function. Please adjust your prompt.","type":"invalid_request_error","code":"tool_use_failed"}}"#;
+        for body in [llama, openai, groq] {
+            assert!(super::model_output_failed(body), "{body}");
+        }
+        assert!(!super::model_output_failed(
+            r#"{"error":{"code":500,"message":"the model is loading","type":"server_error"}}"#
+        ));
     }
 
     #[test]

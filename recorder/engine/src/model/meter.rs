@@ -2,7 +2,8 @@
 //! run (generation, screen, null arms, construct, drive, proposals) goes
 //! through one [`SpendMeter`], which reserves the call first. A call past
 //! the cap is never sent, whatever the concurrency, so a run makes at most
-//! `--max-model-calls` calls.
+//! `--max-model-calls` calls. The meter also sums the waits the shared
+//! rate budget imposed on those calls, whichever stage made them.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -17,6 +18,9 @@ pub struct SpendMeter {
     cap: Option<u64>,
     used: AtomicU64,
     refused: AtomicU64,
+    /// Attempts held back by the shared rate budget, and the milliseconds.
+    waits: AtomicU64,
+    waited_ms: AtomicU64,
 }
 
 impl SpendMeter {
@@ -58,6 +62,22 @@ impl SpendMeter {
         self.cap.is_none_or(|cap| self.used() < cap)
     }
 
+    /// Attempts that waited on the rate budget, and the milliseconds waited
+    /// in all, over every call of the run.
+    pub fn rate_waits(&self) -> (u64, u64) {
+        (
+            self.waits.load(Ordering::SeqCst),
+            self.waited_ms.load(Ordering::SeqCst),
+        )
+    }
+
+    fn count_waits(&self, log: &[super::types::Attempt]) {
+        for a in log.iter().filter(|a| a.rate_wait_ms > 0) {
+            self.waits.fetch_add(1, Ordering::SeqCst);
+            self.waited_ms.fetch_add(a.rate_wait_ms, Ordering::SeqCst);
+        }
+    }
+
     /// `model` with every call reserved on this meter first.
     pub fn wrap(self: &Arc<Self>, model: Arc<dyn ModelClient>) -> Arc<dyn ModelClient> {
         Arc::new(Metered {
@@ -83,7 +103,14 @@ impl ModelClient for Metered {
         request: &'a ChatRequest,
     ) -> BoxFuture<'a, Result<ChatResponse, LlmError>> {
         if self.meter.reserve() {
-            return self.inner.complete(request);
+            return Box::pin(async move {
+                let result = self.inner.complete(request).await;
+                self.meter.count_waits(match &result {
+                    Ok(r) => &r.log,
+                    Err(e) => &e.log,
+                });
+                result
+            });
         }
         let cap = self.meter.cap.unwrap_or_default();
         Box::pin(std::future::ready(Err(LlmError::local(

@@ -337,6 +337,10 @@ pub enum LlmErrorClass {
     BadRequest,
     /// The run's spend cap was reached: the call was never sent.
     SpendCap,
+    /// The API answered that the model's own reply could not be read (a
+    /// tool call whose arguments are not JSON, "invalid content"): the
+    /// model's output, not the API failing. Never retried.
+    ModelOutput,
 }
 
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]

@@ -141,8 +141,6 @@ impl Run<'_> {
             u64::from(outcome.calls_without_usage),
             threw,
         );
-        self.rate_waits.attempts += u64::from(outcome.rate_waits.0);
-        self.rate_waits.waited_ms += outcome.rate_waits.1;
         if role == "runner"
             && let Some(m) = &outcome.model_reported
         {

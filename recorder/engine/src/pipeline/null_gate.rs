@@ -41,6 +41,9 @@ impl Run<'_> {
             })
             .collect();
         let mut errored = [0u64; 3];
+        // Of those, the replies the harness could not use (the rest failed
+        // at the model API).
+        let mut unusable = [0u64; 3];
         // Each task's first-turn input in the no-tools and stubbed-empty
         // arms: the same system text and prompt, with and without the list.
         let mut first_inputs: [Vec<Option<u64>>; 3] = Default::default();
@@ -63,8 +66,9 @@ impl Run<'_> {
                 first_inputs[i] = outcomes.iter().map(|o| o.first_input).collect();
                 self.tool_list = Some(self.tool_list_cost(&first_inputs));
                 for (task, outcome) in tasks.iter().zip(&outcomes) {
-                    if trials::errored(outcome) || trials::runaway(outcome) {
+                    if trials::errored(outcome) || trials::unusable_reply(outcome) {
                         errored[i] += 1;
+                        unusable[i] += u64::from(trials::unusable_reply(outcome));
                         continue;
                     }
                     n += 1;
@@ -79,7 +83,8 @@ impl Run<'_> {
             self.null_errors = errored;
             let check = gates::compromised(n, errored[i], self.cfg.settings.floors.max_error_rate);
             if check.compromised {
-                return Ok(self.record_null_compromised(kind.null_label(), &check, &errored));
+                let label = kind.null_label();
+                return Ok(self.record_null_compromised(label, &check, &errored, unusable[i]));
             }
             // Early kill: decided before the next arm when already certain.
             let decision = gates::null_baseline_with_ratio(
@@ -244,6 +249,7 @@ impl Run<'_> {
         label: &str,
         check: &gates::ErrorRateCheck,
         errored: &[u64; 3],
+        unusable: u64,
     ) -> Flow {
         let decision = gates::null_baseline_with_ratio(
             &self.null_arms,
@@ -251,9 +257,18 @@ impl Run<'_> {
             self.cfg.settings.floors.null_ratio,
         )
         .ok();
+        let api = check.errors.saturating_sub(unusable);
+        let what = match (api, unusable) {
+            (_, 0) => format!("The model API failed {api}"),
+            (0, u) => format!(
+                "The model wrote a reply the harness could not use (it repeated itself, or its API could not read it) in {u}"
+            ),
+            (a, u) => format!(
+                "The model API failed {a}, and the model wrote a reply the harness could not use in {u},"
+            ),
+        };
         let explain = format!(
-            "The model API failed {} of the {} trials of the {label} arm ({}), over the limit of {}: our measurement failed, not the server, so the null baseline is not decided.",
-            check.errors,
+            "{what} of the {} trials of the {label} arm ({}), over the limit of {}: our measurement failed, not the server, so the null baseline is not decided.",
             check.completed + check.errors,
             pct(Some(check.error_rate)),
             pct(Some(check.max_error_rate))

@@ -392,6 +392,7 @@ fn failure_of(outcome: &TrialOutcome) -> String {
         TrialEnd::TurnBudget | TrialEnd::TokenBudget => "budget_exhausted".to_owned(),
         TrialEnd::ModelFailed => "model_error".to_owned(),
         TrialEnd::Runaway => "runaway".to_owned(),
+        TrialEnd::MalformedReply => "malformed_reply".to_owned(),
     }
 }
 
@@ -594,7 +595,13 @@ fn run_identity(run: &Run<'_>, generator: String, slug: &str) -> RunIdentity {
         generator: Some(generator),
         attempt: attempt(&cfg.settings.out_dir, slug, &run.id),
         task_budget: Some(cfg.settings.budget.max_tokens),
-        rate_waits: (run.rate_waits.attempts > 0).then_some(run.rate_waits),
+        rate_waits: match run.meter.rate_waits() {
+            (0, _) => None,
+            (attempts, waited_ms) => Some(rec::RateWaits {
+                attempts,
+                waited_ms,
+            }),
+        },
     }
 }
 

@@ -68,8 +68,6 @@ pub(super) struct Run<'a> {
     /// The tool list's cost per turn, from the two null arms that ask.
     pub(super) tool_list: Option<fitness_shared::record::ToolListCost>,
     pub(super) interrupted: Option<Interruption>,
-    /// Trials' attempts held back by the shared rate budget.
-    pub(super) rate_waits: rec::RateWaits,
     /// Every model call of the run is reserved here before it is sent.
     pub(super) meter: std::sync::Arc<crate::model::meter::SpendMeter>,
     pub(super) reference_model: Option<String>,
@@ -147,10 +145,6 @@ impl<'a> Run<'a> {
             tool_list: None,
             interrupted: None,
             meter: crate::model::meter::SpendMeter::new(cfg.settings.max_model_calls),
-            rate_waits: rec::RateWaits {
-                attempts: 0,
-                waited_ms: 0,
-            },
             reference_model: None,
             tools: Vec::new(),
             tasks: Vec::new(),

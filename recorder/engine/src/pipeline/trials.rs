@@ -97,11 +97,13 @@ pub fn errored(outcome: &TrialOutcome) -> bool {
     matches!(outcome.end, TrialEnd::ModelFailed)
 }
 
-/// A trial whose reply repeated itself until the harness cut it: a failed
-/// trial where the agent is measured (construct, drive), an error of our
-/// measurement in a null arm (so an arm cannot look cleaner by it).
-pub fn runaway(outcome: &TrialOutcome) -> bool {
-    matches!(outcome.end, TrialEnd::Runaway)
+/// A trial that ended in a reply the harness could not use: one that
+/// repeated itself until it was cut, or one the model API could not read
+/// (a malformed tool call). A failed trial where the agent is measured
+/// (construct, drive); an error of our measurement in a null arm, so an arm
+/// cannot look cleaner by it.
+pub fn unusable_reply(outcome: &TrialOutcome) -> bool {
+    matches!(outcome.end, TrialEnd::Runaway | TrialEnd::MalformedReply)
 }
 
 /// The final answer satisfies the task's predicate.

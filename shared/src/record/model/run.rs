@@ -118,7 +118,8 @@ pub struct RunIdentity {
     /// Advisory per-task token budget.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub task_budget: Option<u64>,
-    /// Trials' model-call attempts that waited on the run's shared rate
+    /// Model-call attempts of any stage (generation, screen, null arms,
+    /// construct, drive, proposals) that waited on the run's shared rate
     /// budget (another call had been refused for rate), when any did.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rate_waits: Option<RateWaits>,
@@ -129,6 +130,17 @@ pub struct RunIdentity {
 pub struct RateWaits {
     pub attempts: u64,
     pub waited_ms: u64,
+}
+
+impl RateWaits {
+    /// One sentence for the record page.
+    pub fn text(&self) -> String {
+        let (n, s) = (self.attempts, self.waited_ms as f64 / 1000.0);
+        format!(
+            "The model API refused calls for rate: {n} attempt{} waited {s:.1} s in all on the run's shared rate budget before being sent.",
+            if n == 1 { "" } else { "s" }
+        )
+    }
 }
 
 impl RunIdentity {
@@ -156,4 +168,26 @@ pub struct Attempt {
     /// Run ids of the other attempts at the same server.
     #[serde(default)]
     pub others: Vec<String>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::RateWaits;
+
+    #[test]
+    fn rate_waits_read_as_one_sentence_with_seconds() {
+        let one = RateWaits {
+            attempts: 1,
+            waited_ms: 1_250,
+        };
+        assert_eq!(
+            one.text(),
+            "The model API refused calls for rate: 1 attempt waited 1.2 s in all on the run's shared rate budget before being sent."
+        );
+        let many = RateWaits {
+            attempts: 3,
+            waited_ms: 2_960,
+        };
+        assert!(many.text().contains("3 attempts waited 3.0 s"));
+    }
 }
