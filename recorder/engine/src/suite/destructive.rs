@@ -51,6 +51,43 @@ pub fn tool_for_judge(t: &rmcp::model::Tool) -> Value {
     })
 }
 
+/// A tool as the labelling judge reads it: name, description, each
+/// argument's name and type, and the declared hints, if any.
+fn tool_brief(t: &Tool) -> Value {
+    let arguments: serde_json::Map<String, Value> = t
+        .input_schema
+        .get("properties")
+        .and_then(Value::as_object)
+        .map(|props| {
+            props
+                .iter()
+                .map(|(name, p)| {
+                    let kind = match p.get("type") {
+                        Some(Value::String(s)) => s.clone(),
+                        Some(other) => other.to_string(),
+                        None => "any".to_owned(),
+                    };
+                    (name.clone(), Value::String(kind))
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    let mut brief = json!({"name": t.name, "description": t.description, "arguments": arguments});
+    if let Some(a) = &t.annotations {
+        brief["annotations"] = serde_json::to_value(a).unwrap_or(Value::Null);
+    }
+    brief
+}
+
+/// Output tokens the labelling call may write: a label per tool, and a
+/// short why for a destructive one (40 tokens each allowed), and the braces;
+/// never more than the 4,096 an agent turn may.
+pub fn label_output_cap(tools: usize) -> u32 {
+    u32::try_from(tools.saturating_mul(40).saturating_add(64))
+        .unwrap_or(u32::MAX)
+        .min(4096)
+}
+
 /// What the annotations say: `Some(true)` destructive, `Some(false)` not,
 /// `None` nothing declared.
 pub fn declared(tool: &Tool) -> Option<bool> {
@@ -103,23 +140,28 @@ async fn ask_judge(
 ) -> (JudgeLabels, PhaseSpend) {
     let mut phase = PhaseSpend::new("destructiveness", &judge.id().to_string());
     let mut judged = JudgeLabels::new();
-    let listing: Vec<Value> = tools.iter().map(tool_for_judge).collect();
+    // One compact line per tool: what a label needs (the name, the words,
+    // the arguments' names and types, the declared hints), not the
+    // whole schema pretty-printed, which a small local model reads at tens
+    // of tokens a second.
+    let listing: Vec<String> = tools.iter().map(|t| tool_brief(t).to_string()).collect();
     let request = ChatRequest {
         system: Some(
             "You label MCP tools. A tool is destructive when calling it can change, \
              delete or send data, or otherwise act on the world; a tool that only reads \
              or computes is not. Reply with a JSON object mapping each tool name to \
-             {\"destructive\": true|false, \"why\": \"...\"} and nothing else."
+             {\"destructive\": true|false}, adding \"why\" (at most eight words) only \
+             to a destructive one, and nothing else."
                 .into(),
         ),
         messages: vec![Message {
             role: Role::User,
             content: vec![ContentBlock::Text {
-                text: serde_json::to_string_pretty(&listing).unwrap_or_default(),
+                text: listing.join("\n"),
             }],
         }],
         tools: vec![],
-        max_tokens: 4096,
+        max_tokens: label_output_cap(tools.len()),
         temperature: Some(0.0),
         corr_id: Some("suite::destructiveness".into()),
         json_object: true,
@@ -127,23 +169,33 @@ async fn ask_judge(
     match crate::model::agent::taped_call(judge, &request, tape, "destructiveness").await {
         Ok(resp) => {
             phase.count(resp.usage.as_ref());
-            let text = text_of(&resp.content);
-            if let Some(Value::Object(map)) = super::predicate::first_json_value(&text) {
-                for (name, label) in map {
-                    if let Some(d) = label.get("destructive").and_then(Value::as_bool) {
-                        let why = label
-                            .get("why")
-                            .and_then(Value::as_str)
-                            .unwrap_or("")
-                            .to_owned();
-                        judged.insert(name, (d, why));
-                    }
-                }
-            }
+            judged = parse_labels(&text_of(&resp.content));
         }
         Err(_) => phase.threw(),
     }
     (judged, phase)
+}
+
+/// The labels in the judge's reply, one entry per tool: `{"name":
+/// {"destructive": bool, "why": "..."}}` (the why asked for only when
+/// destructive). Nothing, when it does not parse.
+fn parse_labels(text: &str) -> JudgeLabels {
+    let mut judged = JudgeLabels::new();
+    let Some(Value::Object(map)) = super::predicate::first_json_value(text) else {
+        return judged;
+    };
+    for (name, label) in map {
+        if let Some(d) = label.get("destructive").and_then(Value::as_bool) {
+            let why = label
+                .get("why")
+                .and_then(Value::as_str)
+                .filter(|w| !w.trim().is_empty())
+                .unwrap_or(if d { "destructive" } else { "not destructive" })
+                .to_owned();
+            judged.insert(name, (d, why));
+        }
+    }
+    judged
 }
 
 /// One tool's label: declared, and inferred by the judge where it answered,
@@ -248,6 +300,43 @@ mod tests {
             infer(&tool("frobnicate", "")).0,
             "unknown means destructive"
         );
+    }
+
+    #[test]
+    fn the_labelling_judge_reads_each_tool_in_one_compact_line() {
+        let schema = serde_json::json!({
+            "$schema": "http://json-schema.org/draft-07/schema#",
+            "type": "object",
+            "properties": {"path": {"type": "string", "description": "File to remove"},
+                           "force": {"type": "boolean"}},
+            "required": ["path"]
+        });
+        let Value::Object(map) = schema else {
+            unreachable!()
+        };
+        let mut t = Tool::new("rm", "Removes a file", Arc::new(map));
+        t.annotations = Some(rmcp::model::ToolAnnotations::new().destructive(true));
+        let line = tool_brief(&t).to_string();
+        assert!(!line.contains('\n') && !line.contains("$schema"), "{line}");
+        assert!(line.contains(r#""path":"string""#), "{line}");
+        assert!(line.contains(r#""force":"boolean""#), "{line}");
+        assert!(line.contains(r#""destructiveHint":true"#), "{line}");
+        assert_eq!(label_output_cap(13), 584);
+        assert_eq!(label_output_cap(500), 4096);
+    }
+
+    #[test]
+    fn the_judges_labels_are_read_with_a_why_only_where_it_gave_one() {
+        let labels = parse_labels(
+            "Here:\n{\"rm\": {\"destructive\": true, \"why\": \"removes files\"}, \"cat\": {\"destructive\": false}, \"ls\": {\"maybe\": 1}}",
+        );
+        assert_eq!(labels.get("rm"), Some(&(true, "removes files".to_owned())));
+        assert_eq!(
+            labels.get("cat"),
+            Some(&(false, "not destructive".to_owned()))
+        );
+        assert_eq!(labels.get("ls"), None, "no label");
+        assert!(parse_labels("I cannot help with that.").is_empty());
     }
 
     #[tokio::test]
