@@ -814,3 +814,164 @@ async fn without_a_site_key_nothing_reads_verified() -> anyhow::Result<()> {
     browser.close().await?;
     outcome
 }
+
+/// Marks per lane counted straight from the tape lines: every JSON-RPC
+/// request, every assistant turn, every failed model attempt and every call
+/// the harness withheld or refused, on the lane of its `corr_id`'s arm;
+/// and the gates' verdicts (`fitness.gate` events).
+fn marks_by_lane(run: &str) -> anyhow::Result<(std::collections::BTreeMap<String, u64>, u64)> {
+    use fitness_shared::tape::timeline::Arm;
+    let mut lanes = std::collections::BTreeMap::new();
+    let mut gates = 0;
+    for name in ["mcp.jsonl", "agent.jsonl"] {
+        for line in String::from_utf8(tape_bytes(run, name)?)?.lines() {
+            let Ok(v) = serde_json::from_str::<serde_json::Value>(line) else {
+                continue;
+            };
+            let kind = v["kind"].as_str().unwrap_or("");
+            gates += u64::from(v["dir"] == "event" && kind == "fitness.gate");
+            let request = v["raw"]["method"].is_string()
+                && v["raw"].get("id").is_some_and(|id| !id.is_null())
+                && (v["dir"] == "in" || v["dir"] == "out");
+            let turn = v["type"] == "turn" && v["role"] == "assistant";
+            let event = v["dir"] == "event"
+                && ["llm.error", "fitness.blocked_call", "fitness.refused_call"].contains(&kind);
+            if request || turn || event {
+                let arm = Arm::of(v["corr_id"].as_str()).as_str().to_owned();
+                *lanes.entry(arm).or_insert(0) += 1;
+            }
+        }
+    }
+    Ok((lanes, gates))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_strip_draws_a_lane_per_arm_with_every_call_and_links_a_span() -> anyhow::Result<()> {
+    let (lanes, gates) = marks_by_lane(HF)?;
+    let timeline = timeline_of(HF)?;
+    anyhow::ensure!(gates > 0, "the reference tapes carry gate events");
+    // A span in the middle of the run, and the entries whose time is in it.
+    let shape = fitness_shared::tape::timeline::Shape::of(&timeline);
+    let length = shape.end_ms - shape.start_ms;
+    let (from, to) = ((length * 0.5) as u64, (length * 0.6) as u64);
+    let in_span = timeline
+        .entries
+        .iter()
+        .filter(|e| {
+            e.t_ms.is_some_and(|t| {
+                t >= shape.start_ms + from as f64 && t <= shape.start_ms + to as f64
+            })
+        })
+        .count() as u64;
+    anyhow::ensure!(
+        in_span > 0,
+        "an empty span proves nothing: {} to {} ms, {} entries, {} timed",
+        shape.start_ms,
+        shape.end_ms,
+        timeline.entries.len(),
+        timeline.entries.iter().filter(|e| e.t_ms.is_some()).count()
+    );
+    for width in [1400, 390] {
+        let lanes = lanes.clone();
+        with_site(width, |c, root| async move {
+            c.goto(&replay(&root, HF)).await?;
+            wait_for(&c, "#timeline-strip").await?;
+            let drawn = attr_u64(&c, "#timeline-strip", "data-lanes").await?;
+            anyhow::ensure!(
+                drawn == lanes.len() as u64,
+                "{drawn} lanes, tapes {lanes:?}"
+            );
+            let total: u64 = lanes.values().sum();
+            anyhow::ensure!(attr_u64(&c, "#timeline-strip", "data-marks").await? == total);
+            for (arm, n) in &lanes {
+                let got =
+                    attr_u64(&c, &format!(".strip-lane[data-lane='{arm}']"), "data-marks").await?;
+                anyhow::ensure!(got == *n, "lane {arm}: {got} marks, the tapes have {n}");
+                // One path per kind of mark, never a node per mark.
+                let paths = c
+                    .find_all(Locator::Css(&format!(
+                        ".strip-lane[data-lane='{arm}'] path"
+                    )))
+                    .await?
+                    .len();
+                anyhow::ensure!(paths == 4, "lane {arm}: {paths} paths");
+            }
+            let ticks = c.find_all(Locator::Css(".strip-tick")).await?;
+            anyhow::ensure!(ticks.len() as u64 == gates, "{} ticks", ticks.len());
+            screenshot(&c, &format!("replay-strip-{width}.png")).await?;
+            // A tick opens its gate's event in the list and the detail pane.
+            if width == 1400 {
+                ticks[0].click().await?;
+                let detail = wait_for(&c, "#detail .detail-body").await?;
+                anyhow::ensure!(detail.text().await?.contains("fitness.gate"));
+                drag_a_span(&c).await?;
+            }
+            Ok(())
+        })
+        .await?;
+    }
+    // A span's link reopens the same view: the list holds its entries only.
+    with_site(1400, |c, root| async move {
+        c.goto(&format!("{}&span={from}-{to}", replay(&root, HF)))
+            .await?;
+        wait_for(&c, "#strip-span").await?;
+        wait_for(&c, LOADED_ROW).await?;
+        let shown = attr_u64(&c, "#shown-count", "data-shown").await?;
+        anyhow::ensure!(shown == in_span, "{shown} shown, {in_span} in the span");
+        screenshot(&c, "replay-strip-span-1400.png").await?;
+        c.find(Locator::Css("#strip-span button"))
+            .await?
+            .click()
+            .await?;
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        let all = attr_u64(&c, "#shown-count", "data-shown").await?;
+        anyhow::ensure!(all == attr_u64(&c, "#shown-count", "data-total").await?);
+        anyhow::ensure!(!c.current_url().await?.as_str().contains("span="));
+        Ok(())
+    })
+    .await
+}
+
+/// Point at the drive lane (the hover names a call), then drag across its
+/// middle third: the list shows only that span, and the URL says so.
+async fn drag_a_span(c: &Client) -> anyhow::Result<()> {
+    use fantoccini::actions::{InputSource, MOUSE_BUTTON_LEFT, MouseActions, PointerAction};
+    let lane = c
+        .find(Locator::Css(".strip-lane[data-lane='drive'] svg"))
+        .await?;
+    let width = c
+        .execute(
+            "return arguments[0].getBoundingClientRect().width;",
+            vec![serde_json::to_value(&lane)?],
+        )
+        .await?
+        .as_f64()
+        .context("the lane's width")?;
+    let total = attr_u64(c, "#shown-count", "data-total").await?;
+    let drag = MouseActions::new("mouse".to_owned())
+        .then(PointerAction::MoveToElement {
+            element: lane.clone(),
+            duration: None,
+            x: -width / 6.0,
+            y: 0.0,
+        })
+        .then(PointerAction::Down {
+            button: MOUSE_BUTTON_LEFT,
+        })
+        .then(PointerAction::MoveBy {
+            duration: Some(Duration::from_millis(100)),
+            x: width / 3.0,
+            y: 0.0,
+        })
+        .then(PointerAction::Up {
+            button: MOUSE_BUTTON_LEFT,
+        });
+    c.perform_actions(drag).await?;
+    let hover = c.find(Locator::Css("#strip-hover")).await?.text().await?;
+    anyhow::ensure!(hover.starts_with("drive · #"), "hover: {hover}");
+    wait_for(c, "#strip-span").await?;
+    let shown = attr_u64(c, "#shown-count", "data-shown").await?;
+    anyhow::ensure!(shown > 0 && shown < total, "{shown} of {total} shown");
+    anyhow::ensure!(c.current_url().await?.as_str().contains("span="));
+    screenshot(c, "replay-strip-drag-1400.png").await
+}

@@ -22,6 +22,9 @@ pub struct ReplayLinks {
     pub corr: Option<String>,
     pub arm: Option<String>,
     pub kind: Option<String>,
+    /// A span of the timeline strip, milliseconds from the run's start:
+    /// `&span=FROM-TO`.
+    pub span: Option<(u64, u64)>,
 }
 
 /// The page a URL names.
@@ -65,7 +68,8 @@ pub struct UrlState {
     pub view: View,
     /// The board's tier filter (`?tier=free|cheap|paid|scored|unattributed`).
     pub tier: Option<String>,
-    /// Replay deep links and filters (`&event=`, `&corr=`, `&arm=`, `&kind=`).
+    /// Replay deep links and filters (`&event=`, `&corr=`, `&arm=`, `&kind=`,
+    /// `&span=`).
     pub links: ReplayLinks,
     /// Iframe mode (`&embed=1`): no masthead or footer.
     pub embed: bool,
@@ -121,10 +125,18 @@ impl UrlState {
                 corr: params.get("corr").map(str::to_owned),
                 arm: params.get("arm").map(str::to_owned),
                 kind: params.get("kind").map(str::to_owned),
+                span: params.get("span").and_then(parse_span),
             },
             embed: params.get("embed").is_some_and(|e| e == "1" || e == "true"),
         }
     }
+}
+
+/// `FROM-TO` in whole milliseconds, FROM before TO.
+fn parse_span(s: &str) -> Option<(u64, u64)> {
+    let (a, b) = s.split_once('-')?;
+    let (a, b) = (a.trim().parse().ok()?, b.trim().parse().ok()?);
+    (a < b).then_some((a, b))
 }
 
 /// A URL query's parameters, decoded (`+` as a space, `%XX` escapes). The

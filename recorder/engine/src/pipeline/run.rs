@@ -223,6 +223,13 @@ impl Run<'_> {
     }
 
     pub(super) fn push_gate(&mut self, gate: GateRecord) {
+        // On the tape as well, when it was decided: the replay draws the
+        // gates' verdicts on its timeline from the tapes alone.
+        self.agent.event(
+            "fitness.gate",
+            serde_json::json!({"gate": gate.id, "ok": gate.ok, "reason": gate.reason}),
+            None,
+        );
         if let Some(existing) = self.gates.iter_mut().find(|g| g.id == gate.id) {
             *existing = gate;
         } else {

@@ -85,6 +85,14 @@ pub(super) struct Fact {
     /// For requests and responses: the pairing key and whether it is a tools/call.
     pub(super) key: Option<String>,
     pub(super) tool_call: bool,
+    /// A model call (an assistant turn, a failed attempt) or a tool call
+    /// (a `tools/call` request, a call the harness withheld or refused):
+    /// a mark on the run's timeline strip.
+    pub(super) mark: Option<super::MarkKind>,
+    /// An assistant turn's duration, ending at its time.
+    pub(super) span_ms: Option<f64>,
+    /// A gate's verdict (`fitness.gate`): its id and whether it passed.
+    pub(super) gate: Option<(String, bool)>,
 }
 
 const TITLE_CHARS: usize = 160;
@@ -127,6 +135,9 @@ pub(super) fn describe(
         destructive: false,
         key: None,
         tool_call: false,
+        mark: None,
+        span_ms: None,
+        gate: None,
     };
     match kind {
         LineKind::Meta => {
@@ -166,6 +177,18 @@ pub(super) fn describe(
             }
             fact.title = excerpt(&format!("{ek} {}", parts.join(", ")), TITLE_CHARS);
             fact.destructive = ek == "fitness.destructive_call";
+            fact.mark = match ek {
+                "llm.error" => Some(super::MarkKind::Model),
+                "fitness.blocked_call" | "fitness.refused_call" => Some(super::MarkKind::Tool),
+                _ => None,
+            };
+            if ek == "fitness.gate"
+                && let Some(raw) = raw
+                && let Some(gate) = raw.gate.get()
+            {
+                let ok = raw.ok.as_ref().and_then(Value::as_bool).unwrap_or(false);
+                fact.gate = Some((gate.to_owned(), ok));
+            }
             if ek == "fitness.protocol_error" || ek == "llm.error" {
                 let detail = raw.and_then(|r| r.detail.get()).unwrap_or(ek);
                 fact.error = Some(excerpt(detail, TITLE_CHARS));
@@ -209,6 +232,11 @@ fn describe_message(l: &LineView<'_>, fact: &mut Fact) {
         if raw.id.is_some() {
             fact.kind = EntryKind::Call;
             fact.tool_call = dir == "in" && method == "tools/call";
+            fact.mark = Some(if method == "tools/call" {
+                super::MarkKind::Tool
+            } else {
+                super::MarkKind::Protocol
+            });
             fact.key = key(dir);
             fact.detail = match raw.params.0.as_ref().and_then(|p| p.arguments) {
                 Some(args) => format!("{arrow}; arguments {}", excerpt(args.get(), 100)),
@@ -250,6 +278,10 @@ fn content_excerpt(json: &str) -> String {
 fn describe_turn(l: &LineView<'_>, fact: &mut Fact) {
     fact.kind = EntryKind::Turn;
     let role = l.role.get().unwrap_or("(no role)");
+    if role == "assistant" {
+        fact.mark = Some(super::MarkKind::Model);
+        fact.span_ms = l.timing.0.as_ref().and_then(|t| t.duration_ms.0);
+    }
     let mut text = None;
     let mut uses = Vec::new();
     let mut results = 0usize;

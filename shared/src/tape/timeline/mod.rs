@@ -19,10 +19,24 @@ use crate::tape::pairing::{AfterAnswer, Pairing, Reach, Repeat, Rules};
 use crate::tape::stats::RecordCounts;
 
 mod describe;
+mod shape;
 
 use crate::tape::view::LineView;
 pub use describe::{EntryKind, LineRef, excerpt};
 use describe::{Fact, describe};
+pub use shape::{LANE_ORDER, Lane, Mark, Shape, Tick};
+
+/// What a mark on the run's timeline strip stands for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum MarkKind {
+    /// A model call: an assistant turn, or a failed attempt (`llm.error`).
+    Model,
+    /// A tool call: a `tools/call` request, or one the harness withheld or
+    /// refused (never sent).
+    Tool,
+    /// Any other JSON-RPC request (initialize, tools/list, ping, a probe).
+    Protocol,
+}
 
 /// The trial arm a line belongs to, read from its `corr_id`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -132,6 +146,15 @@ pub struct Entry {
     pub destructive: bool,
     /// The tape lines behind this entry (a request and its response).
     pub lines: Vec<LineRef>,
+    /// Milliseconds since the epoch of the entry's time (or the last time
+    /// its tape gave before it).
+    pub t_ms: Option<f64>,
+    /// A model call or a tool call: a mark on the timeline strip.
+    pub mark: Option<MarkKind>,
+    /// An assistant turn's duration (it ended at `t`).
+    pub span_ms: Option<f64>,
+    /// A gate's verdict: its id and whether it passed.
+    pub gate: Option<(String, bool)>,
 }
 
 /// What one tape held.
@@ -407,6 +430,10 @@ fn assemble(facts: Vec<Fact>, mut tapes: Vec<TapeSummary>, cut: Option<f64>) -> 
             pending,
             destructive: f.destructive,
             lines,
+            t_ms: f.t_ms,
+            mark: f.mark,
+            span_ms: f.span_ms,
+            gate: f.gate,
         });
     }
     Timeline {

@@ -21,6 +21,8 @@ pub(super) struct Filters {
     pub arm: RwSignal<Option<Arm>>,
     pub kind: RwSignal<Option<EntryKind>>,
     pub flagged_only: RwSignal<bool>,
+    /// A span of the strip, milliseconds from the run's start.
+    pub span: RwSignal<Option<(u64, u64)>>,
 }
 
 impl Filters {
@@ -31,6 +33,7 @@ impl Filters {
             arm: RwSignal::new(links.arm.clone().and_then(|a| Arm::parse(&a))),
             kind: RwSignal::new(links.kind.clone().and_then(|k| EntryKind::parse(&k))),
             flagged_only: RwSignal::new(false),
+            span: RwSignal::new(links.span),
         }
     }
 
@@ -40,6 +43,14 @@ impl Filters {
         self.arm.set(None);
         self.kind.set(None);
         self.flagged_only.set(false);
+        self.pick_span(None);
+    }
+
+    /// Show only the entries of a span of the strip (all for `None`), and
+    /// say so in the URL.
+    pub fn pick_span(self, span: Option<(u64, u64)>) {
+        replace_query("span", span.map(|(a, b)| format!("{a}-{b}")).as_deref());
+        self.span.set(span);
     }
 
     /// Show only trial `c` (every trial for `None`), and say so in the URL.
@@ -59,6 +70,11 @@ impl Filters {
             let kind = self.kind.get();
             let flagged = self.flagged_only.get();
             let complete = data.timeline.complete;
+            let origin = data.shape.start_ms;
+            let span = self
+                .span
+                .get()
+                .map(|(a, b)| (origin + a as f64, origin + b as f64));
             data.timeline
                 .entries
                 .iter()
@@ -66,6 +82,7 @@ impl Filters {
                 .filter(|e| arm.is_none_or(|a| e.arm == a))
                 .filter(|e| kind.is_none_or(|k| e.kind == k))
                 .filter(|e| !flagged || is_flagged(e, complete))
+                .filter(|e| span.is_none_or(|(a, b)| e.t_ms.is_some_and(|t| t >= a && t <= b)))
                 .map(|e| e.n)
                 .collect::<Vec<usize>>()
         })

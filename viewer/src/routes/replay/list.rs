@@ -46,7 +46,7 @@ impl Scroll {
 
     /// Once the page has painted, scroll the row at `position` into the
     /// list, two rows below its top, and the list into the page.
-    fn reveal(self, position: usize) {
+    pub fn reveal(self, position: usize) {
         leptos::task::spawn_local(async move {
             next_tick().await;
             if let Some(el) = self.list.get_untracked() {

@@ -8,7 +8,7 @@ use std::sync::Arc;
 use fitness_shared::integrity::Sha256Stream;
 use fitness_shared::record::RunRecord;
 use fitness_shared::tape::Plane;
-use fitness_shared::tape::timeline::{LineSplitter, Timeline, TimelineBuilder};
+use fitness_shared::tape::timeline::{LineSplitter, Shape, Timeline, TimelineBuilder};
 use futures::future::{Either, select};
 use leptos::prelude::*;
 
@@ -33,6 +33,19 @@ pub type TapeBytes = StoredValue<Vec<Vec<u8>>, LocalStorage>;
 pub struct Loaded {
     pub tapes: Vec<TapeInfo>,
     pub timeline: Timeline,
+    /// The run's shape for the timeline strip, from the timeline.
+    pub shape: Shape,
+}
+
+impl Loaded {
+    pub fn new(tapes: Vec<TapeInfo>, timeline: Timeline) -> Loaded {
+        let shape = Shape::of(&timeline);
+        Loaded {
+            tapes,
+            timeline,
+            shape,
+        }
+    }
 }
 
 /// Let the browser paint and handle input before the next slice of work.
@@ -344,10 +357,10 @@ impl Previews {
         tapes: &[TapeInfo],
         loaded: RwSignal<Option<Arc<Loaded>>>,
     ) {
-        loaded.set(Some(Arc::new(Loaded {
-            tapes: tapes.to_vec(),
-            timeline: builder.preview(reading),
-        })));
+        loaded.set(Some(Arc::new(Loaded::new(
+            tapes.to_vec(),
+            builder.preview(reading),
+        ))));
         self.fed = fed;
         self.next = now_ms() + PREVIEW_EVERY_MS;
     }
@@ -546,6 +559,6 @@ pub(super) fn start(
         next_tick().await;
         let timeline = builder.finish();
         status.set(String::new());
-        loaded.set(Some(Arc::new(Loaded { tapes, timeline })));
+        loaded.set(Some(Arc::new(Loaded::new(tapes, timeline))));
     });
 }

@@ -7,8 +7,9 @@
 //!
 //! One module per concern, each used only from above: [`links`] (what the
 //! URL says), [`loader`] (fetching and streaming the tapes), [`integrity`]
-//! (checking them), [`filters`], [`list`] (the timeline), [`detail`] (one
-//! entry) and [`counts`] (per tape); this page puts them together.
+//! (checking them), [`strip`] (the run's shape drawn to scale), [`filters`],
+//! [`list`] (the timeline), [`detail`] (one entry) and [`counts`] (per
+//! tape); this page puts them together.
 //!
 //! Safety: tape content is only ever set as text (Leptos text nodes and
 //! attributes); nothing here writes HTML.
@@ -20,6 +21,7 @@ mod integrity;
 mod links;
 mod list;
 mod loader;
+mod strip;
 
 use std::sync::Arc;
 
@@ -37,6 +39,7 @@ use detail::DetailPane;
 use filters::{FilterControls, Filters};
 use integrity::IntegrityBadge;
 use list::{Scroll, TimelineList};
+use strip::TimelineStrip;
 
 #[component]
 pub fn ReplayPage(source: ReplaySource, links: ReplayLinks) -> impl IntoView {
@@ -67,6 +70,8 @@ pub fn ReplayPage(source: ReplaySource, links: ReplayLinks) -> impl IntoView {
             <p class="loading" id="replay-status">{move || status.get()}</p>
             {move || error.get().map(|e| view! { <p class="error" id="replay-error">{e}</p> })}
             <TapeCounts loaded=loaded store=store />
+            <TimelineStrip loaded=loaded filtered=filtered selected=selected filters=filters
+                scroll=scroll />
             <FilterControls loaded=loaded filtered=filtered filters=filters
                 reset_scroll=move || scroll.reset() />
             <div class="replay-body">
