@@ -975,3 +975,92 @@ async fn drag_a_span(c: &Client) -> anyhow::Result<()> {
     anyhow::ensure!(c.current_url().await?.as_str().contains("span="));
     screenshot(c, "replay-strip-drag-1400.png").await
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_trial_reads_as_a_conversation_with_its_verdict_and_wire_frames() -> anyhow::Result<()> {
+    use fitness_shared::tape::timeline::Arm;
+    let timeline = timeline_of(HF)?;
+    let (corr, _, _) = timeline
+        .trials
+        .iter()
+        .find(|(_, arm, _)| *arm == Arm::Construct)
+        .context("a construct trial")?
+        .clone();
+    // From the tape lines: the trial's turns, its verdicts, its wire entries.
+    let mut turns = 0u64;
+    let mut verdicts = 0u64;
+    let mut passed = 0u64;
+    for name in ["mcp.jsonl", "agent.jsonl"] {
+        for line in String::from_utf8(tape_bytes(HF, name)?)?.lines() {
+            let v: serde_json::Value = serde_json::from_str(line)?;
+            if v["corr_id"] != corr.as_str() {
+                continue;
+            }
+            turns += u64::from(v["type"] == "turn");
+            if v["kind"] == "fitness.task_end" {
+                verdicts += 1;
+                passed += u64::from(v["raw"]["success"] == true);
+            }
+        }
+    }
+    let wire = timeline
+        .entries
+        .iter()
+        .filter(|e| e.corr_id.as_deref() == Some(&corr) && e.plane == Plane::Mcp)
+        .filter(|e| !matches!(e.kind, EntryKind::Event | EntryKind::Turn))
+        .map(|e| e.n)
+        .collect::<Vec<_>>();
+    anyhow::ensure!(
+        turns > 2 && verdicts > 0 && !wire.is_empty(),
+        "a trial worth reading"
+    );
+    for width in [1400, 390] {
+        let (corr, wire) = (corr.clone(), wire.clone());
+        with_site(width, |c, root| async move {
+            c.goto(&format!(
+                "{}&trial={}",
+                replay(&root, HF),
+                url_encode(&corr)
+            ))
+            .await?;
+            let section = wait_for(&c, "#trial").await?;
+            anyhow::ensure!(section.attr("data-trial").await?.as_deref() == Some(corr.as_str()));
+            anyhow::ensure!(attr_u64(&c, "#trial", "data-attempts").await? == verdicts);
+            anyhow::ensure!(attr_u64(&c, "#trial", "data-passed").await? == passed);
+            let steps = c.find_all(Locator::Css("#trial .step")).await?.len() as u64;
+            anyhow::ensure!(steps == turns, "{steps} steps, {turns} turns on the tapes");
+            let shown = c.find_all(Locator::Css("#trial .verdict")).await?.len() as u64;
+            anyhow::ensure!(shown == verdicts, "{shown} verdicts shown");
+            let frames = c
+                .find_all(Locator::Css("#trial .wire-frame button"))
+                .await?;
+            anyhow::ensure!(frames.len() == wire.len(), "{} wire frames", frames.len());
+            let calls = c
+                .find_all(Locator::Css("#trial .assistant .call"))
+                .await?
+                .len();
+            anyhow::ensure!(calls > 0, "the agent's tool calls are shown");
+            screenshot(&c, &format!("replay-trial-{width}.png")).await?;
+            if width == 1400 {
+                // A wire frame opens its raw JSON in the detail pane.
+                frames[0].click().await?;
+                wait_for(&c, &format!("#detail .detail-body[data-n='{}']", wire[0])).await?;
+                // Closing the trial takes it out of the URL.
+                c.find(Locator::Css("#trial .close")).await?.click().await?;
+                tokio::time::sleep(Duration::from_millis(200)).await;
+                anyhow::ensure!(c.find_all(Locator::Css("#trial")).await?.is_empty());
+                anyhow::ensure!(!c.current_url().await?.as_str().contains("trial="));
+                // The detail pane reopens it.
+                c.find(Locator::Css("#detail .read-trial"))
+                    .await?
+                    .click()
+                    .await?;
+                wait_for(&c, "#trial").await?;
+                anyhow::ensure!(c.current_url().await?.as_str().contains("trial="));
+            }
+            Ok(())
+        })
+        .await?;
+    }
+    Ok(())
+}

@@ -61,6 +61,13 @@ pub fn replay_trial_url(run_id: &str, corr_id: &str) -> String {
         .unwrap_or_default()
 }
 
+/// The link to a run's replay opened on one trial read as a conversation.
+pub fn replay_conversation_url(run_id: &str, corr_id: &str) -> String {
+    site::replay(run_id)
+        .map(|p| site_url(&format!("{p}&trial={}", crate::url_state::encode(corr_id))))
+        .unwrap_or_default()
+}
+
 /// The link to a server's history page.
 pub fn server_page_url(slug: &str) -> String {
     site::server_page(slug)

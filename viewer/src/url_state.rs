@@ -25,6 +25,8 @@ pub struct ReplayLinks {
     /// A span of the timeline strip, milliseconds from the run's start:
     /// `&span=FROM-TO`.
     pub span: Option<(u64, u64)>,
+    /// A trial read as a conversation: `&trial=CORR_ID`.
+    pub trial: Option<String>,
 }
 
 /// The page a URL names.
@@ -69,7 +71,7 @@ pub struct UrlState {
     /// The board's tier filter (`?tier=free|cheap|paid|scored|unattributed`).
     pub tier: Option<String>,
     /// Replay deep links and filters (`&event=`, `&corr=`, `&arm=`, `&kind=`,
-    /// `&span=`).
+    /// `&span=`, `&trial=`).
     pub links: ReplayLinks,
     /// Iframe mode (`&embed=1`): no masthead or footer.
     pub embed: bool,
@@ -126,6 +128,7 @@ impl UrlState {
                 arm: params.get("arm").map(str::to_owned),
                 kind: params.get("kind").map(str::to_owned),
                 span: params.get("span").and_then(parse_span),
+                trial: params.get("trial").map(str::to_owned),
             },
             embed: params.get("embed").is_some_and(|e| e == "1" || e == "true"),
         }

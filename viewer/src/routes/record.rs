@@ -984,14 +984,20 @@ fn notes_view(record: &RunRecord) -> impl IntoView + use<> {
 
 fn tasks_view(record: &RunRecord) -> Option<impl IntoView + use<>> {
     let score = record.score.as_ref()?;
+    let replayable = !record.tapes.is_empty();
     let tasks = score
         .tasks
         .iter()
         .map(|t| {
             let yes = |b: bool| if b { "yes" } else { "no" };
+            // The drive's trials of a task carry the task's id as corr_id.
+            let read = replayable.then(|| {
+                let href = api::replay_conversation_url(&record.run.id, &t.task_id);
+                view! { " " <a class="read-trial" href=href>"read it"</a> }
+            });
             view! {
                 <tr>
-                    <th scope="row"><code>{t.task_id.clone()}</code></th>
+                    <th scope="row"><code>{t.task_id.clone()}</code>{read}</th>
                     <td>{yes(t.first_try_success)}</td>
                     <td>{yes(t.success)}</td>
                     <td>{match (t.reps_succeeded, t.reps) {

@@ -122,6 +122,20 @@ impl Run<'_> {
         if outcome.calls.iter().any(|c| c.writes && !c.blocked) {
             server.wrote();
         }
+        // The trial's verdict as its stage counts it, on the tape beside the
+        // trial (the replay shows it at the end of the conversation).
+        let check = super::trials::answered(task, &outcome);
+        let success = match kind {
+            TrialKind::Construct => super::trials::reached_through_server(task, &outcome),
+            _ => check,
+        };
+        self.agent.event(
+            "fitness.task_end",
+            json!({"taskId": task.id, "success": success, "checkResult": check,
+                   "failure": (!success).then(|| super::record::failure_of(&outcome)),
+                   "toolCalls": outcome.calls.len()}),
+            Some(&corr),
+        );
         Ok(outcome)
     }
 

@@ -175,12 +175,19 @@ impl Run<'_> {
         if self.access.as_ref().is_some_and(|a| a.writes(&tool.name)) {
             server.wrote();
         }
-        Ok(match result {
+        let passed = match result {
             Ok(r) if r.is_error != Some(true) => {
                 task.check.check(&crate::model::agent::result_text(&r))
             }
             _ => false,
-        })
+        };
+        self.agent.event(
+            "fitness.task_end",
+            json!({"taskId": task.id, "success": passed, "checkResult": passed,
+                   "failure": (!passed).then_some("wrong_answer"), "toolCalls": 1}),
+            Some(&corr),
+        );
+        Ok(passed)
     }
 
     pub(super) fn record_null(&mut self, decision: &NullBaseline, errored: &[u64; 3]) -> Flow {

@@ -385,7 +385,7 @@ fn trial_cost(model: &str, outcome: &TrialOutcome, prices: &PriceTable) -> Optio
         .map(|p| fitness_shared::cost::usd(&tokens, &p.rates()))
 }
 
-fn failure_of(outcome: &TrialOutcome) -> String {
+pub(super) fn failure_of(outcome: &TrialOutcome) -> String {
     use crate::model::agent::TrialEnd;
     match outcome.end {
         TrialEnd::Answered => "wrong_answer".to_owned(),

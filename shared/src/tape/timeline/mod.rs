@@ -18,10 +18,12 @@ use crate::tape::line::Plane;
 use crate::tape::pairing::{AfterAnswer, Pairing, Reach, Repeat, Rules};
 use crate::tape::stats::RecordCounts;
 
+mod conversation;
 mod describe;
 mod shape;
 
 use crate::tape::view::LineView;
+pub use conversation::{Attempt, Conversation, Step, ToolResult, ToolUse, Verdict, conversation};
 pub use describe::{EntryKind, LineRef, excerpt};
 use describe::{Fact, describe};
 pub use shape::{LANE_ORDER, Lane, Mark, Shape, Tick};

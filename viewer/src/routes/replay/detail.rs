@@ -15,12 +15,13 @@ pub(super) fn DetailPane(
     loaded: RwSignal<Option<Arc<Loaded>>>,
     selected: RwSignal<Option<usize>>,
     store: TapeBytes,
+    trial: RwSignal<Option<String>>,
 ) -> impl IntoView {
     let detail = move || {
         let data = loaded.get()?;
         let n = selected.get()?;
         let entry = data.timeline.entries.get(n)?;
-        Some(detail_view(entry, &data, store))
+        Some(detail_view(entry, &data, store, trial))
     };
     view! {
         <aside class="detail" id="detail" aria-live="polite">
@@ -42,7 +43,12 @@ fn pretty(raw: &[u8]) -> String {
     }
 }
 
-fn detail_view(e: &Entry, data: &Loaded, store: TapeBytes) -> impl IntoView + use<> {
+fn detail_view(
+    e: &Entry,
+    data: &Loaded,
+    store: TapeBytes,
+    trial: RwSignal<Option<String>>,
+) -> impl IntoView + use<> {
     let mut facts = vec![
         ("Entry", format!("#{}", e.n)),
         ("Time", e.t.clone().unwrap_or_else(|| "not recorded".into())),
@@ -102,9 +108,18 @@ fn detail_view(e: &Entry, data: &Loaded, store: TapeBytes) -> impl IntoView + us
         })
         .collect_view();
     let link = format!("#event-{}", e.n);
+    let read = e.corr_id.clone().map(|c| {
+        view! {
+            <button class="read-trial" on:click=move |_| {
+                super::links::replace_query("trial", Some(&c));
+                trial.set(Some(c.clone()));
+            }>"Read this trial as a conversation"</button>
+        }
+    });
     view! {
         <div class="detail-body" data-n=e.n id=link.trim_start_matches('#').to_owned()>
             <h3>{format!("Entry #{}", e.n)}</h3>
+            {read}
             <dl>{dl}</dl>
             {raws}
         </div>

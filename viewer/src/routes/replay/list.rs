@@ -71,6 +71,25 @@ impl Scroll {
     }
 }
 
+/// Open entry `n`: select it (the detail pane shows it, the URL says so),
+/// and scroll it into the list, clearing the filters if they hide it.
+pub(super) fn opener(
+    selected: RwSignal<Option<usize>>,
+    filtered: Memo<Vec<usize>>,
+    filters: Filters,
+    scroll: Scroll,
+) -> impl Fn(usize) + Copy + Send + Sync + 'static {
+    move |n: usize| {
+        selected.set(Some(n));
+        replace_query("event", Some(&n.to_string()));
+        if filtered.with_untracked(|f| !f.contains(&n)) {
+            filters.clear();
+        }
+        let position = filtered.with_untracked(|f| f.iter().position(|&i| i == n));
+        scroll.reveal(position.unwrap_or(n));
+    }
+}
+
 /// Deep link: once the entry is on the page (in a preview or the whole
 /// timeline), scroll it into the list, once. When the filters hide it,
 /// they are cleared.

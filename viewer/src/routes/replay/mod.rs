@@ -7,7 +7,8 @@
 //!
 //! One module per concern, each used only from above: [`links`] (what the
 //! URL says), [`loader`] (fetching and streaming the tapes), [`integrity`]
-//! (checking them), [`strip`] (the run's shape drawn to scale), [`filters`],
+//! (checking them), [`strip`] (the run's shape drawn to scale), [`trial`]
+//! (one trial as a conversation), [`filters`],
 //! [`list`] (the timeline), [`detail`] (one entry) and [`counts`] (per
 //! tape); this page puts them together.
 //!
@@ -22,6 +23,7 @@ mod links;
 mod list;
 mod loader;
 mod strip;
+mod trial;
 
 use std::sync::Arc;
 
@@ -40,6 +42,7 @@ use filters::{FilterControls, Filters};
 use integrity::IntegrityBadge;
 use list::{Scroll, TimelineList};
 use strip::TimelineStrip;
+use trial::TrialView;
 
 #[component]
 pub fn ReplayPage(source: ReplaySource, links: ReplayLinks) -> impl IntoView {
@@ -49,6 +52,7 @@ pub fn ReplayPage(source: ReplaySource, links: ReplayLinks) -> impl IntoView {
     let loaded = RwSignal::new(None::<Arc<Loaded>>);
     let selected = RwSignal::new(links.event);
     let filters = Filters::new(&links);
+    let trial = RwSignal::new(links.trial.clone());
     let scroll = Scroll::new();
 
     let heading = heading(&source);
@@ -59,6 +63,7 @@ pub fn ReplayPage(source: ReplaySource, links: ReplayLinks) -> impl IntoView {
 
     let filtered = filters.passing(loaded);
     list::follow_deep_link(loaded, selected, filtered, filters, scroll);
+    let open = list::opener(selected, filtered, filters, scroll);
 
     view! {
         {back}
@@ -72,12 +77,13 @@ pub fn ReplayPage(source: ReplaySource, links: ReplayLinks) -> impl IntoView {
             <TapeCounts loaded=loaded store=store />
             <TimelineStrip loaded=loaded filtered=filtered selected=selected filters=filters
                 scroll=scroll />
+            <TrialView loaded=loaded store=store trial=trial open=open />
             <FilterControls loaded=loaded filtered=filtered filters=filters
                 reset_scroll=move || scroll.reset() />
             <div class="replay-body">
                 <TimelineList loaded=loaded filtered=filtered selected=selected
                     filters=filters scroll=scroll />
-                <DetailPane loaded=loaded selected=selected store=store />
+                <DetailPane loaded=loaded selected=selected store=store trial=trial />
             </div>
         </section>
     }

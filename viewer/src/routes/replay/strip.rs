@@ -12,7 +12,6 @@ use fitness_shared::tape::timeline::{Lane, Mark, MarkKind, Shape};
 use leptos::prelude::*;
 
 use super::filters::Filters;
-use super::links::replace_query;
 use super::list::Scroll;
 use super::loader::Loaded;
 
@@ -103,15 +102,7 @@ pub(super) fn TimelineStrip(
     let hover = RwSignal::new(String::new());
     // Where a drag began (fraction of the width, and the width in pixels).
     let pressed = StoredValue::new(None::<(f64, f64)>);
-    let open = move |n: usize| {
-        selected.set(Some(n));
-        replace_query("event", Some(&n.to_string()));
-        if filtered.with_untracked(|f| !f.contains(&n)) {
-            filters.clear();
-        }
-        let position = filtered.with_untracked(|f| f.iter().position(|&i| i == n));
-        scroll.reveal(position.unwrap_or(n));
-    };
+    let open = super::list::opener(selected, filtered, filters, scroll);
     move || {
         let data = loaded.get()?;
         if !data.timeline.complete || data.shape.lanes.is_empty() {
