@@ -21,6 +21,8 @@ use fitness_shared::tape::{StatsBuilder, add_tape};
 
 const HF: &str = "huggingface-co-2026-08-20T17-23-48-886Z";
 const TAMPERED: &str = "mcp-vercel-com-2026-08-20T18-17-32-685Z";
+/// A refused run (DEGENERATE) with both tapes.
+const REFUSED: &str = "mcp-docs-astro-build-2026-08-19T22-07-34-673Z";
 /// A run whose record names an agent tape the site does not serve.
 const MISSING: &str = "mcp-svelte-dev-2026-08-19T23-51-53-742Z";
 /// A timeline row once every tape has been read (before that, the page
@@ -847,9 +849,11 @@ fn marks_by_lane(run: &str) -> anyhow::Result<(std::collections::BTreeMap<String
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_strip_draws_a_lane_per_arm_with_every_call_and_links_a_span() -> anyhow::Result<()> {
-    let (lanes, gates) = marks_by_lane(HF)?;
+    // The scored run's lanes at both widths; a refused run's at one.
+    for (run, widths) in [(HF, &[1400, 390][..]), (REFUSED, &[1400][..])] {
+        strip_matches_the_tapes(run, widths).await?;
+    }
     let timeline = timeline_of(HF)?;
-    anyhow::ensure!(gates > 0, "the reference tapes carry gate events");
     // A span in the middle of the run, and the entries whose time is in it.
     let shape = fitness_shared::tape::timeline::Shape::of(&timeline);
     let length = shape.end_ms - shape.start_ms;
@@ -863,53 +867,7 @@ async fn the_strip_draws_a_lane_per_arm_with_every_call_and_links_a_span() -> an
             })
         })
         .count() as u64;
-    anyhow::ensure!(
-        in_span > 0,
-        "an empty span proves nothing: {} to {} ms, {} entries, {} timed",
-        shape.start_ms,
-        shape.end_ms,
-        timeline.entries.len(),
-        timeline.entries.iter().filter(|e| e.t_ms.is_some()).count()
-    );
-    for width in [1400, 390] {
-        let lanes = lanes.clone();
-        with_site(width, |c, root| async move {
-            c.goto(&replay(&root, HF)).await?;
-            wait_for(&c, "#timeline-strip").await?;
-            let drawn = attr_u64(&c, "#timeline-strip", "data-lanes").await?;
-            anyhow::ensure!(
-                drawn == lanes.len() as u64,
-                "{drawn} lanes, tapes {lanes:?}"
-            );
-            let total: u64 = lanes.values().sum();
-            anyhow::ensure!(attr_u64(&c, "#timeline-strip", "data-marks").await? == total);
-            for (arm, n) in &lanes {
-                let got =
-                    attr_u64(&c, &format!(".strip-lane[data-lane='{arm}']"), "data-marks").await?;
-                anyhow::ensure!(got == *n, "lane {arm}: {got} marks, the tapes have {n}");
-                // One path per kind of mark, never a node per mark.
-                let paths = c
-                    .find_all(Locator::Css(&format!(
-                        ".strip-lane[data-lane='{arm}'] path"
-                    )))
-                    .await?
-                    .len();
-                anyhow::ensure!(paths == 4, "lane {arm}: {paths} paths");
-            }
-            let ticks = c.find_all(Locator::Css(".strip-tick")).await?;
-            anyhow::ensure!(ticks.len() as u64 == gates, "{} ticks", ticks.len());
-            screenshot(&c, &format!("replay-strip-{width}.png")).await?;
-            // A tick opens its gate's event in the list and the detail pane.
-            if width == 1400 {
-                ticks[0].click().await?;
-                let detail = wait_for(&c, "#detail .detail-body").await?;
-                anyhow::ensure!(detail.text().await?.contains("fitness.gate"));
-                drag_a_span(&c).await?;
-            }
-            Ok(())
-        })
-        .await?;
-    }
+    anyhow::ensure!(in_span > 0, "an empty span proves nothing");
     // A span's link reopens the same view: the list holds its entries only.
     with_site(1400, |c, root| async move {
         c.goto(&format!("{}&span={from}-{to}", replay(&root, HF)))
@@ -1057,6 +1015,53 @@ async fn a_trial_reads_as_a_conversation_with_its_verdict_and_wire_frames() -> a
                     .await?;
                 wait_for(&c, "#trial").await?;
                 anyhow::ensure!(c.current_url().await?.as_str().contains("trial="));
+            }
+            Ok(())
+        })
+        .await?;
+    }
+    Ok(())
+}
+
+/// The strip of `run` at each width: a lane per arm with as many marks as
+/// the tapes have calls, one path per kind of mark, a tick per gate verdict.
+async fn strip_matches_the_tapes(run: &'static str, widths: &[u32]) -> anyhow::Result<()> {
+    let (lanes, gates) = marks_by_lane(run)?;
+    anyhow::ensure!(gates > 0, "the reference tapes carry gate events");
+    for &width in widths {
+        let lanes = lanes.clone();
+        with_site(width, |c, root| async move {
+            c.goto(&replay(&root, run)).await?;
+            wait_for(&c, "#timeline-strip").await?;
+            let drawn = attr_u64(&c, "#timeline-strip", "data-lanes").await?;
+            anyhow::ensure!(
+                drawn == lanes.len() as u64,
+                "{drawn} lanes, tapes {lanes:?}"
+            );
+            let total: u64 = lanes.values().sum();
+            anyhow::ensure!(attr_u64(&c, "#timeline-strip", "data-marks").await? == total);
+            for (arm, n) in &lanes {
+                let got =
+                    attr_u64(&c, &format!(".strip-lane[data-lane='{arm}']"), "data-marks").await?;
+                anyhow::ensure!(got == *n, "lane {arm}: {got} marks, the tapes have {n}");
+                // One path per kind of mark, never a node per mark.
+                let paths = c
+                    .find_all(Locator::Css(&format!(
+                        ".strip-lane[data-lane='{arm}'] path"
+                    )))
+                    .await?
+                    .len();
+                anyhow::ensure!(paths == 4, "lane {arm}: {paths} paths");
+            }
+            let ticks = c.find_all(Locator::Css(".strip-tick")).await?;
+            anyhow::ensure!(ticks.len() as u64 == gates, "{} ticks", ticks.len());
+            screenshot(&c, &format!("replay-strip-{run}-{width}.png")).await?;
+            // A tick opens its gate's event in the list and the detail pane.
+            if run == HF && width == 1400 {
+                ticks[0].click().await?;
+                let detail = wait_for(&c, "#detail .detail-body").await?;
+                anyhow::ensure!(detail.text().await?.contains("fitness.gate"));
+                drag_a_span(&c).await?;
             }
             Ok(())
         })
