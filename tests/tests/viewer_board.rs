@@ -364,10 +364,35 @@ async fn anchor_board_and_record_page_in_chromium() -> anyhow::Result<()> {
                 c.goto(&server.url(&format!("/runs/{HF}/?view=replay"))).await?;
                 wait_for(c, ".replay[data-complete='1'] .tl-row").await?;
                 screenshot(c, &name("replay")).await?;
+                scroll_to(c, "#timeline-strip").await?;
+                screenshot(c, &name("replay-strip")).await?;
+                c.goto(&server.url(&format!(
+                    "/runs/{HF}/?view=replay&trial=trending-model-rank3%3A%3Aconstruct"
+                )))
+                .await?;
+                wait_for(c, "#trial .verdict").await?;
+                screenshot(c, &name("replay-trial")).await?;
             }
         }
         color_scheme(c, false).await?;
         c.set_window_size(1400, 900).await?;
+
+        // Each task of the record's per-task table links its drive trials'
+        // conversation in the replay, and the link opens it.
+        c.goto(&server.url(&format!("/runs/{HF}/"))).await?;
+        live(c).await?;
+        let rows = count(c, "section.tasks div.scroll:first-of-type tbody tr").await?;
+        let links = c.find_all(Locator::Css("section.tasks a.read-trial")).await?;
+        anyhow::ensure!(rows > 0 && links.len() == rows, "{} links, {rows} tasks", links.len());
+        let first = c
+            .find(Locator::Css("section.tasks tbody tr th code"))
+            .await?
+            .text()
+            .await?;
+        links[0].click().await?;
+        let trial = wait_for(c, "#trial").await?;
+        anyhow::ensure!(trial.attr("data-trial").await?.as_deref() == Some(first.as_str()));
+        anyhow::ensure!(count(c, "#trial .verdict").await? > 0);
 
         // The old record URL still works, rendered in the browser.
         c.goto(&server.url(&format!("/?run={HF}"))).await?;
