@@ -7,6 +7,7 @@ pub mod browser;
 pub mod floors;
 pub mod serve;
 pub mod site;
+pub mod tapes;
 
 use std::path::PathBuf;
 

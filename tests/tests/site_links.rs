@@ -275,6 +275,53 @@ async fn every_link_on_the_demo_site_resolves_and_the_demo_reads_verified() -> a
         let state = badge.attr("data-state").await?;
         let text = badge.text().await?;
         anyhow::ensure!(state.as_deref() == Some("verified"), "{state:?}: {text}");
+        // Our own tapes draw the run's shape: a lane per arm with every
+        // call, a tick per gate verdict the recorder taped, and each drive
+        // trial reads as a conversation with one verdict per repetition, as
+        // many passed as the record counts.
+        let run_dir = site.join(good.split("?").next().unwrap_or_default());
+        let (lanes, gates) = fitness_e2e::tapes::marks_by_lane(&run_dir)?;
+        let record: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(run_dir.join("record.json"))?)?;
+        let order = record["gates"]["order"].as_array().map_or(0, Vec::len);
+        anyhow::ensure!(
+            gates.len() >= order && gates.iter().all(|g| g.1),
+            "{gates:?}"
+        );
+        let strip = c
+            .wait()
+            .at_most(Duration::from_secs(60))
+            .for_element(Locator::Css("#timeline-strip"))
+            .await?;
+        anyhow::ensure!(
+            strip.attr("data-lanes").await?.as_deref() == Some(lanes.len().to_string().as_str()),
+            "{lanes:?}"
+        );
+        let total: u64 = lanes.values().sum();
+        anyhow::ensure!(
+            strip.attr("data-marks").await?.as_deref() == Some(total.to_string().as_str())
+        );
+        anyhow::ensure!(c.find_all(Locator::Css(".strip-tick")).await?.len() == gates.len());
+        let task = &record["score"]["tasks"][0];
+        let id = task["task_id"].as_str().unwrap_or_default();
+        c.goto(&server.url(&format!("/{good}&trial={id}"))).await?;
+        let trial = c
+            .wait()
+            .at_most(Duration::from_secs(60))
+            .for_element(Locator::Css("#trial"))
+            .await?;
+        let attr = |name: &'static str| {
+            let trial = trial.clone();
+            async move { trial.attr(name).await.map(|v| v.unwrap_or_default()) }
+        };
+        anyhow::ensure!(
+            attr("data-attempts").await? == task["reps"].to_string(),
+            "{task}"
+        );
+        anyhow::ensure!(
+            attr("data-passed").await? == task["reps_succeeded"].to_string(),
+            "{task}"
+        );
         Ok(())
     }
     .await;

@@ -817,36 +817,6 @@ async fn without_a_site_key_nothing_reads_verified() -> anyhow::Result<()> {
     outcome
 }
 
-/// Marks per lane counted straight from the tape lines: every JSON-RPC
-/// request, every assistant turn, every failed model attempt and every call
-/// the harness withheld or refused, on the lane of its `corr_id`'s arm;
-/// and the gates' verdicts (`fitness.gate` events).
-fn marks_by_lane(run: &str) -> anyhow::Result<(std::collections::BTreeMap<String, u64>, u64)> {
-    use fitness_shared::tape::timeline::Arm;
-    let mut lanes = std::collections::BTreeMap::new();
-    let mut gates = 0;
-    for name in ["mcp.jsonl", "agent.jsonl"] {
-        for line in String::from_utf8(tape_bytes(run, name)?)?.lines() {
-            let Ok(v) = serde_json::from_str::<serde_json::Value>(line) else {
-                continue;
-            };
-            let kind = v["kind"].as_str().unwrap_or("");
-            gates += u64::from(v["dir"] == "event" && kind == "fitness.gate");
-            let request = v["raw"]["method"].is_string()
-                && v["raw"].get("id").is_some_and(|id| !id.is_null())
-                && (v["dir"] == "in" || v["dir"] == "out");
-            let turn = v["type"] == "turn" && v["role"] == "assistant";
-            let event = v["dir"] == "event"
-                && ["llm.error", "fitness.blocked_call", "fitness.refused_call"].contains(&kind);
-            if request || turn || event {
-                let arm = Arm::of(v["corr_id"].as_str()).as_str().to_owned();
-                *lanes.entry(arm).or_insert(0) += 1;
-            }
-        }
-    }
-    Ok((lanes, gates))
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_strip_draws_a_lane_per_arm_with_every_call_and_links_a_span() -> anyhow::Result<()> {
     // The scored run's lanes at both widths; a refused run's at one.
@@ -1026,8 +996,9 @@ async fn a_trial_reads_as_a_conversation_with_its_verdict_and_wire_frames() -> a
 /// The strip of `run` at each width: a lane per arm with as many marks as
 /// the tapes have calls, one path per kind of mark, a tick per gate verdict.
 async fn strip_matches_the_tapes(run: &'static str, widths: &[u32]) -> anyhow::Result<()> {
-    let (lanes, gates) = marks_by_lane(run)?;
-    anyhow::ensure!(gates > 0, "the reference tapes carry gate events");
+    let (lanes, gates) = fitness_e2e::tapes::marks_by_lane(&traces().join(run))?;
+    anyhow::ensure!(!gates.is_empty(), "the reference tapes carry gate events");
+    let gates = gates.len() as u64;
     for &width in widths {
         let lanes = lanes.clone();
         with_site(width, |c, root| async move {

@@ -45,10 +45,22 @@ impl Run<'_> {
         let width = self.width();
         let mut done: Vec<Option<TrialOutcome>> = vec![None; jobs.len()];
         let mut halt = None;
+        // The repetitions of one task share its corr_id: they take turns, so
+        // the tapes never interleave two of them and each reads as one
+        // conversation after another. Other tasks fill the width.
+        let turns: std::collections::HashMap<&str, tokio::sync::Mutex<()>> = jobs
+            .iter()
+            .map(|(task, _)| (task.id.as_str(), tokio::sync::Mutex::new(())))
+            .collect();
         {
             let this = &*self;
+            let turns = &turns;
             let mut flight = futures::stream::iter(jobs.iter().enumerate())
                 .map(|(i, &(task, kind))| async move {
+                    let _turn = match turns.get(task.id.as_str()) {
+                        Some(m) => Some(m.lock().await),
+                        None => None,
+                    };
                     (i, this.one_trial(model, server, trials, task, kind).await)
                 })
                 .buffer_unordered(width);
