@@ -315,11 +315,17 @@ async fn every_link_on_the_demo_site_resolves_and_the_demo_reads_verified() -> a
             async move { trial.attr(name).await.map(|v| v.unwrap_or_default()) }
         };
         anyhow::ensure!(
-            attr("data-attempts").await? == task["reps"].to_string(),
+            attr("data-attempts").await?.parse::<u64>().ok()
+                == Some(task["reps"].as_u64().context("the task's reps")?),
             "{task}"
         );
         anyhow::ensure!(
-            attr("data-passed").await? == task["reps_succeeded"].to_string(),
+            attr("data-passed").await?.parse::<u64>().ok()
+                == Some(
+                    task["reps_succeeded"]
+                        .as_u64()
+                        .context("the task's reps succeeded")?
+                ),
             "{task}"
         );
         Ok(())
