@@ -16,7 +16,7 @@ pub fn dictates_calls(generator: &str) -> bool {
 
 /// Generators whose tasks a judge model writes: the suite depends on which
 /// judge, so runs are read against each other only with the same judge.
-pub const JUDGE_WRITTEN: &[&str] = &["judge-synth/1"];
+pub const JUDGE_WRITTEN: &[&str] = &["judge-synth/1", "judge-walk/1"];
 
 /// Does a judge model write `generator`'s tasks?
 pub fn judge_writes_tasks(generator: &str) -> bool {

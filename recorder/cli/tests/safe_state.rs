@@ -179,20 +179,26 @@ fn a_sandbox_copy_may_write_lists_every_write_and_never_touches_the_original() {
         wire.lines().skip(1).all(|l| !l.contains(s(&root))),
         "the server was started over the original"
     );
+    // This run's copy (named on its wire tape: the server was started
+    // over it) is gone; other tests' copies may be live beside it.
     let copy_root = std::env::temp_dir().join("fitness-sandbox");
-    let left: Vec<_> = std::fs::read_dir(&copy_root)
-        .map(|d| {
-            d.flatten()
-                .filter(|e| e.path().is_dir())
-                .map(|e| e.path())
-                .collect()
+    let prefix = format!("{}/", copy_root.display());
+    let ours: std::collections::BTreeSet<std::path::PathBuf> = wire
+        .match_indices(&prefix)
+        .filter_map(|(i, _)| {
+            let id: String = wire[i + prefix.len()..]
+                .chars()
+                .take_while(char::is_ascii_alphanumeric)
+                .collect();
+            (!id.is_empty()).then(|| copy_root.join(id))
         })
-        .unwrap_or_default();
+        .collect();
     assert!(
-        left.iter()
-            .all(|p| !p.join("work").exists() || std::fs::read_dir(p.join("work")).is_err()),
-        "copies left behind: {left:?}"
+        !ours.is_empty(),
+        "the wire tape names the copy the server ran over"
     );
+    let left: Vec<_> = ours.iter().filter(|p| p.join("work").exists()).collect();
+    assert!(left.is_empty(), "copies left behind: {left:?}");
 }
 
 #[test]

@@ -282,6 +282,25 @@ pub fn infer(tool: &Tool) -> (bool, String) {
     )
 }
 
+/// Writing verbs that only add state (a new record, an observation), never
+/// change or remove what is there.
+pub const ADDING_VERBS: &[&str] = &["create", "insert", "add"];
+
+/// Does this tool, by its name, only add state: every writing verb in its
+/// name is an adding one (`create_entities`, `add_observations`, never
+/// `delete_entities` or `create_or_replace`)? Never when it declares
+/// `destructiveHint: true`.
+pub fn only_adds(tool: &Tool) -> bool {
+    if tool.annotations.as_ref().and_then(|a| a.destructive_hint) == Some(true) {
+        return false;
+    }
+    let verbs: Vec<&str> = words(&tool.name)
+        .iter()
+        .filter_map(|w| is_verb(w, WRITE_VERBS))
+        .collect();
+    !verbs.is_empty() && verbs.iter().all(|v| ADDING_VERBS.contains(v))
+}
+
 /// May a call of this tool change the server's state? `readOnlyHint`
 /// where declared, else `destructiveHint: true`, else [`infer`].
 pub fn may_write(tool: &Tool) -> bool {
@@ -397,6 +416,19 @@ mod tests {
         let mut t = tool(name, "");
         t.annotations = serde_json::from_value(annotations).ok();
         t
+    }
+
+    #[test]
+    fn a_tool_only_adds_when_every_writing_verb_of_its_name_adds() {
+        assert!(only_adds(&tool("create_entities", "")));
+        assert!(only_adds(&tool("addObservations", "")));
+        assert!(!only_adds(&tool("delete_entities", "")));
+        assert!(!only_adds(&tool("create_or_update", "")));
+        assert!(!only_adds(&tool("read_graph", "")));
+        assert!(!only_adds(&annotated(
+            "create_table",
+            serde_json::json!({"destructiveHint": true})
+        )));
     }
 
     #[test]

@@ -90,6 +90,7 @@ impl Fixture {
             writers: &self.destructive,
             exclude_prompts: &self.exclude,
             answer_rules: self.answer_rules,
+            worded_rules: false,
         }
     }
 }

@@ -41,11 +41,14 @@ pub struct RunArgs {
     /// The model under test: anthropic/<model>, openai/<model> or sim/<profile>.
     #[arg(long, value_name = "P/M")]
     pub runner: String,
-    /// The judge that writes tasks (judge-synth/1).
+    /// The judge that writes tasks (judge-synth/1) or guides the walk
+    /// (judge-walk/1).
     #[arg(long, value_name = "P/M")]
     pub judge: Option<String>,
-    /// The task generator: judge-synth/1 (needs --judge), schema-walk/2
-    /// (offline, tasks that need the server's work) or schema-walk/1
+    /// The task generator: judge-synth/1 (needs --judge), judge-walk/1 (needs
+    /// --judge: the walk, the judge proposing its inputs and wording its
+    /// tasks), schema-walk/2 (offline, tasks that need the server's work) or
+    /// schema-walk/1
     /// (rehearsal: the tasks dictate the calls). Default: judge-synth/1 with
     /// --judge; schema-walk/1 for a sim runner; otherwise required.
     #[arg(long)]

@@ -23,14 +23,14 @@ use fitness_recorder::suite::{GenerateOptions, GenerationReport, GeneratorId};
 #[command(
     after_help = "Examples:\n  fitness suite --generator schema-walk/2 --tasks 8 --out suite.json -- npx mcp-server-everything\n  \
 fitness suite http://127.0.0.1:3001/mcp --generator schema-walk/2 --seed 7 --out suite.json --json\n\n\
-schema-walk/2 and schema-walk/1 need no model. judge-synth/1 needs --judge PROVIDER/MODEL; --runner PROVIDER/MODEL \
+schema-walk/2 and schema-walk/1 need no model. judge-synth/1 and judge-walk/1 need --judge PROVIDER/MODEL; --runner PROVIDER/MODEL \
 adds the generation-time null screen."
 )]
 pub struct SuiteArgs {
     /// An http(s) URL; for a stdio server give `-- CMD ARGS...` instead.
     pub url: Option<String>,
-    /// The generator: schema-walk/2 (offline, zero spend), judge-synth/1
-    /// (needs --judge), or schema-walk/1 (rehearsal: the tasks dictate the
+    /// The generator: schema-walk/2 (offline, zero spend), judge-walk/1 (the
+    /// walk guided by --judge), judge-synth/1 (needs --judge), or schema-walk/1 (rehearsal: the tasks dictate the
     /// calls).
     #[arg(long)]
     pub generator: String,
@@ -50,7 +50,7 @@ pub struct SuiteArgs {
     /// Task id prefix (`t`; `x1-` for extension batch 1).
     #[arg(long, default_value = "t")]
     pub id_prefix: String,
-    /// The judge model (PROVIDER/MODEL) for judge-synth/1 and the
+    /// The judge model (PROVIDER/MODEL) for judge-synth/1, judge-walk/1 and the
     /// destructiveness labels.
     #[arg(long, value_name = "P/M")]
     pub judge: Option<String>,
@@ -186,8 +186,8 @@ fn models(
             .transpose()
     };
     let (judge_id, runner_id) = (parse(&args.judge)?, parse(&args.runner)?);
-    if generator == GeneratorId::JudgeSynth1 && judge_id.is_none() {
-        anyhow::bail!("--generator judge-synth/1 needs a --judge PROVIDER/MODEL");
+    if generator.needs_judge() && judge_id.is_none() {
+        anyhow::bail!("--generator {generator} needs a --judge PROVIDER/MODEL");
     }
     let client_opts = fitness_recorder::model::ClientOptions {
         seed: args.seed,
@@ -225,8 +225,13 @@ fn tapes(
     })
 }
 
-/// Write the report to `--out` and print its ledger, both in the published
-/// (redacted) form.
+/// Where the suite's Markdown listing goes: beside `--out`, as `.md`.
+pub fn markdown_path(out: &std::path::Path) -> PathBuf {
+    out.with_extension("md")
+}
+
+/// Write the report to `--out` and its listing as Markdown beside it, and
+/// print its ledger and every task, all in the published (redacted) form.
 fn write_and_print(args: &SuiteArgs, report: &GenerationReport) -> anyhow::Result<()> {
     // Written and printed in the published form.
     let mut value = serde_json::to_value(report)?;
@@ -234,6 +239,14 @@ fn write_and_print(args: &SuiteArgs, report: &GenerationReport) -> anyhow::Resul
     let body = serde_json::to_vec_pretty(&value)?;
     std::fs::write(&args.out, body)
         .with_context(|| format!("failed to write {}", args.out.display()))?;
+    let md_path = markdown_path(&args.out);
+    let md = fitness_recorder::secrets::redact(&fitness_recorder::suite::listing::markdown(
+        &report.suite,
+        &report.rejections,
+        &ledger_text(report),
+    ));
+    std::fs::write(&md_path, md)
+        .with_context(|| format!("failed to write {}", md_path.display()))?;
     let printed = if args.json {
         fitness_recorder::secrets::pretty_json(&serde_json::json!({
             "generator": report.suite.generator,
@@ -243,12 +256,15 @@ fn write_and_print(args: &SuiteArgs, report: &GenerationReport) -> anyhow::Resul
             "screen_errors": report.screen_errors,
             "degenerate": report.degenerate,
             "out": args.out,
+            "markdown": md_path,
         }))? + "\n"
     } else {
         fitness_recorder::secrets::redact(&format!(
-            "{}wrote {}\n",
+            "{}{}wrote {} and {}\n",
             ledger_text(report),
-            args.out.display()
+            fitness_recorder::suite::listing::tasks_text(&report.suite.tasks),
+            args.out.display(),
+            md_path.display()
         ))
     };
     crate::process::print(&printed)?;

@@ -255,7 +255,8 @@ pub fn require_tool(name: &str) -> PathBuf {
         });
     let mut candidates: Vec<PathBuf> = tools
         .iter()
-        .map(|t| t.join("node_modules/.bin").join(name))
+        .flat_map(|t| [t.join("node_modules/.bin"), t.join("venv/bin")])
+        .map(|d| d.join(name))
         .collect();
     if let Some(path) = std::env::var_os("PATH") {
         candidates.extend(std::env::split_paths(&path).map(|d| d.join(name)));

@@ -386,8 +386,8 @@ pub fn default_generator(
             "with the runner {runner}, choose how the tasks are made: --judge PROVIDER/MODEL (judge-synth/1 writes them) or --generator schema-walk/2 (offline, from the server's real answers). schema-walk/1 is not the default for a real model: its tasks dictate the calls, so its score measures relay, not fitness"
         ),
     };
-    if generator == GeneratorId::JudgeSynth1 && judge.is_none() {
-        anyhow::bail!("--generator judge-synth/1 needs a --judge PROVIDER/MODEL");
+    if generator.needs_judge() && judge.is_none() {
+        anyhow::bail!("--generator {generator} needs a --judge PROVIDER/MODEL");
     }
     Ok(generator)
 }

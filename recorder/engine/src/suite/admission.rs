@@ -17,6 +17,8 @@
 //! | `write-excluded` | a task whose solution writes, where the run may not write |
 //! | `answer-not-reached` | a judge's task whose solution, made at generation, fails or returns no answer its check accepts (or that has no solution to make) |
 //! | `error-answer` | the answer came from a result that reads as an error (`ENOENT`, `not found`, a traceback...) |
+//! | `names-tool` | `judge-walk/1`: the prompt names a tool, so it dictates the call |
+//! | `label-as-given` | `judge-walk/1`: the harness's wording asks for a label it also states as given (`the hex of the item whose hex is ...`) |
 //! | `duplicate` | the same normalised prompt as an admitted task or an earlier batch, or the same (solution, answer) |
 //! | `check-not-discriminating` | a predicate that accepts another admitted task's answer key (of two tasks with one answer, the later): it cannot tell the tasks apart |
 //!
@@ -24,6 +26,9 @@
 //! generator but `schema-walk/1`, whose suites stay as they were generated;
 //! `error-answer` reads the result a candidate's answer came from, which
 //! only `schema-walk/2` and a verified `judge-synth/1` candidate carry.
+//! `names-tool` and `label-as-given` apply to `judge-walk/1` alone, whose
+//! prompts a judge words from the harness's own (`schema-walk/2`'s suites
+//! stay as they were generated).
 //!
 //! `write-excluded`: a task writes when it says so or when its solution
 //! calls a tool that may write ([`crate::access::may_write`], or the
@@ -106,6 +111,8 @@ pub const RULES: &[&str] = &[
     "write-excluded",
     "answer-not-reached",
     "error-answer",
+    "names-tool",
+    "label-as-given",
     "duplicate",
     "check-not-discriminating",
 ];
@@ -125,6 +132,8 @@ pub struct AdmissionContext<'a> {
     /// `answer-derivable` and `check-not-discriminating` apply (every
     /// generator but `schema-walk/1`).
     pub answer_rules: bool,
+    /// `names-tool` and `label-as-given` apply (`judge-walk/1`).
+    pub worded_rules: bool,
 }
 
 /// Admit or reject each candidate; admitted tasks keep the candidate order.
@@ -190,6 +199,9 @@ impl Batch {
                 ),
             ));
         }
+        if ctx.worded_rules {
+            worded(c, task, ctx)?;
+        }
         self.first_of_its_kind(task)?;
         let mut task = task.clone();
         task.id = c.id.clone();
@@ -222,6 +234,55 @@ impl Batch {
         self.seen_solutions.insert(solution_key);
         Ok(())
     }
+}
+
+/// `names-tool`, `label-as-given`: a reworded prompt names no tool, and
+/// the harness's wording does not ask for a label it states as given.
+fn worded(c: &Candidate, task: &Task, ctx: &AdmissionContext) -> Result<(), Broken> {
+    if let Some(tool) = ctx.tools.iter().find(|t| names_tool(&task.prompt, &t.name)) {
+        return Err((
+            "names-tool",
+            format!(
+                "the prompt names the tool `{}`: it dictates the call",
+                tool.name
+            ),
+        ));
+    }
+    let wording = c.template.as_deref().unwrap_or(&task.prompt);
+    if let Some(label) = label_as_given(wording) {
+        return Err((
+            "label-as-given",
+            format!("the task asks for the {label} of a record it names by its {label}"),
+        ));
+    }
+    Ok(())
+}
+
+/// Does `text` name the tool `name`? Only a name that is an identifier
+/// (`get_weather`, `readFile`, `fs.read`) can be named: a tool called by
+/// a plain word (`calculate`, `search`) is not dictated by a request that
+/// uses the word.
+pub fn names_tool(text: &str, name: &str) -> bool {
+    let identifier = name.contains(['_', '-', '.', '/'])
+        || name
+            .chars()
+            .skip(1)
+            .any(|c| c.is_uppercase() || c.is_ascii_digit());
+    identifier && contains_token(text, name)
+}
+
+/// The label a walk's wording asks for and also states as given
+/// (`find the hex of the item whose hex is ...`).
+pub fn label_as_given(wording: &str) -> Option<String> {
+    static GIVEN: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+        regex::Regex::new(
+            r"(?i)\bfind the (.{1,60}?) of the (?:record|item|entry) whose (.{1,60}?) is\b",
+        )
+        .expect("the wording pattern compiles")
+    });
+    let caps = GIVEN.captures(wording)?;
+    let (asked, given) = (caps[1].trim().to_lowercase(), caps[2].trim().to_lowercase());
+    (asked == given).then_some(asked)
 }
 
 /// `check-not-discriminating`: the admitted tasks whose check accepts no
@@ -582,6 +643,28 @@ pub fn normalise(s: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn only_an_identifier_is_a_tool_named() {
+        assert!(names_tool("Call get_weather for Paris", "get_weather"));
+        assert!(names_tool("use readFile on it", "readFile"));
+        assert!(!names_tool("Calculate (2 + 3) * 7", "calculate"));
+        assert!(!names_tool("the weather_report", "weather"));
+    }
+
+    #[test]
+    fn a_label_asked_for_and_given_is_found() {
+        assert_eq!(
+            label_as_given(
+                "Using the server's tools, find the hex of the item whose hex is `U+0074`."
+            ),
+            Some("hex".to_owned())
+        );
+        assert_eq!(
+            label_as_given("find the size of the record whose name is `a.txt`."),
+            None
+        );
+    }
 
     #[test]
     fn tokens_match_whole() {

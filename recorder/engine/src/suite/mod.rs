@@ -11,6 +11,7 @@ pub mod admission;
 pub mod destructive;
 pub mod generators;
 pub mod hashed;
+pub mod listing;
 pub mod options;
 pub mod predicate;
 pub mod reading;
@@ -181,6 +182,7 @@ fn admit(candidates: Vec<Candidate>, input: &GenerationInput<'_>) -> (Vec<Task>,
         writers: input.writers,
         exclude_prompts: &input.opts.exclude_prompts,
         answer_rules: input.opts.generator != GeneratorId::SchemaWalk1,
+        worded_rules: input.opts.generator == GeneratorId::JudgeWalk1,
     };
     admission::admit(candidates, &ctx)
 }
@@ -261,8 +263,8 @@ fn check_options<'a>(
         (true, Some(r)) => Some(r),
         (false, _) => None,
     };
-    if opts.generator == GeneratorId::JudgeSynth1 && judge.is_none() {
-        anyhow::bail!("judge-synth/1 needs a judge model");
+    if opts.generator.needs_judge() && judge.is_none() {
+        anyhow::bail!("{} needs a judge model", opts.generator);
     }
     Ok(screen_runner)
 }
@@ -289,6 +291,10 @@ fn suite_config(
     }
     if let Some(j) = judge {
         config.insert("judge".into(), json!(j.id().to_string()));
+        config.insert(
+            "destructiveness_batch".into(),
+            json!(destructive::LABEL_BATCH),
+        );
     }
     config
 }

@@ -13,6 +13,7 @@ pub enum GeneratorId {
     SchemaWalk1,
     SchemaWalk2,
     JudgeSynth1,
+    JudgeWalk1,
 }
 
 impl GeneratorId {
@@ -21,7 +22,13 @@ impl GeneratorId {
             GeneratorId::SchemaWalk1 => "schema-walk/1",
             GeneratorId::SchemaWalk2 => "schema-walk/2",
             GeneratorId::JudgeSynth1 => "judge-synth/1",
+            GeneratorId::JudgeWalk1 => "judge-walk/1",
         }
+    }
+
+    /// The generator cannot run without a judge model.
+    pub fn needs_judge(self) -> bool {
+        matches!(self, GeneratorId::JudgeSynth1 | GeneratorId::JudgeWalk1)
     }
 
     /// A rehearsal generator: its prompts name the tool and dictate the
@@ -39,8 +46,9 @@ impl FromStr for GeneratorId {
             "schema-walk/1" => Ok(GeneratorId::SchemaWalk1),
             "schema-walk/2" => Ok(GeneratorId::SchemaWalk2),
             "judge-synth/1" => Ok(GeneratorId::JudgeSynth1),
+            "judge-walk/1" => Ok(GeneratorId::JudgeWalk1),
             other => anyhow::bail!(
-                "unknown generator {other:?}: use schema-walk/2 (offline, zero spend, tasks that need the server's work), judge-synth/1 (a judge model writes the tasks) or schema-walk/1 (rehearsal: the tasks dictate the calls)"
+                "unknown generator {other:?}: use schema-walk/2 (offline, zero spend, tasks that need the server's work), judge-walk/1 (the walk, with a judge model proposing its inputs and wording its tasks), judge-synth/1 (a judge model writes the tasks) or schema-walk/1 (rehearsal: the tasks dictate the calls)"
             ),
         }
     }

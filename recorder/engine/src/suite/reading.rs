@@ -10,7 +10,7 @@ use rmcp::model::Tool;
 
 static ERROR_TEXT: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(
-        r"(?i)^\s*(?:error|exception|traceback|fatal|failed|failure|denied|forbidden|unauthori[sz]ed|invalid|not found|no such|cannot|could not|unable to)\b|\b(?:ENOENT|EACCES|EPERM|EISDIR|ENOTDIR|Permission denied|No such file or directory|Access denied|Traceback \(most recent call last\)|MCP error -?\d+|is not a valid|does not exist|outside (?:the )?allowed)\b",
+        r"(?i)^\s*(?:error|exception|traceback|fatal|failed|failure|denied|forbidden|unauthori[sz]ed|invalid|not found|no such|cannot|could not|unable to)\b|^\s*(?:[a-z]+\s+){1,2}error\s*:|\b(?:syntax error|no such (?:table|column)|ENOENT|EACCES|EPERM|EISDIR|ENOTDIR|Permission denied|No such file or directory|Access denied|Traceback \(most recent call last\)|MCP error -?\d+|is not a valid|does not exist|outside (?:the )?allowed)\b",
     )
     .expect("the error pattern compiles")
 });
@@ -26,9 +26,41 @@ pub fn reads_as_empty(text: &str) -> bool {
 }
 
 /// Does a tool result read as an error although it was not flagged as one?
+/// Its text begins as an error does, or it is a JSON object that says
+/// only an error (`{"error": "no such table: users"}`, perhaps with a
+/// message, code, details or status).
 pub fn reads_as_error(text: &str) -> bool {
     let head: String = text.chars().take(2_000).collect();
-    ERROR_TEXT.is_match(&head)
+    ERROR_TEXT.is_match(&head) || json_error(text)
+}
+
+fn json_error(text: &str) -> bool {
+    let t = text.trim_start();
+    if !t.starts_with('{') || t.len() > 1_000_000 {
+        return false;
+    }
+    match serde_json::from_str::<serde_json::Value>(t) {
+        // The error is all the object says (its fields are kept sorted, so
+        // "first" cannot be read): one field, or `error` beside a message.
+        Ok(serde_json::Value::Object(o)) => {
+            let error = o
+                .iter()
+                .find(|(k, _)| matches!(k.to_lowercase().as_str(), "error" | "errors"))
+                .map(|(_, v)| v);
+            let besides = o.keys().filter(|k| {
+                !matches!(
+                    k.to_lowercase().as_str(),
+                    "error" | "errors" | "message" | "code" | "details" | "status"
+                )
+            });
+            error.is_some_and(|v| {
+                !v.is_null()
+                    && v != &serde_json::Value::Bool(false)
+                    && v.as_str().is_none_or(|s| !s.trim().is_empty())
+            }) && besides.count() == 0
+        }
+        _ => false,
+    }
 }
 
 /// Name words of tools that may hand back the server's environment or
@@ -54,4 +86,30 @@ pub fn exposes_secrets(tool: &Tool) -> Option<&'static str> {
     crate::access::words(&tool.name)
         .iter()
         .find_map(|w| SECRET_WORDS.iter().copied().find(|s| s == w))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn errors_a_server_did_not_flag_read_as_errors() {
+        // mcp-server-sqlite answers a bad query with text, not isError.
+        assert!(reads_as_error("Database error: no such table: products"));
+        assert!(reads_as_error("Database error: near \".\": syntax error"));
+        assert!(reads_as_error(
+            "ENOENT: no such file or directory, open 'x'"
+        ));
+        assert!(!reads_as_error(
+            "[{'customer': 'Ada Quill', 'status': 'shipped'}]"
+        ));
+        assert!(!reads_as_error("The error bars are 0.5 wide"));
+        // @executeautomation/database-server answers with a JSON error.
+        assert!(reads_as_error(
+            "{\n  \"error\": \"SQL Error: SQLITE_ERROR: no such table: users\"\n}"
+        ));
+        assert!(!reads_as_error("{\"error\": null, \"rows\": [1]}"));
+        // An object whose fields include an error among its data is data.
+        assert!(!reads_as_error("{\"rows\": [1], \"error\": \"x\"}"));
+    }
 }

@@ -97,6 +97,9 @@ pub struct Candidate {
     /// Why the solution's calls, made at generation, did not reach the
     /// answer (`answer-not-reached`).
     pub unreached: Option<String>,
+    /// The harness's own wording of the task, where a judge reworded it
+    /// (`judge-walk/1`): what admission reads for the walk's wording rules.
+    pub template: Option<String>,
 }
 
 impl Candidate {
@@ -106,6 +109,7 @@ impl Candidate {
             parsed,
             source: None,
             unreached: None,
+            template: None,
         }
     }
 }

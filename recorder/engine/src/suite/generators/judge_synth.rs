@@ -286,7 +286,7 @@ pub async fn verify(
             match call(session, &step.tool, &args, timeout).await {
                 Called::Text(t) => results.push(t),
                 Called::Empty => results.push(String::new()),
-                Called::Error => {
+                Called::Error(_) => {
                     failed = Some(format!("call {i} (`{}`) returned an error", step.tool));
                     break;
                 }

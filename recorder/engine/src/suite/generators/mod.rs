@@ -10,10 +10,13 @@
 //! - [`schema_walk1`]: `schema-walk/1`, the rehearsal walk (tasks dictate the calls).
 //! - [`schema_walk2`]: `schema-walk/2`, the offline walk whose tasks need the server's work.
 //! - [`judge_synth`]: `judge-synth/1`, a judge model writes the tasks.
+//! - [`judge_walk`]: `judge-walk/1`, the walk with a judge proposing its
+//!   inputs and wording its tasks; the harness makes every call and check.
 //! - [`walk`]: the parts both walks are built from (not a generator).
 //! - [`seam`]: the interface, what a generator reads and what it returns.
 
 pub mod judge_synth;
+pub mod judge_walk;
 pub mod schema_walk1;
 pub mod schema_walk2;
 pub mod seam;
@@ -29,5 +32,6 @@ pub fn generator(id: GeneratorId) -> &'static dyn Generator {
         GeneratorId::SchemaWalk1 => &schema_walk1::SchemaWalk1,
         GeneratorId::SchemaWalk2 => &schema_walk2::SchemaWalk2,
         GeneratorId::JudgeSynth1 => &judge_synth::JudgeSynth1,
+        GeneratorId::JudgeWalk1 => &judge_walk::JudgeWalk1,
     }
 }

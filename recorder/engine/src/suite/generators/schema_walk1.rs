@@ -286,7 +286,7 @@ impl<'a> Walker<'a> {
         }
         let text = match call_counted(session, name, &args, timeout, &mut self.stats).await {
             Taken::Text(t) => t,
-            Taken::Skip => return ControlFlow::Continue(()),
+            Taken::Skip(_) => return ControlFlow::Continue(()),
             Taken::Dead => {
                 self.dead.insert(name.to_owned());
                 return ControlFlow::Break(());

@@ -3,8 +3,11 @@
 //! with handles harvested from earlier results in its string arguments. Only
 //! calls that succeeded become observations; the others are counted.
 
-use std::collections::{BTreeSet, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashSet};
 use std::ops::ControlFlow;
+
+use fitness_shared::tape::timeline::excerpt;
+use futures::future::LocalBoxFuture;
 
 use rand::SeedableRng;
 use rand::rngs::ChaCha8Rng;
@@ -12,7 +15,7 @@ use rmcp::model::Tool;
 use serde_json::{Map, Value};
 
 use super::config::WalkConfig2;
-use super::text::{Handle, harvest};
+use super::text::{Handle, harvest, python_literal};
 use crate::mcp::connect::Session;
 use crate::suite::generators::walk::{Taken, WalkStats, call_counted, drop_unsatisfiable};
 use crate::suite::predicate::first_json_value;
@@ -58,6 +61,35 @@ impl Exploration {
 
 /// Arguments to call with, and the slots a handle filled (slot, handle).
 type Plan = (Map<String, Value>, Vec<(String, usize)>);
+
+/// Something that knows what a tool's arguments mean (a judge model) and
+/// proposes argument sets the schema alone cannot: an `expression` of
+/// `2+3`, a `query` over a table the walk has seen listed. Its proposals are
+/// only ever called as the walk's own are: on callable tools, a tool that
+/// may write only before any handle is harvested, each result kept only
+/// when it succeeded.
+pub trait Guide {
+    /// Argument sets to call, as (tool, arguments).
+    fn propose<'a>(&'a mut self, asked: Asked<'a>) -> LocalBoxFuture<'a, Vec<Proposed>>;
+}
+
+/// One proposed call: a tool and its arguments.
+pub type Proposed = (String, Map<String, Value>);
+
+/// What a guide is shown: the tools to propose for, the values the walk
+/// has harvested so far (the operator's first), and what each tool last
+/// said when a call of it failed.
+pub struct Asked<'a> {
+    pub tools: Vec<&'a Tool>,
+    pub seen: Vec<&'a str>,
+    pub errors: &'a BTreeMap<String, Vec<String>>,
+    /// `true` on the second asking, after the walk's own rounds.
+    pub again: bool,
+}
+
+/// Values shown to a guide at most, and the length of each.
+const SEEN_SHOWN: usize = 40;
+const SEEN_CHARS: usize = 80;
 
 /// Handles kept at most: the exploration stays bounded whatever a server
 /// lists.
@@ -209,7 +241,12 @@ fn documented_examples(description: &str) -> Vec<String> {
 }
 
 /// Explore the callable tools. `seeds` are values the operator gave the
-/// server (paths on its command line): the first handles.
+/// server (paths on its command line): the first handles. A `guide` is
+/// asked twice: before the first round (its calls are made first), and
+/// after the rounds for the tools that have not yet answered, shown what
+/// the walk harvested and what those tools said; when its second calls
+/// answer, the rounds go on from the new handles.
+#[allow(clippy::too_many_arguments)]
 pub async fn explore(
     session: &Session,
     callable: &[&Tool],
@@ -218,6 +255,7 @@ pub async fn explore(
     seed: u64,
     config: &WalkConfig2,
     stats: &mut WalkStats,
+    mut guide: Option<&mut dyn Guide>,
 ) -> Exploration {
     let mut explorer = Explorer {
         session,
@@ -228,13 +266,31 @@ pub async fn explore(
         ex: Exploration::seeded(seeds, callable),
         tried: HashSet::new(),
         dead: HashSet::new(),
+        errors: BTreeMap::new(),
         stats,
     };
-    for round in 0..config.max_rounds {
-        explorer.stats.rounds += 1;
-        match explorer.round(callable, round).await {
-            Some(0) | None => break,
-            Some(_) => {}
+    if let Some(g) = guide.as_deref_mut() {
+        let asked = explorer.asked(callable.to_vec(), false);
+        let proposed = g.propose(asked).await;
+        explorer.guided(callable, proposed, false).await;
+    }
+    explorer.rounds(callable, 0).await;
+    if let Some(g) = guide {
+        let quiet: Vec<&Tool> = callable
+            .iter()
+            .copied()
+            .filter(|t| {
+                !writers.contains(t.name.as_ref())
+                    && !explorer.dead.contains(t.name.as_ref())
+                    && explorer.answers(&t.name) < 2
+            })
+            .collect();
+        if !quiet.is_empty() {
+            let asked = explorer.asked(quiet, true);
+            let proposed = g.propose(asked).await;
+            if explorer.guided(callable, proposed, true).await > 0 {
+                explorer.rounds(callable, 1).await;
+            }
         }
     }
     explorer.ex
@@ -325,10 +381,109 @@ struct Explorer<'a> {
     tried: HashSet<String>,
     /// Tools dropped: no valid arguments, or they stopped answering.
     dead: HashSet<String>,
+    /// What each tool said when a call of it failed, the first
+    /// [`ERRORS_KEPT`] distinct sayings (the guide's own calls come first).
+    errors: BTreeMap<String, Vec<String>>,
     stats: &'a mut WalkStats,
 }
 
 impl Explorer<'_> {
+    /// Rounds from `first` until one makes no new call or the calls are
+    /// spent.
+    async fn rounds(&mut self, callable: &[&Tool], first: usize) {
+        for round in first..self.config.max_rounds {
+            self.stats.rounds += 1;
+            match self.round(callable, round).await {
+                Some(0) | None => break,
+                Some(_) => {}
+            }
+        }
+    }
+
+    /// Keep what a failed call said, for a guide.
+    fn failed(&mut self, tool: &str, args: &Map<String, Value>, said: &str) {
+        let kept = self.errors.entry(tool.to_owned()).or_default();
+        let said = excerpt(said, SAID_CHARS);
+        if kept.len() < ERRORS_KEPT && !kept.iter().any(|k| k.ends_with(&said)) {
+            kept.push(format!(
+                "called with {} it said: {said}",
+                excerpt(&Value::Object(args.clone()).to_string(), SAID_CHARS)
+            ));
+        }
+    }
+
+    /// Successful calls of `tool` so far.
+    fn answers(&self, tool: &str) -> usize {
+        self.ex
+            .observations
+            .iter()
+            .filter(|o| o.tool == tool)
+            .count()
+    }
+
+    /// What a guide is shown about `tools`.
+    fn asked<'t>(&'t self, tools: Vec<&'t Tool>, again: bool) -> Asked<'t> {
+        let seen = self
+            .ex
+            .handles
+            .iter()
+            .map(|h| h.value.as_str())
+            .filter(|v| !v.is_empty() && v.chars().count() <= SEEN_CHARS && !v.contains('\n'))
+            .take(SEEN_SHOWN)
+            .collect();
+        Asked {
+            tools,
+            seen,
+            errors: &self.errors,
+            again,
+        }
+    }
+
+    /// Make a guide's proposed calls: only on callable tools, a tool that
+    /// may write only on the first asking, each argument set fitted to the
+    /// schema's names and types; a value the walk harvested is recorded as
+    /// that handle, so a task can name it as the walk's own chains do. The
+    /// number of new calls made.
+    async fn guided(&mut self, callable: &[&Tool], proposed: Vec<Proposed>, again: bool) -> usize {
+        let mut made = 0;
+        for (name, args) in proposed {
+            let Some(tool) = callable.iter().find(|t| t.name == name.as_str()) else {
+                continue;
+            };
+            if self.dead.contains(&name) || (again && self.writers.contains(name.as_str())) {
+                continue;
+            }
+            if self.stats.calls as usize >= self.config.max_calls {
+                break;
+            }
+            let schema = Value::Object((*tool.input_schema).clone());
+            let Some(args) = fitted(&schema, args) else {
+                continue;
+            };
+            // A value the redaction policy would touch (a token, a key) is
+            // never sent: it could reach neither the tape nor a suite whole.
+            if crate::secrets::policy().finds(&Value::Object(args.clone()).to_string()) {
+                self.stats.sensitive_results += 1;
+                continue;
+            }
+            let key = format!("{name}\u{0}{}", Value::Object(args.clone()));
+            if !self.tried.insert(key) {
+                continue;
+            }
+            let inputs = args
+                .iter()
+                .filter_map(|(k, v)| {
+                    let v = v.as_str()?;
+                    let h = self.ex.handles.iter().position(|h| h.value == v)?;
+                    Some((k.clone(), h))
+                })
+                .collect();
+            made += 1;
+            let _ = self.call(&name, args, inputs).await;
+        }
+        made
+    }
+
     /// One round over the callable tools: the new calls it made, or `None`
     /// when the calls are spent.
     async fn round(&mut self, callable: &[&Tool], round: usize) -> Option<usize> {
@@ -404,7 +559,12 @@ impl Explorer<'_> {
         let timeout = self.config.call_timeout;
         let text = match call_counted(self.session, name, &args, timeout, self.stats).await {
             Taken::Text(t) => t,
-            Taken::Skip => return ControlFlow::Continue(()),
+            Taken::Skip(said) => {
+                if let Some(said) = said.filter(|s| !s.trim().is_empty()) {
+                    self.failed(name, &args, &said);
+                }
+                return ControlFlow::Continue(());
+            }
             Taken::Dead => {
                 self.dead.insert(name.to_owned());
                 return ControlFlow::Break(());
@@ -412,6 +572,7 @@ impl Explorer<'_> {
         };
         if reads_as_error(&text) {
             self.stats.error_results += 1;
+            self.failed(name, &args, &text);
             return ControlFlow::Continue(());
         }
         if reads_as_empty(&text) {
@@ -421,7 +582,7 @@ impl Explorer<'_> {
         self.ex.observe(Observation {
             index: self.ex.observations.len(),
             tool: name.to_owned(),
-            json: first_json_value(&text),
+            json: first_json_value(&text).or_else(|| python_literal(&text)),
             args,
             text,
             inputs,
@@ -498,6 +659,48 @@ fn handle_plans(
         }
     }
     Ok(plans)
+}
+
+/// Distinct failures of one tool kept for a guide.
+const ERRORS_KEPT: usize = 2;
+/// Characters of a failed call's arguments, and of what it said, shown.
+const SAID_CHARS: usize = 200;
+
+/// A proposed argument set fitted to a tool's schema: names the schema
+/// does not have are dropped (when it lists any), a number written as text
+/// for a numeric argument and a scalar for a string one are converted; `None`
+/// when a required argument is missing.
+fn fitted(schema: &Value, mut args: Map<String, Value>) -> Option<Map<String, Value>> {
+    let props = schema.get("properties").and_then(Value::as_object);
+    if let Some(props) = props {
+        args.retain(|k, _| props.contains_key(k));
+        for (k, v) in args.iter_mut() {
+            let kind = props[k].get("type").and_then(Value::as_str).unwrap_or("");
+            match (kind, &*v) {
+                ("number" | "integer", Value::String(s)) => {
+                    if let Ok(n) = s.trim().parse::<i64>() {
+                        *v = Value::from(n);
+                    } else if kind == "number"
+                        && let Some(n) = s
+                            .trim()
+                            .parse::<f64>()
+                            .ok()
+                            .and_then(serde_json::Number::from_f64)
+                    {
+                        *v = Value::Number(n);
+                    }
+                }
+                ("string", Value::Number(n)) => *v = Value::String(n.to_string()),
+                ("string", Value::Bool(b)) => *v = Value::String(b.to_string()),
+                _ => {}
+            }
+        }
+    }
+    let required = required_of(schema);
+    required
+        .iter()
+        .all(|r| args.contains_key(r))
+        .then_some(args)
 }
 
 fn required_of(schema: &Value) -> Vec<String> {

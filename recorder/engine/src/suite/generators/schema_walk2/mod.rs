@@ -49,6 +49,7 @@ use crate::mcp::connect::Session;
 use crate::model::types::PlannedCall;
 use crate::suite::task::{Candidate, HandleBinding, Task};
 pub use config::WalkConfig2;
+pub use explore::{Asked, Guide, Proposed};
 use explore::{Exploration, Observation};
 use spec::{Spec, specs_for};
 
@@ -84,8 +85,50 @@ pub fn max_per_tool(want: usize) -> usize {
     want.div_ceil(3).max(2)
 }
 
+/// How many candidates may end at one tool.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Spread {
+    /// [`max_per_tool`]: a third of those asked for (`schema-walk/2`).
+    Third,
+    /// A third, or an equal share of the tools that offer tasks where
+    /// fewer than three do: a one-tool server fills its suite from
+    /// distinct inputs (`judge-walk/1`).
+    ShareOfAnswering,
+}
+
+impl Spread {
+    /// The cap, for `want` candidates over `answering` tools that offer
+    /// tasks.
+    pub fn cap(self, want: usize, answering: usize) -> usize {
+        match self {
+            Spread::Third => max_per_tool(want),
+            Spread::ShareOfAnswering => max_per_tool(want).max(want.div_ceil(answering.max(1))),
+        }
+    }
+
+    pub fn describe(self) -> &'static str {
+        match self {
+            Spread::Third => "a third of the candidates asked for (at least 2) end at one tool",
+            Spread::ShareOfAnswering => {
+                "a third of the candidates asked for (at least 2) end at one tool, or an equal share of the tools that offer tasks where fewer than three do"
+            }
+        }
+    }
+}
+
 /// Walk the server; `input.want` candidates at most.
 pub async fn walk(input: &GenerationInput<'_>, config: &WalkConfig2) -> WalkOutcome {
+    walk_guided(input, config, None, Spread::Third).await
+}
+
+/// [`walk`], with a guide proposing argument sets the schema alone cannot
+/// (see [`Guide`]), candidates spread as `spread` says.
+pub async fn walk_guided(
+    input: &GenerationInput<'_>,
+    config: &WalkConfig2,
+    guide: Option<&mut dyn Guide>,
+    spread: Spread,
+) -> WalkOutcome {
     let mut stats = WalkStats::default();
     let callable = callable_tools(&input.surface(), &mut stats);
     let forbidden = known_without_server(input);
@@ -97,10 +140,12 @@ pub async fn walk(input: &GenerationInput<'_>, config: &WalkConfig2) -> WalkOutc
         input.opts.seed,
         config,
         &mut stats,
+        guide,
     )
     .await;
     let by_tool = specs_by_tool(&ex, &forbidden, config.facts_per_call, &mut stats);
-    let (candidates, observed) = take_round_robin(input, config, &ex, by_tool, &mut stats).await;
+    let (candidates, observed) =
+        take_round_robin(input, config, &ex, by_tool, spread, &mut stats).await;
     WalkOutcome {
         candidates,
         observed,
@@ -170,9 +215,11 @@ async fn take_round_robin(
     config: &WalkConfig2,
     ex: &Exploration,
     by_tool: BTreeMap<String, Vec<Spec>>,
+    spread: Spread,
     stats: &mut WalkStats,
 ) -> (Vec<Candidate>, BTreeMap<String, String>) {
-    let cap = max_per_tool(input.want);
+    let answering = by_tool.values().filter(|specs| !specs.is_empty()).count();
+    let cap = spread.cap(input.want, answering);
     let mut taken: BTreeMap<String, usize> = BTreeMap::new();
     let mut replays = Replays::default();
     let mut candidates = Vec::new();

@@ -148,6 +148,64 @@ fn alias_in(pairs: &[(String, String)], except: &str) -> Option<(String, String)
         .cloned()
 }
 
+/// A result written as a Python literal (`[{'name': 'orders'}]`, as
+/// servers that print a Python value send it), read as the JSON it
+/// stands for: single-quoted strings, `None`, `True` and `False`. `None`
+/// when the text is not one list or dict.
+pub fn python_literal(text: &str) -> Option<Value> {
+    let t = text.trim();
+    if !(t.starts_with('[') || t.starts_with('{')) || t.len() > 1_000_000 {
+        return None;
+    }
+    let mut out = String::with_capacity(t.len());
+    let mut chars = t.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '\'' | '"' => {
+                let mut s = String::new();
+                let mut closed = false;
+                while let Some(d) = chars.next() {
+                    match d {
+                        '\\' => match chars.next()? {
+                            'n' => s.push('\n'),
+                            't' => s.push('\t'),
+                            other => s.push(other),
+                        },
+                        d if d == c => {
+                            closed = true;
+                            break;
+                        }
+                        d => s.push(d),
+                    }
+                }
+                if !closed {
+                    return None;
+                }
+                out.push_str(&Value::String(s).to_string());
+            }
+            c if c.is_alphabetic() => {
+                let mut word = String::from(c);
+                while let Some(&d) = chars.peek() {
+                    if d.is_alphanumeric() || d == '_' {
+                        word.push(d);
+                        chars.next();
+                    } else {
+                        break;
+                    }
+                }
+                out.push_str(match word.as_str() {
+                    "None" => "null",
+                    "True" => "true",
+                    "False" => "false",
+                    _ => return None,
+                });
+            }
+            c => out.push(c),
+        }
+    }
+    serde_json::from_str(&out).ok()
+}
+
 /// The handles a result names.
 pub fn harvest(text: &str, json: Option<&Value>, from: usize) -> Vec<Handle> {
     let mut out = Vec::new();
@@ -190,6 +248,12 @@ pub fn harvest(text: &str, json: Option<&Value>, from: usize) -> Vec<Handle> {
 fn json_handles(v: &Value, key: &str, push: &mut dyn FnMut(String, &str, Option<Alias>)) {
     match v {
         Value::String(s) if !key.is_empty() => push(s.clone(), key, None),
+        // A bare list of names (`["orders", "customers"]`): each a name.
+        Value::Array(a) if key.is_empty() && a.iter().all(Value::is_string) => {
+            a.iter()
+                .filter_map(Value::as_str)
+                .for_each(|s| push(s.to_owned(), "name", None));
+        }
         Value::Array(a) => a.iter().for_each(|x| json_handles(x, key, push)),
         Value::Object(o) => {
             let pairs: Vec<(String, String)> = o
@@ -266,6 +330,19 @@ fn short(x: &Value) -> Option<&str> {
 }
 
 fn json_facts(v: &Value, key: &str, subject: Option<(String, String)>, out: &mut Vec<Fact>) {
+    json_facts_in(v, key, subject, false, out);
+}
+
+/// [`json_facts`]; `in_list`: `v` is one of several records of a list,
+/// so a fact of it must name its record (else which record's is asked
+/// for?): by its name, else by another of its fields.
+fn json_facts_in(
+    v: &Value,
+    key: &str,
+    subject: Option<(String, String)>,
+    in_list: bool,
+    out: &mut Vec<Fact>,
+) {
     if out.len() >= 2_000 {
         return;
     }
@@ -286,9 +363,11 @@ fn json_facts(v: &Value, key: &str, subject: Option<(String, String)>, out: &mut
                 });
             }
         }
-        Value::Array(a) => a
-            .iter()
-            .for_each(|x| json_facts(x, key, subject.clone(), out)),
+        Value::Array(a) => {
+            let several = a.len() > 1;
+            a.iter()
+                .for_each(|x| json_facts_in(x, key, subject.clone(), several, out));
+        }
         Value::Object(o) => {
             let naming: Option<(String, String)> = o.iter().find_map(|(k, x)| {
                 short(x)
@@ -310,7 +389,23 @@ fn json_facts(v: &Value, key: &str, subject: Option<(String, String)>, out: &mut
                         .clone()
                         .filter(|(nk, _)| nk != k)
                         .or_else(|| subject.clone())
+                        .or_else(|| {
+                            // One of several records with no name: named
+                            // by another of its fields.
+                            in_list
+                                .then(|| {
+                                    o.iter().find_map(|(ok, ox)| {
+                                        short(ox)
+                                            .filter(|_| ok != k)
+                                            .map(|s| (ok.clone(), s.to_owned()))
+                                    })
+                                })
+                                .flatten()
+                        })
                 };
+                if in_list && own.is_none() && !matches!(x, Value::Array(_) | Value::Object(_)) {
+                    continue;
+                }
                 json_facts(x, k, own, out);
             }
         }
@@ -341,6 +436,41 @@ pub fn label_words(label: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_fact_of_one_of_several_records_names_its_record() {
+        let v = json!([
+            {"id": 1, "customer": "Ada Quill", "item": "lamp"},
+            {"id": 2, "customer": "Bo Lind", "item": "desk"}
+        ]);
+        let f = facts(&v.to_string(), Some(&v));
+        let item = f.iter().find(|f| f.label == "item").expect("an item");
+        assert_eq!(
+            item.subject,
+            Some(("customer".to_owned(), "Ada Quill".to_owned()))
+        );
+        let customer = f
+            .iter()
+            .find(|f| f.label == "customer")
+            .expect("a customer");
+        assert_eq!(
+            customer.subject,
+            Some(("item".to_owned(), "lamp".to_owned()))
+        );
+        assert!(f.iter().all(|f| f.subject.is_some()), "{f:?}");
+    }
+
+    #[test]
+    fn a_python_literal_reads_as_its_json() {
+        assert_eq!(
+            python_literal("[{'name': 'orders', 'n': 4, 'x': None, 'ok': True, 's': \"it's\"}]"),
+            Some(
+                serde_json::json!([{"name": "orders", "n": 4, "x": null, "ok": true, "s": "it's"}])
+            )
+        );
+        assert_eq!(python_literal("Database error: no such table"), None);
+        assert_eq!(python_literal("[datetime(2020, 1, 1)]"), None);
+    }
     use serde_json::json;
 
     #[test]

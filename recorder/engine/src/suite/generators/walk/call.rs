@@ -11,7 +11,9 @@ use crate::mcp::connect::Session;
 
 pub enum Called {
     Text(String),
-    Error,
+    /// The server said the call failed (`isError`, or a task that did not
+    /// complete), with what it said.
+    Error(String),
     Empty,
     Failed,
     TimedOut,
@@ -32,10 +34,10 @@ pub async fn call(
                 .get("resultType")
                 .and_then(Value::as_str)
                 .is_some_and(|t| t != "complete");
-            if v.get("isError").and_then(Value::as_bool) == Some(true) || incomplete {
-                return Called::Error;
-            }
             let text = result_text(&v);
+            if v.get("isError").and_then(Value::as_bool) == Some(true) || incomplete {
+                return Called::Error(text);
+            }
             if is_empty(&text) {
                 Called::Empty
             } else {
@@ -49,8 +51,9 @@ pub async fn call(
 pub enum Taken {
     /// Text to read.
     Text(String),
-    /// Nothing to read (an error, an empty result, a failed call): counted.
-    Skip,
+    /// Nothing to read (an error, an empty result, a failed call): counted,
+    /// with what the server said when it said why.
+    Skip(Option<String>),
     /// The call timed out: the tool is not called again.
     Dead,
 }
@@ -65,17 +68,17 @@ pub async fn call_counted(
 ) -> Taken {
     match call(session, tool, args, timeout).await {
         Called::Text(t) => Taken::Text(t),
-        Called::Error => {
+        Called::Error(said) => {
             stats.error_results += 1;
-            Taken::Skip
+            Taken::Skip(Some(said))
         }
         Called::Empty => {
             stats.empty_results += 1;
-            Taken::Skip
+            Taken::Skip(None)
         }
         Called::Failed => {
             stats.call_failures += 1;
-            Taken::Skip
+            Taken::Skip(None)
         }
         Called::TimedOut => {
             stats.timeouts += 1;

@@ -1,6 +1,8 @@
 //! Which tools generation may call: none that may write unless the run
-//! lets generation write (a sandbox), never a destructive one, never an
-//! open-world one, and none named for the environment or credentials.
+//! lets generation write (a sandbox), never a destructive one (though,
+//! where generation may write, one whose name only adds: `create_entities`),
+//! never an open-world one, and none named for the environment or
+//! credentials.
 
 use rmcp::model::Tool;
 use serde_json::json;
@@ -38,7 +40,12 @@ pub fn callable_tools<'t>(input: &Surface<'t>, stats: &mut WalkStats) -> Vec<&'t
                         .to_owned()
                 }
             })
-        } else if label.is_none_or(destructive::labelled_destructive) {
+        } else if label.is_none_or(destructive::labelled_destructive)
+            // Where generation may write (a sandbox whose trials start from
+            // what it left), a tool that only adds is how the state the
+            // tasks read is made: an empty knowledge graph gets entities.
+            && !(input.opts.writes && crate::access::only_adds(t))
+        {
             Some("destructive".to_owned())
         } else if destructive::open_world(t) {
             Some("openWorldHint: reaches beyond the server".to_owned())

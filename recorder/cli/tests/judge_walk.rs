@@ -1,0 +1,357 @@
+//! `judge-walk/1` against a real MCP server over a real database
+//! (`mcp-server-sqlite`, installed by scripts/setup): the judge proposes
+//! inputs and words the tasks, the harness makes every call and builds
+//! every check. A scripted judge stands in for the model (its answers are
+//! computed from what it is asked), so what is asserted is the harness's
+//! part: which proposals reach the server, what the judge is shown on its
+//! second asking, which wordings stand, and that nothing is written.
+
+mod common;
+
+use std::path::Path;
+use std::sync::Mutex;
+use std::time::Duration;
+
+use common::{require_tool, run_bounded, s};
+use fitness_recorder::mcp::connect::{Session, Target};
+use fitness_recorder::mcp::stdio::StdioTarget;
+use fitness_recorder::mcp::tap::Tap;
+use fitness_recorder::model::types::{
+    ChatRequest, ChatResponse, ContentBlock, LlmError, LlmErrorClass, ModelClient, ModelId,
+    StopReason, Usage,
+};
+use fitness_recorder::suite::{GenerateOptions, GenerationReport, GeneratorId, generate};
+use futures::future::BoxFuture;
+use sha2::Digest;
+
+/// A four-order shop database, made with Python's own sqlite3.
+fn shop(dir: &Path) -> std::path::PathBuf {
+    let db = dir.join("shop.db");
+    let made = std::process::Command::new("python3")
+        .arg("-c")
+        .arg(
+            "import sqlite3, sys\n\
+             c = sqlite3.connect(sys.argv[1])\n\
+             c.execute('create table orders (id integer primary key, customer text, item text, status text, total real)')\n\
+             c.executemany('insert into orders values (?,?,?,?,?)', [(1,'Ada Quill','lamp','shipped',49.5),(2,'Bo Lind','desk','pending',310.0),(3,'Cy Moss','chair','shipped',120.25),(4,'Di Park','rug','cancelled',89.99)])\n\
+             c.commit()",
+        )
+        .arg(&db)
+        .status()
+        .expect("python3 runs");
+    assert!(made.success(), "the database is made");
+    db
+}
+
+fn sha256(p: &Path) -> String {
+    format!(
+        "{:x}",
+        sha2::Sha256::digest(std::fs::read(p).expect("read"))
+    )
+}
+
+async fn connect(db: &Path, wire: Tap) -> Session {
+    let target = Target::Stdio(StdioTarget {
+        program: s(&require_tool("mcp-server-sqlite")).to_owned(),
+        args: vec!["--db-path".into(), s(db).to_owned()],
+        env: vec![],
+    });
+    Session::connect(&target, wire, None, Duration::from_secs(60))
+        .await
+        .expect("the server starts and completes the handshake")
+}
+
+/// The judge, scripted: what a competent model would answer, computed from
+/// the request. `fail`: every call fails, as an API that is down.
+struct ScriptedJudge {
+    id: ModelId,
+    fail: bool,
+    /// Every (system, user) it was sent.
+    seen: Mutex<Vec<(String, String)>>,
+}
+
+impl ScriptedJudge {
+    fn new(fail: bool) -> Self {
+        ScriptedJudge {
+            id: "openai/judge-fake".parse().expect("model id"),
+            fail,
+            seen: Mutex::default(),
+        }
+    }
+
+    fn answer(system: &str, user: &str) -> String {
+        if system.contains("You pick inputs") {
+            if user.contains("have not answered yet") && user.contains("`orders`") {
+                // Shown the table the listing named, and what failed.
+                return r#"{"read_query": [{"query": "SELECT * FROM orders"},
+                                           {"query": "SELECT customer, total FROM orders WHERE status = 'shipped'"}],
+                           "describe_table": [{"table_name": "orders"}]}"#
+                    .to_owned();
+            }
+            // First asking: a guess at a table that is not there, and a
+            // write that must never reach the server.
+            return r#"{"list_tables": [{}],
+                       "read_query": [{"query": "SELECT * FROM products"}],
+                       "describe_table": [{"table_name": "products"}],
+                       "write_query": [{"query": "DELETE FROM orders"}]}"#
+                .to_owned();
+        }
+        if system.contains("You reword test tasks") {
+            let mut requests = Vec::new();
+            for (i, line) in user
+                .lines()
+                .filter_map(|l| l.strip_prefix("- id "))
+                .enumerate()
+            {
+                let (id, goal) = line.split_once(": ").expect("id: goal");
+                let goal = goal.trim_end_matches('.');
+                let request = if i == 0 {
+                    // Dictates the call: the harness keeps its own wording.
+                    format!("Use read_query to {goal}.")
+                } else {
+                    format!("Could you {goal}?")
+                };
+                requests.push(serde_json::json!({"id": id, "request": request}));
+            }
+            return serde_json::json!({ "requests": requests }).to_string();
+        }
+        // The destructiveness labels: nothing declared, none destructive.
+        "{}".to_owned()
+    }
+}
+
+impl ModelClient for ScriptedJudge {
+    fn id(&self) -> &ModelId {
+        &self.id
+    }
+
+    fn complete<'a>(
+        &'a self,
+        request: &'a ChatRequest,
+    ) -> BoxFuture<'a, Result<ChatResponse, LlmError>> {
+        Box::pin(async move {
+            let system = request.system.clone().unwrap_or_default();
+            let user = request
+                .messages
+                .iter()
+                .flat_map(|m| m.content.iter())
+                .filter_map(|b| match b {
+                    ContentBlock::Text { text } => Some(text.clone()),
+                    _ => None,
+                })
+                .collect::<Vec<_>>()
+                .join("\n");
+            self.seen
+                .lock()
+                .expect("lock")
+                .push((system.clone(), user.clone()));
+            if self.fail && !system.contains("You label MCP tools") {
+                return Err(LlmError::local(
+                    LlmErrorClass::Server,
+                    "503 the judge's API is down",
+                ));
+            }
+            Ok(ChatResponse {
+                content: vec![ContentBlock::Text {
+                    text: ScriptedJudge::answer(&system, &user),
+                }],
+                stop: StopReason::EndTurn,
+                usage: Some(Usage {
+                    input_tokens: 200,
+                    output_tokens: 50,
+                    ..Usage::default()
+                }),
+                usage_rejected: None,
+                model: "judge-fake".into(),
+                duration_ms: 2,
+                ttft_ms: None,
+                attempts: 1,
+                log: Vec::new(),
+            })
+        })
+    }
+}
+
+async fn judge_walk(db: &Path, judge: &ScriptedJudge, dir: &Path) -> GenerationReport {
+    let wire = Tap::create_kind(&dir.join("mcp.jsonl"), "test", vec![], "mcp").expect("tape");
+    let agent = Tap::create_kind(&dir.join("agent.jsonl"), "test", vec![], "agent").expect("tape");
+    let session = connect(db, wire.clone()).await;
+    let tools = session.list_tools().await.expect("tools/list");
+    let opts = GenerateOptions::new(GeneratorId::JudgeWalk1, 8, 1);
+    let report = generate(&session, &tools, None, &opts, Some(judge), None, &agent)
+        .await
+        .expect("generation runs");
+    session.close().await;
+    wire.end("done");
+    agent.end("done");
+    report
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_judge_guided_walk_reads_a_real_database_it_never_writes() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let db = shop(dir.path());
+    let before = sha256(&db);
+    let judge = ScriptedJudge::new(false);
+    let report = judge_walk(&db, &judge, dir.path()).await;
+    assert_eq!(sha256(&db), before, "the database is as it was");
+
+    // The write the judge proposed never reached the server.
+    let wire = std::fs::read_to_string(dir.path().join("mcp.jsonl")).expect("wire tape");
+    assert!(
+        wire.contains("SELECT * FROM orders"),
+        "the judge's query was made"
+    );
+    assert!(!wire.contains("DELETE FROM orders"), "no write was sent");
+
+    // Asked again, the judge was shown the table the listing named and
+    // what the failed calls said.
+    let seen = judge.seen.lock().expect("lock").clone();
+    let again = seen
+        .iter()
+        .find(|(_, u)| u.contains("have not answered yet"))
+        .expect("a second asking");
+    assert!(again.1.contains("`orders`"), "{}", again.1);
+    assert!(again.1.contains("no such table: products"), "{}", again.1);
+
+    // Eight tasks over the three tools that read, every answer read from a
+    // real, successful result.
+    let tasks = &report.suite.tasks;
+    assert_eq!(report.suite.generator, "judge-walk/1");
+    assert_eq!(tasks.len(), 8, "{:#?}", report.rejections);
+    let mut tools: Vec<&str> = tasks
+        .iter()
+        .filter_map(|t| t.solution.last())
+        .map(|c| c.tool.as_str())
+        .collect();
+    tools.sort_unstable();
+    tools.dedup();
+    assert_eq!(tools, ["describe_table", "list_tables", "read_query"]);
+    for t in tasks {
+        let source = &report.observed[&t.id];
+        assert!(t.check.check(source), "{}: {source}", t.id);
+        assert!(!source.contains("error"), "{}: {source}", t.id);
+        assert!(!t.prompt.contains("read_query"), "{}", t.prompt);
+    }
+    // The judge's wording stands where it keeps the task; where it named a
+    // tool, the harness's own does.
+    assert!(
+        tasks.iter().any(|t| t.prompt.starts_with("Could you find")),
+        "{tasks:#?}"
+    );
+    assert!(
+        tasks.iter().any(|t| t
+            .rationale
+            .as_deref()
+            .is_some_and(|r| r.contains("the judge's wording was not used: it names a tool"))),
+        "{tasks:#?}"
+    );
+
+    // Every judge call counted, on the tape and in the spend.
+    let calls = report.ledger.judge_calls.as_ref().expect("judge calls");
+    let synthesis = report
+        .spend
+        .iter()
+        .find(|p| p.phase == "synthesis")
+        .expect("synthesis spend");
+    assert_eq!(calls.failed, 0);
+    assert_eq!(calls.made, synthesis.calls);
+    assert_eq!(synthesis.usage.input_tokens, 200 * synthesis.calls);
+    let asked = seen
+        .iter()
+        .filter(|(sys, _)| !sys.contains("You label MCP tools"))
+        .count() as u64;
+    assert_eq!(calls.made, asked);
+    let agent = std::fs::read_to_string(dir.path().join("agent.jsonl")).expect("agent tape");
+    let answered = agent
+        .lines()
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .filter(|v| {
+            v["role"] == "assistant"
+                && v["corr_id"].as_str().is_some_and(|c| {
+                    c.starts_with("suite::propose") || c.starts_with("suite::phrase")
+                })
+        })
+        .count() as u64;
+    assert_eq!(
+        answered, calls.made,
+        "every judge call is on the agent tape"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_judge_that_fails_is_counted_as_ours_and_the_walk_goes_on() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let db = shop(dir.path());
+    let judge = ScriptedJudge::new(true);
+    let report = judge_walk(&db, &judge, dir.path()).await;
+    let calls = report.ledger.judge_calls.as_ref().expect("judge calls");
+    // Two failures in a row, then the judge is not asked again.
+    assert_eq!((calls.made, calls.failed), (2, 2));
+    assert!(
+        calls
+            .last_error
+            .as_deref()
+            .is_some_and(|e| e.contains("503")),
+        "{calls:?}"
+    );
+    // The walk went on from the schema alone: the listing still answers.
+    assert!(
+        report
+            .suite
+            .tasks
+            .iter()
+            .any(|t| t.solution.last().is_some_and(|c| c.tool == "list_tables")),
+        "{:#?}",
+        report.suite.tasks
+    );
+}
+
+#[test]
+fn fitness_suite_prints_every_task_and_writes_them_as_markdown() {
+    let bin = require_tool("mcp-server-everything");
+    let dir = tempfile::tempdir().expect("temp dir");
+    let out = dir.path().join("suite.json");
+    let run = run_bounded(
+        &[
+            "suite",
+            "--generator",
+            "schema-walk/2",
+            "--tasks",
+            "4",
+            "--out",
+            s(&out),
+            "--",
+            s(&bin),
+            "stdio",
+        ],
+        Duration::from_secs(120),
+    );
+    let stdout = String::from_utf8_lossy(&run.stdout);
+    assert!(
+        run.status.success(),
+        "{stdout}{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let suite: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&out).expect("suite.json")).expect("json");
+    let md = std::fs::read_to_string(dir.path().join("suite.md")).expect("suite.md beside it");
+    let tasks = suite["suite"]["tasks"].as_array().expect("tasks");
+    assert_eq!(tasks.len(), 4);
+    for t in tasks {
+        let prompt = t["prompt"].as_str().expect("prompt");
+        let tool = t["solution"][0]["tool"].as_str().expect("a call");
+        for text in [&*stdout, &*md] {
+            assert!(text.contains(prompt), "{prompt} in {text}");
+            assert!(text.contains(tool), "{tool} in {text}");
+        }
+    }
+    for r in suite["rejections"].as_array().expect("rejections") {
+        let line = md
+            .lines()
+            .find(|l| l.starts_with(&format!("| {} |", r["candidate"].as_str().expect("id"))))
+            .unwrap_or_else(|| panic!("{r} listed in {md}"));
+        assert!(line.contains(&format!("`{}`", r["rule"].as_str().expect("rule"))));
+    }
+    assert!(md.contains("## Rejected candidates"));
+}
