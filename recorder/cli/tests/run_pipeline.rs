@@ -562,34 +562,17 @@ async fn unusable_replies_in_a_null_arm_are_gated_apart_and_never_retried() {
         }))
     }));
     let fake = FakeApi::start(script).await;
-    let base = format!("{}/v1", fake.base);
-    let out = tempfile::tempdir().expect("tempdir");
-    let path = out.path().to_owned();
-    let output = tokio::task::spawn_blocking(move || {
-        common::run_bounded_in(
-            None,
-            &[
-                ("OPENAI_BASE_URL", base),
-                ("OPENAI_API_KEY", "sk-fake".to_owned()),
-            ],
-            &common::run_args(
-                "openai/fake-runner",
-                &path,
-                &[
-                    "--generator",
-                    "schema-walk/2",
-                    "--no-screen",
-                    "--concurrency",
-                    "1",
-                ],
-                &[FITNESS, "demo-server", "good"],
-            ),
-            Duration::from_secs(180),
-        )
-    })
-    .await
-    .expect("the run");
-    let (dir, record) = common::run_result(&output);
+    let (out, dir, record) = run_on_fake_api(
+        &fake,
+        &[
+            "--generator",
+            "schema-walk/2",
+            "--no-screen",
+            "--concurrency",
+            "1",
+        ],
+    )
+    .await;
     let run = Run {
         record,
         dir,
@@ -657,22 +640,13 @@ async fn unusable_replies_in_a_null_arm_are_gated_apart_and_never_retried() {
     );
 }
 
-/// A refusal for rate in the screen (the first stage that calls a model)
-/// holds the calls in flight beside it: the record counts those waits, from
-/// whichever stage made them, not only the trials'.
-#[tokio::test(flavor = "multi_thread")]
-async fn rate_waits_of_the_screen_are_counted_in_the_record() {
-    use model_fake::{FakeApi, Reply};
-    let mut script =
-        vec![Reply::status(429, r#"{"error":{"message":"slow down"}}"#).header("retry-after", "1")];
-    script.extend((0..40).map(|_| {
-        Reply::json(serde_json::json!({
-            "model": "fake-runner",
-            "choices": [{"message": {"role": "assistant", "content": "I do not know."}, "finish_reason": "stop"}],
-            "usage": {"prompt_tokens": 120, "completion_tokens": 5}
-        }))
-    }));
-    let fake = FakeApi::start(script).await;
+/// `fitness run` against the demo's good server with `openai/fake-runner`
+/// answered by `fake`, and `flags`: the output dir (kept while the result
+/// is read), the run's dir and its record.
+async fn run_on_fake_api(
+    fake: &model_fake::FakeApi,
+    flags: &'static [&'static str],
+) -> (tempfile::TempDir, std::path::PathBuf, Value) {
     let base = format!("{}/v1", fake.base);
     let out = tempfile::tempdir().expect("tempdir");
     let path = out.path().to_owned();
@@ -686,14 +660,7 @@ async fn rate_waits_of_the_screen_are_counted_in_the_record() {
             &common::run_args(
                 "openai/fake-runner",
                 &path,
-                &[
-                    "--generator",
-                    "schema-walk/2",
-                    "--concurrency",
-                    "4",
-                    "--max-model-calls",
-                    "30",
-                ],
+                flags,
                 &[FITNESS, "demo-server", "good"],
             ),
             Duration::from_secs(180),
@@ -702,6 +669,45 @@ async fn rate_waits_of_the_screen_are_counted_in_the_record() {
     .await
     .expect("the run");
     let (dir, record) = common::run_result(&output);
+    (out, dir, record)
+}
+
+/// A refusal for rate in the screen (the first stage that calls a model)
+/// holds the calls in flight beside it: the record counts those waits, from
+/// whichever stage made them, not only the trials'.
+#[tokio::test(flavor = "multi_thread")]
+async fn rate_waits_of_the_screen_are_counted_in_the_record() {
+    use model_fake::{FakeApi, Reply};
+    let mut script =
+        vec![Reply::status(429, r#"{"error":{"message":"slow down"}}"#).header("retry-after", "1")];
+    // The three calls sent beside the refused one answer slowly, so every
+    // later call starts after the refusal is known, however loaded the
+    // machine.
+    script.extend((0..40).map(|i| {
+        let reply = Reply::json(serde_json::json!({
+            "model": "fake-runner",
+            "choices": [{"message": {"role": "assistant", "content": "I do not know."}, "finish_reason": "stop"}],
+            "usage": {"prompt_tokens": 120, "completion_tokens": 5}
+        }));
+        if i < 3 {
+            reply.delayed(Duration::from_millis(800))
+        } else {
+            reply
+        }
+    }));
+    let fake = FakeApi::start(script).await;
+    let (_out, dir, record) = run_on_fake_api(
+        &fake,
+        &[
+            "--generator",
+            "schema-walk/2",
+            "--concurrency",
+            "4",
+            "--max-model-calls",
+            "30",
+        ],
+    )
+    .await;
     let agent = std::fs::read_to_string(dir.join("agent.jsonl")).expect("tape");
     let waited: Vec<u64> = agent
         .lines()
