@@ -109,16 +109,9 @@ pub fn open_world(tool: &Tool) -> bool {
         .unwrap_or(false)
 }
 
-/// Tools labelled in one judge call at most. Shown 28 or 46 tools at once,
-/// the local 1.5B model labelled every one destructive, the tools that
-/// declare `readOnlyHint: true` among them (and a judge's label only adds
-/// writers), so a read-only walk had nothing to call; shown a dozen, it
-/// tells them apart.
-pub const LABEL_BATCH: usize = 12;
-
 /// Label every tool: declared and inferred side by side. With a judge, the
-/// judge labels the tools ([`LABEL_BATCH`] per call, phase
-/// `destructiveness`); its label is the inferred one wherever it parses.
+/// judge labels the tools (one call, phase `destructiveness`); its label is
+/// the inferred one wherever it parses.
 pub async fn assess(
     tools: &[Tool],
     judge: Option<&dyn ModelClient>,
@@ -147,20 +140,6 @@ async fn ask_judge(
 ) -> (JudgeLabels, PhaseSpend) {
     let mut phase = PhaseSpend::new("destructiveness", &judge.id().to_string());
     let mut judged = JudgeLabels::new();
-    for batch in tools.chunks(LABEL_BATCH) {
-        ask_judge_batch(judge, batch, tape, &mut phase, &mut judged).await;
-    }
-    (judged, phase)
-}
-
-/// One labelling call, for one batch of tools.
-async fn ask_judge_batch(
-    judge: &dyn ModelClient,
-    tools: &[Tool],
-    tape: &Tap,
-    phase: &mut PhaseSpend,
-    judged: &mut JudgeLabels,
-) {
     // One compact line per tool: what a label needs (the name, the words,
     // the arguments' names and types, the declared hints), not the
     // whole schema pretty-printed, which a small local model reads at tens
@@ -190,15 +169,11 @@ async fn ask_judge_batch(
     match crate::model::agent::taped_call(judge, &request, tape, "destructiveness").await {
         Ok(resp) => {
             phase.count(resp.usage.as_ref());
-            // Only the tools this call was shown.
-            for (name, label) in parse_labels(&text_of(&resp.content)) {
-                if tools.iter().any(|t| t.name == name.as_str()) {
-                    judged.insert(name, label);
-                }
-            }
+            judged = parse_labels(&text_of(&resp.content));
         }
         Err(_) => phase.threw(),
     }
+    (judged, phase)
 }
 
 /// The labels in the judge's reply, one entry per tool: `{"name":

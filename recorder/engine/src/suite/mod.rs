@@ -291,10 +291,6 @@ fn suite_config(
     }
     if let Some(j) = judge {
         config.insert("judge".into(), json!(j.id().to_string()));
-        config.insert(
-            "destructiveness_batch".into(),
-            json!(destructive::LABEL_BATCH),
-        );
     }
     config
 }

@@ -18,7 +18,7 @@ use super::config::WalkConfig2;
 use super::text::{Handle, harvest, python_literal};
 use crate::mcp::connect::Session;
 use crate::suite::generators::walk::{Taken, WalkStats, call_counted, drop_unsatisfiable};
-use crate::suite::predicate::first_json_value;
+use crate::suite::predicate::{contains_token, first_json_value};
 use crate::suite::reading::{reads_as_empty, reads_as_error};
 use crate::suite::schema_args::{Limits, Unsatisfiable, valid_arguments_within};
 
@@ -245,7 +245,8 @@ fn documented_examples(description: &str) -> Vec<String> {
 /// asked twice: before the first round (its calls are made first), and
 /// after the rounds for the tools that have not yet answered, shown what
 /// the walk harvested and what those tools said; when its second calls
-/// answer, the rounds go on from the new handles.
+/// answer, the rounds go on from the new handles. Between the two, its
+/// failed calls are repaired ([`Explorer::repair`]).
 #[allow(clippy::too_many_arguments)]
 pub async fn explore(
     session: &Session,
@@ -267,6 +268,8 @@ pub async fn explore(
         tried: HashSet::new(),
         dead: HashSet::new(),
         errors: BTreeMap::new(),
+        last_said: None,
+        to_repair: Vec::new(),
         stats,
     };
     if let Some(g) = guide.as_deref_mut() {
@@ -275,6 +278,9 @@ pub async fn explore(
         explorer.guided(callable, proposed, false).await;
     }
     explorer.rounds(callable, 0).await;
+    if guide.is_some() && explorer.repair(callable).await > 0 {
+        explorer.rounds(callable, 1).await;
+    }
     if let Some(g) = guide {
         let quiet: Vec<&Tool> = callable
             .iter()
@@ -381,6 +387,10 @@ struct Explorer<'a> {
     tried: HashSet<String>,
     /// Tools dropped: no valid arguments, or they stopped answering.
     dead: HashSet<String>,
+    /// What the last failed call said.
+    last_said: Option<String>,
+    /// The guide's calls that failed, with what the server said.
+    to_repair: Vec<(String, Map<String, Value>, String)>,
     /// What each tool said when a call of it failed, the first
     /// [`ERRORS_KEPT`] distinct sayings (the guide's own calls come first).
     errors: BTreeMap<String, Vec<String>>,
@@ -402,6 +412,7 @@ impl Explorer<'_> {
 
     /// Keep what a failed call said, for a guide.
     fn failed(&mut self, tool: &str, args: &Map<String, Value>, said: &str) {
+        self.last_said = Some(said.to_owned());
         let kept = self.errors.entry(tool.to_owned()).or_default();
         let said = excerpt(said, SAID_CHARS);
         if kept.len() < ERRORS_KEPT && !kept.iter().any(|k| k.ends_with(&said)) {
@@ -479,8 +490,59 @@ impl Explorer<'_> {
                 })
                 .collect();
             made += 1;
-            let _ = self.call(&name, args, inputs).await;
+            let before = self.ex.observations.len();
+            let _ = self.call(&name, args.clone(), inputs).await;
+            if self.ex.observations.len() == before
+                && let Some(said) = self.last_said.take()
+            {
+                self.to_repair.push((name, args, said));
+            }
         }
+        made
+    }
+
+    /// The guide's failed calls, repaired by the harness: a word of an
+    /// argument that the server named in its error (`products` in `no
+    /// such table: products`) is replaced by each value the walk has
+    /// harvested since (`orders`), [`REPAIRS_PER_CALL`] tries per call at
+    /// most. The number of calls made.
+    async fn repair(&mut self, callable: &[&Tool]) -> usize {
+        let mut made = 0;
+        let failed = std::mem::take(&mut self.to_repair);
+        let handles: Vec<String> = self
+            .ex
+            .handles
+            .iter()
+            .map(|h| h.value.clone())
+            .filter(|v| identifier(v))
+            .take(SEEN_SHOWN)
+            .collect();
+        for (name, args, said) in failed {
+            let mut proposed = Vec::new();
+            for (k, v) in &args {
+                let Some(v) = v.as_str() else { continue };
+                for word in crate::access::words(v) {
+                    if word.chars().count() < 3 || !contains_token(&said, &word) {
+                        continue;
+                    }
+                    for h in &handles {
+                        if proposed.len() >= REPAIRS_PER_CALL {
+                            break;
+                        }
+                        if let Some(fixed) = replace_token(v, &word, h) {
+                            let mut a = args.clone();
+                            a.insert(k.clone(), Value::String(fixed));
+                            proposed.push((name.clone(), a));
+                        }
+                    }
+                }
+            }
+            // As on the second asking: a tool that may write is never
+            // called on a harvested value.
+            made += self.guided(callable, proposed, true).await;
+        }
+        // Repairs are not repaired again.
+        self.to_repair.clear();
         made
     }
 
@@ -661,6 +723,27 @@ fn handle_plans(
     Ok(plans)
 }
 
+/// Repairs tried for one failed call of a guide's, at most.
+const REPAIRS_PER_CALL: usize = 4;
+
+/// A harvested value that can stand for a name in an argument: one short
+/// word of letters, digits, `_`, `-` or `.`.
+fn identifier(v: &str) -> bool {
+    (2..=60).contains(&v.chars().count())
+        && v.chars().all(|c| c.is_alphanumeric() || "_-.".contains(c))
+        && v.chars().next().is_some_and(char::is_alphabetic)
+}
+
+/// `text` with every whole-word `word` (any case) replaced by `with`;
+/// `None` when nothing changed.
+fn replace_token(text: &str, word: &str, with: &str) -> Option<String> {
+    let pattern = regex::Regex::new(&format!(r"(?i)\b{}\b", regex::escape(word))).ok()?;
+    let out = pattern
+        .replace_all(text, regex::NoExpand(with))
+        .into_owned();
+    (out != text).then_some(out)
+}
+
 /// Distinct failures of one tool kept for a guide.
 const ERRORS_KEPT: usize = 2;
 /// Characters of a failed call's arguments, and of what it said, shown.
@@ -712,4 +795,23 @@ fn required_of(schema: &Value) -> Vec<String> {
         .filter_map(Value::as_str)
         .map(str::to_owned)
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_word_the_error_named_is_replaced_whole() {
+        assert_eq!(
+            replace_token("SELECT * FROM products", "products", "orders").as_deref(),
+            Some("SELECT * FROM orders")
+        );
+        assert_eq!(
+            replace_token("SELECT * FROM productsx", "products", "orders"),
+            None
+        );
+        assert!(identifier("orders") && identifier("mcp_insights"));
+        assert!(!identifier("/tmp/shop.db") && !identifier("two words") && !identifier("42"));
+    }
 }
