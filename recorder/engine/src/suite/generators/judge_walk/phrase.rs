@@ -48,6 +48,19 @@ fn unusable(request: &str, goal: &str, answer: &str, tools: &[Tool]) -> Option<&
     if quoted(goal).iter().any(|v| !request.contains(v)) {
         return Some("it dropped a value the task is about");
     }
+    // A request is words around the values: a bare expression asks
+    // nothing.
+    let mut outside = request.to_owned();
+    for v in quoted(goal) {
+        outside = outside.replace(v, " ");
+    }
+    let words = outside
+        .split(|c: char| !c.is_alphabetic())
+        .filter(|w| w.chars().count() >= 2)
+        .count();
+    if words < 3 {
+        return Some("it is not a request in words");
+    }
     if tools.iter().any(|t| names_tool(request, &t.name)) {
         return Some("it names a tool");
     }
@@ -164,6 +177,11 @@ mod tests {
         assert_eq!(
             unusable("Is the humidity in `Chicago` 61?", goal, "61", &tools),
             Some("it holds the answer")
+        );
+        let sum = "find what the server returns for expression `log(98765) * 3.7` and quote it.";
+        assert_eq!(
+            unusable("log(98765) * 3.7", sum, "42.5", &tools),
+            Some("it is not a request in words")
         );
     }
 }
