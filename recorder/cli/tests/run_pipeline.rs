@@ -679,10 +679,11 @@ async fn run_on_fake_api(
 async fn rate_waits_of_the_screen_are_counted_in_the_record() {
     use model_fake::{FakeApi, Reply};
     let mut script =
-        vec![Reply::status(429, r#"{"error":{"message":"slow down"}}"#).header("retry-after", "1")];
-    // The three calls sent beside the refused one answer slowly, so every
-    // later call starts after the refusal is known, however loaded the
-    // machine.
+        vec![Reply::status(429, r#"{"error":{"message":"slow down"}}"#).header("retry-after", "3")];
+    // The three calls sent beside the refused one answer slowly (0.8 s), so
+    // every later call starts after the refusal is known and well inside its
+    // 3 s hold, however loaded the machine (a 1 s hold left 0.2 s, and on a
+    // cold machine under the full suite the next calls started unheld).
     script.extend((0..40).map(|i| {
         let reply = Reply::json(serde_json::json!({
             "model": "fake-runner",
