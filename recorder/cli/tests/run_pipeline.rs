@@ -681,9 +681,8 @@ async fn rate_waits_of_the_screen_are_counted_in_the_record() {
     let mut script =
         vec![Reply::status(429, r#"{"error":{"message":"slow down"}}"#).header("retry-after", "3")];
     // The three calls sent beside the refused one answer slowly (0.8 s), so
-    // every later call starts after the refusal is known and well inside its
-    // 3 s hold, however loaded the machine (a 1 s hold left 0.2 s, and on a
-    // cold machine under the full suite the next calls started unheld).
+    // the calls that take their slots start after the refusal is known and
+    // well inside its 3 s hold, however loaded the machine.
     script.extend((0..40).map(|i| {
         let reply = Reply::json(serde_json::json!({
             "model": "fake-runner",

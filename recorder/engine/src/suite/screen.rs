@@ -97,14 +97,20 @@ pub async fn null_screen(
         errors: 0,
         spend: PhaseSpend::new("screen", &runner.id().to_string()),
     };
-    // `width` calls in flight; the results read in the candidates' order.
-    let mut calls = futures::stream::iter(tasks)
-        .map(|task| async move {
-            let result = screen_one(runner, &task, tape).await;
-            (task, result)
-        })
-        .buffered(width.max(1));
-    while let Some((task, result)) = calls.next().await {
+    // `width` calls in flight, a slot refilled as soon as any call ends (a
+    // slow or rate-held call does not hold back the others); the results
+    // read in the candidates' order.
+    let mut results: Vec<(usize, Task, Result<_, ()>)> =
+        futures::stream::iter(tasks.into_iter().enumerate())
+            .map(|(i, task)| async move {
+                let result = screen_one(runner, &task, tape).await;
+                (i, task, result)
+            })
+            .buffer_unordered(width.max(1))
+            .collect()
+            .await;
+    results.sort_by_key(|(i, _, _)| *i);
+    for (_, task, result) in results {
         match result {
             Ok((answered, usage)) => {
                 out.spend.count(usage.as_ref());
