@@ -567,9 +567,7 @@ impl ModelClient for ScriptedJudge {
             assert!(request.tools.is_empty(), "the judge is offered no tools");
             let (text, usage) = if system.contains("You label MCP tools") {
                 (
-                    r#"{"get-sum": {"destructive": false, "why": "adds two numbers"},
-                        "toggle-simulated-logging": {"destructive": true, "why": "changes server state"}}"#
-                        .to_owned(),
+                    r#"{"get-sum": "reads", "toggle-simulated-logging": "writes"}"#.to_owned(),
                     None,
                 )
             } else {
@@ -720,7 +718,7 @@ async fn judge_synth_candidates_meet_every_rule_through_generate() {
     assert_eq!(toggle.declared, Some(false));
     assert!(toggle.inferred && toggle.disagreement);
     assert!(
-        toggle.evidence.contains("judge: changes server state"),
+        toggle.evidence.contains("judge: writes"),
         "{}",
         toggle.evidence
     );

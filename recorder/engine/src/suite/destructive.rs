@@ -79,11 +79,11 @@ fn tool_brief(t: &Tool) -> Value {
     brief
 }
 
-/// Output tokens the labelling call may write: a label per tool, and a
-/// short why for a destructive one (40 tokens each allowed), and the braces;
-/// never more than the 4,096 an agent turn may.
+/// Output tokens the labelling call may write: a name and a one-word label
+/// per tool (24 tokens each allowed), and the braces; never more than the
+/// 4,096 an agent turn may.
 pub fn label_output_cap(tools: usize) -> u32 {
-    u32::try_from(tools.saturating_mul(40).saturating_add(64))
+    u32::try_from(tools.saturating_mul(24).saturating_add(64))
         .unwrap_or(u32::MAX)
         .min(4096)
 }
@@ -147,11 +147,10 @@ async fn ask_judge(
     let listing: Vec<String> = tools.iter().map(|t| tool_brief(t).to_string()).collect();
     let request = ChatRequest {
         system: Some(
-            "You label MCP tools. A tool is destructive when calling it can change, \
-             delete or send data, or otherwise act on the world; a tool that only reads \
-             or computes is not. Reply with a JSON object mapping each tool name to \
-             {\"destructive\": true|false}, adding \"why\" (at most eight words) only \
-             to a destructive one, and nothing else."
+            "You label MCP tools. For each tool, say \"writes\" when calling it can \
+             change, delete or send data, or otherwise act on the world, and \"reads\" \
+             when it only reads, lists, shows or computes. Reply with a JSON object \
+             mapping each tool name to \"reads\" or \"writes\", and nothing else."
                 .into(),
         ),
         messages: vec![Message {
@@ -177,22 +176,37 @@ async fn ask_judge(
 }
 
 /// The labels in the judge's reply, one entry per tool: `{"name":
-/// {"destructive": bool, "why": "..."}}` (the why asked for only when
-/// destructive). Nothing, when it does not parse.
+/// "reads"|"writes"}`, or, as a model may still answer, `{"name":
+/// {"destructive": bool, "why": "..."}}`. Nothing for a tool whose label
+/// is neither; nothing at all when the reply does not parse.
+///
+/// One word per tool, not a verdict with a reason: asked for
+/// `{"destructive": bool}` with a why "only when destructive", the local
+/// 1.5B model wrote a why for every tool (its description) and so labelled
+/// every tool destructive, `git_log` and `git_branch` among them; asked
+/// for a word, it labelled mcp-server-git's twelve tools as they declare.
 fn parse_labels(text: &str) -> JudgeLabels {
     let mut judged = JudgeLabels::new();
     let Some(Value::Object(map)) = super::predicate::first_json_value(text) else {
         return judged;
     };
     for (name, label) in map {
-        if let Some(d) = label.get("destructive").and_then(Value::as_bool) {
-            let why = label
-                .get("why")
-                .and_then(Value::as_str)
-                .filter(|w| !w.trim().is_empty())
-                .unwrap_or(if d { "destructive" } else { "not destructive" })
-                .to_owned();
-            judged.insert(name, (d, why));
+        let word = label.as_str().map(|w| w.trim().to_ascii_lowercase());
+        let said = match word.as_deref() {
+            Some("writes") => Some((true, "writes".to_owned())),
+            Some("reads") => Some((false, "reads".to_owned())),
+            _ => label.get("destructive").and_then(Value::as_bool).map(|d| {
+                let why = label
+                    .get("why")
+                    .and_then(Value::as_str)
+                    .filter(|w| !w.trim().is_empty())
+                    .unwrap_or(if d { "destructive" } else { "not destructive" })
+                    .to_owned();
+                (d, why)
+            }),
+        };
+        if let Some(said) = said {
+            judged.insert(name, said);
         }
     }
     judged
@@ -321,7 +335,7 @@ mod tests {
         assert!(line.contains(r#""path":"string""#), "{line}");
         assert!(line.contains(r#""force":"boolean""#), "{line}");
         assert!(line.contains(r#""destructiveHint":true"#), "{line}");
-        assert_eq!(label_output_cap(13), 584);
+        assert_eq!(label_output_cap(13), 376);
         assert_eq!(label_output_cap(500), 4096);
     }
 
@@ -337,6 +351,16 @@ mod tests {
         );
         assert_eq!(labels.get("ls"), None, "no label");
         assert!(parse_labels("I cannot help with that.").is_empty());
+    }
+
+    #[test]
+    fn the_judges_one_word_labels_are_read() {
+        let labels = parse_labels(
+            "{\"git_log\": \"reads\", \"git_reset\": \"Writes \", \"git_show\": \"maybe\"}",
+        );
+        assert_eq!(labels.get("git_log"), Some(&(false, "reads".to_owned())));
+        assert_eq!(labels.get("git_reset"), Some(&(true, "writes".to_owned())));
+        assert_eq!(labels.get("git_show"), None, "neither word");
     }
 
     #[tokio::test]

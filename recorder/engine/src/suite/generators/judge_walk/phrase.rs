@@ -70,6 +70,22 @@ fn unusable(request: &str, goal: &str, answer: &str, tools: &[Tool]) -> Option<&
     None
 }
 
+/// The judge's request as a sentence: a capital first letter and a
+/// closing stop where it wrote none (the 1.5B model sometimes copied the
+/// goal as given, "find the item of ... `Ada Quill`", before the reply
+/// instruction is appended).
+fn sentence(request: &str) -> String {
+    let mut chars = request.chars();
+    let mut out: String = match chars.next() {
+        Some(first) => first.to_uppercase().chain(chars).collect(),
+        None => String::new(),
+    };
+    if !out.ends_with(['.', '?', '!']) {
+        out.push('.');
+    }
+    out
+}
+
 /// Phrase every parsed candidate, `tasks_per_call` per judge call.
 pub(super) async fn phrase(
     candidates: &mut [Candidate],
@@ -121,7 +137,7 @@ pub(super) async fn phrase(
             let kept = match unusable(request, goal, &task.answer_key, tools) {
                 Some(why) => format!(" (the judge's wording was not used: {why})"),
                 None => {
-                    task.prompt = format!("{request}{reply}");
+                    task.prompt = format!("{}{reply}", sentence(request));
                     String::new()
                 }
             };
@@ -136,6 +152,15 @@ pub(super) async fn phrase(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_judges_request_is_kept_as_a_sentence() {
+        assert_eq!(
+            sentence("find the item whose customer is `Ada Quill`"),
+            "Find the item whose customer is `Ada Quill`."
+        );
+        assert_eq!(sentence("Who owns `notes.md`?"), "Who owns `notes.md`?");
+    }
 
     #[test]
     fn a_walk_prompt_splits_into_goal_and_reply() {
