@@ -567,7 +567,7 @@ impl ModelClient for ScriptedJudge {
             assert!(request.tools.is_empty(), "the judge is offered no tools");
             let (text, usage) = if system.contains("You label MCP tools") {
                 (
-                    r#"{"get-sum": "reads", "toggle-simulated-logging": "writes"}"#.to_owned(),
+                    r#"{"get-sum": "computes", "toggle-simulated-logging": "writes"}"#.to_owned(),
                     None,
                 )
             } else {

@@ -147,10 +147,12 @@ async fn ask_judge(
     let listing: Vec<String> = tools.iter().map(|t| tool_brief(t).to_string()).collect();
     let request = ChatRequest {
         system: Some(
-            "You label MCP tools. For each tool, say \"writes\" when calling it can \
-             change, delete or send data, or otherwise act on the world, and \"reads\" \
-             when it only reads, lists, shows or computes. Reply with a JSON object \
-             mapping each tool name to \"reads\" or \"writes\", and nothing else."
+            "You label MCP tools. For each tool, say \"computes\" when it only \
+             calculates, converts, encodes or generates a value from its arguments, \
+             \"reads\" when it only reads, lists or shows data, and \"writes\" when \
+             calling it can change, delete or send data, or otherwise act on the world. \
+             Reply with a JSON object mapping each tool name to \"computes\", \"reads\" \
+             or \"writes\", and nothing else."
                 .into(),
         ),
         messages: vec![Message {
@@ -176,15 +178,18 @@ async fn ask_judge(
 }
 
 /// The labels in the judge's reply, one entry per tool: `{"name":
-/// "reads"|"writes"}`, or, as a model may still answer, `{"name":
-/// {"destructive": bool, "why": "..."}}`. Nothing for a tool whose label
-/// is neither; nothing at all when the reply does not parse.
+/// "computes"|"reads"|"writes"}`, or, as a model may still answer,
+/// `{"name": {"destructive": bool, "why": "..."}}`. Nothing for a tool
+/// whose label is none of these; nothing at all when the reply does not
+/// parse.
 ///
-/// One word per tool, not a verdict with a reason: asked for
+/// One word per tool, of three, not a verdict with a reason: asked for
 /// `{"destructive": bool}` with a why "only when destructive", the local
 /// 1.5B model wrote a why for every tool (its description) and so labelled
 /// every tool destructive, `git_log` and `git_branch` among them; asked
-/// for a word, it labelled mcp-server-git's twelve tools as they declare.
+/// for "reads" or "writes", it labelled mcp-server-git's twelve tools as
+/// they declare but every one of `@coo-quack/calc-mcp`'s 21 calculators
+/// "writes"; with "computes" beside them, both as a person would.
 fn parse_labels(text: &str) -> JudgeLabels {
     let mut judged = JudgeLabels::new();
     let Some(Value::Object(map)) = super::predicate::first_json_value(text) else {
@@ -195,6 +200,7 @@ fn parse_labels(text: &str) -> JudgeLabels {
         let said = match word.as_deref() {
             Some("writes") => Some((true, "writes".to_owned())),
             Some("reads") => Some((false, "reads".to_owned())),
+            Some("computes") => Some((false, "computes".to_owned())),
             _ => label.get("destructive").and_then(Value::as_bool).map(|d| {
                 let why = label
                     .get("why")
@@ -356,11 +362,12 @@ mod tests {
     #[test]
     fn the_judges_one_word_labels_are_read() {
         let labels = parse_labels(
-            "{\"git_log\": \"reads\", \"git_reset\": \"Writes \", \"git_show\": \"maybe\"}",
+            "{\"git_log\": \"reads\", \"git_reset\": \"Writes \", \"hash\": \"computes\", \"git_show\": \"maybe\"}",
         );
         assert_eq!(labels.get("git_log"), Some(&(false, "reads".to_owned())));
         assert_eq!(labels.get("git_reset"), Some(&(true, "writes".to_owned())));
-        assert_eq!(labels.get("git_show"), None, "neither word");
+        assert_eq!(labels.get("hash"), Some(&(false, "computes".to_owned())));
+        assert_eq!(labels.get("git_show"), None, "none of the words");
     }
 
     #[tokio::test]
