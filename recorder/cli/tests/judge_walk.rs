@@ -88,10 +88,12 @@ impl ScriptedJudge {
                            "describe_table": [{"table_name": "orders"}]}"#
                     .to_owned();
             }
-            // First asking: a guess at a table that is not there, and a
-            // write that must never reach the server.
+            // First asking: a guess at a table that is not there, and two
+            // writes that must never reach the server (one by a writing
+            // tool, one a statement given to a reading tool).
             return r#"{"list_tables": [{}],
-                       "read_query": [{"query": "SELECT * FROM products"}],
+                       "read_query": [{"query": "SELECT * FROM products"},
+                                      {"query": "UPDATE orders SET status = 'lost'"}],
                        "describe_table": [{"table_name": "products"}],
                        "write_query": [{"query": "DELETE FROM orders"}]}"#
                 .to_owned();
@@ -203,6 +205,12 @@ async fn a_judge_guided_walk_reads_a_real_database_it_never_writes() {
         "the judge's query was made"
     );
     assert!(!wire.contains("DELETE FROM orders"), "no write was sent");
+    assert!(
+        !wire.contains("UPDATE orders"),
+        "no writing statement was sent"
+    );
+    let walk = report.walk.as_ref().expect("walk stats");
+    assert_eq!(walk.writing_arguments, 1, "{walk:?}");
 
     // Asked again, the judge was shown the table the listing named and
     // what the failed calls said.

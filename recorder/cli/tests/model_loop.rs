@@ -681,6 +681,46 @@ async fn a_read_only_trial_withholds_every_call_that_may_write() {
     assert_eq!(errors, 0, "a withheld call is not a tool error: {g:#}");
 }
 
+/// A reading tool given a statement that changes data (a tool that runs
+/// any SQL would run it) is withheld in a read-only trial, and the agent is
+/// told why; the same tool with a reading statement is called.
+#[tokio::test]
+async fn a_read_only_trial_withholds_a_call_whose_arguments_write() {
+    let mut rig = Rig::fixture().await;
+    rig.access.mode = AccessMode::ReadOnly;
+    assert!(!rig.access.blocks("echo"), "{:?}", rig.access.writers);
+    let o = rig
+        .trial(
+            &sim("diligent", 0),
+            "s1",
+            "Use `echo` with {\"message\": \"DELETE FROM orders WHERE id = 1\"}.",
+            ToolMode::Live,
+            None,
+        )
+        .await;
+    assert!(!o.calls.is_empty());
+    assert!(o.calls.iter().all(|c| c.blocked && !c.ok), "{:?}", o.calls);
+    let o = rig
+        .trial(
+            &sim("diligent", 0),
+            "s2",
+            "Use `echo` with {\"message\": \"SELECT * FROM orders\"}.",
+            ToolMode::Live,
+            None,
+        )
+        .await;
+    assert!(o.calls.iter().any(|c| c.ok && !c.blocked), "{:?}", o.calls);
+    let (_dir, mcp, agent) = rig.finish().await;
+    let wire = std::fs::read_to_string(&mcp).expect("tape");
+    assert!(!wire.contains("DELETE FROM"), "{wire}");
+    assert!(wire.contains("SELECT * FROM orders"), "{wire}");
+    let told = std::fs::read_to_string(&agent).expect("tape");
+    assert!(
+        told.contains("carries a statement that changes data"),
+        "{told}"
+    );
+}
+
 #[tokio::test]
 async fn a_turn_past_its_call_limit_has_the_surplus_refused_and_never_sent() {
     let calls: Vec<Value> = (0..5)

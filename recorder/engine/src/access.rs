@@ -18,6 +18,12 @@
 //! A judge's label may only add ([`writers`]): a tool the judge calls
 //! destructive writes, whatever the rule said.
 //!
+//! **A call writes by its arguments** ([`writes_by_arguments`]) when one of
+//! them is a SQL statement that changes data (`INSERT INTO`, `UPDATE ..
+//! SET`, `DELETE FROM`, `DROP TABLE`, ...): a tool named `query` runs
+//! whatever it is given (`mcp-sqlite`'s does), so in a read-only run such a
+//! call is withheld like a writer's, whatever the tool's name says.
+//!
 //! **Modes** ([`Access`]): read-only by default, where no call that may
 //! write is made by any part of a run (the walk, the judge's solution
 //! calls, the null arms, the reference agent, the runner: the drive's are
@@ -25,6 +31,7 @@
 //! operator says the target may be written to.
 
 use std::collections::BTreeSet;
+use std::sync::LazyLock;
 
 use rmcp::model::Tool;
 use serde_json::Value;
@@ -301,6 +308,26 @@ pub fn only_adds(tool: &Tool) -> bool {
     !verbs.is_empty() && verbs.iter().all(|v| ADDING_VERBS.contains(v))
 }
 
+/// SQL that changes data or a database's shape, anywhere in a text (a
+/// `WITH ... DELETE FROM` too).
+static SQL_WRITE: LazyLock<regex::Regex> = LazyLock::new(|| {
+    regex::Regex::new(
+        r#"(?is)\b(?:insert\s+(?:or\s+\w+\s+)?into|replace\s+into|merge\s+into|delete\s+from|update\s+[\w."`\[\]]+\s+set|(?:drop|alter|truncate)\s+(?:table|index|view|trigger|database|schema|column|user|role)|create\s+(?:or\s+replace\s+)?(?:temp(?:orary)?\s+)?(?:table|index|unique|view|trigger|database|schema|virtual|user|role)|attach\s+(?:database\s+)?['"]|detach\s+database|pragma\s+[\w.]+\s*=|grant\s+\w+(?:\s*,\s*\w+)*\s+on|revoke\s+\w+(?:\s*,\s*\w+)*\s+on\b)"#,
+    )
+    .expect("the SQL pattern compiles")
+});
+
+/// Does a call with these arguments change the server's state whatever
+/// the tool: is any string in them a SQL statement that writes?
+pub fn writes_by_arguments(args: &Value) -> bool {
+    match args {
+        Value::String(s) => SQL_WRITE.is_match(s),
+        Value::Array(items) => items.iter().any(writes_by_arguments),
+        Value::Object(map) => map.values().any(writes_by_arguments),
+        _ => false,
+    }
+}
+
 /// May a call of this tool change the server's state? `readOnlyHint`
 /// where declared, else `destructiveHint: true`, else [`infer`].
 pub fn may_write(tool: &Tool) -> bool {
@@ -342,6 +369,13 @@ impl Access {
     /// Is a call of `tool` withheld from the server in this mode?
     pub fn blocks(&self, tool: &str) -> bool {
         self.mode == AccessMode::ReadOnly && self.writers.contains(tool)
+    }
+
+    /// Is this call withheld from the server in this mode: a call of a
+    /// tool that may write, or a call whose arguments write
+    /// ([`writes_by_arguments`])?
+    pub fn blocks_call(&self, tool: &str, args: &Value) -> bool {
+        self.blocks(tool) || (self.mode == AccessMode::ReadOnly && writes_by_arguments(args))
     }
 
     /// Does a call of `tool` write?
@@ -391,6 +425,14 @@ pub fn announcement(
     }
 }
 
+/// What the agent is told when the harness withholds a call for a
+/// statement in its arguments that changes data.
+pub fn blocked_statement_message(tool: &str) -> String {
+    format!(
+        "blocked by the measurement harness: this call of `{tool}` carries a statement that changes data (INSERT, UPDATE, DELETE, DROP, ...), and this run is read-only (no --sandbox); the call was not sent to the server"
+    )
+}
+
 /// What the agent is told when the harness withholds a call.
 pub fn blocked_message(tool: &str) -> String {
     format!(
@@ -400,6 +442,44 @@ pub fn blocked_message(tool: &str) -> String {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_sql_statement_that_writes_makes_the_call_write() {
+        use serde_json::json;
+        for sql in [
+            "DELETE FROM orders",
+            "update orders set status = 'x' where id = 1",
+            "INSERT INTO orders VALUES (5, 'a')",
+            "insert or replace into orders values (1)",
+            "WITH gone AS (SELECT 1) DELETE FROM orders",
+            "SELECT 1; DROP TABLE orders",
+            "create table t (x)",
+            "ALTER TABLE orders ADD COLUMN y",
+            "PRAGMA journal_mode = WAL",
+            "ATTACH DATABASE '/tmp/x.db' AS x",
+        ] {
+            assert!(super::writes_by_arguments(&json!({"sql": sql})), "{sql}");
+        }
+        assert!(super::writes_by_arguments(
+            &json!({"queries": [{"q": "SELECT 1"}, {"q": "delete from t"}]})
+        ));
+        for read in [
+            "SELECT * FROM orders",
+            "SELECT customer FROM orders WHERE status = 'shipped'",
+            "PRAGMA table_info(orders)",
+            "update the notes",
+            "create a list of my orders",
+            "delete_entities",
+            "2+3",
+        ] {
+            assert!(!super::writes_by_arguments(&json!({"a": read})), "{read}");
+        }
+        let tools = [tool("query", "Execute a raw SQL query")];
+        let access = super::Access::read_only(&tools);
+        assert!(!access.blocks("query"), "by its name, `query` reads");
+        assert!(access.blocks_call("query", &json!({"sql": "DELETE FROM orders"})));
+        assert!(!access.blocks_call("query", &json!({"sql": "SELECT * FROM orders"})));
+    }
+
     use super::*;
     use std::sync::Arc;
 

@@ -381,7 +381,7 @@ fn quality(out: &mut String, q: &fitness_shared::record::SuiteQuality) {
 /// What the schema walk did and skipped.
 fn walk(out: &mut String, w: &fitness_recorder::suite::generators::walk::WalkStats) {
     out.push_str(&format!(
-        "walk: {} call(s) over {} callable tool(s), {} not called; skipped {} error, {} empty, {} timed out, {} failed, {} sensitive, {} without an answer, {} unstable\n",
+        "walk: {} call(s) over {} callable tool(s), {} not called; skipped {} error, {} empty, {} timed out, {} failed, {} sensitive, {} writing by its arguments, {} without an answer, {} unstable\n",
         w.calls,
         w.callable_tools.len(),
         w.not_called.len(),
@@ -390,6 +390,7 @@ fn walk(out: &mut String, w: &fitness_recorder::suite::generators::walk::WalkSta
         w.timeouts,
         w.call_failures,
         w.sensitive_results,
+        w.writing_arguments,
         w.no_salient_answer,
         w.unstable
     ));

@@ -490,8 +490,12 @@ async fn call_all(
             );
             let record = withheld(&name, &input, writes, Some(CallFailure::BudgetExhausted));
             (record, message, true)
-        } else if spec.mode == ToolMode::Live && spec.access.blocks(&name) {
-            let message = crate::access::blocked_message(&name);
+        } else if spec.mode == ToolMode::Live && spec.access.blocks_call(&name, &input) {
+            let message = if spec.access.blocks(&name) {
+                crate::access::blocked_message(&name)
+            } else {
+                crate::access::blocked_statement_message(&name)
+            };
             tape.event(
                 "fitness.blocked_call",
                 json!({"tool": name, "tool_use_id": id, "why": message}),

@@ -613,6 +613,13 @@ impl Explorer<'_> {
         args: Map<String, Value>,
         inputs: Vec<(String, usize)>,
     ) -> ControlFlow<()> {
+        // A statement that changes data (`DELETE FROM ...` for a tool that
+        // runs any SQL) is never sent by the walk, whatever the mode:
+        // generation writes only by the tools that add.
+        if crate::access::writes_by_arguments(&Value::Object(args.clone())) {
+            self.stats.writing_arguments += 1;
+            return ControlFlow::Continue(());
+        }
         self.stats.calls += 1;
         let writes = self.writers.contains(name);
         if writes {

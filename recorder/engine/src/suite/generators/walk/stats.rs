@@ -25,12 +25,20 @@ pub struct WalkStats {
     pub error_results: u64,
     pub empty_results: u64,
     pub sensitive_results: u64,
+    /// Calls not made because an argument was a statement that changes
+    /// data ([`crate::access::writes_by_arguments`]).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub writing_arguments: u64,
     pub no_salient_answer: u64,
     pub unstable: u64,
     pub rounds: u64,
     /// Calls to tools not declared read-only (non-destructive writers): the
     /// tasks may rely on state these calls created (server-memory's do).
     pub state_writes: u64,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 /// What was drawn for a tool; when no argument set valid under its schema
