@@ -442,6 +442,9 @@ pub fn blocked_message(tool: &str) -> String {
 
 #[cfg(test)]
 mod tests {
+    use super::*;
+    use std::sync::Arc;
+
     #[test]
     fn a_sql_statement_that_writes_makes_the_call_write() {
         use serde_json::json;
@@ -457,9 +460,9 @@ mod tests {
             "PRAGMA journal_mode = WAL",
             "ATTACH DATABASE '/tmp/x.db' AS x",
         ] {
-            assert!(super::writes_by_arguments(&json!({"sql": sql})), "{sql}");
+            assert!(writes_by_arguments(&json!({"sql": sql})), "{sql}");
         }
-        assert!(super::writes_by_arguments(
+        assert!(writes_by_arguments(
             &json!({"queries": [{"q": "SELECT 1"}, {"q": "delete from t"}]})
         ));
         for read in [
@@ -471,17 +474,14 @@ mod tests {
             "delete_entities",
             "2+3",
         ] {
-            assert!(!super::writes_by_arguments(&json!({"a": read})), "{read}");
+            assert!(!writes_by_arguments(&json!({"a": read})), "{read}");
         }
         let tools = [tool("query", "Execute a raw SQL query")];
-        let access = super::Access::read_only(&tools);
+        let access = Access::read_only(&tools);
         assert!(!access.blocks("query"), "by its name, `query` reads");
         assert!(access.blocks_call("query", &json!({"sql": "DELETE FROM orders"})));
         assert!(!access.blocks_call("query", &json!({"sql": "SELECT * FROM orders"})));
     }
-
-    use super::*;
-    use std::sync::Arc;
 
     fn tool(name: &str, description: &str) -> Tool {
         let serde_json::Value::Object(map) =

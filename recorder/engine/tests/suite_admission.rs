@@ -320,6 +320,14 @@ fn structural_rules_and_write_exclusion() {
     // A read-only run admits no task that writes, whatever the credential.
     let rejected = rule_for(t.clone(), vec![], AccessMode::ReadOnly);
     assert_eq!(rejected.as_deref(), Some("write-excluded"));
+    // So does a task whose solution gives a reading tool a statement that
+    // changes data.
+    let mut q = good("Search for lamps and name the cheapest.", "Lumo");
+    q.solution[0]
+        .arguments
+        .insert("q".into(), serde_json::json!("DELETE FROM lamps"));
+    let rejected = rule_for(q, vec![], AccessMode::ReadOnly);
+    assert_eq!(rejected.as_deref(), Some("write-excluded"));
     let f = Fixture::new();
     let (admitted, rejections) = admit(
         vec![Candidate::new("d".into(), Ok(t))],

@@ -318,9 +318,14 @@ fn discriminating(admitted: Vec<Task>, rejections: &mut Vec<Rejection>) -> Vec<T
 }
 
 /// A task that writes: marked so, or its solution calls a tool that may
-/// write.
+/// write or gives a call a statement that changes data
+/// ([`crate::access::writes_by_arguments`]).
 fn task_writes(task: &Task, ctx: &AdmissionContext) -> bool {
-    task.destructive || task.solution.iter().any(|c| ctx.writers.contains(&c.tool))
+    task.destructive
+        || task.solution.iter().any(|c| {
+            ctx.writers.contains(&c.tool)
+                || crate::access::writes_by_arguments(&Value::Object(c.arguments.clone()))
+        })
 }
 
 /// Every rule but `malformed` and `duplicate` (which need the batch).

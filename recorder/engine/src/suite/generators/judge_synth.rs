@@ -273,7 +273,13 @@ pub async fn verify(
             c.unreached = Some("the judge gave no solution calls to make".to_owned());
             continue;
         }
-        if task.solution.iter().any(|s| !callable.contains(&s.tool)) {
+        // A call to a tool that may write, or one whose arguments change
+        // data, is never made here; admission rejects the task
+        // (`write-excluded`) where the run may not write.
+        if task.solution.iter().any(|s| {
+            !callable.contains(&s.tool)
+                || crate::access::writes_by_arguments(&Value::Object(s.arguments.clone()))
+        }) {
             continue;
         }
         let mut results: Vec<String> = Vec::new();

@@ -272,15 +272,15 @@ fn json_handles(v: &Value, key: &str, push: &mut dyn FnMut(String, &str, Option<
 }
 
 /// The part of a text the server states itself: all of it, except the
-/// files' own lines of a unified diff (from its first `diff --git`, `@@`
-/// or `--- ` line on). A diff's lines are the text of files: a `let
+/// files' own lines of a unified diff (from its first `diff --git` or
+/// `@@ -` hunk line on). A diff's lines are the text of files: a `let
 /// waited: Vec<u64> = agent` in a diffed source file is not a fact
 /// labelled "let waited" (mcp-server-git's `git_show` over a real
 /// repository gave such tasks).
 fn stated(text: &str) -> &str {
     let mut at = 0;
     for line in text.split_inclusive('\n') {
-        if line.starts_with("diff --git ") || line.starts_with("@@ ") || line.starts_with("--- ") {
+        if line.starts_with("diff --git ") || line.starts_with("@@ -") {
             return &text[..at];
         }
         at += line.len();
@@ -453,15 +453,14 @@ pub fn label_words(label: &str) -> String {
 
 #[cfg(test)]
 mod tests {
+    use super::*;
+
     #[test]
     fn a_diffs_file_lines_state_no_facts() {
         let shown = "commit 2be2eb39\nAuthor: Mira Holt <mira@example.org>\n\n    Add the notes\n\n\
                      diff --git a/x.rs b/x.rs\nindex 1013..2044 100644\n--- a/x.rs\n+++ b/x.rs\n\
                      @@ -1,2 +1,2 @@\n     let waited: Vec<u64> = agent;\n-    seed: 3\n+    seed: 4\n";
-        let labels: Vec<String> = super::facts(shown, None)
-            .into_iter()
-            .map(|f| f.label)
-            .collect();
+        let labels: Vec<String> = facts(shown, None).into_iter().map(|f| f.label).collect();
         assert!(labels.contains(&"Author".to_owned()), "{labels:?}");
         assert!(
             !labels
@@ -470,14 +469,8 @@ mod tests {
             "{labels:?}"
         );
         let plain = "seed: 3\nlet waited: 4\n";
-        assert_eq!(
-            super::facts(plain, None).len(),
-            2,
-            "no diff, every line read"
-        );
+        assert_eq!(facts(plain, None).len(), 2, "no diff, every line read");
     }
-
-    use super::*;
 
     #[test]
     fn a_fact_of_one_of_several_records_names_its_record() {
