@@ -363,3 +363,64 @@ fn fitness_suite_prints_every_task_and_writes_them_as_markdown() {
     }
     assert!(md.contains("## Rejected candidates"));
 }
+
+/// A server whose tools all declare they read, one of which creates a table
+/// on its first call (as `@executeautomation/database-server`'s
+/// `list_insights` does): the walk watches the listing, names the tool, and
+/// admits no task about the table it made.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_read_only_walk_asks_nothing_about_state_it_created() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let wire =
+        Tap::create_kind(&dir.path().join("mcp.jsonl"), "test", vec![], "mcp").expect("tape");
+    let agent =
+        Tap::create_kind(&dir.path().join("agent.jsonl"), "test", vec![], "agent").expect("tape");
+    let target = Target::Stdio(StdioTarget {
+        program: common::FITNESS.to_owned(),
+        args: vec!["fixture-server".into(), "read-that-writes".into()],
+        env: vec![],
+    });
+    let session = Session::connect(&target, wire.clone(), None, Duration::from_secs(60))
+        .await
+        .expect("the fixture starts");
+    let tools = session.list_tools().await.expect("tools/list");
+    let judge = ScriptedJudge::new(true);
+    let opts = GenerateOptions::new(GeneratorId::JudgeWalk1, 8, 1);
+    let report = generate(&session, &tools, None, &opts, Some(&judge), None, &agent)
+        .await
+        .expect("generation runs");
+    session.close().await;
+    wire.end("done");
+    agent.end("done");
+
+    let walk = report.walk.as_ref().expect("walk stats");
+    assert_eq!(walk.changed_state, ["list_insights"], "{walk:?}");
+    assert!(walk.created_state >= 1, "{walk:?}");
+    // The walk did see the new table (described it), and asked nothing
+    // about it.
+    let wire = std::fs::read_to_string(dir.path().join("mcp.jsonl")).expect("wire tape");
+    assert!(
+        wire.contains("CURRENT_TIMESTAMP"),
+        "the new table was described"
+    );
+    let tasks = &report.suite.tasks;
+    assert!(
+        tasks.iter().any(|t| t
+            .solution
+            .iter()
+            .any(|c| c.arguments.get("table_name") == Some(&serde_json::json!("orders")))),
+        "the table that was there is asked about: {tasks:#?}"
+    );
+    for t in tasks {
+        let text = serde_json::to_string(t).expect("task json");
+        for made in [
+            "mcp_insights",
+            "CURRENT_TIMESTAMP",
+            "created_at",
+            "Unwritten",
+            "CLOB",
+        ] {
+            assert!(!text.contains(made), "{made} in {text}");
+        }
+    }
+}

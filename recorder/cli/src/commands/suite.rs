@@ -394,6 +394,18 @@ fn walk(out: &mut String, w: &fitness_recorder::suite::generators::walk::WalkSta
         w.no_salient_answer,
         w.unstable
     ));
+    if !w.changed_state.is_empty() || w.created_state > 0 {
+        out.push_str(&format!(
+            "walk: the server's state changed in a walk that only reads, after the first call of {} ({} state check(s)); {} task(s) about what appeared passed over\n",
+            w.changed_state
+                .iter()
+                .map(|t| format!("`{t}`"))
+                .collect::<Vec<_>>()
+                .join(", "),
+            w.state_checks,
+            w.created_state
+        ));
+    }
     for u in &w.unsatisfiable {
         out.push_str(&format!(
             "walk: dropped `{}`: {}\n",

@@ -59,6 +59,9 @@ pub enum FixtureName {
     HugeLine,
     /// Lists tools with schemas no bounded argument set satisfies.
     HostileSchemas,
+    /// A database whose tools all declare they read, one of which creates
+    /// a table on its first call.
+    ReadThatWrites,
 }
 
 impl FixtureName {
@@ -80,6 +83,7 @@ impl FixtureName {
         ("flood-forever", FixtureName::FloodForever),
         ("huge-line", FixtureName::HugeLine),
         ("hostile-schemas", FixtureName::HostileSchemas),
+        ("read-that-writes", FixtureName::ReadThatWrites),
     ];
 
     /// The hand-written stdio fault this fixture is, if it is one.
@@ -94,6 +98,7 @@ impl FixtureName {
             FixtureName::FloodForever => Some(Fault::FloodsForever),
             FixtureName::HugeLine => Some(Fault::HugeLine),
             FixtureName::HostileSchemas => Some(Fault::HostileSchemas),
+            FixtureName::ReadThatWrites => Some(Fault::ReadThatWrites),
             FixtureName::Correct
             | FixtureName::Legacy
             | FixtureName::LaxHeaders

@@ -51,7 +51,7 @@ impl Generator for JudgeWalk1 {
         let mut config = Map::new();
         config.insert(
             "walk".into(),
-            WalkConfig2::default().to_json(max_per_tool(input.want)),
+            walk_config().to_json(max_per_tool(input.want)),
         );
         config.insert("seed_handles".into(), json!(input.opts.seed_handles.len()));
         config.insert("judge_walk".into(), JudgeWalkConfig::default().to_json());
@@ -76,7 +76,7 @@ impl Generator for JudgeWalk1 {
             };
             let walked = walk_guided(
                 input,
-                &WalkConfig2::default(),
+                &walk_config(),
                 Some(&mut guide),
                 Spread::ShareOfAnswering,
             )
@@ -88,6 +88,15 @@ impl Generator for JudgeWalk1 {
             candidates.synthesis = Some(judge.phase);
             Ok(candidates)
         })
+    }
+}
+
+/// The walk under the judge: `schema-walk/2`'s, with state witnesses (a
+/// read-only walk passes over what it created).
+fn walk_config() -> WalkConfig2 {
+    WalkConfig2 {
+        witness_state: true,
+        ..WalkConfig2::default()
     }
 }
 

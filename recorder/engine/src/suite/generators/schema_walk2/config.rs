@@ -19,6 +19,9 @@ pub struct WalkConfig2 {
     /// Caps on each generated argument set (its wall time is also cut to
     /// `call_timeout`).
     pub argument_limits: Limits,
+    /// A walk that only reads checks the server's state with witnesses
+    /// ([`super::witness`]) and passes over tasks about what it created.
+    pub witness_state: bool,
 }
 
 impl Default for WalkConfig2 {
@@ -30,6 +33,7 @@ impl Default for WalkConfig2 {
             max_rounds: 5,
             facts_per_call: 6,
             argument_limits: Limits::default(),
+            witness_state: false,
         }
     }
 }
@@ -41,7 +45,7 @@ impl WalkConfig2 {
     }
 
     pub fn to_json(&self, max_per_tool: usize) -> Value {
-        json!({
+        let mut v = json!({
             "samples_per_tool": self.samples_per_tool,
             "call_timeout_ms": self.call_timeout.as_millis() as u64,
             "max_calls": self.max_calls,
@@ -50,7 +54,11 @@ impl WalkConfig2 {
             "max_per_tool": max_per_tool,
             "argument_limits": self.limits().to_json(),
             "prompt_templates": [LABELLED_PROMPT, QUOTE_PROMPT],
-        })
+        });
+        if self.witness_state {
+            v["witness_state"] = json!(true);
+        }
+        v
     }
 }
 

@@ -16,6 +16,7 @@ use serde_json::{Map, Value};
 
 use super::config::WalkConfig2;
 use super::text::{Handle, harvest, python_literal};
+use super::witness::Witnesses;
 use crate::mcp::connect::Session;
 use crate::suite::generators::walk::{Taken, WalkStats, call_counted, drop_unsatisfiable};
 use crate::suite::predicate::{contains_token, first_json_value};
@@ -43,6 +44,9 @@ pub struct Observation {
 pub struct Exploration {
     pub observations: Vec<Observation>,
     pub handles: Vec<Handle>,
+    /// Words the state witnesses said only after the walk began: state
+    /// the walk created ([`super::witness`]).
+    pub created: BTreeSet<String>,
 }
 
 impl Exploration {
@@ -270,8 +274,22 @@ pub async fn explore(
         errors: BTreeMap::new(),
         last_said: None,
         to_repair: Vec::new(),
+        witness: None,
         stats,
     };
+    // A walk that only reads watches the state before its first call.
+    if config.witness_state && !callable.iter().any(|t| writers.contains(t.name.as_ref())) {
+        explorer.witness = Some(
+            Witnesses::open(
+                session,
+                callable,
+                writers,
+                config.call_timeout,
+                explorer.stats,
+            )
+            .await,
+        );
+    }
     if let Some(g) = guide.as_deref_mut() {
         let asked = explorer.asked(callable.to_vec(), false);
         let proposed = g.propose(asked).await;
@@ -298,6 +316,10 @@ pub async fn explore(
                 explorer.rounds(callable, 1).await;
             }
         }
+    }
+    if let Some(mut w) = explorer.witness.take() {
+        w.close(session, explorer.stats).await;
+        explorer.ex.created = w.created;
     }
     explorer.ex
 }
@@ -394,6 +416,8 @@ struct Explorer<'a> {
     /// What each tool said when a call of it failed, the first
     /// [`ERRORS_KEPT`] distinct sayings (the guide's own calls come first).
     errors: BTreeMap<String, Vec<String>>,
+    /// The state witnesses of a walk that only reads.
+    witness: Option<Witnesses>,
     stats: &'a mut WalkStats,
 }
 
@@ -626,7 +650,11 @@ impl Explorer<'_> {
             self.stats.state_writes += 1;
         }
         let timeout = self.config.call_timeout;
-        let text = match call_counted(self.session, name, &args, timeout, self.stats).await {
+        let taken = call_counted(self.session, name, &args, timeout, self.stats).await;
+        if let Some(w) = self.witness.as_mut() {
+            w.after(self.session, name, self.stats).await;
+        }
+        let text = match taken {
             Taken::Text(t) => t,
             Taken::Skip(said) => {
                 if let Some(said) = said.filter(|s| !s.trim().is_empty()) {

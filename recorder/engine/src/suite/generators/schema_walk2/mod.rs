@@ -35,6 +35,7 @@ mod config;
 mod explore;
 mod spec;
 pub mod text;
+mod witness;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::time::Duration;
@@ -194,7 +195,14 @@ fn specs_by_tool(
         if o.writes || sensitive.contains(&o.index) {
             continue;
         }
-        let specs = specs_for(o, ex, forbidden, per_call);
+        let mut specs = specs_for(o, ex, forbidden, per_call);
+        // In a walk that only reads, nothing is asked about state the walk
+        // itself created (a table a reading tool made on its first call).
+        if !ex.created.is_empty() {
+            let before = specs.len();
+            specs.retain(|spec| !about_created(spec, ex));
+            stats.created_state += (before - specs.len()) as u64;
+        }
         if specs.is_empty() {
             stats.no_salient_answer += 1;
         }
@@ -205,6 +213,20 @@ fn specs_by_tool(
         specs.sort_by_key(|s| -s.score);
     }
     by_tool
+}
+
+/// Does a task's answer, or any of its calls' arguments, name state the
+/// walk created?
+fn about_created(spec: &Spec, ex: &Exploration) -> bool {
+    let created = &ex.created;
+    witness::names_created(created, &Value::String(spec.answer.clone()))
+        || spec
+            .chain
+            .iter()
+            .chain(std::iter::once(&spec.observation))
+            .any(|&i| {
+                witness::names_created(created, &Value::Object(ex.observations[i].args.clone()))
+            })
 }
 
 /// Candidates taken round-robin over the tools, at most `max_per_tool`

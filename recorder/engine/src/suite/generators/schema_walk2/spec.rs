@@ -62,6 +62,15 @@ fn usable(fact: &Fact, o: &Observation, forbidden: &str) -> bool {
     if n > 60 && !value.contains(char::is_whitespace) {
         return false;
     }
+    // Nor is a padded base64 string, however short: nobody asks for one.
+    if n >= 12
+        && value.ends_with('=')
+        && value
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "+/=".contains(c))
+    {
+        return false;
+    }
     if VOLATILE.is_match(value) {
         return false;
     }

@@ -319,6 +319,13 @@ pub fn facts(text: &str, json: Option<&Value>) -> Vec<Fact> {
                 continue;
             }
             for c in PROSE_NUMBER.captures_iter(prose) {
+                // The label and the number are whole words: not `txt 32` from
+                // `launch.txt 32 B`, not `code is 7` from `7Q-ALPHA-19`.
+                if !starts_a_word(prose, c.get(1).map_or(0, |m| m.start()))
+                    || !ends_a_word(prose, c.get(0).map_or(0, |m| m.end()))
+                {
+                    continue;
+                }
                 let label = c[1].trim().to_owned();
                 let last = label.rsplit(' ').next().unwrap_or("").to_lowercase();
                 if PROSE_STOP.contains(&last.as_str()) {
@@ -428,6 +435,27 @@ fn json_facts_in(
             }
         }
         _ => {}
+    }
+}
+
+/// Does the word at byte `at` of `text` start there (not after a `.`, `/`,
+/// `_`, `-` or a letter of the same token)?
+fn starts_a_word(text: &str, at: usize) -> bool {
+    text[..at]
+        .chars()
+        .next_back()
+        .is_none_or(|c| !(c.is_alphanumeric() || ".-_/\\@".contains(c)))
+}
+
+/// Does a word end at byte `at` of `text` (nothing of the same token
+/// follows: a letter, a digit, `-`, `_`, `/`, or a `.` before more of it)?
+fn ends_a_word(text: &str, at: usize) -> bool {
+    let mut rest = text[at..].chars();
+    match rest.next() {
+        None => true,
+        Some(c) if c.is_alphanumeric() || "-_/@".contains(c) => false,
+        Some('.') => rest.next().is_none_or(|c| !c.is_alphanumeric()),
+        Some(_) => true,
     }
 }
 
@@ -555,6 +583,17 @@ mod tests {
             "{labels:?}"
         );
         assert!(labels.contains(&("latency", Some(150.0))), "{labels:?}");
+    }
+
+    #[test]
+    fn prose_numbers_are_whole_words() {
+        let code = facts("The launch code is 7Q-ALPHA-19.", None);
+        assert!(code.iter().all(|f| f.number.is_none()), "{code:?}");
+        let sizes = facts("[FILE] launch.txt      32 B\nTotal: 2 files, 121 B", None);
+        assert!(sizes.iter().all(|f| f.label != "txt"), "{sizes:?}");
+        let kept = facts("took 150ms. size 32 B, ratio 0.5.", None);
+        let labels: Vec<&str> = kept.iter().map(|f| f.label.as_str()).collect();
+        assert_eq!(labels, ["took", "size", "ratio"], "{kept:?}");
     }
 
     #[test]

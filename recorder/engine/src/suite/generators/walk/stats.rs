@@ -35,6 +35,18 @@ pub struct WalkStats {
     /// Calls to tools not declared read-only (non-destructive writers): the
     /// tasks may rely on state these calls created (server-memory's do).
     pub state_writes: u64,
+    /// Calls that checked the server's state (the read-only walk's
+    /// witnesses, asked again after each tool's first call).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub state_checks: u64,
+    /// Tools after whose first call the state changed, in a walk that only
+    /// reads: a tool whose name reads but writes.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub changed_state: Vec<String>,
+    /// Tasks passed over because their calls or answer name state the
+    /// walk created.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub created_state: u64,
 }
 
 fn is_zero(n: &u64) -> bool {
