@@ -51,6 +51,9 @@ pub enum Command {
     Sign(crate::commands::sign::SignArgs),
     /// Check a record's signature and the sha256 and size of every tape it names.
     Verify(crate::commands::verify::VerifyArgs),
+    /// Log in to an MCP server that needs authorization (OAuth 2.1, PKCE)
+    /// and keep its token for --login: `fitness login URL`.
+    Login(crate::commands::login::LoginArgs),
     /// Connect to an MCP server, tape the wire and run the protocol probes:
     /// `fitness probe URL` or `fitness probe -- CMD ARGS...`.
     Probe(crate::commands::probe::ProbeArgs),
@@ -69,6 +72,9 @@ pub enum Command {
     /// (`fitness rewrite-check` starts it).
     #[command(hide = true)]
     RewriteProxy(crate::commands::rewrite_proxy::RewriteProxyArgs),
+    /// The plain client the conformance suite's client scenarios drive.
+    #[command(hide = true)]
+    ConformanceClient(crate::commands::conformance_client::ConformanceClientArgs),
     /// Run an in-tree fixture server (tests and the demo).
     #[command(hide = true)]
     FixtureServer(crate::commands::fixture_server::FixtureArgs),
@@ -80,8 +86,8 @@ pub enum Command {
 /// Run one parsed command line.
 pub fn run(cli: Cli) -> anyhow::Result<()> {
     use crate::commands::{
-        ask, compare, demo, demo_server, fixture_server, import, keygen, probe, publish,
-        rewrite_check, rewrite_proxy, run, serve, sign, suite, sweep, tape, verify,
+        ask, compare, conformance_client, demo, demo_server, fixture_server, import, keygen, login,
+        probe, publish, rewrite_check, rewrite_proxy, run, serve, sign, suite, sweep, tape, verify,
     };
     let Some(command) = cli.command else {
         // No subcommand: show what there is rather than failing.
@@ -100,11 +106,13 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Keygen(args) => keygen::run(args),
         Command::Sign(args) => sign::run(args),
         Command::Verify(args) => verify::run(args),
+        Command::Login(args) => login::run(args),
         Command::Probe(args) => probe::run(args),
         Command::Ask(args) => ask::run(args),
         Command::Suite(args) => suite::run(args),
         Command::RewriteCheck(args) => rewrite_check::run(args),
         Command::RewriteProxy(args) => rewrite_proxy::run(args),
+        Command::ConformanceClient(args) => conformance_client::run(args),
         Command::FixtureServer(args) => fixture_server::run(args),
         Command::DemoServer(args) => demo_server::run(args),
     }

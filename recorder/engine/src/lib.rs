@@ -4,6 +4,7 @@
 //! maps every end to a code. ARCHITECTURE.md draws its floors.
 
 pub mod access;
+pub mod auth;
 pub mod clock;
 pub mod conformance;
 pub mod demo;

@@ -5,11 +5,13 @@
 
 pub mod ask;
 pub mod compare;
+pub mod conformance_client;
 pub mod demo;
 pub mod demo_server;
 pub mod fixture_server;
 pub mod import;
 pub mod keygen;
+pub mod login;
 pub mod probe;
 pub mod publish;
 pub mod rewrite_check;

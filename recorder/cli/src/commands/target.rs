@@ -31,6 +31,10 @@ pub struct TargetArgs {
     /// process's environment variable VAR; repeatable.
     #[arg(long = "env-from", value_name = "K=VAR")]
     pub env_from: Vec<String>,
+    /// Use the token `fitness login URL` stored for this URL (refreshed when
+    /// it is about to expire).
+    #[arg(long)]
+    pub login: bool,
     /// The stdio server's command line.
     #[arg(last = true, value_name = "CMD")]
     pub command: Vec<String>,
@@ -46,6 +50,10 @@ pub struct ConnectFlags {
     /// An environment variable for the stdio child; repeatable.
     #[arg(long = "env", value_name = "K=V")]
     pub env: Vec<String>,
+    /// Use the token `fitness login URL` stored for this URL (refreshed when
+    /// it is about to expire).
+    #[arg(long)]
+    pub login: bool,
 }
 
 /// What a command may do to the server: read-only unless `--sandbox`
@@ -84,7 +92,7 @@ impl SandboxFlags {
 impl ConnectFlags {
     /// The server at `url`, or the stdio `command`, with these flags ([`parse`]).
     pub fn target(&self, url: Option<&str>, command: &[String]) -> anyhow::Result<Target> {
-        parse(url, &self.headers, &self.env, command)
+        with_login(parse(url, &self.headers, &self.env, command)?, self.login)
     }
 }
 
@@ -101,7 +109,38 @@ pub fn parse_target(args: &TargetArgs) -> anyhow::Result<Target> {
         let (name, value) = from_env("--env-from", spec)?;
         env.push(format!("{name}={value}"));
     }
-    parse(args.url.as_deref(), &headers, &env, &args.command)
+    with_login(
+        parse(args.url.as_deref(), &headers, &env, &args.command)?,
+        args.login,
+    )
+}
+
+/// With `--login`: the HTTP target carries the stored token as its bearer
+/// (refreshed first when it is about to expire). Called before any runtime
+/// is running.
+fn with_login(mut target: Target, login: bool) -> anyhow::Result<Target> {
+    if !login {
+        return Ok(target);
+    }
+    let Target::Http(h) = &mut target else {
+        anyhow::bail!(
+            "--login is for HTTP servers: a stdio server takes its credentials with --env"
+        );
+    };
+    anyhow::ensure!(
+        h.bearer.is_none()
+            && !h
+                .headers
+                .iter()
+                .any(|(k, _)| k.eq_ignore_ascii_case("authorization")),
+        "--login and an Authorization header (or {BEARER_ENV}) both give a credential: give one"
+    );
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()?;
+    let token = runtime.block_on(fitness_recorder::auth::stored_token(&h.url))?;
+    h.bearer = Some(token);
+    Ok(target)
 }
 
 /// `K=VAR` -> `(K, value of $VAR)`; an unset or empty VAR is an error

@@ -35,25 +35,34 @@ pub struct FitnessClient {
     tools: Arc<Mutex<Option<Vec<String>>>>,
     relists: Arc<std::sync::atomic::AtomicU64>,
     timeout: Duration,
+    /// The handshake is the legacy `initialize`: it offers the newest
+    /// revision that has one (2025-11-25), not one that has none.
+    initialize: bool,
 }
 
 impl FitnessClient {
-    fn new(tap: Tap, timeout: Duration) -> Self {
+    fn new(tap: Tap, timeout: Duration, initialize: bool) -> Self {
         FitnessClient {
             tap,
             tools: Arc::default(),
             relists: Arc::default(),
             timeout,
+            initialize,
         }
     }
 }
 
 impl ClientHandler for FitnessClient {
     fn get_info(&self) -> ClientConfig {
-        ClientConfig::new(
+        let config = ClientConfig::new(
             ClientCapabilities::default(),
             Implementation::new("fitness", fitness_shared::VERSION),
-        )
+        );
+        if self.initialize {
+            config.with_protocol_version(ProtocolVersion::V_2025_11_25)
+        } else {
+            config
+        }
     }
 
     async fn on_tool_list_changed(&self, context: NotificationContext<RoleClient>) {
@@ -94,6 +103,39 @@ impl Drop for Tagged<'_> {
     fn drop(&mut self) {
         self.session.corr_id.set(None);
     }
+}
+
+/// A request the server refused for its authorization: 401 (no token, or
+/// one it no longer takes) or 403 `insufficient_scope`, with the
+/// `WWW-Authenticate` challenge to authorize with.
+#[derive(Debug, thiserror::Error)]
+#[error("{what} was refused: the server answered {status} ({})", if *.status == 401 { "authorization required" } else { "insufficient scope" })]
+pub struct Challenged {
+    pub what: String,
+    pub status: u16,
+    pub www_authenticate: String,
+}
+
+/// The error of a failed request: [`Challenged`] where the server refused
+/// it for its authorization.
+fn failed(what: &str, e: &rmcp::ServiceError) -> anyhow::Error {
+    if let rmcp::ServiceError::TransportSend(t) = e
+        && let Some(h) = t.error.downcast_ref::<super::unreachable::HttpError>()
+    {
+        let status = match h {
+            super::unreachable::HttpError::AuthRequired(_) => Some(401),
+            super::unreachable::HttpError::InsufficientScope(_) => Some(403),
+            _ => None,
+        };
+        if let (Some(status), Some(header)) = (status, h.auth_challenge()) {
+            return anyhow::Error::new(Challenged {
+                what: what.to_owned(),
+                status,
+                www_authenticate: header.to_owned(),
+            });
+        }
+    }
+    anyhow::anyhow!("{what} failed: {e}")
 }
 
 /// What the handshake established.
@@ -169,6 +211,19 @@ impl Session {
         .map_err(|legacy| Unreachable::both(&modern, legacy).into())
     }
 
+    /// Connect as a client of the 2025-11-25 revision does: `initialize`
+    /// only, no `server/discover` first (the conformance suite's client
+    /// scenarios are of that revision).
+    pub async fn connect_initialize(
+        target: &Target,
+        tap: Tap,
+        timeout: Duration,
+    ) -> anyhow::Result<Session> {
+        Self::connect_with(target, tap, None, timeout, ClientLifecycleMode::Initialize)
+            .await
+            .map_err(Into::into)
+    }
+
     async fn connect_with(
         target: &Target,
         tap: Tap,
@@ -176,7 +231,8 @@ impl Session {
         timeout: Duration,
         lifecycle: ClientLifecycleMode,
     ) -> Result<Session, Unreachable> {
-        let client = FitnessClient::new(tap.clone(), timeout);
+        let initialize = matches!(lifecycle, ClientLifecycleMode::Initialize);
+        let client = FitnessClient::new(tap.clone(), timeout, initialize);
         let corr_id = SharedCorrId::new(corr_id.as_deref());
         match target {
             Target::Stdio(s) => {
@@ -250,7 +306,7 @@ impl Session {
         tokio::time::timeout(self.timeout, self.service.list_all_tools())
             .await
             .map_err(|_| anyhow::anyhow!("tools/list got no answer within {:?}", self.timeout))?
-            .map_err(|e| anyhow::anyhow!("tools/list failed: {e}"))
+            .map_err(|e| failed("tools/list", &e))
     }
 
     /// One `tools/call`, within the timeout.
@@ -265,7 +321,7 @@ impl Session {
             .map_err(|_| {
                 anyhow::anyhow!("tools/call {name} got no answer within {:?}", self.timeout)
             })?
-            .map_err(|e| anyhow::anyhow!("tools/call {name} failed: {e}"))
+            .map_err(|e| failed(&format!("tools/call {name}"), &e))
     }
 
     /// Wait for the session's turn, then tag every wire line with `corr_id`

@@ -9,7 +9,7 @@ use std::time::Duration;
 use rmcp::service::ClientInitializeError;
 use rmcp::transport::streamable_http_client::StreamableHttpError;
 
-type HttpError = StreamableHttpError<reqwest::Error>;
+pub(crate) type HttpError = StreamableHttpError<reqwest::Error>;
 
 /// A handshake that did not complete, said once. `retry` is whether the
 /// legacy `initialize` handshake could fare better than `server/discover`
@@ -81,9 +81,9 @@ impl Unreachable {
         if let Some(HttpError::AuthRequired(_) | HttpError::InsufficientScope(_)) = http {
             return Unreachable::new(
                 format!(
-                    "{whom} answered 401 Unauthorized: this server needs authorization; pass \
-                     its token with --header-env 'Authorization=VAR', VAR holding \
-                     `Bearer <token>`"
+                    "{whom} answered 401 Unauthorized: this server needs authorization: run \
+                     `fitness login {whom}`, then pass --login (or pass a token you hold with \
+                     --header-env 'Authorization=VAR', VAR holding `Bearer <token>`)"
                 ),
                 false,
             );
