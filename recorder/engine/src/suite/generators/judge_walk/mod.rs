@@ -92,10 +92,13 @@ impl Generator for JudgeWalk1 {
 }
 
 /// The walk under the judge: `schema-walk/2`'s, with state witnesses (a
-/// read-only walk passes over what it created).
+/// read-only walk passes over what it created), and more facts from one
+/// call (a listing of a whole graph names many records; the cap per tool
+/// still spreads the suite).
 fn walk_config() -> WalkConfig2 {
     WalkConfig2 {
         witness_state: true,
+        facts_per_call: 10,
         ..WalkConfig2::default()
     }
 }

@@ -788,37 +788,97 @@ const SAID_CHARS: usize = 200;
 /// does not have are dropped (when it lists any), a number written as text
 /// for a numeric argument and a scalar for a string one are converted; `None`
 /// when a required argument is missing.
-fn fitted(schema: &Value, mut args: Map<String, Value>) -> Option<Map<String, Value>> {
-    let props = schema.get("properties").and_then(Value::as_object);
-    if let Some(props) = props {
-        args.retain(|k, _| props.contains_key(k));
-        for (k, v) in args.iter_mut() {
-            let kind = props[k].get("type").and_then(Value::as_str).unwrap_or("");
-            match (kind, &*v) {
-                ("number" | "integer", Value::String(s)) => {
-                    if let Ok(n) = s.trim().parse::<i64>() {
-                        *v = Value::from(n);
-                    } else if kind == "number"
-                        && let Some(n) = s
-                            .trim()
-                            .parse::<f64>()
-                            .ok()
-                            .and_then(serde_json::Number::from_f64)
-                    {
-                        *v = Value::Number(n);
-                    }
-                }
-                ("string", Value::Number(n)) => *v = Value::String(n.to_string()),
-                ("string", Value::Bool(b)) => *v = Value::String(b.to_string()),
-                _ => {}
+fn fitted(schema: &Value, args: Map<String, Value>) -> Option<Map<String, Value>> {
+    match fit(schema, Value::Object(args))? {
+        Value::Object(args) => Some(args),
+        _ => None,
+    }
+}
+
+/// A proposed value fitted to its schema, at every depth: a number given
+/// as text becomes a number (and back); an object keeps only the
+/// properties the schema names, a key the schema names otherwise (`type`
+/// for `entityType`, when one missing property ends in that word) is
+/// renamed, and a missing required array or boolean is given its empty
+/// value; an array's items are fitted to its `items`, a lone value given
+/// where an array is wanted becomes one. `None` where a required property
+/// is missing that nothing can stand for.
+fn fit(schema: &Value, value: Value) -> Option<Value> {
+    let kind = schema.get("type").and_then(Value::as_str).unwrap_or("");
+    match (kind, value) {
+        ("number" | "integer", Value::String(s)) => {
+            if let Ok(n) = s.trim().parse::<i64>() {
+                Some(Value::from(n))
+            } else {
+                s.trim()
+                    .parse::<f64>()
+                    .ok()
+                    .filter(|_| kind == "number")
+                    .and_then(serde_json::Number::from_f64)
+                    .map(Value::Number)
+                    .or(Some(Value::String(s)))
             }
         }
+        ("string", Value::Number(n)) => Some(Value::String(n.to_string())),
+        ("string", Value::Bool(b)) => Some(Value::String(b.to_string())),
+        ("array", Value::Array(items)) => {
+            let Some(item) = schema.get("items") else {
+                return Some(Value::Array(items));
+            };
+            Some(Value::Array(
+                items.into_iter().filter_map(|v| fit(item, v)).collect(),
+            ))
+        }
+        ("array", lone @ (Value::String(_) | Value::Number(_) | Value::Object(_))) => {
+            fit(schema, Value::Array(vec![lone]))
+        }
+        (_, Value::Object(mut object)) => {
+            let Some(props) = schema.get("properties").and_then(Value::as_object) else {
+                return Some(Value::Object(object));
+            };
+            let unknown: Vec<String> = object
+                .keys()
+                .filter(|k| !props.contains_key(*k))
+                .cloned()
+                .collect();
+            for key in unknown {
+                let Some(v) = object.remove(&key) else {
+                    continue;
+                };
+                let key_words = crate::access::words(&key);
+                let mut fits = props.keys().filter(|p| {
+                    !object.contains_key(*p) && {
+                        let p_words = crate::access::words(p);
+                        !key_words.is_empty() && p_words.ends_with(&key_words)
+                    }
+                });
+                if let (Some(p), None) = (fits.next(), fits.next()) {
+                    object.insert(p.clone(), v);
+                }
+            }
+            let mut fitted = Map::new();
+            for (k, v) in object {
+                fitted.insert(k.clone(), fit(&props[&k], v)?);
+            }
+            for r in required_of(schema) {
+                if fitted.contains_key(&r) {
+                    continue;
+                }
+                let empty = match props
+                    .get(&r)
+                    .and_then(|p| p.get("type"))
+                    .and_then(Value::as_str)
+                {
+                    Some("array") => Value::Array(Vec::new()),
+                    Some("boolean") => Value::Bool(false),
+                    _ => return None,
+                };
+                fitted.insert(r, empty);
+            }
+            Some(Value::Object(fitted))
+        }
+        (_, v) => Some(v),
     }
-    let required = required_of(schema);
-    required
-        .iter()
-        .all(|r| args.contains_key(r))
-        .then_some(args)
 }
 
 fn required_of(schema: &Value) -> Vec<String> {
@@ -835,6 +895,36 @@ fn required_of(schema: &Value) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_proposal_is_fitted_to_its_schema_at_every_depth() {
+        let schema = serde_json::json!({"type": "object", "properties": {"entities": {"type": "array", "items": {
+            "type": "object",
+            "properties": {"name": {"type": "string"}, "entityType": {"type": "string"},
+                           "observations": {"type": "array", "items": {"type": "string"}}},
+            "required": ["name", "entityType", "observations"]}}}, "required": ["entities"]});
+        let proposed =
+            serde_json::json!({"entities": [{"name": "Ada Quill", "type": "person", "age": 36}]});
+        let entities = fitted(&schema, proposed.as_object().cloned().unwrap_or_default());
+        assert_eq!(
+            entities.map(Value::Object),
+            Some(
+                serde_json::json!({"entities": [{"name": "Ada Quill", "entityType": "person", "observations": []}]})
+            )
+        );
+        // A required string nothing stands for: no call.
+        let no_name = serde_json::json!({"entities": [{"type": "person"}]});
+        assert_eq!(
+            fitted(&schema, no_name.as_object().cloned().unwrap_or_default()).map(Value::Object),
+            Some(serde_json::json!({"entities": []}))
+        );
+        let count = serde_json::json!({"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"]});
+        let args = serde_json::json!({"n": "4"});
+        assert_eq!(
+            fitted(&count, args.as_object().cloned().unwrap_or_default()).map(Value::Object),
+            Some(serde_json::json!({"n": 4}))
+        );
+    }
 
     #[test]
     fn a_word_the_error_named_is_replaced_whole() {

@@ -251,6 +251,7 @@ async fn take_round_robin(
         .map(|(tool, specs)| (tool, specs.into_iter()))
         .collect();
     let mut seen_prompts = BTreeSet::new();
+    let mut seen_answers = BTreeSet::new();
     'outer: loop {
         let mut progressed = false;
         for (tool, queue) in &mut queues {
@@ -268,6 +269,17 @@ async fn take_round_robin(
                 continue;
             }
             let o = &ex.observations[spec.observation];
+            // One task per call and answer: `the type` and `the entity
+            // type` of one record, both `person`, are one task (admission
+            // would reject the second as a duplicate, and the slot with it).
+            if !seen_answers.insert((
+                spec.chain.clone(),
+                o.tool.clone(),
+                Value::Object(o.args.clone()).to_string(),
+                spec.answer.to_lowercase(),
+            )) {
+                continue;
+            }
             let again = replays
                 .of(input.session, o, config.call_timeout, stats)
                 .await;
