@@ -72,6 +72,8 @@ pub fn scored_record() -> RunRecord {
             transport: TransportShape::Stdio,
             sessions: Sessions::Sessionless,
             credential_context: CredentialContext::OwnerKey,
+            credential: None,
+            surface_delta: None,
             server_info: Some(json!({"name": "demo", "version": "1"})),
             capabilities: Some(json!({"tools": {}})),
             instructions: Some("Be kind.".into()),

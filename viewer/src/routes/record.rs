@@ -381,7 +381,8 @@ fn identity_view(record: &RunRecord, row: Option<&Row>) -> impl IntoView + use<>
                 <dt>"Generator"</dt><dd>{record.run.generator_label().to_owned()}{fitness_shared::generators::dictates_calls(record.run.generator_label()).then(|| view! { <span class="relay-note">" — "{fitness_shared::generators::RELAY_SENTENCE}</span> })}</dd>
                 <dt>"Runner model"</dt><dd>{match &record.run.runner_reported { Some(r) => format!("{} (the provider reported {r})", record.run.runner_model), None => record.run.runner_model.clone() }}</dd>
                 <dt>"Judge model"</dt><dd>{record.run.judge_model.clone()}</dd>
-                <dt>"Credentials"</dt><dd>{record.server.credential_context.label().to_owned()}</dd>
+                <dt>"Credentials"</dt><dd>{record.server.credential_context.label().to_owned()}{record.server.credential.as_ref().map(|c| view! { <span class="credential-detail">" — "{c.text()}</span> })}</dd>
+                {record.server.surface_delta.as_ref().map(|d| view! { <dt>"Tool surface"</dt><dd class="surface-delta">{d.text()}</dd> })}
                 <dt>"Access"</dt><dd class="access">{access_text(record)}</dd>
             </dl>
             {published}

@@ -65,9 +65,10 @@ pub struct RunArgs {
     /// Extension batches the registration buys.
     #[arg(long, default_value_t = DEFAULT_MAX_EXTENSIONS)]
     pub max_extensions: u64,
-    /// The credentials the measurement runs under.
-    #[arg(long, value_enum, default_value = "anonymous")]
-    pub credential: Credential,
+    /// The credentials the measurement runs under (default: owner-key with
+    /// --login, else anonymous).
+    #[arg(long, value_enum)]
+    pub credential: Option<Credential>,
     #[arg(long, default_value_t = DEFAULT_SEED)]
     pub seed: u64,
     /// Where run directories go.
@@ -194,14 +195,22 @@ impl From<Credential> for CredentialContext {
 impl RunArgs {
     /// The run these flags ask for, checked.
     pub fn config(&self) -> anyhow::Result<RunConfig> {
-        let mut run = RunSettings::new(parse_target(&self.target)?, self.runner.parse()?);
+        let target = parse_target(&self.target)?;
+        let credential_used = crate::commands::target::credential_used(&self.target, &target);
+        let mut run = RunSettings::new(target, self.runner.parse()?);
+        run.credential_used = credential_used;
         run.judge = self.judge.as_deref().map(str::parse).transpose()?;
         run.generator = self.generator.as_deref().map(str::parse).transpose()?;
         run.tasks = self.tasks;
         run.reps = self.reps;
         run.extension_size = self.extension_size;
         run.max_extensions = self.max_extensions;
-        run.credential = self.credential.into();
+        // A login is the operator's own account unless they say otherwise.
+        run.credential = match self.credential {
+            Some(c) => c.into(),
+            None if self.target.login => CredentialContext::OwnerKey,
+            None => CredentialContext::Anonymous,
+        };
         run.seed = self.seed;
         run.floors = Floors {
             min_suite: self.min_suite,

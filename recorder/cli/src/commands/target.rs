@@ -115,6 +115,36 @@ pub fn parse_target(args: &TargetArgs) -> anyhow::Result<Target> {
     )
 }
 
+/// What the run's credential is, as detail for the record (never its
+/// value): a login's granted scopes, a bearer token, header names.
+pub fn credential_used(
+    args: &TargetArgs,
+    target: &Target,
+) -> Option<fitness_shared::record::CredentialUsed> {
+    use fitness_shared::record::{CredentialKind, CredentialUsed};
+    let Target::Http(h) = target else {
+        return None;
+    };
+    let headers: Vec<String> = h.headers.iter().map(|(k, _)| k.clone()).collect();
+    let (kind, scopes) = if args.login {
+        let scopes = fitness_recorder::auth::FileCredentialStore::for_url(&h.url)
+            .map(|s| s.granted_scopes())
+            .unwrap_or_default();
+        (CredentialKind::Oauth, scopes)
+    } else if h.bearer.is_some() {
+        (CredentialKind::Bearer, Vec::new())
+    } else if !headers.is_empty() {
+        (CredentialKind::Header, Vec::new())
+    } else {
+        return None;
+    };
+    Some(CredentialUsed {
+        kind,
+        headers,
+        scopes,
+    })
+}
+
 /// With `--login`: the HTTP target carries the stored token as its bearer
 /// (refreshed first when it is about to expire). Called before any runtime
 /// is running.

@@ -56,6 +56,16 @@ impl FileCredentialStore {
         &self.path
     }
 
+    /// The scopes the stored login was granted (none when there is no
+    /// login, or it cannot be read).
+    pub fn granted_scopes(&self) -> Vec<String> {
+        self.read()
+            .ok()
+            .flatten()
+            .map(|c| c.granted_scopes)
+            .unwrap_or_default()
+    }
+
     fn read(&self) -> Result<Option<StoredCredentials>, AuthError> {
         let text = match std::fs::read_to_string(&self.path) {
             Ok(t) => t,

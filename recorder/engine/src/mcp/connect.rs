@@ -266,10 +266,7 @@ impl Session {
                         config,
                     ))
                 });
-                let transport = built.map_err(|e| Unreachable {
-                    sentence: format!("{e:#}"),
-                    retry: false,
-                })?;
+                let transport = built.map_err(|e| Unreachable::new(format!("{e:#}"), false))?;
                 let tapped = TappedTransport::new(transport, tap, corr_id.clone());
                 let service =
                     tokio::time::timeout(timeout, client.serve_with_lifecycle(tapped, lifecycle))

@@ -14,6 +14,7 @@ pub mod probes;
 pub mod raw;
 pub mod report;
 pub mod stdio;
+pub mod surface;
 pub mod tap;
 pub mod tapped;
 pub mod target;

@@ -164,10 +164,10 @@ impl StdioChild {
             .map_err(|e| Unreachable::not_started(&target.command_line().join(" "), &e))?;
         let group = child.id();
         let (Some(stdout), Some(stdin)) = (child.stdout.take(), child.stdin.take()) else {
-            return Err(Unreachable {
-                sentence: "the server's pipes were not opened".to_owned(),
-                retry: false,
-            });
+            return Err(Unreachable::new(
+                "the server's pipes were not opened".to_owned(),
+                false,
+            ));
         };
         let mut tasks = Vec::new();
         let stderr = Arc::new(Mutex::new(Vec::new()));

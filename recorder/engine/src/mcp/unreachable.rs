@@ -19,11 +19,18 @@ pub(crate) type HttpError = StreamableHttpError<reqwest::Error>;
 pub struct Unreachable {
     pub sentence: String,
     pub retry: bool,
+    /// The server refused the handshake for its authorization: 401, or 403
+    /// (`insufficient_scope`).
+    pub refused: Option<u16>,
 }
 
 impl Unreachable {
-    fn new(sentence: String, retry: bool) -> Unreachable {
-        Unreachable { sentence, retry }
+    pub(crate) fn new(sentence: String, retry: bool) -> Unreachable {
+        Unreachable {
+            sentence,
+            retry,
+            refused: None,
+        }
     }
 
     /// The program could not be started at all.
@@ -78,8 +85,13 @@ impl Unreachable {
             );
         };
         let http = error.error.downcast_ref::<HttpError>();
-        if let Some(HttpError::AuthRequired(_) | HttpError::InsufficientScope(_)) = http {
-            return Unreachable::new(
+        if let Some(h @ (HttpError::AuthRequired(_) | HttpError::InsufficientScope(_))) = http {
+            let status = if matches!(h, HttpError::AuthRequired(_)) {
+                401
+            } else {
+                403
+            };
+            let mut refused = Unreachable::new(
                 format!(
                     "{whom} answered 401 Unauthorized: this server needs authorization: run \
                      `fitness login {whom}`, then pass --login (or pass a token you hold with \
@@ -87,6 +99,8 @@ impl Unreachable {
                 ),
                 false,
             );
+            refused.refused = Some(status);
+            return refused;
         }
         // The HTTP client's own error carries the cause (`connection
         // refused`); rmcp's wrapper does not link to it as a source.

@@ -148,6 +148,9 @@ pub struct RunSettings {
     pub extension_size: u64,
     pub max_extensions: u64,
     pub credential: CredentialContext,
+    /// What the credential was (its kind, header names, granted scopes),
+    /// recorded as detail.
+    pub credential_used: Option<fitness_shared::record::CredentialUsed>,
     pub seed: u64,
     pub floors: Floors,
     /// The generation-time null screen (registered either way).
@@ -215,6 +218,7 @@ impl RunSettings {
             extension_size: DEFAULT_EXTENSION_SIZE,
             max_extensions: DEFAULT_MAX_EXTENSIONS,
             credential: CredentialContext::Anonymous,
+            credential_used: None,
             seed: DEFAULT_SEED,
             floors: Floors::default(),
             screen: true,

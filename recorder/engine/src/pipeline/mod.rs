@@ -209,6 +209,16 @@ impl Run<'_> {
             .and_then(|i| i.instructions.clone());
         let listed = session.list_tools().await;
         drop(session);
+        // Under a credential, the tools listed with none (zero tokens).
+        if let Ok(tools) = &listed {
+            self.surface_delta = crate::mcp::surface::delta(
+                &self.cfg.settings.target,
+                tools,
+                self.mcp.clone(),
+                cfg.settings.timeout,
+            )
+            .await;
+        }
         let result = match listed {
             Ok(tools) => self.with_session(&server, &tools).await,
             Err(e) => Err(e.context("tools/list failed")),

@@ -503,7 +503,13 @@ pub fn finish(mut run: Run<'_>, outcome: Outcome) -> anyhow::Result<RunOutput> {
 
     let slug = slug_for(cfg);
     let report = run.report.as_ref();
-    let server = server_identity(cfg, report, run.instructions.clone(), &slug);
+    let server = server_identity(
+        cfg,
+        report,
+        run.instructions.clone(),
+        &slug,
+        run.surface_delta.clone(),
+    );
     let probes = probes_of(report, run.unreachable.clone());
     let mut suite = run
         .generation
@@ -656,6 +662,7 @@ fn server_identity(
     report: Option<&crate::mcp::report::Report>,
     instructions: Option<String>,
     slug: &str,
+    surface_delta: Option<rec::SurfaceDelta>,
 ) -> ServerIdentity {
     ServerIdentity {
         target: match &cfg.settings.target {
@@ -680,6 +687,8 @@ fn server_identity(
             _ => rec::Sessions::Sessionful,
         },
         credential_context: cfg.settings.credential,
+        credential: cfg.settings.credential_used.clone(),
+        surface_delta,
         server_info: report.and_then(|r| r.server.server_info.clone()),
         capabilities: report.map(|r| r.server.capabilities.clone()),
         instructions,

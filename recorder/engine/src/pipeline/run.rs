@@ -58,6 +58,9 @@ pub(super) struct Run<'a> {
     /// registration probes anyway and keeps going to its record).
     pub(super) unreachable: Option<String>,
     pub(super) instructions: Option<String>,
+    /// The tools listed with the run's credential against those listed
+    /// without it.
+    pub(super) surface_delta: Option<rec::SurfaceDelta>,
     pub(super) generation: Option<GenerationReport>,
     pub(super) suite_hash: String,
     pub(super) runner_reported: Option<String>,
@@ -136,6 +139,7 @@ impl<'a> Run<'a> {
             report: None,
             unreachable: None,
             instructions: None,
+            surface_delta: None,
             generation: None,
             suite_hash: String::new(),
             runner_reported: None,

@@ -42,6 +42,8 @@ pub(super) fn convert_server(r: &RecordV1) -> Result<ServerIdentity, ImportError
             Sessions::Sessionless
         },
         credential_context,
+        credential: None,
+        surface_delta: None,
         server_info: s.server_info.clone(),
         capabilities: s.capabilities.clone(),
         instructions: s.instructions.clone(),

@@ -17,6 +17,13 @@ pub struct ServerIdentity {
     pub transport: TransportShape,
     pub sessions: Sessions,
     pub credential_context: CredentialContext,
+    /// What the credential was (never its value), where one was used.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub credential: Option<CredentialUsed>,
+    /// The tools listed with the credential against those listed without
+    /// it (HTTP targets measured under a credential).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub surface_delta: Option<SurfaceDelta>,
     /// `serverInfo` as the server sent it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub server_info: Option<Value>,
@@ -103,6 +110,109 @@ impl CredentialContext {
             CredentialContext::Anonymous => "anonymous",
             CredentialContext::FreeKey => "free-key",
             CredentialContext::OwnerKey => "owner-key",
+        }
+    }
+}
+
+/// What a run's credential was: its kind, the header names that carried
+/// it, the scopes a login was granted. Detail only: the run's group is its
+/// [`CredentialContext`].
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct CredentialUsed {
+    pub kind: CredentialKind,
+    /// The headers that carried a credential, by name.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub headers: Vec<String>,
+    /// The scopes an OAuth login was granted.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub scopes: Vec<String>,
+}
+
+/// How the credential was given.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum CredentialKind {
+    /// A token from `fitness login` (OAuth 2.1).
+    Oauth,
+    /// A bearer token the operator held (`FITNESS_MCP_BEARER_TOKEN`).
+    Bearer,
+    /// Headers the operator gave (a key header).
+    Header,
+}
+
+impl CredentialUsed {
+    /// One line, as the record page prints it.
+    pub fn text(&self) -> String {
+        let kind = match self.kind {
+            CredentialKind::Oauth => "an OAuth token from `fitness login`".to_owned(),
+            CredentialKind::Bearer => "a bearer token".to_owned(),
+            CredentialKind::Header => format!("the header(s) {}", self.headers.join(", ")),
+        };
+        if self.scopes.is_empty() {
+            kind
+        } else {
+            format!("{kind}, scopes {}", self.scopes.join(" "))
+        }
+    }
+}
+
+/// The tool surface under the credential against the anonymous one,
+/// listed with no credential at all (zero tokens).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct SurfaceDelta {
+    /// The anonymous listing was refused (401 or 403), not empty.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub refused_anonymously: Option<u16>,
+    /// Tools listed only with the credential.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub only_with_credential: Vec<String>,
+    /// Tools listed only without it.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub only_anonymous: Vec<String>,
+    /// Tools listed both ways with different input schemas.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub changed_schema: Vec<String>,
+    /// The anonymous listing failed otherwise, in words.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+}
+
+impl SurfaceDelta {
+    /// One sentence, as the record page prints it.
+    pub fn text(&self) -> String {
+        if let Some(status) = self.refused_anonymously {
+            return format!("Refused anonymously ({status}): every tool needs the credential.");
+        }
+        if let Some(e) = &self.error {
+            return format!("The anonymous listing failed: {e}.");
+        }
+        let mut parts = Vec::new();
+        if !self.only_with_credential.is_empty() {
+            parts.push(format!(
+                "only with the credential: {}",
+                self.only_with_credential.join(", ")
+            ));
+        }
+        if !self.only_anonymous.is_empty() {
+            parts.push(format!(
+                "only without it: {}",
+                self.only_anonymous.join(", ")
+            ));
+        }
+        if !self.changed_schema.is_empty() {
+            parts.push(format!(
+                "a different input schema: {}",
+                self.changed_schema.join(", ")
+            ));
+        }
+        if parts.is_empty() {
+            "The same tools, with the same schemas, with and without the credential.".to_owned()
+        } else {
+            let mut s = parts.join("; ");
+            if let Some(first) = s.get_mut(0..1) {
+                first.make_ascii_uppercase();
+            }
+            format!("{s}.")
         }
     }
 }
