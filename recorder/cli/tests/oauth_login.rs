@@ -207,3 +207,53 @@ fn a_server_that_asks_for_no_login_is_told_so() {
     assert!(text(&probe).contains("no login for"), "{}", text(&probe));
     assert!(!dir.path().join("logins").exists(), "nothing was stored");
 }
+
+/// A server that stops taking the credential in the middle of a run (a
+/// revoked token): the run ends VOID, "lost authorization", as a lost
+/// server does, never as the server's thin surface; the token reaches no
+/// file of the run.
+#[test]
+fn a_credential_refused_mid_run_ends_it_void_as_lost_authorization() {
+    let server = common::http_fixture("auth-expiring");
+    let dir = tempfile::tempdir().expect("temp dir");
+    let runs = dir.path().join("runs");
+    let token = fitness_recorder::test_servers::AUTH_FIXTURE_TOKEN;
+    let env = [("FITNESS_MCP_BEARER_TOKEN", token.to_owned())];
+    let run = run_bounded_in(
+        None,
+        &env,
+        &[
+            "run",
+            &server.url,
+            "--runner",
+            "sim/diligent",
+            "--out",
+            s(&runs),
+            "--json",
+        ],
+        LIMIT,
+    );
+    let summary: Value =
+        serde_json::from_slice(&run.stdout).unwrap_or_else(|e| panic!("{e}: {}", text(&run)));
+    assert_eq!(summary["outcome"], "VOID", "{summary:#}");
+    let run_dir = PathBuf::from(summary["dir"].as_str().expect("dir"));
+    let record: Value =
+        serde_json::from_slice(&std::fs::read(run_dir.join("record.json")).expect("record"))
+            .expect("record json");
+    let notes = record["notes"]["own"].to_string();
+    assert!(
+        notes.contains("lost authorization (the server stopped taking the credential)"),
+        "{notes}"
+    );
+    assert!(notes.contains("401 Unauthorized"), "{notes}");
+    assert_eq!(record["server"]["credential"]["kind"], "bearer");
+    assert_eq!(
+        record["server"]["surface_delta"]["refused_anonymously"],
+        401
+    );
+    assert!(
+        !all_text(&runs).contains(token),
+        "the token is in the run directory"
+    );
+    assert!(!text(&run).contains(token), "the token is in the output");
+}

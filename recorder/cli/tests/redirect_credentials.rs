@@ -148,6 +148,7 @@ fn the_raw_http_probes_never_carry_credentials_to_another_origin() {
         url: format!("{}/mcp", s.origin),
         headers: vec![("X-Api-Key".to_owned(), HEADER.to_owned())],
         bearer: Some(BEARER.to_owned()),
+        login: false,
     };
     let raw = RawHttp::new(&target, Tap::disabled(), Duration::from_secs(5)).expect("client");
     let frame = r#"{"jsonrpc":"2.0","id":"p1","method":"tools/list","params":{}}"#;

@@ -150,6 +150,7 @@ async fn connect(url: &str, bearer: Option<String>, timeout: Duration) -> anyhow
         url: url.to_owned(),
         headers: vec![],
         bearer,
+        login: false,
     });
     Session::connect_initialize(&target, Tap::disabled(), timeout).await
 }

@@ -112,6 +112,7 @@ async fn tools_with(url: &str, token: String) -> anyhow::Result<usize> {
         url: url.to_owned(),
         headers: vec![],
         bearer: Some(token),
+        login: false,
     });
     let session = Session::connect(&target, Tap::disabled(), None, Duration::from_secs(30)).await?;
     let tools = session.list_tools().await;

@@ -170,6 +170,7 @@ fn with_login(mut target: Target, login: bool) -> anyhow::Result<Target> {
         .build()?;
     let token = runtime.block_on(fitness_recorder::auth::stored_token(&h.url))?;
     h.bearer = Some(token);
+    h.login = true;
     Ok(target)
 }
 
@@ -239,6 +240,7 @@ fn read_target(
                 url: url.to_owned(),
                 headers,
                 bearer: std::env::var(BEARER_ENV).ok().filter(|t| !t.is_empty()),
+                login: false,
             }))
         }
         (None, Some((program, rest))) => {

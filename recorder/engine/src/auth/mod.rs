@@ -275,6 +275,23 @@ pub async fn stored_token(url: &str) -> anyhow::Result<String> {
     Ok(token)
 }
 
+/// The authorization manager of `url`'s stored login, for a session's
+/// transport (rmcp's `AuthClient`): it sends the stored token, refreshes it
+/// before expiry and once on a 401, and keeps the refreshed one in the store.
+pub async fn manager_for(url: &str) -> anyhow::Result<AuthorizationManager> {
+    let store = FileCredentialStore::for_url(url)?;
+    let mut manager = AuthorizationManager::new(url)
+        .await
+        .map_err(|e| anyhow::anyhow!("{url}: {e}"))?;
+    manager.set_credential_store(store);
+    let found = manager
+        .initialize_from_store()
+        .await
+        .map_err(|e| anyhow::anyhow!("reading the login for {url}: {e}"))?;
+    anyhow::ensure!(found, "no login for {url}: run `fitness login {url}` first");
+    Ok(manager)
+}
+
 /// A token is a secret: redacted wherever it could appear.
 fn register_token(token: &str) {
     crate::secrets::register(

@@ -90,6 +90,10 @@ pub struct Session {
     corr_id: SharedCorrId,
     /// Held by a tagged call from its request to its response.
     calls: tokio::sync::Mutex<()>,
+    /// A request the server refused with 401 in the middle of the session
+    /// (after rmcp's one refresh, with a login): the session has lost its
+    /// authorization.
+    auth_lost: std::sync::Mutex<Option<String>>,
 }
 
 /// A call in flight under its trial's corr_id; the session's other trials
@@ -164,7 +168,8 @@ fn http_config(h: &HttpTarget) -> anyhow::Result<StreamableHttpClientTransportCo
     // rmcp reads bodies and events within these, as the raw probes do.
     config.max_json_response_size = crate::http::MAX_BODY;
     config.max_sse_event_size = super::frames::MAX_EVENT;
-    if let Some(token) = &h.bearer {
+    // With a login, rmcp's AuthClient supplies (and refreshes) the token.
+    if let Some(token) = h.bearer.as_ref().filter(|_| !h.login) {
         config = config.auth_header(token.clone());
     }
     Ok(config)
@@ -249,6 +254,7 @@ impl Session {
                             timeout,
                             corr_id,
                             calls: tokio::sync::Mutex::new(()),
+                            auth_lost: std::sync::Mutex::new(None),
                         });
                     }
                     Ok(Err(e)) => Unreachable::handshake(&command, &e),
@@ -260,25 +266,34 @@ impl Session {
                 Err(why)
             }
             Target::Http(h) => {
-                let built = http_config(h).and_then(|config| {
-                    Ok(StreamableHttpClientTransport::with_client(
-                        mcp_http_client()?,
+                let unbuilt = |e: anyhow::Error| Unreachable::new(format!("{e:#}"), false);
+                let config = http_config(h).map_err(unbuilt)?;
+                let http = mcp_http_client().map_err(unbuilt)?;
+                let served = if h.login {
+                    let manager = crate::auth::manager_for(&h.url).await.map_err(unbuilt)?;
+                    let transport = StreamableHttpClientTransport::with_client(
+                        rmcp::transport::auth::AuthClient::new(http, manager),
                         config,
-                    ))
-                });
-                let transport = built.map_err(|e| Unreachable::new(format!("{e:#}"), false))?;
-                let tapped = TappedTransport::new(transport, tap, corr_id.clone());
-                let service =
+                    );
+                    let tapped = TappedTransport::new(transport, tap, corr_id.clone());
                     tokio::time::timeout(timeout, client.serve_with_lifecycle(tapped, lifecycle))
                         .await
-                        .map_err(|_| Unreachable::silent_url(&h.url, timeout))?
-                        .map_err(|e| Unreachable::handshake(&h.url, &e))?;
+                } else {
+                    let transport = StreamableHttpClientTransport::with_client(http, config);
+                    let tapped = TappedTransport::new(transport, tap, corr_id.clone());
+                    tokio::time::timeout(timeout, client.serve_with_lifecycle(tapped, lifecycle))
+                        .await
+                };
+                let service = served
+                    .map_err(|_| Unreachable::silent_url(&h.url, timeout))?
+                    .map_err(|e| Unreachable::handshake(&h.url, &e))?;
                 Ok(Session {
                     service,
                     child: None,
                     timeout,
                     corr_id,
                     calls: tokio::sync::Mutex::new(()),
+                    auth_lost: std::sync::Mutex::new(None),
                 })
             }
         }
@@ -303,7 +318,7 @@ impl Session {
         tokio::time::timeout(self.timeout, self.service.list_all_tools())
             .await
             .map_err(|_| anyhow::anyhow!("tools/list got no answer within {:?}", self.timeout))?
-            .map_err(|e| failed("tools/list", &e))
+            .map_err(|e| self.note_failure("tools/list", &e))
     }
 
     /// One `tools/call`, within the timeout.
@@ -318,7 +333,7 @@ impl Session {
             .map_err(|_| {
                 anyhow::anyhow!("tools/call {name} got no answer within {:?}", self.timeout)
             })?
-            .map_err(|e| failed(&format!("tools/call {name}"), &e))
+            .map_err(|e| self.note_failure(&format!("tools/call {name}"), &e))
     }
 
     /// Wait for the session's turn, then tag every wire line with `corr_id`
@@ -373,6 +388,14 @@ impl Session {
     /// client (a stdio child that exited or closed stdout, an HTTP session
     /// the transport gave up on), with the child's last stderr lines.
     pub fn lost(&self) -> Option<String> {
+        if let Some(why) = self
+            .auth_lost
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .clone()
+        {
+            return Some(why);
+        }
         if !self.service.peer().is_transport_closed() {
             return None;
         }
@@ -380,7 +403,28 @@ impl Session {
             .stderr_tail()
             .map(|t| stderr_note(&t))
             .unwrap_or_default();
-        Some(format!("the server closed the connection{stderr}"))
+        Some(format!(
+            "lost the server: the server closed the connection{stderr}"
+        ))
+    }
+
+    /// Note a request that failed: a 401 in the middle of the session
+    /// means it lost its authorization ([`Session::lost`]).
+    pub fn note_failure(&self, what: &str, e: &rmcp::ServiceError) -> anyhow::Error {
+        let error = failed(what, e);
+        if let Some(c) = error.downcast_ref::<Challenged>()
+            && c.status == 401
+        {
+            *self
+                .auth_lost
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner) = Some(format!(
+                "lost authorization (the server stopped taking the credential): {what} was \
+                 refused with 401 Unauthorized in the middle of the run, a login's token \
+                 refreshed once first; log in again with `fitness login`"
+            ));
+        }
+        error
     }
 
     /// The tail of the child's stderr (stdio only).

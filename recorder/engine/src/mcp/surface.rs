@@ -28,6 +28,7 @@ pub fn anonymous(target: &Target) -> Option<Target> {
         url: h.url.clone(),
         headers: Vec::new(),
         bearer: None,
+        login: false,
     }))
 }
 
@@ -144,6 +145,7 @@ mod tests {
                 url: "http://127.0.0.1:1/mcp".into(),
                 headers: vec![],
                 bearer: None,
+                login: false,
             }))
             .is_none()
         );

@@ -16,6 +16,10 @@ pub struct HttpTarget {
     pub url: String,
     pub headers: Vec<(String, String)>,
     pub bearer: Option<String>,
+    /// Sessions take their token from `fitness login`'s store through
+    /// rmcp's authorization manager, which refreshes it once on a 401
+    /// (the raw probes send `bearer`, the token as it was at the start).
+    pub login: bool,
 }
 
 /// Where the server is.

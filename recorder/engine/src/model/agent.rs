@@ -665,7 +665,10 @@ async fn call(
         ),
         Ok(Err(e)) => (
             record(false, Some(CallFailure::ProtocolError), latency),
-            format!("tools/call {name} failed: {e}"),
+            format!(
+                "{:#}",
+                session.note_failure(&format!("tools/call {name}"), &e)
+            ),
             true,
         ),
         Ok(Ok(result)) => {

@@ -122,7 +122,7 @@ impl Run<'_> {
         }
         let session = server.session().map_err(Halt::Failed)?;
         if let Some(why) = session.lost() {
-            return Err(Halt::Lost(format!("lost the server: {why}")));
+            return Err(Halt::Lost(why));
         }
         let outcome = tokio::select! {
             outcome = trials.run(model, &session, task, kind, &self.agent) => outcome,

@@ -219,7 +219,6 @@ impl Run<'_> {
         match session.lost() {
             None => Ok(()),
             Some(why) => {
-                let why = format!("lost the server: {why}");
                 self.interrupted = Some(Interruption::Failed(why.clone()));
                 anyhow::bail!(why)
             }

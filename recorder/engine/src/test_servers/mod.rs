@@ -8,6 +8,8 @@ mod misbehaving;
 
 use std::net::SocketAddr;
 
+use anyhow::Context as _;
+
 use axum::body::Body;
 use axum::extract::Request;
 use axum::middleware::Next;
@@ -62,7 +64,16 @@ pub enum FixtureName {
     /// A database whose tools all declare they read, one of which creates
     /// a table on its first call.
     ReadThatWrites,
+    /// HTTP only: the correct server behind a bearer token
+    /// ([`AUTH_FIXTURE_TOKEN`]) that it stops taking after
+    /// [`AUTH_FIXTURE_CALLS`] `tools/call` requests (a revoked login).
+    AuthExpiring,
 }
+
+/// The token the auth-expiring fixture takes.
+pub const AUTH_FIXTURE_TOKEN: &str = "fixture-token-7f3a9c";
+/// `tools/call` requests the auth-expiring fixture answers before its 401s.
+pub const AUTH_FIXTURE_CALLS: u64 = 5;
 
 impl FixtureName {
     /// Every fixture with its command-line name.
@@ -84,6 +95,7 @@ impl FixtureName {
         ("huge-line", FixtureName::HugeLine),
         ("hostile-schemas", FixtureName::HostileSchemas),
         ("read-that-writes", FixtureName::ReadThatWrites),
+        ("auth-expiring", FixtureName::AuthExpiring),
     ];
 
     /// The hand-written stdio fault this fixture is, if it is one.
@@ -105,7 +117,8 @@ impl FixtureName {
             | FixtureName::LaxMethod
             | FixtureName::HostOnly
             | FixtureName::OldSubscribe
-            | FixtureName::Echo => None,
+            | FixtureName::Echo
+            | FixtureName::AuthExpiring => None,
         }
     }
 }
@@ -147,6 +160,16 @@ pub async fn serve(name: FixtureName, http: Option<SocketAddr>) -> anyhow::Resul
                 serve_router(addr, http_service(|| Ok(EchoServer::new()), true)).await
             }
         };
+    }
+    if name == FixtureName::AuthExpiring {
+        let addr = http.context("this fixture speaks HTTP only (--http ADDR)")?;
+        anyhow::ensure!(addr.ip().is_loopback(), "fixtures bind 127.0.0.1 only");
+        let router = http_service(
+            || Ok(CorrectServer::new("fitness-fixture-auth-expiring", false)),
+            true,
+        )
+        .layer(axum::middleware::from_fn(expiring_bearer));
+        return serve_router(addr, router).await;
     }
     let legacy_only = name == FixtureName::Legacy;
     // Which header a lax fixture overwrites with the body's own value, so a
@@ -239,6 +262,42 @@ async fn serve_router(addr: SocketAddr, router: axum::Router) -> anyhow::Result<
     println!("listening http://{local}/mcp");
     axum::serve(listener, router).await?;
     Ok(())
+}
+
+/// The auth-expiring fixture's gate: 401 without the token, and with it
+/// once [`AUTH_FIXTURE_CALLS`] `tools/call` requests have been answered.
+async fn expiring_bearer(request: Request, next: Next) -> Response {
+    static CALLS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let unauthorized = || {
+        Response::builder()
+            .status(401)
+            .header(
+                "www-authenticate",
+                "Bearer error=\"invalid_token\", error_description=\"the token was revoked\"",
+            )
+            .body(Body::empty())
+            .unwrap_or_default()
+    };
+    let authorized = request
+        .headers()
+        .get("authorization")
+        .and_then(|v| v.to_str().ok())
+        == Some(&format!("Bearer {AUTH_FIXTURE_TOKEN}"));
+    if !authorized {
+        return unauthorized();
+    }
+    let (parts, body) = request.into_parts();
+    let Ok(bytes) = axum::body::to_bytes(body, 4 << 20).await else {
+        return unauthorized();
+    };
+    let is_call = serde_json::from_slice::<serde_json::Value>(&bytes)
+        .ok()
+        .is_some_and(|v| v.get("method").and_then(serde_json::Value::as_str) == Some("tools/call"));
+    if is_call && CALLS.fetch_add(1, std::sync::atomic::Ordering::SeqCst) >= AUTH_FIXTURE_CALLS {
+        return unauthorized();
+    }
+    next.run(Request::from_parts(parts, Body::from(bytes)))
+        .await
 }
 
 /// The lax-headers fixture's fault: overwrite `Mcp-Name` with the body's
