@@ -96,6 +96,15 @@ pub fn run(args: LoginArgs) -> anyhow::Result<()> {
     };
     let tools = match tools {
         Ok(n) => format!("{n} tool(s) listed with it"),
+        Err(e)
+            if e.downcast_ref::<fitness_recorder::mcp::unreachable::Unreachable>()
+                .and_then(|u| u.refused)
+                .is_some() =>
+        {
+            "but the server refused the new token (401): it does not take what its \
+             authorization server issued"
+                .to_owned()
+        }
         Err(e) => format!("but listing the tools with it failed: {e:#}"),
     };
     crate::process::print_line(&fitness_recorder::secrets::redact(&format!(

@@ -72,6 +72,26 @@ impl Redirect {
         wait: Duration,
         say: &mut dyn FnMut(&str),
     ) -> anyhow::Result<String> {
+        let callback = self.approval(auth_url, approval, wait, say).await?;
+        // The state sent must come back: another is a forged or stale
+        // redirect, refused before any code is exchanged.
+        let sent = state_of(auth_url);
+        let back = state_of(&callback);
+        anyhow::ensure!(
+            sent.is_some() && sent == back,
+            "the authorization server sent back a state this login did not send (a forged or \
+             stale redirect): refused, nothing exchanged or stored"
+        );
+        Ok(callback)
+    }
+
+    async fn approval(
+        self,
+        auth_url: &str,
+        approval: Approval,
+        wait: Duration,
+        say: &mut dyn FnMut(&str),
+    ) -> anyhow::Result<String> {
         match approval {
             Approval::NonInteractive => tokio::time::timeout(wait, follow(auth_url, &self.uri))
                 .await
@@ -148,6 +168,15 @@ impl Redirect {
             return Ok(format!("{base}{path}"));
         }
     }
+}
+
+/// The `state` query parameter of a URL.
+fn state_of(url: &str) -> Option<String> {
+    reqwest::Url::parse(url)
+        .ok()?
+        .query_pairs()
+        .find(|(k, _)| k == "state")
+        .map(|(_, v)| v.into_owned())
 }
 
 /// Follow `auth_url`'s redirects (never reading a body past a bound) until

@@ -168,10 +168,12 @@ pub async fn login_with(
     let callback = redirect
         .approve(session.get_authorization_url(), req.approval, req.wait, say)
         .await?;
-    session
-        .handle_callback_url(&callback)
-        .await
-        .map_err(|e| anyhow::anyhow!("exchanging the authorization code: {e}"))?;
+    session.handle_callback_url(&callback).await.map_err(|e| {
+        anyhow::anyhow!(
+            "exchanging the authorization code at the token endpoint: {e} (an answer over \
+                 rmcp's size bound, one that is not a token, or none within 30 s)"
+        )
+    })?;
     let credentials = session
         .auth_manager
         .get_credentials()
