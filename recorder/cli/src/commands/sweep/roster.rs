@@ -57,9 +57,12 @@ pub struct RosterTarget {
     /// A streamable HTTP server's URL.
     #[serde(default)]
     pub url: Option<String>,
-    /// `anonymous` (default), `free-key` or `owner-key`.
+    /// `anonymous` (default; `owner-key` with `login`), `free-key` or `owner-key`.
     #[serde(default)]
     pub credential: Option<String>,
+    /// Use the token `fitness login URL` stored (an HTTP target).
+    #[serde(default)]
+    pub login: bool,
     /// HTTP headers: header name -> NAME of the environment variable holding its value.
     #[serde(default)]
     pub headers: BTreeMap<String, String>,
@@ -247,6 +250,8 @@ pub struct Slot {
     pub runner: String,
     pub judge: Option<String>,
     pub credential: String,
+    /// With `fitness login`'s stored token.
+    pub login: bool,
     /// Header name -> environment variable NAME.
     pub headers: BTreeMap<String, String>,
     /// Child variable -> environment variable NAME.
@@ -274,6 +279,9 @@ impl Slot {
         ];
         if let Some(judge) = &self.judge {
             args.extend(["--judge".to_owned(), judge.clone()]);
+        }
+        if self.login {
+            args.push("--login".to_owned());
         }
         args.extend(self.flags.args(self.rerun));
         for (name, var) in &self.headers {
@@ -394,6 +402,11 @@ fn check_target(t: &RosterTarget) -> anyhow::Result<()> {
     if let Some(c) = &t.credential {
         credential_ok(label, c)?;
     }
+    if t.login && t.url.is_none() {
+        bail!(
+            "target {label:?}: login is for a url target (a stdio server takes its credentials in env)"
+        );
+    }
     Ok(())
 }
 
@@ -436,7 +449,7 @@ pub fn slots(roster: &Roster) -> Vec<Slot> {
         let credential = t
             .credential
             .clone()
-            .unwrap_or_else(|| "anonymous".to_owned());
+            .unwrap_or_else(|| if t.login { "owner-key" } else { "anonymous" }.to_owned());
         for runner in &runners {
             for rerun in 1..=reruns {
                 let key = json!({
@@ -450,6 +463,12 @@ pub fn slots(roster: &Roster) -> Vec<Slot> {
                     "flags": flags,
                     "rerun": rerun,
                 });
+                // Only a login changes the key: rosters written before it
+                // keep their slots' tags (and their resumable directories).
+                let mut key = key;
+                if t.login {
+                    key["login"] = json!(true);
+                }
                 let key = integrity::canonical_json(&key)
                     .map(|b| String::from_utf8_lossy(&b).into_owned())
                     .unwrap_or_else(|_| key.to_string());
@@ -461,6 +480,7 @@ pub fn slots(roster: &Roster) -> Vec<Slot> {
                     runner: runner.clone(),
                     judge: roster.judge.clone(),
                     credential: credential.clone(),
+                    login: t.login,
                     headers: t.headers.clone(),
                     env: t.env.clone(),
                     flags: flags.clone(),
@@ -584,6 +604,31 @@ concurrency = 3
         let b = slots(&parse(&edited).unwrap());
         assert_eq!(a[0].tag, b[0].tag, "an untouched target keeps its slots");
         assert_ne!(a[4].tag, b[4].tag, "an edited target gets new slots");
+    }
+
+    #[test]
+    fn a_login_target_runs_with_its_stored_token_as_the_owner() {
+        let before = slots(&parse(ROSTER).unwrap());
+        let login = ROSTER.replace(
+            "credential = \"owner-key\"\nheaders = { Authorization = \"REMOTE_MCP_AUTH\" }",
+            "login = true",
+        );
+        let after = slots(&parse(&login).unwrap());
+        let args = after[4].run_args();
+        assert!(args.iter().any(|a| a == "--login"), "{args:?}");
+        assert!(
+            args.windows(2).any(|w| w == ["--credential", "owner-key"]),
+            "{args:?}"
+        );
+        assert!(!before[4].run_args().iter().any(|a| a == "--login"));
+        // A roster without a login keeps its slots' tags.
+        assert_eq!(before[0].tag, after[0].tag);
+        let stdio = ROSTER.replace(
+            "command = [\"fitness\", \"demo-server\", \"good\"]",
+            "command = [\"fitness\", \"demo-server\", \"good\"]\nlogin = true",
+        );
+        let err = format!("{:#}", parse(&stdio).unwrap_err());
+        assert!(err.contains("login is for a url target"), "{err}");
     }
 
     #[test]
