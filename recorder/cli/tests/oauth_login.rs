@@ -257,3 +257,39 @@ fn a_credential_refused_mid_run_ends_it_void_as_lost_authorization() {
     );
     assert!(!text(&run).contains(token), "the token is in the output");
 }
+
+/// The interactive login: the authorization URL goes to `$BROWSER` (here a
+/// script that fetches it and follows its redirects, as a browser whose
+/// user approves would), and the code comes back to the loopback listener
+/// on 127.0.0.1.
+#[test]
+fn an_interactive_login_comes_back_to_the_loopback_redirect() {
+    let server = sdk_server("--oauth");
+    let dir = tempfile::tempdir().expect("temp dir");
+    let browser = dir.path().join("browser.py");
+    std::fs::write(
+        &browser,
+        "#!/usr/bin/env python3\nimport sys, urllib.request\nurllib.request.urlopen(sys.argv[1], timeout=30).read()\n",
+    )
+    .expect("write the browser");
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt as _;
+        std::fs::set_permissions(&browser, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    }
+    let logins = dir.path().join("logins");
+    let env = [
+        ("FITNESS_LOGIN_DIR", s(&logins).to_owned()),
+        ("BROWSER", s(&browser).to_owned()),
+    ];
+    let login = run_bounded_in(None, &env, &["login", &server.url, "--wait", "60"], LIMIT);
+    assert!(login.status.success(), "{}", text(&login));
+    // The URL is printed for a person either way; the login is kept.
+    assert!(
+        text(&login).contains("Open this URL to log in"),
+        "{}",
+        text(&login)
+    );
+    assert!(String::from_utf8_lossy(&login.stdout).contains("logged in to"));
+    assert_eq!(std::fs::read_dir(&logins).expect("logins").count(), 1);
+}

@@ -66,7 +66,7 @@ pub struct RunArgs {
     #[arg(long, default_value_t = DEFAULT_MAX_EXTENSIONS)]
     pub max_extensions: u64,
     /// The credentials the measurement runs under (default: owner-key with
-    /// --login, else anonymous).
+    /// --login, a bearer token or a header, else anonymous).
     #[arg(long, value_enum)]
     pub credential: Option<Credential>,
     #[arg(long, default_value_t = DEFAULT_SEED)]
@@ -205,10 +205,11 @@ impl RunArgs {
         run.reps = self.reps;
         run.extension_size = self.extension_size;
         run.max_extensions = self.max_extensions;
-        // A login is the operator's own account unless they say otherwise.
+        // A credential (a login, a bearer token, a header) is the operator's
+        // own unless they say otherwise: never labelled anonymous.
         run.credential = match self.credential {
             Some(c) => c.into(),
-            None if self.target.login => CredentialContext::OwnerKey,
+            None if run.credential_used.is_some() => CredentialContext::OwnerKey,
             None => CredentialContext::Anonymous,
         };
         run.seed = self.seed;

@@ -421,7 +421,7 @@ impl Session {
                 .unwrap_or_else(std::sync::PoisonError::into_inner) = Some(format!(
                 "lost authorization (the server stopped taking the credential): {what} was \
                  refused with 401 Unauthorized in the middle of the run, a login's token \
-                 refreshed once first; log in again with `fitness login`"
+                 refreshed once first; log in again with fitness login"
             ));
         }
         error

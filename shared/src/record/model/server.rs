@@ -144,7 +144,7 @@ impl CredentialUsed {
     /// One line, as the record page prints it.
     pub fn text(&self) -> String {
         let kind = match self.kind {
-            CredentialKind::Oauth => "an OAuth token from `fitness login`".to_owned(),
+            CredentialKind::Oauth => "an OAuth token from fitness login".to_owned(),
             CredentialKind::Bearer => "a bearer token".to_owned(),
             CredentialKind::Header => format!("the header(s) {}", self.headers.join(", ")),
         };
