@@ -32,6 +32,8 @@ enum Fault {
     IssuerMismatch,
     /// Every MCP request is 401, with a token or without.
     AlwaysUnauthorized,
+    /// Tokens live one second, and a refresh is refused (`invalid_grant`).
+    RefreshRejected,
 }
 
 #[derive(Clone)]
@@ -109,7 +111,24 @@ async fn authorize(
     Redirect::to(&format!("{redirect}?code=the-code&state={state}")).into_response()
 }
 
-async fn token(State(h): State<Hostile>) -> Response {
+async fn token(
+    State(h): State<Hostile>,
+    axum::Form(form): axum::Form<std::collections::HashMap<String, String>>,
+) -> Response {
+    if h.fault == Fault::RefreshRejected {
+        if form.get("grant_type").map(String::as_str) == Some("refresh_token") {
+            return (
+                StatusCode::BAD_REQUEST,
+                axum::Json(json!({"error": "invalid_grant", "error_description": "the refresh token expired"})),
+            )
+                .into_response();
+        }
+        return axum::Json(json!({
+            "access_token": TOKEN, "token_type": "Bearer", "expires_in": 1,
+            "refresh_token": "hostile-refresh-token-9b2c",
+        }))
+        .into_response();
+    }
     if h.fault == Fault::HugeToken {
         let padding = "x".repeat(50 * 1024 * 1024);
         return (
@@ -158,11 +177,15 @@ fn serve(fault: Fault) -> String {
 fn login(fault: Fault) -> (std::process::Output, bool) {
     let url = serve(fault);
     let dir = tempfile::tempdir().expect("temp dir");
-    let logins = dir.path().join("logins");
+    login_at(&url, &dir.path().join("logins"))
+}
+
+fn login_at(url: &str, logins: &std::path::Path) -> (std::process::Output, bool) {
+    let logins = logins.to_owned();
     let out = run_bounded_in(
         None,
         &[("FITNESS_LOGIN_DIR", s(&logins).to_owned())],
-        &["login", &url, "--non-interactive"],
+        &["login", url, "--non-interactive"],
         LIMIT,
     );
     let stored = std::fs::read_dir(&logins).is_ok_and(|mut d| d.next().is_some());
@@ -212,4 +235,32 @@ fn a_server_that_answers_401_after_the_login_says_so() {
     );
     assert!(!said.contains(TOKEN), "no token printed: {said}");
     assert!(stored);
+}
+
+#[test]
+fn an_expired_login_whose_refresh_is_refused_says_to_log_in_again() {
+    let url = serve(Fault::RefreshRejected);
+    let dir = tempfile::tempdir().expect("temp dir");
+    let logins = dir.path().join("logins");
+    let (out, stored) = login_at(&url, &logins);
+    assert!(out.status.success(), "{}", text(&out));
+    assert!(stored);
+    std::thread::sleep(Duration::from_millis(1500));
+    let probe = run_bounded_in(
+        None,
+        &[("FITNESS_LOGIN_DIR", s(&logins).to_owned())],
+        &["probe", &url, "--login"],
+        LIMIT,
+    );
+    assert!(!probe.status.success());
+    let said = text(&probe);
+    assert!(
+        said.contains("has expired and could not be refreshed"),
+        "{said}"
+    );
+    assert!(said.contains(&format!("fitness login {url}")), "{said}");
+    assert!(
+        !said.contains("hostile-refresh-token"),
+        "no token printed: {said}"
+    );
 }
