@@ -248,29 +248,11 @@ pub async fn step_up(
 /// The stored login of `url`, refreshed when it is about to expire: a
 /// bearer token, known to the redaction policy.
 pub async fn stored_token(url: &str) -> anyhow::Result<String> {
-    let store = FileCredentialStore::for_url(url)?;
-    let login_hint = format!("run `fitness login {url}` first");
-    if store.load().await.ok().flatten().is_none() {
-        anyhow::bail!("no login for {url}: {login_hint}");
-    }
-    let mut manager = AuthorizationManager::new(url)
-        .await
-        .map_err(|e| anyhow::anyhow!("{url}: {e}"))?;
-    manager.set_credential_store(store);
-    let found = manager
-        .initialize_from_store()
-        .await
-        .map_err(|e| anyhow::anyhow!("reading the login for {url}: {e}"))?;
-    anyhow::ensure!(
-        found,
-        "the login for {url} is no longer valid: {login_hint}"
-    );
+    let manager = manager_for(url).await?;
     let token = manager.get_access_token().await.map_err(|e| match e {
-        rmcp::transport::auth::AuthError::AuthorizationRequired => {
-            anyhow::anyhow!(
-                "the login for {url} has expired and could not be refreshed: {login_hint}"
-            )
-        }
+        rmcp::transport::auth::AuthError::AuthorizationRequired => anyhow::anyhow!(
+            "the login for {url} has expired and could not be refreshed: run `fitness login {url}` again"
+        ),
         e => anyhow::anyhow!("refreshing the login for {url}: {e}"),
     })?;
     register_token(&token);
@@ -282,6 +264,10 @@ pub async fn stored_token(url: &str) -> anyhow::Result<String> {
 /// before expiry and once on a 401, and keeps the refreshed one in the store.
 pub async fn manager_for(url: &str) -> anyhow::Result<AuthorizationManager> {
     let store = FileCredentialStore::for_url(url)?;
+    // No login at all: said before any request is made.
+    if store.load().await.ok().flatten().is_none() {
+        anyhow::bail!("no login for {url}: run `fitness login {url}` first");
+    }
     let mut manager = AuthorizationManager::new(url)
         .await
         .map_err(|e| anyhow::anyhow!("{url}: {e}"))?;
@@ -290,7 +276,10 @@ pub async fn manager_for(url: &str) -> anyhow::Result<AuthorizationManager> {
         .initialize_from_store()
         .await
         .map_err(|e| anyhow::anyhow!("reading the login for {url}: {e}"))?;
-    anyhow::ensure!(found, "no login for {url}: run `fitness login {url}` first");
+    anyhow::ensure!(
+        found,
+        "the login for {url} is no longer valid (its authorization server changed): run `fitness login {url}` again"
+    );
     Ok(manager)
 }
 
