@@ -15,10 +15,11 @@ use serde_json::Value;
 
 const LIMIT: Duration = Duration::from_secs(300);
 
-/// The SDK's example server with `extra` (`--oauth`, `--oauth-strict`), on
+/// The SDK's example server with `extra` (`--oauth`, and `--oauth-strict`
+/// for its resource check), on
 /// two free ports. It binds every interface: the tests connect through
 /// localhost (the name its metadata uses), and the guard kills it by PID.
-fn sdk_server(extra: &str) -> ServerGuard {
+fn sdk_server(extra: &[&str]) -> ServerGuard {
     let tools = std::env::var_os("FITNESS_TOOLS")
         .map(PathBuf::from)
         .unwrap_or_else(|| {
@@ -36,7 +37,7 @@ fn sdk_server(extra: &str) -> ServerGuard {
     let (mcp, auth) = (free_port(), free_port());
     let guard = spawn_guarded(
         Path::new("node"),
-        &[s(&example), extra],
+        &[&[s(&example)], extra].concat(),
         &[
             ("MCP_PORT", mcp.to_string()),
             ("MCP_AUTH_PORT", auth.to_string()),
@@ -59,7 +60,9 @@ fn all_text(dir: &Path) -> String {
 
 #[test]
 fn login_probe_and_run_against_the_sdks_oauth_server_keep_the_token_in_its_store() {
-    let server = sdk_server("--oauth");
+    // Strict: the server takes only tokens issued for itself (the
+    // `resource` the login asked for).
+    let server = sdk_server(&["--oauth", "--oauth-strict"]);
     let dir = tempfile::tempdir().expect("temp dir");
     let logins = dir.path().join("logins");
     let env = [("FITNESS_LOGIN_DIR", s(&logins).to_owned())];
@@ -264,7 +267,7 @@ fn a_credential_refused_mid_run_ends_it_void_as_lost_authorization() {
 /// on 127.0.0.1.
 #[test]
 fn an_interactive_login_comes_back_to_the_loopback_redirect() {
-    let server = sdk_server("--oauth");
+    let server = sdk_server(&["--oauth"]);
     let dir = tempfile::tempdir().expect("temp dir");
     let browser = dir.path().join("browser.py");
     std::fs::write(
