@@ -193,7 +193,7 @@ async fn follow(auth_url: &str, redirect_uri: &str) -> anyhow::Result<String> {
             .get(at.clone())
             .send()
             .await
-            .map_err(|e| anyhow::anyhow!("the authorization server: {}", super::deepest(&e)))?;
+            .map_err(|e| anyhow::anyhow!("the authorization server: {}", deepest(&e)))?;
         let status = response.status();
         let location = response
             .headers()
@@ -248,4 +248,14 @@ fn open_browser(url: &str, say: &mut dyn FnMut(&str)) {
         }
     }
     say("($BROWSER could not be started: open the URL yourself)");
+}
+
+/// The innermost cause of an error (`connection refused`), which says
+/// what happened; the wrappers above it only say where.
+pub(super) fn deepest(e: &(dyn std::error::Error + 'static)) -> String {
+    let mut at = e;
+    while let Some(next) = at.source() {
+        at = next;
+    }
+    at.to_string()
 }

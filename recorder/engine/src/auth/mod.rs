@@ -89,7 +89,7 @@ pub async fn challenge(url: &str, timeout: Duration) -> anyhow::Result<Challenge
         .json(&body)
         .send()
         .await
-        .map_err(|e| anyhow::anyhow!("could not reach {url}: {}", deepest(&e)))?;
+        .map_err(|e| anyhow::anyhow!("could not reach {url}: {}", approve::deepest(&e)))?;
     let status = response.status().as_u16();
     if status == 401 || status == 403 {
         let header = response
@@ -292,14 +292,4 @@ fn register_token(token: &str) {
         )],
         vec![],
     );
-}
-
-/// The innermost cause of an error (`connection refused`), which says
-/// what happened; the wrappers above it only say where.
-pub(crate) fn deepest(e: &(dyn std::error::Error + 'static)) -> String {
-    let mut at = e;
-    while let Some(next) = at.source() {
-        at = next;
-    }
-    at.to_string()
 }
