@@ -61,6 +61,7 @@ fn good(prompt: &str, answer: &str) -> Task {
         }],
         handles: vec![],
         rationale: Some("the catalogue is the server's".into()),
+        origin: None,
     }
 }
 

@@ -137,6 +137,7 @@ pub fn scored_record() -> RunRecord {
             credential_context: Some(CredentialContext::OwnerKey),
             access: None,
             restore: None,
+            operator_hints: None,
             extension_protocol: Some("6 tasks per batch, at most 2.".into()),
             max_error_rate: Some(0.05),
             max_turns: Some(12),
@@ -176,6 +177,7 @@ pub fn scored_record() -> RunRecord {
             candidates_file: None,
             quality: None,
             judge_calls: None,
+            discovery: None,
             limitation: None,
         },
         gates: Gates {

@@ -21,7 +21,7 @@ use fitness_recorder::pipeline::{self, RunConfig, RunOutput, RunSettings};
 use fitness_recorder::suite::DEFAULT_OVERGEN;
 use fitness_shared::gates::{MAX_ERROR_RATE, MIN_ADMISSION_RATE, MIN_SUITE_SIZE, NULL_KILL_RATIO};
 
-use crate::commands::target::{SandboxFlags, TargetArgs, parse_target};
+use crate::commands::target::{HintFlags, SandboxFlags, TargetArgs, parse_target};
 use crate::process::{
     Bars, Exit, PhaseLines, cancel_on_signals, cancel_on_signals_or_stdin_end, runtime,
 };
@@ -38,6 +38,8 @@ pub struct RunArgs {
     pub target: TargetArgs,
     #[command(flatten)]
     pub sandbox: SandboxFlags,
+    #[command(flatten)]
+    pub hints: HintFlags,
     /// The model under test: anthropic/<model>, openai/<model> or sim/<profile>.
     #[arg(long, value_name = "P/M")]
     pub runner: String,
@@ -243,6 +245,7 @@ impl RunArgs {
         run.conformance = self.conformance;
         run.conformance_baseline = self.conformance_baseline.clone();
         run.sandbox = self.sandbox.settings();
+        run.hints = self.hints.hints()?;
         RunConfig::from_settings(run)
     }
 }

@@ -13,7 +13,7 @@ use anyhow::Context;
 use clap::Args;
 use fitness_shared::record::CredentialContext;
 
-use crate::commands::target::{ConnectFlags, SandboxFlags};
+use crate::commands::target::{ConnectFlags, HintFlags, SandboxFlags};
 use fitness_recorder::mcp::connect::DEFAULT_REQUEST_TIMEOUT;
 use fitness_recorder::mcp::tap::Tap;
 use fitness_recorder::pipeline::sandbox::{Sandbox, Server};
@@ -71,6 +71,8 @@ pub struct SuiteArgs {
     pub connect: ConnectFlags,
     #[command(flatten)]
     pub sandbox: SandboxFlags,
+    #[command(flatten)]
+    pub hints: HintFlags,
     /// Seconds to wait for the handshake and any one request.
     #[arg(long, default_value_t = DEFAULT_REQUEST_TIMEOUT.as_secs())]
     pub timeout: u64,
@@ -117,6 +119,7 @@ pub fn run(args: SuiteArgs) -> anyhow::Result<()> {
         access: sandbox.mode(),
         writes: sandbox.writes_at_generation(),
         concurrency: 1,
+        hints: args.hints.hints()?,
     };
     let runtime = crate::process::runtime()?;
     let timeout = Duration::from_secs(args.timeout.max(1));
@@ -298,6 +301,9 @@ pub fn ledger_text(r: &GenerationReport) -> String {
     if let Some(q) = &l.quality {
         quality(&mut out, q);
     }
+    if let Some(d) = &l.discovery {
+        discovery(&mut out, d);
+    }
     for s in &r.spend {
         out.push_str(&format!(
             "spend {}: {} call(s) to {} ({} without usage, {} threw), {} in / {} out tokens\n",
@@ -327,6 +333,31 @@ pub fn ledger_text(r: &GenerationReport) -> String {
         out.push_str(&format!("  {}: {}\n", d.tool, d.evidence));
     }
     out
+}
+
+/// Discovery: each move with what it tried and found, and where the tasks
+/// came from.
+fn discovery(out: &mut String, d: &fitness_shared::record::DiscoveryLedger) {
+    if d.moves.is_empty() {
+        out.push_str(&format!("discovery: {}\n", d.sentence()));
+    }
+    for m in &d.moves {
+        let on = m
+            .tool
+            .as_deref()
+            .map(|t| format!(" `{t}`"))
+            .unwrap_or_default();
+        out.push_str(&format!(
+            "discovery {}{on}: tried {} — {}\n",
+            m.name, m.tried, m.found
+        ));
+    }
+    if d.seed_calls > 0 || d.discovered_tasks > 0 {
+        out.push_str(&format!(
+            "discovery: {} task(s) seeded by the operator ({} seed call(s)), {} from discovery\n",
+            d.seeded_tasks, d.seed_calls, d.discovered_tasks
+        ));
+    }
 }
 
 /// The ledger's rejections by rule, each with an example.

@@ -79,6 +79,35 @@ pub struct SandboxFlags {
     pub sandbox_copy: Vec<std::path::PathBuf>,
 }
 
+/// What the operator tells generation that no discovery can know
+/// (`fitness run` and `fitness suite`); registered and hashed into the
+/// suite.
+#[derive(Debug, Clone, Default, Args)]
+pub struct HintFlags {
+    /// A file of calls you know succeed, one JSON object a line:
+    /// `{"tool": "convert_to_markdown", "arguments": {"uri": "file:///srv/docs/memo.html"}}`.
+    /// The walk makes them first and starts from their results; the tasks
+    /// that come from them are counted apart ("seeded by the operator").
+    #[arg(long, value_name = "FILE")]
+    pub seed_calls: Option<std::path::PathBuf>,
+    /// Words for the judge about what the server holds ("a library
+    /// database: books, members and loans").
+    #[arg(long, value_name = "TEXT")]
+    pub context: Option<String>,
+}
+
+impl HintFlags {
+    pub fn hints(&self) -> anyhow::Result<fitness_shared::record::OperatorHints> {
+        Ok(fitness_shared::record::OperatorHints {
+            seed_calls: match &self.seed_calls {
+                Some(path) => fitness_recorder::suite::options::read_seed_calls(path)?,
+                None => Vec::new(),
+            },
+            context: fitness_recorder::suite::options::checked_context(self.context.as_deref())?,
+        })
+    }
+}
+
 impl SandboxFlags {
     pub fn settings(&self) -> fitness_recorder::pipeline::SandboxSettings {
         fitness_recorder::pipeline::SandboxSettings {

@@ -336,6 +336,58 @@ impl Session {
             .map_err(|e| self.note_failure(&format!("tools/call {name}"), &e))
     }
 
+    /// Every resource the server lists (all pages), as JSON objects, within
+    /// the timeout.
+    pub async fn list_resources(&self) -> anyhow::Result<Vec<serde_json::Value>> {
+        let listed = tokio::time::timeout(self.timeout, self.service.list_all_resources())
+            .await
+            .map_err(|_| anyhow::anyhow!("resources/list got no answer within {:?}", self.timeout))?
+            .map_err(|e| self.note_failure("resources/list", &e))?;
+        Ok(listed
+            .iter()
+            .filter_map(|r| serde_json::to_value(r).ok())
+            .collect())
+    }
+
+    /// Every resource template the server lists, as JSON objects.
+    pub async fn list_resource_templates(&self) -> anyhow::Result<Vec<serde_json::Value>> {
+        let listed = tokio::time::timeout(self.timeout, self.service.list_all_resource_templates())
+            .await
+            .map_err(|_| {
+                anyhow::anyhow!(
+                    "resources/templates/list got no answer within {:?}",
+                    self.timeout
+                )
+            })?
+            .map_err(|e| self.note_failure("resources/templates/list", &e))?;
+        Ok(listed
+            .iter()
+            .filter_map(|r| serde_json::to_value(r).ok())
+            .collect())
+    }
+
+    /// One `resources/read`: the result as JSON (`{contents: [...]}`).
+    pub async fn read_resource(&self, uri: &str) -> anyhow::Result<serde_json::Value> {
+        let params = rmcp::model::ReadResourceRequestParams::new(uri.to_owned());
+        let read = tokio::time::timeout(self.timeout, self.service.read_resource(params))
+            .await
+            .map_err(|_| anyhow::anyhow!("resources/read got no answer within {:?}", self.timeout))?
+            .map_err(|e| self.note_failure("resources/read", &e))?;
+        Ok(serde_json::to_value(&read).unwrap_or_default())
+    }
+
+    /// Every prompt the server lists, as JSON objects.
+    pub async fn list_prompts(&self) -> anyhow::Result<Vec<serde_json::Value>> {
+        let listed = tokio::time::timeout(self.timeout, self.service.list_all_prompts())
+            .await
+            .map_err(|_| anyhow::anyhow!("prompts/list got no answer within {:?}", self.timeout))?
+            .map_err(|e| self.note_failure("prompts/list", &e))?;
+        Ok(listed
+            .iter()
+            .filter_map(|r| serde_json::to_value(r).ok())
+            .collect())
+    }
+
     /// Wait for the session's turn, then tag every wire line with `corr_id`
     /// until the guard drops. Trials in flight together share one session:
     /// their model calls overlap, their tool calls take turns, so each

@@ -188,6 +188,9 @@ pub struct RunSettings {
     /// Trials in flight at once within a stage (registered); `None` asks for
     /// the runner's default, and a checked config always holds the value.
     pub concurrency: Option<u64>,
+    /// What the operator told generation (`--seed-calls`, `--context`),
+    /// registered.
+    pub hints: fitness_shared::record::OperatorHints,
 }
 
 impl RunSettings {
@@ -238,6 +241,7 @@ impl RunSettings {
             conformance_baseline: None,
             sandbox: SandboxSettings::default(),
             concurrency: None,
+            hints: fitness_shared::record::OperatorHints::default(),
         }
     }
 }

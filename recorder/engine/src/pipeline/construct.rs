@@ -149,6 +149,7 @@ impl Run<'_> {
             access: self.cfg.settings.sandbox.mode(),
             writes: self.cfg.settings.sandbox.writes_at_generation(),
             concurrency: self.width(),
+            hints: self.cfg.settings.hints.clone(),
         };
         let corr = format!("generate::x{index}");
         // A reused suite brings its extension batches along.

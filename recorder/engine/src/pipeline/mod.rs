@@ -328,6 +328,7 @@ impl Run<'_> {
             access: cfg.settings.sandbox.mode(),
             writes: cfg.settings.sandbox.writes_at_generation(),
             concurrency: self.width(),
+            hints: cfg.settings.hints.clone(),
         };
         let session = server.session()?;
         session.set_corr_id(Some("generate"));
@@ -445,6 +446,29 @@ impl Run<'_> {
         ));
         let tasks = generation.suite.tasks.clone();
         self.tasks = tasks.clone();
+        // A suite short of what was asked says what discovery tried, so a
+        // maintainer knows what to seed.
+        if let Some(d) = &generation.ledger.discovery
+            && (tasks.len() as u64) < self.cfg.settings.tasks
+        {
+            self.own_notes.push(format!(
+                "Suite: {} tasks where {} were asked for. {}",
+                tasks.len(),
+                self.cfg.settings.tasks,
+                d.sentence()
+            ));
+        }
+        if let Some(d) = &generation.ledger.discovery
+            && d.seeded_tasks > 0
+        {
+            self.own_notes.push(format!(
+                "Suite: {} of {} tasks seeded by the operator (from {} seed calls), {} from discovery.",
+                d.seeded_tasks,
+                tasks.len(),
+                d.seed_calls,
+                d.discovered_tasks
+            ));
+        }
         for u in generation.walk.iter().flat_map(|w| &w.unsatisfiable) {
             self.own_notes.push(format!(
                 "Suite: the tool `{}` was dropped from the walk: {}.",

@@ -138,6 +138,7 @@ pub fn preregistration(cfg: &RunConfig) -> anyhow::Result<rec::PreRegistration> 
         credential_context: Some(cfg.settings.credential),
         access: Some(cfg.settings.sandbox.mode()),
         restore: cfg.settings.sandbox.restore(),
+        operator_hints: (!cfg.settings.hints.is_empty()).then(|| cfg.settings.hints.clone()),
         extension_protocol: Some(format!(
             "An unresolved construct gate consumes the next of {} batches of {} new tasks (x {} reps), generated and screened like the suite, and is decided again on the pooled counts; unresolved after the last batch it fails; with no batch registered it is refused as EXTEND_EXHAUSTED. Errors are gated apart at {}.",
             cfg.settings.max_extensions,
@@ -758,6 +759,7 @@ fn no_suite() -> rec::SuiteLedger {
         candidates_file: None,
         quality: None,
         judge_calls: None,
+        discovery: None,
         limitation: Some("no suite was generated: the run stopped before generation".to_owned()),
     }
 }

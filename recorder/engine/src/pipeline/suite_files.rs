@@ -50,6 +50,7 @@ impl Run<'_> {
                 candidates_file: None,
                 quality: None,
                 judge_calls: None,
+                discovery: None,
                 limitation: Some(format!(
                     "the suite was reused, not generated in this run: {n} tasks from {} (suite hash {}); candidates and admitted count those tasks",
                     path.file_name().map_or_else(

@@ -745,6 +745,7 @@ mod tests {
             solution: Vec::new(),
             handles: Vec::new(),
             rationale: None,
+            origin: None,
         }
     }
 

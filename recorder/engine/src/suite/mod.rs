@@ -143,6 +143,7 @@ pub async fn generate(
         limitation: None,
         quality: Some(quality(&tasks, tools, |t| observed.contains_key(&t.id))),
         judge_calls: proposed.judge_calls,
+        discovery: proposed.walk.as_ref().map(|w| w.discovery_ledger(&tasks)),
     };
     debug_assert!(
         rejections
@@ -291,6 +292,10 @@ fn suite_config(
     }
     if let Some(j) = judge {
         config.insert("judge".into(), json!(j.id().to_string()));
+    }
+    // The operator's hints change what is generated: hashed with it.
+    if !opts.hints.is_empty() {
+        config.insert("operator_hints".into(), json!(opts.hints));
     }
     config
 }

@@ -5,7 +5,7 @@
 use std::fmt;
 use std::str::FromStr;
 
-use fitness_shared::record::{AccessMode, CredentialContext};
+use fitness_shared::record::{AccessMode, CredentialContext, OperatorHints, SeedCall};
 
 /// A generator and its version: the chip on every row.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -98,6 +98,79 @@ pub struct GenerateOptions {
     /// Screen calls in flight at once (not hashed: the suite is the same at
     /// any width).
     pub concurrency: usize,
+    /// What the operator told generation: calls that succeed (a walk
+    /// starts from their results) and words for the judge (hashed).
+    pub hints: OperatorHints,
+}
+
+/// Seed calls a file holds at most, and its size at most.
+const MAX_SEED_CALLS: usize = 200;
+const MAX_SEED_FILE: u64 = 1 << 20;
+/// Characters of `--context` at most.
+const MAX_CONTEXT: usize = 4_000;
+
+/// The operator's seed calls (`--seed-calls FILE`): one JSON object a line,
+/// `{"tool": NAME, "arguments": {...}}`; blank lines and lines starting
+/// with `#` are skipped. A line that is not such an object is an error that
+/// names it.
+pub fn read_seed_calls(path: &std::path::Path) -> anyhow::Result<Vec<SeedCall>> {
+    use std::io::Read;
+    let file = std::fs::File::open(path)
+        .map_err(|e| anyhow::anyhow!("cannot read --seed-calls {}: {e}", path.display()))?;
+    let mut text = String::new();
+    file.take(MAX_SEED_FILE + 1)
+        .read_to_string(&mut text)
+        .map_err(|e| anyhow::anyhow!("cannot read --seed-calls {}: {e}", path.display()))?;
+    anyhow::ensure!(
+        text.len() as u64 <= MAX_SEED_FILE,
+        "--seed-calls {} is over {} MiB: give the calls you know succeed, a few lines",
+        path.display(),
+        MAX_SEED_FILE >> 20
+    );
+    let mut calls = Vec::new();
+    for (n, line) in text.lines().enumerate() {
+        let line = line.trim();
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        let call: SeedCall = serde_json::from_str(line).map_err(|e| {
+            anyhow::anyhow!(
+                "--seed-calls {} line {}: not a call ({e}); write one object a line, {{\"tool\": \"NAME\", \"arguments\": {{...}}}}",
+                path.display(),
+                n + 1
+            )
+        })?;
+        anyhow::ensure!(
+            !call.tool.trim().is_empty(),
+            "--seed-calls {} line {}: the tool's name is empty",
+            path.display(),
+            n + 1
+        );
+        calls.push(call);
+        anyhow::ensure!(
+            calls.len() <= MAX_SEED_CALLS,
+            "--seed-calls {} holds over {MAX_SEED_CALLS} calls: give a few that reach what the server holds",
+            path.display()
+        );
+    }
+    anyhow::ensure!(
+        !calls.is_empty(),
+        "--seed-calls {} holds no call",
+        path.display()
+    );
+    Ok(calls)
+}
+
+/// `--context` as registered: trimmed, bounded; `None` when empty.
+pub fn checked_context(context: Option<&str>) -> anyhow::Result<Option<String>> {
+    let Some(c) = context.map(str::trim).filter(|c| !c.is_empty()) else {
+        return Ok(None);
+    };
+    anyhow::ensure!(
+        c.chars().count() <= MAX_CONTEXT,
+        "--context is over {MAX_CONTEXT} characters: say in a few sentences what the server holds"
+    );
+    Ok(Some(c.to_owned()))
 }
 
 /// The floors a suite is held to after generation (the free gates'), known
@@ -128,6 +201,7 @@ impl GenerateOptions {
             access: AccessMode::ReadOnly,
             writes: false,
             concurrency: 1,
+            hints: OperatorHints::default(),
         }
     }
 }

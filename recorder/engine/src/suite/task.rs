@@ -34,6 +34,22 @@ pub struct Task {
     /// obtained (schema-walk).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rationale: Option<String>,
+    /// Where the task's first call came from, when not the walk's own
+    /// guess: the operator's seed calls, or a discovery move.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub origin: Option<Origin>,
+}
+
+/// Where a task's first call came from (the ledger counts each apart).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Origin {
+    /// A call the operator gave (`--seed-calls`), or one made from its
+    /// result.
+    Seeded,
+    /// A discovery move: the server's resources, a catalogue asked of a
+    /// query language, a broad search.
+    Discovered,
 }
 
 impl Task {

@@ -40,6 +40,7 @@ pub(super) fn convert_prereg(r: &RecordV1) -> PreRegistration {
         null_screen: r.run.null_screen_enabled,
         conformance: None,
         credential_context: parse_credential(&r.server.credential_context),
+        operator_hints: None,
         extension_protocol: s(construct_detail, "extensionProtocol"),
         // fitness-report/1 did not register the budgets and timeouts.
         ..PreRegistration::default()
@@ -89,6 +90,7 @@ pub(super) fn convert_suite(r: &RecordV1) -> SuiteLedger {
                 candidates_file: None,
                 quality: None,
                 judge_calls: None,
+                discovery: None,
                 limitation: None,
             }
         }
@@ -103,6 +105,7 @@ pub(super) fn convert_suite(r: &RecordV1) -> SuiteLedger {
             candidates_file: None,
             quality: None,
             judge_calls: None,
+            discovery: None,
             limitation: Some(
                 "This run's generator did not serialise per-candidate reasons, so rejections by rule, trimmed surplus and null-screen deletions are not broken down."
                     .to_owned(),

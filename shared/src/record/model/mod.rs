@@ -3,6 +3,7 @@
 
 mod access;
 mod conformance;
+mod discovery;
 mod gates;
 mod notes;
 mod outcome;
@@ -19,6 +20,7 @@ mod tool_list;
 
 pub use access::*;
 pub use conformance::*;
+pub use discovery::*;
 pub use gates::*;
 pub use notes::*;
 pub use outcome::*;

@@ -61,6 +61,9 @@ pub struct PreRegistration {
     /// How a sandbox's state is restored between trials.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub restore: Option<super::access::RestoreKind>,
+    /// What the operator told generation (`--seed-calls`, `--context`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub operator_hints: Option<super::discovery::OperatorHints>,
     /// The extension protocol in the run's own words.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub extension_protocol: Option<String>,

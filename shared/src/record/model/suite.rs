@@ -47,6 +47,10 @@ pub struct SuiteLedger {
     /// from every candidate's fate.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub judge_calls: Option<JudgeCalls>,
+    /// What generation read and tried before it guessed, and where the
+    /// tasks came from (the operator's seeds, discovery).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub discovery: Option<super::discovery::DiscoveryLedger>,
 }
 
 /// The judge's synthesis calls.

@@ -459,6 +459,7 @@ fn parse_task(item: &Value, id: &str) -> Result<Task, String> {
             .get("rationale")
             .and_then(Value::as_str)
             .map(str::to_owned),
+        origin: None,
     })
 }
 

@@ -146,6 +146,7 @@ fn single_call(
             arguments: args,
         }],
         handles: vec![],
+        origin: None,
     };
     Candidate::new(id, Ok(task))
 }

@@ -255,7 +255,9 @@ a read-only query. Where a tool needs an existing name, id, path or table, use t
 so far. Each input must need the server: no answer a person knows or works out in their \
 head. A calculation takes three or more operations on numbers of several digits, or functions \
 (sqrt, log, sin); a conversion or encoding takes a whole phrase; a lookup names a record that \
-exists. Never write, create, delete or change anything. Reply with one JSON object only, each \
+exists. Use only the names (tables, columns, paths, ids, URIs) shown as what the server \
+holds or as values seen so far; never invent one, and never use a file name from the command \
+line as a table. Never write, create, delete or change anything. Reply with one JSON object only, each \
 tool's name mapped to its list of argument objects, for example \
 {\"evaluate\": [{\"expression\": \"(1234 * 5678) / 91 - sqrt(2)\"}, {\"expression\": \"log(98765) * 3.7 + 2^20\"}], \
 \"get_order\": [{\"order_id\": \"<an id seen so far>\"}], \"list_orders\": [{}]}.";
@@ -308,6 +310,16 @@ fn propose_prompt(tools: &[&Tool], asked: &Asked<'_>, k: usize) -> String {
         user.push_str(&tool_line(t));
         user.push('\n');
     }
+    if !asked.about.trim().is_empty() {
+        user.push_str("\nWhat the server holds (read from it before you were asked):\n");
+        user.push_str(asked.about.trim_end());
+        user.push('\n');
+    }
+    if let Some(context) = asked.context.filter(|c| !c.trim().is_empty()) {
+        user.push_str("\nThe operator says: ");
+        user.push_str(&excerpt(context, CONTEXT_CHARS));
+        user.push('\n');
+    }
     if !asked.seen.is_empty() {
         user.push_str("\nValues seen so far: ");
         let seen: Vec<String> = asked.seen.iter().map(|v| format!("`{v}`")).collect();
@@ -326,6 +338,9 @@ fn propose_prompt(tools: &[&Tool], asked: &Asked<'_>, k: usize) -> String {
     }
     user
 }
+
+/// Characters of the operator's context shown.
+const CONTEXT_CHARS: usize = 2_000;
 
 /// Characters of a description shown, and of an argument's.
 const DESCRIPTION_CHARS: usize = 200;

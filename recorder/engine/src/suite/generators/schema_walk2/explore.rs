@@ -18,10 +18,12 @@ use super::config::WalkConfig2;
 use super::text::{Handle, harvest, python_literal};
 use super::witness::Witnesses;
 use crate::mcp::connect::Session;
+use crate::suite::generators::seam::GenerationInput;
 use crate::suite::generators::walk::{Taken, WalkStats, call_counted, drop_unsatisfiable};
 use crate::suite::predicate::{contains_token, first_json_value};
 use crate::suite::reading::{reads_as_empty, reads_as_error};
 use crate::suite::schema_args::{Limits, Unsatisfiable, valid_arguments_within};
+use crate::suite::task::Origin;
 
 /// One successful call.
 #[derive(Debug, Clone)]
@@ -37,6 +39,15 @@ pub struct Observation {
     pub inputs: Vec<(String, usize)>,
     /// The tool is not declared read-only: its calls may change state.
     pub writes: bool,
+    /// Where the call came from, when not the walk's own guess: the
+    /// operator's seed calls, a discovery move, or a value either gave.
+    pub origin: Option<Origin>,
+    /// Its result gives handles but no task (a catalogue, a broad search:
+    /// its own request is no goal a user states).
+    pub handles_only: bool,
+    /// What its records are, where a discovery move knows (a table's
+    /// name): a task names the record by it.
+    pub record: Option<String>,
 }
 
 /// Everything the exploration found.
@@ -47,11 +58,25 @@ pub struct Exploration {
     /// Words the state witnesses said only after the walk began: state
     /// the walk created ([`super::witness`]).
     pub created: BTreeSet<String>,
+    /// What the server says about itself and what discovery found (its
+    /// tables and columns), as a judge is shown it.
+    pub about: String,
+    /// Handles only a discovery move found (a resource's values, a table,
+    /// a `file://` URI): a call made with one is discovered.
+    pub discovered: BTreeSet<usize>,
 }
 
 impl Exploration {
+    /// Is `value` a handle only discovery found (not the operator's own)?
+    pub(super) fn discovered_value(&self, value: &str) -> bool {
+        self.handles
+            .iter()
+            .position(|h| h.value == value)
+            .is_some_and(|i| self.discovered.contains(&i))
+    }
+
     /// The handle index for `value`, adding it when new.
-    fn add_handle(&mut self, handle: Handle) -> Option<usize> {
+    pub(super) fn add_handle(&mut self, handle: Handle) -> Option<usize> {
         if self.handles.len() >= MAX_HANDLES {
             return None;
         }
@@ -89,6 +114,10 @@ pub struct Asked<'a> {
     pub errors: &'a BTreeMap<String, Vec<String>>,
     /// `true` on the second asking, after the walk's own rounds.
     pub again: bool,
+    /// What the server says about itself and what discovery found.
+    pub about: &'a str,
+    /// What the operator says (`--context`).
+    pub context: Option<&'a str>,
 }
 
 /// Values shown to a guide at most, and the length of each.
@@ -100,7 +129,7 @@ const SEEN_CHARS: usize = 80;
 const MAX_HANDLES: usize = 2_000;
 
 /// Argument names that take a location.
-const PATH_WORDS: &[&str] = &[
+pub(super) const PATH_WORDS: &[&str] = &[
     "path",
     "paths",
     "dir",
@@ -121,10 +150,11 @@ const REVISION_WORDS: &[&str] = &["revision", "commit", "sha", "hash", "ref", "r
 /// A string slot a handle may fill: a string property with no enum, const,
 /// format or pattern, or an array of such strings.
 fn free_string(p: &Value) -> bool {
+    let format = p.get("format").and_then(Value::as_str);
     p.get("type").and_then(Value::as_str) == Some("string")
         && p.get("enum").is_none()
         && p.get("const").is_none()
-        && p.get("format").is_none()
+        && format.is_none_or(|f| matches!(f, "uri" | "uri-reference" | "iri"))
         && p.get("pattern").is_none()
 }
 
@@ -148,7 +178,7 @@ fn slots(schema: &Value) -> Vec<(String, bool)> {
 }
 
 /// How well `handle` fits the argument `arg`; `None` when it does not.
-fn affinity(arg: &str, handle: &Handle) -> Option<i32> {
+pub(super) fn affinity(arg: &str, handle: &Handle) -> Option<i32> {
     let words = crate::access::words(arg);
     let has = |set: &[&str]| words.iter().any(|w| set.contains(&w.as_str()));
     let wants_path = has(PATH_WORDS);
@@ -157,7 +187,13 @@ fn affinity(arg: &str, handle: &Handle) -> Option<i32> {
     if value.chars().count() > 200 || value.contains('\n') {
         return None;
     }
-    let path_like = value.starts_with('/') || value.contains('/') || value.starts_with('~');
+    // A URI parameter takes a URI that reaches nothing beyond the server
+    // (a resource's, a `file://` one of the operator's paths), nothing else.
+    if super::discover::wants_uri(&words) {
+        return super::discover::local_uri(value).then_some(3);
+    }
+    let path_like = (value.starts_with('/') || value.contains('/') || value.starts_with('~'))
+        && !value.contains("://");
     let hex_like = (7..=64).contains(&value.len()) && value.chars().all(|c| c.is_ascii_hexdigit());
     if wants_path {
         return path_like.then_some(3);
@@ -174,7 +210,7 @@ fn affinity(arg: &str, handle: &Handle) -> Option<i32> {
     if shared {
         return Some(3);
     }
-    if path_like {
+    if path_like || value.contains("://") {
         return None;
     }
     Some(1)
@@ -231,7 +267,7 @@ fn first_round_args(
 
 /// Quoted values in a property description: `'America/New_York'`,
 /// `"en-GB"`, `` `main` ``.
-fn documented_examples(description: &str) -> Vec<String> {
+pub(super) fn documented_examples(description: &str) -> Vec<String> {
     static QUOTED: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
         regex::Regex::new(r#"'([^'\s]{2,60})'|"([^"\s]{2,60})"|`([^`\s]{2,60})`"#)
             .expect("the quoted pattern compiles")
@@ -251,17 +287,23 @@ fn documented_examples(description: &str) -> Vec<String> {
 /// the walk harvested and what those tools said; when its second calls
 /// answer, the rounds go on from the new handles. Between the two, its
 /// failed calls are repaired ([`Explorer::repair`]).
-#[allow(clippy::too_many_arguments)]
+///
+/// Before any of that, discovery ([`super::discover`]): the operator's seed
+/// calls, what the server says about itself, a catalogue of each query
+/// language, broad values for each search.
 pub async fn explore(
-    session: &Session,
+    input: &GenerationInput<'_>,
     callable: &[&Tool],
-    writers: &BTreeSet<String>,
-    seeds: &[String],
-    seed: u64,
     config: &WalkConfig2,
     stats: &mut WalkStats,
     mut guide: Option<&mut dyn Guide>,
 ) -> Exploration {
+    let (session, writers, seeds, seed) = (
+        input.session,
+        input.writers,
+        &input.opts.seed_handles,
+        input.opts.seed,
+    );
     let mut explorer = Explorer {
         session,
         writers,
@@ -271,6 +313,7 @@ pub async fn explore(
         ex: Exploration::seeded(seeds, callable),
         tried: HashSet::new(),
         dead: HashSet::new(),
+        covered: HashSet::new(),
         errors: BTreeMap::new(),
         last_said: None,
         to_repair: Vec::new(),
@@ -290,8 +333,12 @@ pub async fn explore(
             .await,
         );
     }
+    explorer
+        .discover(callable, &input.opts.hints.seed_calls, input.instructions)
+        .await;
+    let context = input.opts.hints.context.as_deref();
     if let Some(g) = guide.as_deref_mut() {
-        let asked = explorer.asked(callable.to_vec(), false);
+        let asked = explorer.asked(callable.to_vec(), false, context);
         let proposed = g.propose(asked).await;
         explorer.guided(callable, proposed, false).await;
     }
@@ -310,7 +357,7 @@ pub async fn explore(
             })
             .collect();
         if !quiet.is_empty() {
-            let asked = explorer.asked(quiet, true);
+            let asked = explorer.asked(quiet, true, context);
             let proposed = g.propose(asked).await;
             if explorer.guided(callable, proposed, true).await > 0 {
                 explorer.rounds(callable, 1).await;
@@ -392,25 +439,49 @@ impl Exploration {
             h.from = Some(o.index);
             self.add_handle(h);
         }
+        // A relative path a listing gave is also tried under each folder
+        // the operator gave the server.
+        let roots: Vec<String> = self
+            .handles
+            .iter()
+            .filter(|h| h.from.is_none() && h.key == "path" && h.value.starts_with('/'))
+            .map(|h| h.value.clone())
+            .collect();
+        if !roots.is_empty() {
+            for (joined, relative) in super::discover::rooted(&o, &self.handles, &roots) {
+                if let Some(i) = self.add_handle(Handle {
+                    value: joined,
+                    from: Some(o.index),
+                    key: "path".to_owned(),
+                    alias: Some(("path".to_owned(), relative)),
+                    parent: None,
+                }) {
+                    self.discovered.insert(i);
+                }
+            }
+        }
         self.observations.push(o);
     }
 }
 
 /// The exploration under way: what it has found, tried and dropped.
-struct Explorer<'a> {
-    session: &'a Session,
+pub(super) struct Explorer<'a> {
+    pub(super) session: &'a Session,
     /// Tools that may write (called only when generation may write).
-    writers: &'a BTreeSet<String>,
-    config: &'a WalkConfig2,
-    limits: Limits,
-    rng: ChaCha8Rng,
-    ex: Exploration,
+    pub(super) writers: &'a BTreeSet<String>,
+    pub(super) config: &'a WalkConfig2,
+    pub(super) limits: Limits,
+    pub(super) rng: ChaCha8Rng,
+    pub(super) ex: Exploration,
     /// `tool NUL arguments` of every call made.
-    tried: HashSet<String>,
+    pub(super) tried: HashSet<String>,
     /// Tools dropped: no valid arguments, or they stopped answering.
     dead: HashSet<String>,
+    /// Tools a discovery move served (a query language whose catalogue
+    /// answered): the walk's rounds leave them to it and to a guide.
+    pub(super) covered: HashSet<String>,
     /// What the last failed call said.
-    last_said: Option<String>,
+    pub(super) last_said: Option<String>,
     /// The guide's calls that failed, with what the server said.
     to_repair: Vec<(String, Map<String, Value>, String)>,
     /// What each tool said when a call of it failed, the first
@@ -418,7 +489,7 @@ struct Explorer<'a> {
     errors: BTreeMap<String, Vec<String>>,
     /// The state witnesses of a walk that only reads.
     witness: Option<Witnesses>,
-    stats: &'a mut WalkStats,
+    pub(super) stats: &'a mut WalkStats,
 }
 
 impl Explorer<'_> {
@@ -457,7 +528,12 @@ impl Explorer<'_> {
     }
 
     /// What a guide is shown about `tools`.
-    fn asked<'t>(&'t self, tools: Vec<&'t Tool>, again: bool) -> Asked<'t> {
+    fn asked<'t>(
+        &'t self,
+        tools: Vec<&'t Tool>,
+        again: bool,
+        context: Option<&'t str>,
+    ) -> Asked<'t> {
         let seen = self
             .ex
             .handles
@@ -471,6 +547,8 @@ impl Explorer<'_> {
             seen,
             errors: &self.errors,
             again,
+            about: &self.ex.about,
+            context,
         }
     }
 
@@ -576,7 +654,7 @@ impl Explorer<'_> {
         let mut new_calls = 0;
         for tool in callable {
             let name = tool.name.to_string();
-            if self.dead.contains(&name) {
+            if self.dead.contains(&name) || self.covered.contains(&name) {
                 continue;
             }
             // A tool that may write is called only to add fresh state
@@ -631,7 +709,7 @@ impl Explorer<'_> {
 
     /// Call a tool with one argument set and keep the call when it
     /// succeeded (not an error, not empty); `Break` when the tool is dead.
-    async fn call(
+    pub(super) async fn call(
         &mut self,
         name: &str,
         args: Map<String, Value>,
@@ -676,6 +754,17 @@ impl Explorer<'_> {
             self.stats.empty_results += 1;
             return ControlFlow::Continue(());
         }
+        // A call made with a value a seed call or a discovery gave is theirs.
+        let origin = inputs.iter().fold(None, |origin, (_, h)| {
+            let of_handle = if self.ex.discovered.contains(h) {
+                Some(Origin::Discovered)
+            } else {
+                self.ex.handles[*h]
+                    .from
+                    .and_then(|f| self.ex.observations[f].origin)
+            };
+            super::discover::stronger(origin, of_handle)
+        });
         self.ex.observe(Observation {
             index: self.ex.observations.len(),
             tool: name.to_owned(),
@@ -684,6 +773,9 @@ impl Explorer<'_> {
             text,
             inputs,
             writes,
+            origin,
+            handles_only: false,
+            record: None,
         });
         ControlFlow::Continue(())
     }
@@ -881,7 +973,7 @@ fn fit(schema: &Value, value: Value) -> Option<Value> {
     }
 }
 
-fn required_of(schema: &Value) -> Vec<String> {
+pub(super) fn required_of(schema: &Value) -> Vec<String> {
     schema
         .get("required")
         .and_then(Value::as_array)

@@ -32,6 +32,7 @@
 //! `error-answer`, `answer-derivable` and `check-not-discriminating`.
 
 mod config;
+mod discover;
 mod explore;
 mod spec;
 pub mod text;
@@ -133,17 +134,7 @@ pub async fn walk_guided(
     let mut stats = WalkStats::default();
     let callable = callable_tools(&input.surface(), &mut stats);
     let forbidden = known_without_server(input);
-    let ex = explore::explore(
-        input.session,
-        &callable,
-        input.writers,
-        &input.opts.seed_handles,
-        input.opts.seed,
-        config,
-        &mut stats,
-        guide,
-    )
-    .await;
+    let ex = explore::explore(input, &callable, config, &mut stats, guide).await;
     let by_tool = specs_by_tool(&ex, &forbidden, config.facts_per_call, &mut stats);
     let (candidates, observed) =
         take_round_robin(input, config, &ex, by_tool, spread, &mut stats).await;
@@ -192,7 +183,7 @@ fn specs_by_tool(
 
     let mut by_tool: BTreeMap<String, Vec<Spec>> = BTreeMap::new();
     for o in &ex.observations {
-        if o.writes || sensitive.contains(&o.index) {
+        if o.writes || o.handles_only || sensitive.contains(&o.index) {
             continue;
         }
         let mut specs = specs_for(o, ex, forbidden, per_call);
@@ -364,8 +355,16 @@ fn candidate(id: String, spec: Spec, ex: &Exploration, tools: &[Tool]) -> Candid
     } else {
         format!("`{}`", spec.fact.label)
     };
+    let origin = spec
+        .chain
+        .iter()
+        .chain(std::iter::once(&spec.observation))
+        .fold(None, |a, &i| {
+            discover::stronger(a, ex.observations[i].origin)
+        });
     let task = Task {
         id: id.clone(),
+        origin,
         prompt: spec.prompt,
         expected_tools: expected,
         rationale: Some(format!(

@@ -193,7 +193,7 @@ fn subject_of(o: &Observation, fact: &Fact, ex: &Exploration) -> (String, Vec<us
         })
         && !o.inputs.is_empty()
     {
-        return (record_phrase(k, v), Vec::new());
+        return (record_phrase(o.record.as_deref(), k, v), Vec::new());
     }
     // A handle from another call's result, named by its record's alias.
     for (_, h) in &o.inputs {
@@ -211,7 +211,7 @@ fn subject_of(o: &Observation, fact: &Fact, ex: &Exploration) -> (String, Vec<us
         }
     }
     if let Some((k, v)) = &fact.subject {
-        return (record_phrase(k, v), Vec::new());
+        return (record_phrase(o.record.as_deref(), k, v), Vec::new());
     }
     let phrase = args_phrase(&o.args, &[]);
     if phrase.is_empty() {
@@ -222,8 +222,14 @@ fn subject_of(o: &Observation, fact: &Fact, ex: &Exploration) -> (String, Vec<us
 }
 
 /// `of the record whose LABEL is `VALUE``.
-fn record_phrase(label: &str, value: &str) -> String {
-    format!("of the record whose {} is `{value}`", label_words(label))
+fn record_phrase(kind: Option<&str>, label: &str, value: &str) -> String {
+    match kind {
+        Some(kind) => format!(
+            "of the `{kind}` record whose {} is `{value}`",
+            label_words(label)
+        ),
+        None => format!("of the record whose {} is `{value}`", label_words(label)),
+    }
 }
 
 /// A path joined from listings, named by its root and the entry; the
@@ -474,6 +480,9 @@ mod tests {
             json: crate::suite::predicate::first_json_value(text),
             inputs: Vec::new(),
             writes: false,
+            origin: None,
+            handles_only: false,
+            record: None,
         }
     }
 

@@ -153,10 +153,17 @@ fn alias_in(pairs: &[(String, String)], except: &str) -> Option<(String, String)
 /// stands for: single-quoted strings, `None`, `True` and `False`. `None`
 /// when the text is not one list or dict.
 pub fn python_literal(text: &str) -> Option<Value> {
+    // A value wrapped in its type (`Decimal('25.50')`) is that value.
+    static WRAPPED: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r#"\b[A-Za-z_][\w.]*\(\s*('[^'\\]*'|"[^"\\]*"|-?[0-9][0-9.eE+-]*)\s*\)"#)
+            .expect("the wrapped value pattern compiles")
+    });
     let t = text.trim();
-    if !(t.starts_with('[') || t.starts_with('{')) || t.len() > 1_000_000 {
+    if !(t.starts_with('[') || t.starts_with('{') || t.starts_with('(')) || t.len() > 1_000_000 {
         return None;
     }
+    let unwrapped = WRAPPED.replace_all(t, "$1");
+    let t = unwrapped.as_ref();
     let mut out = String::with_capacity(t.len());
     let mut chars = t.chars().peekable();
     while let Some(c) = chars.next() {
@@ -200,6 +207,14 @@ pub fn python_literal(text: &str) -> Option<Value> {
                     _ => return None,
                 });
             }
+            // A tuple is a list; a tuple's trailing comma (`('orders',)`)
+            // is dropped.
+            '(' => out.push('['),
+            ')' => out.push(']'),
+            ',' if chars
+                .clone()
+                .find(|d| !d.is_whitespace())
+                .is_some_and(|d| matches!(d, ')' | ']' | '}')) => {}
             c => out.push(c),
         }
     }

@@ -7,7 +7,8 @@ use serde::Serialize;
 use serde_json::{Value, json};
 
 use crate::suite::schema_args::Unsatisfiable;
-use crate::suite::task::Candidate;
+use crate::suite::task::{Candidate, Origin, Task};
+use fitness_shared::record::{DiscoveryLedger, DiscoveryMove};
 
 /// What the walk did, counted.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
@@ -47,6 +48,26 @@ pub struct WalkStats {
     /// walk created.
     #[serde(skip_serializing_if = "is_zero")]
     pub created_state: u64,
+    /// Discovery's moves, in the order made: what each tried and found.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub discovery: Vec<DiscoveryMove>,
+    /// Seed calls the operator gave.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub seed_calls: u64,
+}
+
+impl WalkStats {
+    /// Discovery's ledger for a suite: the moves, and where the suite's
+    /// tasks came from.
+    pub fn discovery_ledger(&self, tasks: &[Task]) -> DiscoveryLedger {
+        let count = |o: Origin| tasks.iter().filter(|t| t.origin == Some(o)).count() as u64;
+        DiscoveryLedger {
+            moves: self.discovery.clone(),
+            seed_calls: self.seed_calls,
+            seeded_tasks: count(Origin::Seeded),
+            discovered_tasks: count(Origin::Discovered),
+        }
+    }
 }
 
 fn is_zero(n: &u64) -> bool {

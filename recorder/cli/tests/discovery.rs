@@ -1,0 +1,685 @@
+//! Discovery against real servers of the classes the walk must find its
+//! way into (installed by scripts/setup): a query tool over a database is
+//! asked for its catalogue in the dialect it speaks (DuckDB's
+//! information_schema, SQLite's sqlite_master), table schemas a server
+//! lists as resources are read and shown to the judge (PostgreSQL), a
+//! regex search over a notes vault is given a value that matches much
+//! before any invented word, and a document converter nothing lists files
+//! for starts from the operator's seed calls. Each test fails without its
+//! move: the walk alone finds no such task.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::Mutex;
+use std::time::Duration;
+
+use common::{fitness, require_tool, s, text};
+use fitness_recorder::mcp::connect::{Session, Target};
+use fitness_recorder::mcp::stdio::StdioTarget;
+use fitness_recorder::mcp::tap::Tap;
+use fitness_recorder::model::types::{
+    ChatRequest, ChatResponse, ContentBlock, LlmError, ModelClient, ModelId, StopReason, Usage,
+};
+use fitness_recorder::suite::task::{Origin, Task};
+use fitness_recorder::suite::{GenerateOptions, GenerationReport, GeneratorId, generate};
+use fitness_shared::record::DiscoveryMove;
+use futures::future::BoxFuture;
+use sha2::Digest;
+
+/// A judge that proposes nothing and keeps every request it was sent.
+struct RecordingJudge {
+    id: ModelId,
+    seen: Mutex<Vec<String>>,
+}
+
+impl ModelClient for RecordingJudge {
+    fn id(&self) -> &ModelId {
+        &self.id
+    }
+
+    fn complete<'a>(
+        &'a self,
+        request: &'a ChatRequest,
+    ) -> BoxFuture<'a, Result<ChatResponse, LlmError>> {
+        Box::pin(async move {
+            let user: Vec<String> = request
+                .messages
+                .iter()
+                .flat_map(|m| m.content.iter())
+                .filter_map(|b| match b {
+                    ContentBlock::Text { text } => Some(text.clone()),
+                    _ => None,
+                })
+                .collect();
+            self.seen.lock().expect("lock").push(user.join("\n"));
+            Ok(ChatResponse {
+                content: vec![ContentBlock::Text { text: "{}".into() }],
+                stop: StopReason::EndTurn,
+                usage: Some(Usage {
+                    input_tokens: 100,
+                    output_tokens: 2,
+                    ..Usage::default()
+                }),
+                usage_rejected: None,
+                model: "judge-recording".into(),
+                duration_ms: 1,
+                ttft_ms: None,
+                attempts: 1,
+                log: Vec::new(),
+            })
+        })
+    }
+}
+
+/// The tools folder scripts/setup installs into.
+fn tools_dir() -> PathBuf {
+    std::env::var_os("FITNESS_TOOLS")
+        .map(PathBuf::from)
+        .or_else(|| {
+            std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache/fitness-report/tools"))
+        })
+        .expect("FITNESS_TOOLS or HOME")
+}
+
+/// A program scripts/setup installed under the tools folder; a missing one
+/// fails with the fix.
+fn installed(relative: &str) -> PathBuf {
+    let p = tools_dir().join(relative);
+    assert!(
+        p.is_file(),
+        "{} is not installed: run scripts/setup (it installs the real MCP servers the discovery tests use)",
+        p.display()
+    );
+    p
+}
+
+/// A temp folder whose path is lower case and has no hidden part
+/// (mcp-obsidian lowers the case of its vault's path before it reads it).
+fn temp() -> tempfile::TempDir {
+    static N: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.subsec_nanos());
+    tempfile::Builder::new()
+        .prefix(&format!(
+            "fitness-discovery-{}-{nanos}-{}",
+            std::process::id(),
+            N.fetch_add(1, std::sync::atomic::Ordering::SeqCst)
+        ))
+        .rand_bytes(0)
+        .tempdir()
+        .expect("temp dir")
+}
+
+fn sha256(p: &Path) -> String {
+    format!(
+        "{:x}",
+        sha2::Sha256::digest(std::fs::read(p).expect("read"))
+    )
+}
+
+/// Generate a suite from a stdio server with `opts`, the wire tape kept in
+/// `dir`: the report and the tape's text.
+async fn suite(
+    program: &Path,
+    args: &[&str],
+    opts: GenerateOptions,
+    judge: Option<&RecordingJudge>,
+    dir: &Path,
+) -> (GenerationReport, String) {
+    let target = Target::Stdio(StdioTarget {
+        program: s(program).to_owned(),
+        args: args.iter().map(|a| (*a).to_owned()).collect(),
+        env: vec![],
+    });
+    let tape = dir.join("mcp.jsonl");
+    let wire = Tap::create_kind(&tape, "test", vec![], "mcp").expect("tape");
+    let session = Session::connect(&target, wire.clone(), None, Duration::from_secs(60))
+        .await
+        .expect("the server starts and completes the handshake");
+    let tools = session.list_tools().await.expect("tools/list");
+    let instructions = session
+        .service
+        .peer_info()
+        .and_then(|i| i.instructions.clone());
+    let mut opts = opts;
+    opts.seed_handles = target.operator_paths();
+    let report = generate(
+        &session,
+        &tools,
+        instructions.as_deref(),
+        &opts,
+        judge.map(|j| j as &dyn ModelClient),
+        None,
+        &Tap::disabled(),
+    )
+    .await
+    .expect("generation runs");
+    session.close().await;
+    wire.end("done");
+    (report, std::fs::read_to_string(&tape).expect("the tape"))
+}
+
+fn moves<'a>(report: &'a GenerationReport, name: &str) -> Vec<&'a DiscoveryMove> {
+    report
+        .ledger
+        .discovery
+        .as_ref()
+        .expect("the ledger says what discovery did")
+        .moves
+        .iter()
+        .filter(|m| m.name == name)
+        .collect()
+}
+
+fn ending_at<'a>(report: &'a GenerationReport, tool: &str) -> Vec<&'a Task> {
+    report
+        .suite
+        .tasks
+        .iter()
+        .filter(|t| t.solution.last().is_some_and(|c| c.tool == tool))
+        .collect()
+}
+
+fn statement(t: &Task) -> String {
+    t.solution
+        .last()
+        .and_then(|c| c.arguments.values().find_map(|v| v.as_str()))
+        .unwrap_or_default()
+        .to_owned()
+}
+
+/// A small library database in DuckDB, made with the server's own DuckDB.
+fn library_duckdb(dir: &Path) -> PathBuf {
+    let db = dir.join("library.duckdb");
+    let python = installed("venv-duckdb/bin/python");
+    let made = Command::new(python)
+        .arg("-c")
+        .arg(format!(
+            "import duckdb\nc = duckdb.connect({:?})\n\
+             c.execute(\"CREATE TABLE books(id INTEGER, title VARCHAR, author VARCHAR, shelf VARCHAR)\")\n\
+             c.execute(\"INSERT INTO books VALUES (1, 'Kindred', 'Octavia Butler', 'B-12'), (2, 'Beloved', 'Toni Morrison', 'M-03'), (3, 'Solaris', 'Stanislaw Lem', 'L-07')\")\n\
+             c.execute(\"CREATE TABLE members(id INTEGER, name VARCHAR, town VARCHAR)\")\n\
+             c.execute(\"INSERT INTO members VALUES (7, 'Maren Holt', 'Tromso'), (8, 'Idris Vale', 'Cardiff')\")\n\
+             c.close()\n",
+            s(&db)
+        ))
+        .output()
+        .expect("python runs");
+    assert!(
+        made.status.success(),
+        "{}",
+        String::from_utf8_lossy(&made.stderr)
+    );
+    db
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_duckdb_query_tool_is_asked_for_its_catalogue_and_read_by_real_table_names() {
+    let dir = temp();
+    let db = library_duckdb(dir.path());
+    let before = sha256(&db);
+    let server = installed("venv-duckdb/bin/mcp-server-duckdb");
+    let opts = GenerateOptions::new(GeneratorId::SchemaWalk2, 10, 1);
+    let (report, tape) = suite(
+        &server,
+        &["--db-path", s(&db), "--readonly"],
+        opts,
+        None,
+        dir.path(),
+    )
+    .await;
+    assert_eq!(sha256(&db), before, "the database is as it was");
+    let catalogue = moves(&report, "catalogue");
+    assert!(
+        catalogue.iter().any(|m| m.worked
+            && m.found.contains("information_schema")
+            && m.found.contains("books")),
+        "the catalogue answered in DuckDB's dialect: {catalogue:?}"
+    );
+    let tasks = ending_at(&report, "query");
+    assert!(
+        tasks.len() >= 5,
+        "tasks over the one query tool: {:#?}",
+        report.suite.tasks
+    );
+    for t in &tasks {
+        let sql = statement(t);
+        assert!(
+            sql.contains("FROM books") || sql.contains("FROM members"),
+            "a task reads a real table: {sql}"
+        );
+        assert_eq!(t.origin, Some(Origin::Discovered));
+        assert!(
+            !t.prompt.contains("SELECT"),
+            "the prompt states a goal: {}",
+            t.prompt
+        );
+    }
+    assert!(
+        report
+            .suite
+            .tasks
+            .iter()
+            .any(|t| t.answer_key == "Octavia Butler"
+                || t.answer_key == "B-12"
+                || t.answer_key == "Tromso"
+                || t.answer_key == "Cardiff"
+                || t.answer_key == "Kindred"),
+        "an answer is a row's value: {:#?}",
+        report.suite.tasks
+    );
+    assert_eq!(
+        report.ledger.discovery.as_ref().map(|d| d.discovered_tasks),
+        Some(report.suite.tasks.len() as u64)
+    );
+    // No invented word was sent as SQL once the catalogue answered.
+    for line in tape.lines().filter(|l| l.contains("\"tools/call\"")) {
+        let v: serde_json::Value = serde_json::from_str(line).expect("a tape line");
+        let sql = v["raw"]["params"]["arguments"]["query"]
+            .as_str()
+            .unwrap_or_default();
+        assert!(
+            sql.starts_with("SELECT"),
+            "only statements reach the server: {sql}"
+        );
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_sqlite_query_tool_is_asked_in_the_sqlite_dialect_when_the_standard_one_fails() {
+    let dir = temp();
+    let db = dir.path().join("shop.db");
+    let conn = rusqlite_free_db(&db);
+    assert!(conn, "the database is made");
+    let before = sha256(&db);
+    let opts = GenerateOptions::new(GeneratorId::SchemaWalk2, 12, 1);
+    let (report, _) = suite(
+        &require_tool("mcp-server-sqlite"),
+        &["--db-path", s(&db)],
+        opts,
+        None,
+        dir.path(),
+    )
+    .await;
+    assert_eq!(sha256(&db), before, "the database is as it was");
+    let catalogue = moves(&report, "catalogue");
+    assert!(
+        catalogue
+            .iter()
+            .any(|m| m.tool.as_deref() == Some("read_query")
+                && m.worked
+                && m.tried.contains("information_schema")
+                && m.found.contains("sqlite_master")),
+        "the standard catalogue failed and SQLite's answered: {catalogue:?}"
+    );
+    let tasks = ending_at(&report, "read_query");
+    assert!(
+        !tasks.is_empty(),
+        "tasks over read_query: {:#?}",
+        report.suite.tasks
+    );
+    for t in tasks {
+        assert!(statement(t).contains("FROM parcels"), "{}", statement(t));
+        assert!(
+            t.prompt.contains("`parcels` record"),
+            "the record is named by its table: {}",
+            t.prompt
+        );
+    }
+}
+
+/// A SQLite database made with the sqlite3 module of the server's own
+/// Python (the server's venv has it).
+fn rusqlite_free_db(db: &Path) -> bool {
+    let python = require_tool("mcp-server-sqlite")
+        .parent()
+        .map(|b| b.join("python"))
+        .expect("the venv's python");
+    Command::new(python)
+        .arg("-c")
+        .arg(format!(
+            "import sqlite3\nc = sqlite3.connect({:?})\n\
+             c.execute(\"CREATE TABLE parcels(id INTEGER PRIMARY KEY, tracking TEXT, destination TEXT, weight_kg REAL)\")\n\
+             c.executemany(\"INSERT INTO parcels VALUES (?, ?, ?, ?)\", [(1, 'PX-4471', 'Lisbon', 2.5), (2, 'PX-9012', 'Gdansk', 11.0), (3, 'PX-3308', 'Oulu', 0.75)])\n\
+             c.commit()\n",
+            s(db)
+        ))
+        .status()
+        .is_ok_and(|s| s.success())
+}
+
+/// A PostgreSQL cluster of the test's own on 127.0.0.1, stopped on drop.
+struct Postgres {
+    data: PathBuf,
+    bin: PathBuf,
+    port: u16,
+}
+
+impl Postgres {
+    fn start(dir: &Path) -> Postgres {
+        let bin = std::fs::read_dir("/usr/lib/postgresql")
+            .ok()
+            .and_then(|d| {
+                d.filter_map(Result::ok)
+                    .map(|e| e.path().join("bin"))
+                    .find(|b| b.join("initdb").is_file())
+            })
+            .expect(
+                "PostgreSQL is not installed: run scripts/setup (it installs Debian's postgresql)",
+            );
+        let data = dir.join("pg");
+        let port = common::free_port();
+        let as_postgres = |script: &str| {
+            let out = Command::new("su")
+                .args(["postgres", "-s", "/bin/sh", "-c", script])
+                .output()
+                .expect("su runs");
+            assert!(
+                out.status.success(),
+                "{script}: {}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+        };
+        let made = Command::new("install")
+            .args(["-d", "-o", "postgres", "-g", "postgres", s(&data)])
+            .status()
+            .expect("install runs");
+        assert!(made.success());
+        // The temp folder must be passable for the postgres user.
+        let _ = Command::new("chmod").args(["755", s(dir)]).status();
+        as_postgres(&format!(
+            "{}/initdb -D {} -A trust -U postgres >/dev/null",
+            s(&bin),
+            s(&data)
+        ));
+        as_postgres(&format!(
+            "{}/pg_ctl -D {} -o '-p {port} -k {} -c listen_addresses=127.0.0.1' -l {}/log -w start >/dev/null",
+            s(&bin),
+            s(&data),
+            s(&data),
+            s(&data)
+        ));
+        let pg = Postgres { data, bin, port };
+        pg.sql("postgres", "CREATE DATABASE library");
+        pg.sql(
+            "library",
+            "CREATE TABLE loans(id int PRIMARY KEY, borrower text, title text, due_on text); \
+             INSERT INTO loans VALUES (1, 'Maren Holt', 'Kindred', '2026-12-19'), (2, 'Idris Vale', 'Solaris', '2027-01-08'); \
+             CREATE TABLE branches(code text PRIMARY KEY, town text, opened int); \
+             INSERT INTO branches VALUES ('NRD', 'Tromso', 1998), ('STH', 'Cardiff', 2004);",
+        );
+        pg
+    }
+
+    fn sql(&self, db: &str, sql: &str) {
+        let out = Command::new("psql")
+            .args([
+                "-h",
+                "127.0.0.1",
+                "-p",
+                &self.port.to_string(),
+                "-U",
+                "postgres",
+                "-d",
+                db,
+                "-q",
+                "-c",
+                sql,
+            ])
+            .output()
+            .expect("psql runs");
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+
+    /// Every row of the test's tables, hashed.
+    fn dump(&self) -> String {
+        let out = Command::new("psql")
+            .args([
+                "-h", "127.0.0.1", "-p", &self.port.to_string(), "-U", "postgres", "-d", "library", "-At", "-c",
+                "SELECT * FROM loans ORDER BY id; SELECT * FROM branches ORDER BY code; SELECT count(*) FROM information_schema.tables WHERE table_schema = 'public'",
+            ])
+            .output()
+            .expect("psql runs");
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        format!("{:x}", sha2::Sha256::digest(&out.stdout))
+    }
+}
+
+impl Drop for Postgres {
+    fn drop(&mut self) {
+        let _ = Command::new("su")
+            .args([
+                "postgres",
+                "-s",
+                "/bin/sh",
+                "-c",
+                &format!(
+                    "{}/pg_ctl -D {} -m immediate stop >/dev/null",
+                    s(&self.bin),
+                    s(&self.data)
+                ),
+            ])
+            .status();
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn table_schemas_listed_as_resources_are_read_and_shown_to_the_judge() {
+    let dir = temp();
+    let pg = Postgres::start(dir.path());
+    let before = pg.dump();
+    let judge = RecordingJudge {
+        id: "openai/judge-recording".parse().expect("model id"),
+        seen: Mutex::default(),
+    };
+    let url = format!("postgresql://postgres@127.0.0.1:{}/library", pg.port);
+    let opts = GenerateOptions::new(GeneratorId::JudgeWalk1, 8, 1);
+    let server = installed("discovery/node_modules/.bin/mcp-server-postgres");
+    let (report, tape) = suite(&server, &[&url], opts, Some(&judge), dir.path()).await;
+    assert_eq!(pg.dump(), before, "the database is as it was");
+    let resources = moves(&report, "resources");
+    assert!(
+        resources
+            .iter()
+            .any(|m| m.worked && m.found.starts_with("2 listed") && m.found.contains("2 read")),
+        "both table schemas listed and read: {resources:?}"
+    );
+    assert!(
+        tape.contains("\"resources/read\""),
+        "the reads are on the wire tape"
+    );
+    let seen = judge.seen.lock().expect("lock").clone();
+    let proposing = seen
+        .iter()
+        .find(|u| u.contains("argument objects for each tool"))
+        .expect("the judge was asked for inputs");
+    // The schema of `loans` is only in its resource: the judge is shown
+    // the columns read from it, never asked to guess them.
+    assert!(
+        proposing.contains("Resource")
+            && proposing.contains("due_on")
+            && proposing.contains("borrower"),
+        "the judge is shown the resources: {proposing}"
+    );
+    // The walk reads the rows of both tables the resources name.
+    let tasks = ending_at(&report, "query");
+    assert!(
+        tasks.len() >= 4,
+        "tasks over the query tool: {:#?}",
+        report.suite.tasks
+    );
+}
+
+/// A notes vault: five notes in two folders and one at the root.
+fn vault(dir: &Path) -> PathBuf {
+    let root = dir.join("vault");
+    for (path, body) in [
+        (
+            "index.md",
+            "# Index\n\nStart here: the harbour survey and the choir rota.\n",
+        ),
+        (
+            "harbour/survey.md",
+            "# Harbour survey\n\nDepth at berth 4: 11.2 m.\nSurveyor: Agnes Brandt\n",
+        ),
+        (
+            "harbour/moorings.md",
+            "# Moorings\n\nWinter rate: 84 EUR per week.\nHarbourmaster: Tomas Lind\n",
+        ),
+        (
+            "choir/rota.md",
+            "# Choir rota\n\nDecember lead: Ingrid Sol\nRehearsal room: St Olav crypt\n",
+        ),
+        (
+            "choir/repertoire.md",
+            "# Repertoire\n\nAdvent piece: Es ist ein Ros entsprungen\nArranger: Hugo Distler\n",
+        ),
+    ] {
+        let p = root.join(path);
+        std::fs::create_dir_all(p.parent().expect("a folder")).expect("mkdir");
+        std::fs::write(p, body).expect("write");
+    }
+    root
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_regex_search_is_given_a_value_that_matches_much_before_any_invented_word() {
+    let dir = temp();
+    let root = vault(dir.path());
+    let server = installed("discovery/node_modules/.bin/mcp-obsidian");
+    let opts = GenerateOptions::new(GeneratorId::SchemaWalk2, 12, 1);
+    let (report, tape) = suite(&server, &[s(&root)], opts, None, dir.path()).await;
+    let search = moves(&report, "broad-search");
+    assert!(
+        search
+            .iter()
+            .any(|m| m.tool.as_deref() == Some("search_notes")
+                && m.worked
+                && m.found.starts_with("`.` answered")),
+        "the regex search was given `.` and answered: {search:?}\n{}",
+        tape.lines()
+            .filter(|l| l.contains("search_notes") || l.contains("\"text\""))
+            .take(6)
+            .collect::<Vec<_>>()
+            .join("\n")
+    );
+    let first_search = tape
+        .lines()
+        .find(|l| l.contains("\"tools/call\"") && l.contains("search_notes"))
+        .expect("the search was called");
+    assert!(
+        first_search.contains(r#""query":".""#),
+        "the first search is the broad one: {first_search}"
+    );
+    let reads = ending_at(&report, "read_notes");
+    assert!(
+        reads.len() >= 4,
+        "tasks over the notes the search listed: {:#?}",
+        report.suite.tasks
+    );
+    let answers: Vec<&str> = reads.iter().map(|t| t.answer_key.as_str()).collect();
+    assert!(
+        answers.iter().any(|a| [
+            "Agnes Brandt",
+            "Tomas Lind",
+            "Ingrid Sol",
+            "Hugo Distler",
+            "11.2",
+            "84 EUR per week."
+        ]
+        .iter()
+        .any(|w| a.contains(w))),
+        "answers are the notes' own values: {answers:?}"
+    );
+}
+
+#[test]
+fn a_converter_nothing_lists_files_for_starts_from_the_operators_seed_calls() {
+    let dir = temp();
+    let docs = dir.path().join("docs");
+    std::fs::create_dir_all(&docs).expect("mkdir");
+    let memo = docs.join("memo.html");
+    std::fs::write(
+        &memo,
+        "<html><body><h1>Vendor memo</h1><p>Contract owner: Selma Rask</p><p>Renewal fee: 4,280 EUR</p><p>Depot: Narvik North</p></body></html>",
+    )
+    .expect("write");
+    let before = sha256(&memo);
+    let server = installed("venv-markitdown/bin/markitdown-mcp");
+    let seeds = dir.path().join("seeds.jsonl");
+    std::fs::write(
+        &seeds,
+        format!(
+            "# the memo the operator knows\n{}\n",
+            serde_json::json!({"tool": "convert_to_markdown", "arguments": {"uri": format!("file://{}", s(&memo))}})
+        ),
+    )
+    .expect("write");
+    let run = |extra: &[&str], out: &Path| {
+        let mut args = vec![
+            "suite",
+            "--generator",
+            "schema-walk/2",
+            "--tasks",
+            "6",
+            "--out",
+            s(out),
+        ];
+        args.extend_from_slice(extra);
+        args.extend_from_slice(&["--", s(&server)]);
+        fitness(&args)
+    };
+    let bare = run(&[], &dir.path().join("bare.json"));
+    assert!(bare.status.success(), "{}", text(&bare));
+    let bare: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(dir.path().join("bare.json")).expect("the suite"))
+            .expect("json");
+    assert_eq!(
+        bare["suite"]["tasks"].as_array().map(Vec::len),
+        Some(0),
+        "without the operator's calls nothing is found"
+    );
+    let seeded = run(
+        &["--seed-calls", s(&seeds)],
+        &dir.path().join("seeded.json"),
+    );
+    let printed = text(&seeded);
+    assert!(seeded.status.success(), "{printed}");
+    assert!(printed.contains("seeded by the operator"), "{printed}");
+    let report: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(dir.path().join("seeded.json")).expect("the suite"))
+            .expect("json");
+    let tasks = report["suite"]["tasks"].as_array().expect("tasks");
+    assert!(!tasks.is_empty(), "{printed}");
+    assert!(tasks.iter().all(|t| t["origin"] == "seeded"), "{tasks:#?}");
+    assert!(report["ledger"]["discovery"]["seeded_tasks"].as_u64() >= Some(1));
+    // The seed calls change what is generated: they are in the suite's
+    // config, and so its hash.
+    assert_eq!(
+        report["suite"]["config"]["operator_hints"]["seed_calls"][0]["tool"],
+        "convert_to_markdown"
+    );
+    assert_ne!(report["suite"]["hash"], bare["suite"]["hash"]);
+    assert_eq!(sha256(&memo), before, "the document is as it was");
+
+    // A seed file that is not calls is the command line being wrong.
+    std::fs::write(&seeds, "convert the memo please\n").expect("write");
+    let wrong = run(&["--seed-calls", s(&seeds)], &dir.path().join("wrong.json"));
+    assert!(!wrong.status.success());
+    assert!(
+        text(&wrong).contains("line 1: not a call"),
+        "{}",
+        text(&wrong)
+    );
+}

@@ -1,0 +1,1098 @@
+//! Discovery: what a person does before guessing. Each move is generic
+//! (it reads the kind of a tool or of a server, never a server's name) and
+//! is written in the ledger with what it tried and what it found:
+//!
+//! * **seed-calls**: the operator's calls ([`SeedCall`]), made first; the
+//!   walk starts from their results.
+//! * **resources**, **prompts**, **instructions**: what the server says
+//!   about itself (`resources/list` and its templates, `resources/read` of
+//!   what is listed, `prompts/list`, the handshake's instructions). Their
+//!   names and values become handles, and the judge is shown them. A
+//!   resource read is a read: on the wire tape, and a resource whose text
+//!   the redaction policy would touch gives nothing.
+//! * **catalogue**: a tool that takes a query language (SQL, by its
+//!   parameter's name, the tool's words or its description) is asked for
+//!   its tables in each dialect that exists until one answers, then for
+//!   each table's columns and first rows; the walk and the judge then use
+//!   real table and column names.
+//! * **broad-search**: a search-like parameter (query, pattern, regex,
+//!   filter, q, …) is first given values that match much (`.`, `*`, the
+//!   empty string, a common letter, `%`) before any invented word.
+//! * **file-uri**, **root-paths**: a URI parameter gets `file://` URIs of
+//!   the paths the operator gave; a relative path a listing gave is also
+//!   tried under each root on the server's command line.
+
+use std::collections::BTreeSet;
+
+use fitness_shared::record::{DiscoveryMove, SeedCall};
+use fitness_shared::tape::timeline::excerpt;
+use rmcp::model::Tool;
+use serde_json::{Map, Value};
+
+use super::explore::{Explorer, Observation};
+use super::text::{Handle, harvest, python_literal};
+use crate::mcp::connect::Session;
+use crate::suite::predicate::first_json_value;
+use crate::suite::schema_args::valid_arguments_within;
+use crate::suite::task::Origin;
+
+/// Resources read at most, and the characters of each kept.
+const RESOURCES_READ: usize = 8;
+const RESOURCE_CHARS: usize = 64 * 1024;
+/// Tables whose columns and rows are read at most.
+const TABLES_READ: usize = 8;
+/// Rows asked of each table.
+const ROWS_PER_TABLE: usize = 10;
+/// Characters of the server's own description shown to a judge.
+pub(super) const ABOUT_CHARS: usize = 3_000;
+
+/// A SQL dialect's catalogue: how to list tables, a table's columns, and
+/// its rows.
+pub(super) struct Dialect {
+    pub name: &'static str,
+    pub tables: &'static str,
+    /// `{t}` is the table.
+    pub columns: &'static str,
+}
+
+/// The dialects tried, in order: the standard catalogue first (PostgreSQL,
+/// MySQL, MariaDB, DuckDB, SQL Server, ClickHouse have it), then SQLite's,
+/// then the statements of the servers that have neither.
+pub(super) const DIALECTS: &[Dialect] = &[
+    Dialect {
+        name: "information_schema",
+        tables: "SELECT table_name FROM information_schema.tables WHERE table_schema NOT IN ('information_schema', 'pg_catalog', 'mysql', 'performance_schema', 'sys') ORDER BY table_name",
+        columns: "SELECT column_name, data_type FROM information_schema.columns WHERE table_name = '{t}' ORDER BY ordinal_position",
+    },
+    Dialect {
+        name: "sqlite_master",
+        tables: "SELECT name FROM sqlite_master WHERE type IN ('table', 'view') AND name NOT LIKE 'sqlite_%' ORDER BY name",
+        columns: "SELECT name, type FROM pragma_table_info('{t}')",
+    },
+    Dialect {
+        name: "SHOW TABLES",
+        tables: "SHOW TABLES",
+        columns: "SHOW COLUMNS FROM {t}",
+    },
+    Dialect {
+        name: "duckdb_tables()",
+        tables: "SELECT table_name FROM duckdb_tables() ORDER BY table_name",
+        columns: "SELECT column_name, data_type FROM duckdb_columns() WHERE table_name = '{t}'",
+    },
+];
+
+/// Words that say a tool speaks SQL.
+const SQL_WORDS: &[&str] = &[
+    "sql",
+    "select",
+    "sqlite",
+    "postgres",
+    "postgresql",
+    "mysql",
+    "mariadb",
+    "duckdb",
+    "database",
+    "table",
+    "tables",
+];
+/// Parameter names that take a statement.
+const STATEMENT_WORDS: &[&str] = &["query", "statement", "stmt", "sql", "command", "cmd"];
+/// Parameter names that take a search.
+const SEARCH_WORDS: &[&str] = &[
+    "query", "q", "pattern", "regex", "regexp", "filter", "search", "keyword", "keywords", "term",
+    "terms", "glob", "text", "match",
+];
+
+/// Words of a catalogue's answer that are never a table.
+const CATALOGUE_WORDS: &[&str] = &[
+    "table_name",
+    "table_schema",
+    "table_type",
+    "tables",
+    "table",
+    "name",
+    "names",
+    "type",
+    "view",
+    "base",
+    "rows",
+    "row",
+    "columns",
+    "column",
+    "result",
+    "results",
+    "count",
+    "true",
+    "false",
+    "null",
+    "none",
+    "public",
+    "main",
+    "dbo",
+    "temp",
+    "information_schema",
+    "pg_catalog",
+    "tables_in",
+    "select",
+    "from",
+    "where",
+    "query",
+    "success",
+    "data",
+    "json",
+    "text",
+];
+/// Column types, never a column's name.
+const TYPE_WORDS: &[&str] = &[
+    "integer",
+    "int",
+    "bigint",
+    "smallint",
+    "text",
+    "varchar",
+    "character",
+    "varying",
+    "char",
+    "real",
+    "double",
+    "precision",
+    "float",
+    "numeric",
+    "decimal",
+    "boolean",
+    "bool",
+    "date",
+    "timestamp",
+    "time",
+    "blob",
+    "bytea",
+    "json",
+    "jsonb",
+    "uuid",
+    "with",
+    "without",
+    "zone",
+    "column_name",
+    "data_type",
+    "field",
+    "null",
+    "key",
+    "default",
+    "extra",
+    "yes",
+    "no",
+    "pri",
+    "notnull",
+    "dflt_value",
+    "cid",
+    "pk",
+    "name",
+    "type",
+    "ordinal_position",
+];
+
+/// The words of a tool: its name and description.
+fn tool_words(t: &Tool) -> Vec<String> {
+    let mut words = crate::access::words(&t.name);
+    words.extend(crate::access::words(t.description.as_deref().unwrap_or("")));
+    words
+}
+
+/// Free string parameters of a tool, with their schemas.
+fn string_params(t: &Tool) -> Vec<(String, Value)> {
+    t.input_schema
+        .get("properties")
+        .and_then(Value::as_object)
+        .into_iter()
+        .flatten()
+        .filter(|(_, p)| {
+            p.get("type").and_then(Value::as_str) == Some("string")
+                && p.get("enum").is_none()
+                && p.get("const").is_none()
+        })
+        .map(|(k, p)| (k.clone(), p.clone()))
+        .collect()
+}
+
+/// The parameter a tool takes SQL in: one named `sql`, or one named for a
+/// statement (`query`, `statement`…) where the tool or the parameter says
+/// SQL, a database or a table.
+pub(super) fn sql_slot(t: &Tool) -> Option<String> {
+    let tool = tool_words(t);
+    string_params(t).into_iter().find_map(|(k, p)| {
+        let name = crate::access::words(&k);
+        let mut said =
+            crate::access::words(p.get("description").and_then(Value::as_str).unwrap_or(""));
+        said.extend(tool.iter().cloned());
+        let sql_named = name.iter().any(|w| w == "sql");
+        let statement = name.iter().any(|w| STATEMENT_WORDS.contains(&w.as_str()));
+        let says_sql = said.iter().any(|w| SQL_WORDS.contains(&w.as_str()));
+        (sql_named || (statement && says_sql)).then_some(k)
+    })
+}
+
+/// The parameter a tool takes a search in, when it has one that is not
+/// SQL.
+pub(super) fn search_slot(t: &Tool) -> Option<String> {
+    if sql_slot(t).is_some() {
+        return None;
+    }
+    string_params(t).into_iter().find_map(|(k, _)| {
+        let name = crate::access::words(&k);
+        (name.len() <= 2 && name.iter().any(|w| SEARCH_WORDS.contains(&w.as_str()))).then_some(k)
+    })
+}
+
+/// Values that match much, the ones the tool's own words suggest first.
+pub(super) fn broad_values(t: &Tool, slot: &str) -> Vec<&'static str> {
+    let mut said = tool_words(t);
+    said.extend(crate::access::words(slot));
+    if let Some(d) = t
+        .input_schema
+        .get("properties")
+        .and_then(|p| p.get(slot))
+        .and_then(|p| p.get("description"))
+        .and_then(Value::as_str)
+    {
+        said.extend(crate::access::words(d));
+    }
+    let has = |ws: &[&str]| said.iter().any(|w| ws.contains(&w.as_str()));
+    let mut first: Vec<&'static str> = Vec::new();
+    if has(&["regex", "regexp", "regular", "expression"]) {
+        first.push(".");
+    }
+    if has(&["glob", "wildcard", "wildcards", "pattern", "fnmatch"]) {
+        first.push("*");
+    }
+    if has(&["like"]) {
+        first.push("%");
+    }
+    for v in ["", "e", "a", ".", "*", "%"] {
+        if !first.contains(&v) {
+            first.push(v);
+        }
+    }
+    first
+}
+
+/// Does a parameter take a URI?
+pub(super) fn wants_uri(words: &[String]) -> bool {
+    words.iter().any(|w| w == "uri" || w == "url")
+}
+
+/// A URI a walk may give a URI parameter: one whose scheme reaches
+/// nothing beyond the server (never `http(s)`, `ws(s)` or `ftp`).
+pub(super) fn local_uri(value: &str) -> bool {
+    match value.split_once("://") {
+        Some((scheme, rest)) => {
+            !rest.is_empty()
+                && scheme
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || "+-.".contains(c))
+                && !["http", "https", "ws", "wss", "ftp"]
+                    .contains(&scheme.to_ascii_lowercase().as_str())
+        }
+        None => false,
+    }
+}
+
+/// A relative path a listing gave (`notes/todo.md`, `memo.html`): no root,
+/// no scheme, no space.
+pub(super) fn relative_path(value: &str) -> bool {
+    static FILE: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+        regex::Regex::new(r"^[\w.\-]+(/[\w.\-]+)*\.[A-Za-z0-9]{1,6}$|^[\w.\-]+(/[\w.\-]+)+/?$")
+            .expect("the relative path pattern compiles")
+    });
+    !value.starts_with('/')
+        && !value.starts_with('.')
+        && !value.contains("://")
+        && value.chars().count() <= 200
+        && FILE.is_match(value)
+}
+
+/// The table names a catalogue's answer names: its identifiers less the
+/// catalogue's own words and the statement's.
+pub(super) fn table_names(text: &str, statement: &str) -> Vec<String> {
+    identifiers(text, statement, CATALOGUE_WORDS)
+        .into_iter()
+        .take(TABLES_READ * 3)
+        .collect()
+}
+
+/// The column names a columns answer names, in order: the first field of
+/// each row where it answers rows as lists, the `column_name` (`name`,
+/// `Field`) of each where it answers objects, else the identifiers it says.
+pub(super) fn column_names(text: &str, statement: &str, table: &str) -> Vec<String> {
+    let parsed = first_json_value(text).or_else(|| python_literal(text));
+    if let Some(Value::Array(rows)) = &parsed {
+        let names: Vec<String> = rows
+            .iter()
+            .filter_map(|r| match r {
+                Value::Array(a) => a.first().and_then(Value::as_str).map(str::to_owned),
+                Value::Object(o) => ["column_name", "name", "Field", "field", "column"]
+                    .iter()
+                    .find_map(|k| o.get(*k))
+                    .and_then(Value::as_str)
+                    .map(str::to_owned),
+                _ => None,
+            })
+            .take(64)
+            .collect();
+        if !names.is_empty() {
+            return names;
+        }
+    }
+    identifiers(text, statement, TYPE_WORDS)
+        .into_iter()
+        .filter(|c| c != table)
+        .take(24)
+        .collect()
+}
+
+/// Rows a server answered as lists (`[(1, 'Ada', 'London')]`), labelled by
+/// the table's columns: each row an object, so its values are facts with
+/// their column's name. `None` where the rows are not lists of that length.
+pub(super) fn labelled_rows(json: Option<&Value>, text: &str, columns: &[String]) -> Option<Value> {
+    let parsed = json.cloned().or_else(|| python_literal(text))?;
+    let Value::Array(rows) = parsed else {
+        return None;
+    };
+    if columns.is_empty() || rows.is_empty() {
+        return None;
+    }
+    rows.iter()
+        .map(|r| match r {
+            Value::Array(a) if a.len() == columns.len() => Some(Value::Object(
+                columns.iter().cloned().zip(a.iter().cloned()).collect(),
+            )),
+            _ => None,
+        })
+        .collect::<Option<Vec<_>>>()
+        .map(Value::Array)
+}
+
+fn identifiers(text: &str, statement: &str, skip: &[&str]) -> Vec<String> {
+    static IDENT: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+        regex::Regex::new(r"[A-Za-z_][A-Za-z0-9_]{1,62}").expect("the identifier pattern compiles")
+    });
+    let said: BTreeSet<String> = crate::access::words(statement).into_iter().collect();
+    let mut out: Vec<String> = Vec::new();
+    for m in IDENT.find_iter(text) {
+        let w = m.as_str();
+        let lower = w.to_lowercase();
+        if skip.contains(&lower.as_str())
+            || said.contains(&lower)
+            || lower.starts_with("tables_in_")
+            || out.iter().any(|o| o == w)
+        {
+            continue;
+        }
+        out.push(w.to_owned());
+    }
+    out
+}
+
+/// What the server said about itself: the text a judge is shown, and the
+/// handles its names and values give.
+#[derive(Debug, Default)]
+pub(super) struct About {
+    pub text: String,
+    pub handles: Vec<Handle>,
+}
+
+impl About {
+    fn line(&mut self, line: &str) {
+        if self.text.len() < ABOUT_CHARS {
+            self.text.push_str(line);
+            self.text.push('\n');
+        }
+    }
+
+    fn value(&mut self, value: &str, key: &str) {
+        let n = value.chars().count();
+        if (2..=200).contains(&n) && !value.contains('\n') && self.handles.len() < 500 {
+            self.handles.push(Handle {
+                value: value.to_owned(),
+                from: None,
+                key: key.to_owned(),
+                alias: None,
+                parent: None,
+            });
+        }
+    }
+
+    /// The handles a text names (resource contents, instructions); none
+    /// from a text the redaction policy would touch.
+    fn harvest(&mut self, text: &str) {
+        let json = first_json_value(text);
+        for mut h in harvest(text, json.as_ref(), 0) {
+            h.from = None;
+            if self.handles.len() < 500 {
+                self.handles.push(h);
+            }
+        }
+    }
+}
+
+/// Read what the server says about itself: its instructions, resources
+/// (listed, templates, the first [`RESOURCES_READ`] read) and prompts, each
+/// only where its capabilities declare it. The moves made are pushed.
+pub(super) async fn read_about(
+    session: &Session,
+    instructions: Option<&str>,
+    moves: &mut Vec<DiscoveryMove>,
+    sensitive: &mut u64,
+) -> About {
+    let mut about = About::default();
+    let policy = crate::secrets::policy();
+    if let Some(i) = instructions.filter(|i| !i.trim().is_empty()) {
+        about.line(&format!("Instructions: {}", excerpt(i, 600)));
+        if !policy.finds(i) {
+            let before = about.handles.len();
+            for example in super::explore::documented_examples(i) {
+                about.value(&example, "example");
+            }
+            moves.push(DiscoveryMove {
+                name: "instructions".into(),
+                tool: None,
+                tried: "read the handshake's instructions".into(),
+                found: format!(
+                    "{} characters, {} quoted values",
+                    i.chars().count(),
+                    about.handles.len() - before
+                ),
+                worked: true,
+            });
+        }
+    }
+    let caps = session.facts().map(|f| f.capabilities).unwrap_or_default();
+    if caps.get("resources").is_some_and(|r| !r.is_null()) {
+        resources(session, &mut about, moves, sensitive).await;
+    }
+    if caps.get("prompts").is_some_and(|p| !p.is_null()) {
+        match session.list_prompts().await {
+            Ok(prompts) => {
+                let mut names = Vec::new();
+                for p in prompts.iter().take(40) {
+                    let name = p.get("name").and_then(Value::as_str).unwrap_or("");
+                    let args: Vec<&str> = p
+                        .get("arguments")
+                        .and_then(Value::as_array)
+                        .into_iter()
+                        .flatten()
+                        .filter_map(|a| a.get("name").and_then(Value::as_str))
+                        .collect();
+                    let description = p.get("description").and_then(Value::as_str).unwrap_or("");
+                    about.line(&format!(
+                        "Prompt {name}({}): {}",
+                        args.join(", "),
+                        excerpt(description, 160)
+                    ));
+                    names.push(format!("`{name}`"));
+                }
+                moves.push(DiscoveryMove {
+                    name: "prompts".into(),
+                    tool: None,
+                    tried: "prompts/list".into(),
+                    found: if names.is_empty() {
+                        "none listed".into()
+                    } else {
+                        format!(
+                            "{} listed ({}), shown to a judge",
+                            names.len(),
+                            names.join(", ")
+                        )
+                    },
+                    worked: !names.is_empty(),
+                });
+            }
+            Err(e) => moves.push(failed_move("prompts", "prompts/list", &e)),
+        }
+    }
+    about
+}
+
+fn failed_move(name: &str, tried: &str, e: &anyhow::Error) -> DiscoveryMove {
+    DiscoveryMove {
+        name: name.into(),
+        tool: None,
+        tried: tried.into(),
+        found: format!("failed: {}", excerpt(&format!("{e:#}"), 160)),
+        worked: false,
+    }
+}
+
+/// `resources/list`, its templates, and `resources/read` of the first text
+/// resources.
+async fn resources(
+    session: &Session,
+    about: &mut About,
+    moves: &mut Vec<DiscoveryMove>,
+    sensitive: &mut u64,
+) {
+    let policy = crate::secrets::policy();
+    let listed = match session.list_resources().await {
+        Ok(l) => l,
+        Err(e) => {
+            moves.push(failed_move("resources", "resources/list", &e));
+            return;
+        }
+    };
+    let templates = session.list_resource_templates().await.unwrap_or_default();
+    for t in templates.iter().take(20) {
+        let template = t.get("uriTemplate").and_then(Value::as_str).unwrap_or("");
+        let name = t.get("name").and_then(Value::as_str).unwrap_or("");
+        about.line(&format!("Resource template {name}: {template}"));
+    }
+    let mut read = 0;
+    let mut values_before = about.handles.len();
+    for r in listed.iter().take(200) {
+        let uri = r.get("uri").and_then(Value::as_str).unwrap_or("");
+        let name = r.get("name").and_then(Value::as_str).unwrap_or("");
+        about.value(uri, "uri");
+        about.value(name, "name");
+        let mime = r.get("mimeType").and_then(Value::as_str).unwrap_or("");
+        let textual = mime.is_empty()
+            || mime.starts_with("text/")
+            || mime.contains("json")
+            || mime.contains("xml")
+            || mime.contains("yaml")
+            || mime.contains("csv");
+        if read >= RESOURCES_READ || !textual || uri.is_empty() {
+            continue;
+        }
+        let Ok(result) = session.read_resource(uri).await else {
+            continue;
+        };
+        read += 1;
+        let text: String = result
+            .get("contents")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .filter_map(|c| c.get("text").and_then(Value::as_str))
+            .collect::<Vec<_>>()
+            .join("\n")
+            .chars()
+            .take(RESOURCE_CHARS)
+            .collect();
+        if policy.finds(&text) {
+            *sensitive += 1;
+            about.line(&format!("Resource {name} ({uri})"));
+            continue;
+        }
+        about.line(&format!("Resource {name} ({uri}): {}", excerpt(&text, 300)));
+        about.harvest(&text);
+    }
+    if listed.is_empty() && templates.is_empty() {
+        values_before = about.handles.len();
+    }
+    moves.push(DiscoveryMove {
+        name: "resources".into(),
+        tool: None,
+        tried: format!(
+            "resources/list and resources/templates/list, then resources/read of the first {RESOURCES_READ} text resources"
+        ),
+        found: if listed.is_empty() && templates.is_empty() {
+            "none listed".into()
+        } else {
+            format!(
+                "{} listed, {} templates, {read} read, {} values taken",
+                listed.len(),
+                templates.len(),
+                about.handles.len() - values_before
+            )
+        },
+        worked: !listed.is_empty() || !templates.is_empty(),
+    });
+}
+
+impl Explorer<'_> {
+    /// Every discovery move, before the walk's first round: the operator's
+    /// seed calls, what the server says about itself, a catalogue of each
+    /// query language, broad values for each search, `file://` URIs of
+    /// the operator's paths.
+    pub(super) async fn discover(
+        &mut self,
+        callable: &[&Tool],
+        seed_calls: &[SeedCall],
+        instructions: Option<&str>,
+    ) {
+        self.seed_calls(callable, seed_calls).await;
+        let mut moves = Vec::new();
+        let about = read_about(
+            self.session,
+            instructions,
+            &mut moves,
+            &mut self.stats.sensitive_results,
+        )
+        .await;
+        self.stats.discovery.extend(moves);
+        self.ex.about.push_str(&about.text);
+        for h in about.handles {
+            if let Some(i) = self.ex.add_handle(h) {
+                self.ex.discovered.insert(i);
+            }
+        }
+        self.file_uris();
+        for tool in callable {
+            if self.writers.contains(tool.name.as_ref()) {
+                continue;
+            }
+            if let Some(slot) = sql_slot(tool) {
+                self.catalogue(tool, &slot).await;
+            } else if let Some(slot) = search_slot(tool) {
+                self.broad_search(tool, &slot).await;
+            }
+        }
+    }
+
+    /// The operator's calls, made first; one not callable is said why.
+    async fn seed_calls(&mut self, callable: &[&Tool], seeds: &[SeedCall]) {
+        if seeds.is_empty() {
+            return;
+        }
+        self.stats.seed_calls = seeds.len() as u64;
+        // A seed call's own values are the operator's: later calls may take
+        // them (a database's path another tool needs too).
+        for s in seeds {
+            for (k, v) in &s.arguments {
+                if let Some(v) = v.as_str() {
+                    self.ex.add_handle(Handle {
+                        value: v.to_owned(),
+                        from: None,
+                        key: k.clone(),
+                        alias: None,
+                        parent: None,
+                    });
+                }
+            }
+        }
+        let mut answered = 0;
+        let mut said = Vec::new();
+        for s in seeds {
+            if !callable.iter().any(|t| t.name == s.tool.as_str()) {
+                let why = self
+                    .stats
+                    .not_called
+                    .iter()
+                    .find(|n| n["tool"] == s.tool.as_str())
+                    .and_then(|n| n["why"].as_str())
+                    .unwrap_or("the server lists no such tool")
+                    .to_owned();
+                said.push(format!("`{}` not called: {why}", s.tool));
+                continue;
+            }
+            if self.writers.contains(s.tool.as_str()) {
+                said.push(format!(
+                    "`{}` not called: it may write, and generation does not",
+                    s.tool
+                ));
+                continue;
+            }
+            let key = format!("{}\u{0}{}", s.tool, Value::Object(s.arguments.clone()));
+            self.tried.insert(key);
+            match self
+                .made(&s.tool, s.arguments.clone(), Origin::Seeded, false)
+                .await
+            {
+                Some(_) => answered += 1,
+                None => said.push(format!(
+                    "`{}` with {} gave nothing to read{}",
+                    s.tool,
+                    excerpt(&Value::Object(s.arguments.clone()).to_string(), 120),
+                    self.last_said
+                        .as_deref()
+                        .map(|w| format!(": {}", excerpt(w, 120)))
+                        .unwrap_or_default()
+                )),
+            }
+        }
+        self.stats.discovery.push(DiscoveryMove {
+            name: "seed-calls".into(),
+            tool: None,
+            tried: format!("the operator's {} seed calls", seeds.len()),
+            found: if said.is_empty() {
+                format!("{answered} answered")
+            } else {
+                format!("{answered} answered; {}", said.join("; "))
+            },
+            worked: answered > 0,
+        });
+    }
+
+    /// A call made by a move: the observation it added, marked with its
+    /// origin (and as giving handles only, where its own answer is no
+    /// task: a catalogue, a broad search).
+    pub(super) async fn made(
+        &mut self,
+        tool: &str,
+        args: Map<String, Value>,
+        origin: Origin,
+        handles_only: bool,
+    ) -> Option<usize> {
+        if self.stats.calls as usize >= self.config.max_calls {
+            return None;
+        }
+        let before = self.ex.observations.len();
+        let _ = self.call(tool, args, Vec::new()).await;
+        if self.ex.observations.len() == before {
+            return None;
+        }
+        let o = self.ex.observations.last_mut()?;
+        o.origin = Some(origin);
+        o.handles_only = handles_only;
+        Some(o.index)
+    }
+
+    /// Arguments for `tool` with `slot` set to `value`: the required others
+    /// schema-valid, a required path given the operator's first path.
+    fn with_slot(&mut self, tool: &Tool, slot: &str, value: &str) -> Option<Map<String, Value>> {
+        let schema = Value::Object((*tool.input_schema).clone());
+        let mut args = valid_arguments_within(&schema, &mut self.rng, &self.limits).ok()?;
+        let required = super::explore::required_of(&schema);
+        args.retain(|k, _| k == slot || required.contains(k));
+        // Every other argument takes the operator's best-fitting value (a
+        // path they gave, a seed call's own value), where one fits.
+        for (k, v) in args.iter_mut() {
+            if k == slot || !v.is_string() {
+                continue;
+            }
+            let best = self
+                .ex
+                .handles
+                .iter()
+                .filter(|h| h.from.is_none() && !self.ex.discovered_value(&h.value))
+                .filter_map(|h| super::explore::affinity(k, h).map(|a| (a, h)))
+                .max_by_key(|(a, _)| *a)
+                .filter(|(a, _)| *a >= 3);
+            if let Some((_, h)) = best {
+                *v = Value::String(h.value.clone());
+            }
+        }
+        args.insert(slot.to_owned(), Value::String(value.to_owned()));
+        Some(args)
+    }
+
+    /// Ask a SQL tool for its tables in each dialect until one answers,
+    /// then for each table's columns and first rows.
+    async fn catalogue(&mut self, tool: &Tool, slot: &str) {
+        let name = tool.name.to_string();
+        let mut tried = Vec::new();
+        let mut found: Option<(&Dialect, Vec<String>)> = None;
+        for d in DIALECTS {
+            let Some(args) = self.with_slot(tool, slot, d.tables) else {
+                break;
+            };
+            tried.push(d.name);
+            let Some(i) = self.made(&name, args, Origin::Discovered, true).await else {
+                continue;
+            };
+            let names = table_names(&self.ex.observations[i].text, d.tables);
+            if !names.is_empty() {
+                found = Some((d, names));
+                break;
+            }
+        }
+        let Some((dialect, names)) = found else {
+            self.stats.discovery.push(DiscoveryMove {
+                name: "catalogue".into(),
+                tool: Some(name),
+                tried: format!(
+                    "its tables in {} dialects ({})",
+                    tried.len(),
+                    tried.join(", ")
+                ),
+                found: format!(
+                    "none answered{}",
+                    self.last_said
+                        .as_deref()
+                        .map(|w| format!("; it last said: {}", excerpt(w, 160)))
+                        .unwrap_or_default()
+                ),
+                worked: false,
+            });
+            return;
+        };
+        let mut tables = Vec::new();
+        let mut lines = Vec::new();
+        for t in &names {
+            if tables.len() >= TABLES_READ {
+                break;
+            }
+            let statement = dialect.columns.replace("{t}", t);
+            let columns = match self.with_slot(tool, slot, &statement) {
+                Some(args) => match self.made(&name, args, Origin::Discovered, true).await {
+                    Some(i) => column_names(&self.ex.observations[i].text, &statement, t),
+                    None => Vec::new(),
+                },
+                None => Vec::new(),
+            };
+            let rows = format!("SELECT * FROM {t} LIMIT {ROWS_PER_TABLE}");
+            let Some(args) = self.with_slot(tool, slot, &rows) else {
+                break;
+            };
+            // A name that is no table gives no rows, and is dropped.
+            let Some(i) = self.made(&name, args, Origin::Discovered, false).await else {
+                continue;
+            };
+            // Rows answered as bare lists are labelled by their columns,
+            // so each value is a fact with its column's name.
+            self.ex.observations[i].record = Some(t.clone());
+            let o = &self.ex.observations[i];
+            if let Some(labelled) = labelled_rows(o.json.as_ref(), &o.text, &columns) {
+                let handles = harvest(&o.text, Some(&labelled), i);
+                self.ex.observations[i].json = Some(labelled);
+                for h in handles {
+                    self.ex.add_handle(h);
+                }
+            }
+            tables.push(t.clone());
+            if let Some(h) = self.ex.add_handle(Handle {
+                value: t.clone(),
+                from: None,
+                key: "table".into(),
+                alias: None,
+                parent: None,
+            }) {
+                self.ex.discovered.insert(h);
+            }
+            lines.push(format!("{t}({})", columns.join(", ")));
+        }
+        // The catalogue stands for the walk's own guesses at this tool: an
+        // invented word or a harvested name is no statement.
+        if !tables.is_empty() {
+            self.covered.insert(name.clone());
+        }
+        if !lines.is_empty() {
+            self.ex.about.push_str(&format!(
+                "Tables (through `{name}`, {} dialect): {}\n",
+                dialect.name,
+                lines.join("; ")
+            ));
+        }
+        self.stats.discovery.push(DiscoveryMove {
+            name: "catalogue".into(),
+            tool: Some(name),
+            tried: format!(
+                "its tables in {} dialects ({})",
+                tried.len(),
+                tried.join(", ")
+            ),
+            found: if tables.is_empty() {
+                format!(
+                    "the {} dialect named {} but none gave rows",
+                    dialect.name,
+                    names.join(", ")
+                )
+            } else {
+                format!(
+                    "{} tables in the {} dialect ({}), their columns and first rows read",
+                    tables.len(),
+                    dialect.name,
+                    tables.join(", ")
+                )
+            },
+            worked: !tables.is_empty(),
+        });
+    }
+
+    /// Give a search values that match much, before any invented word;
+    /// the first that answers is kept.
+    async fn broad_search(&mut self, tool: &Tool, slot: &str) {
+        let name = tool.name.to_string();
+        let mut tried = Vec::new();
+        let mut answered = None;
+        for v in broad_values(tool, slot) {
+            let Some(args) = self.with_slot(tool, slot, v) else {
+                break;
+            };
+            let key = format!("{name}\u{0}{}", Value::Object(args.clone()));
+            if !self.tried.insert(key) {
+                continue;
+            }
+            tried.push(format!("`{v}`"));
+            if let Some(i) = self.made(&name, args, Origin::Discovered, true).await {
+                answered = Some((v, i));
+                break;
+            }
+        }
+        let found = match answered {
+            Some((v, i)) => {
+                let handles = self.ex.handles.iter().filter(|h| h.from == Some(i)).count();
+                format!("`{v}` answered: {handles} values taken")
+            }
+            None => "none answered".into(),
+        };
+        self.stats.discovery.push(DiscoveryMove {
+            name: "broad-search".into(),
+            tool: Some(name),
+            tried: format!("`{slot}` given {}", tried.join(", ")),
+            found,
+            worked: answered.is_some(),
+        });
+    }
+
+    /// `file://` URIs of the operator's absolute paths, for the tools that
+    /// take a URI.
+    fn file_uris(&mut self) {
+        let roots: Vec<String> = self
+            .ex
+            .handles
+            .iter()
+            .filter(|h| h.from.is_none() && h.key == "path" && h.value.starts_with('/'))
+            .map(|h| h.value.clone())
+            .collect();
+        if roots.is_empty() {
+            return;
+        }
+        let mut made = 0;
+        for r in &roots {
+            if let Some(i) = self.ex.add_handle(Handle {
+                value: format!("file://{r}"),
+                from: None,
+                key: "uri".into(),
+                alias: None,
+                parent: None,
+            }) {
+                self.ex.discovered.insert(i);
+                made += 1;
+            }
+        }
+        self.stats.discovery.push(DiscoveryMove {
+            name: "file-uri".into(),
+            tool: None,
+            tried: format!(
+                "`file://` URIs of the {} paths the operator gave",
+                roots.len()
+            ),
+            found: format!("{made} URIs for parameters that take one"),
+            worked: made > 0,
+        });
+    }
+}
+
+/// The origin a call inherits from the handles it was made with: a seed
+/// call's result passes on `Seeded`, a discovery's `Discovered`.
+pub(super) fn stronger(a: Option<Origin>, b: Option<Origin>) -> Option<Origin> {
+    match (a, b) {
+        (Some(Origin::Seeded), _) | (_, Some(Origin::Seeded)) => Some(Origin::Seeded),
+        (Some(Origin::Discovered), _) | (_, Some(Origin::Discovered)) => Some(Origin::Discovered),
+        _ => None,
+    }
+}
+
+/// The relative paths of a result, each joined under the operator's roots
+/// that are folders: `(joined, relative)`.
+pub(super) fn rooted(
+    o: &Observation,
+    handles: &[Handle],
+    roots: &[String],
+) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    for h in handles.iter().filter(|h| h.from == Some(o.index)) {
+        if !relative_path(&h.value) {
+            continue;
+        }
+        for r in roots {
+            if std::path::Path::new(r).is_dir() {
+                out.push((
+                    format!(
+                        "{}/{}",
+                        r.trim_end_matches('/'),
+                        h.value.trim_end_matches('/')
+                    ),
+                    h.value.clone(),
+                ));
+            }
+        }
+    }
+    out.truncate(64);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn tool(name: &str, description: &str, schema: Value) -> Tool {
+        Tool::new(
+            name.to_owned(),
+            description.to_owned(),
+            std::sync::Arc::new(schema.as_object().cloned().unwrap_or_default()),
+        )
+    }
+
+    #[test]
+    fn a_query_language_is_known_by_its_words_not_its_server() {
+        let duck = tool(
+            "query",
+            "Execute a query on the DuckDB database",
+            json!({"type": "object", "properties": {"query": {"type": "string", "description": "SQL query to execute"}}}),
+        );
+        assert_eq!(sql_slot(&duck).as_deref(), Some("query"));
+        let sql = tool(
+            "run",
+            "",
+            json!({"properties": {"sql": {"type": "string"}}}),
+        );
+        assert_eq!(sql_slot(&sql).as_deref(), Some("sql"));
+        let notes = tool(
+            "search_notes",
+            "Search notes; queries can also be a valid regex",
+            json!({"properties": {"query": {"type": "string"}}}),
+        );
+        assert_eq!(sql_slot(&notes), None);
+        assert_eq!(search_slot(&notes).as_deref(), Some("query"));
+        assert_eq!(broad_values(&notes, "query")[0], ".");
+        let glob = tool(
+            "search_files",
+            "Find files matching a glob pattern",
+            json!({"properties": {"pattern": {"type": "string"}, "path": {"type": "string"}}}),
+        );
+        assert_eq!(search_slot(&glob).as_deref(), Some("pattern"));
+        assert_eq!(broad_values(&glob, "pattern")[0], "*");
+        assert_eq!(search_slot(&duck), None, "SQL is a catalogue, not a search");
+    }
+
+    #[test]
+    fn a_catalogue_answer_names_its_tables_in_any_shape() {
+        let statement = DIALECTS[0].tables;
+        for answer in [
+            r#"[{"table_name": "books"}, {"table_name": "loans"}]"#,
+            "[('books',), ('loans',)]",
+            "| table_name |\n|---|\n| books |\n| loans |",
+            "table_name\nbooks\nloans",
+        ] {
+            assert_eq!(
+                table_names(answer, statement),
+                vec!["books", "loans"],
+                "{answer}"
+            );
+        }
+        assert_eq!(
+            table_names("Tables_in_library\nmembers", "SHOW TABLES"),
+            vec!["members"]
+        );
+        let columns = "[{'name': 'id', 'type': 'INTEGER'}, {'name': 'title', 'type': 'TEXT'}]";
+        assert_eq!(
+            column_names(columns, DIALECTS[1].columns, "books"),
+            vec!["id", "title"]
+        );
+    }
+
+    #[test]
+    fn uris_and_relative_paths_are_told_apart() {
+        assert!(local_uri("file:///srv/docs/memo.html"));
+        assert!(local_uri("postgres://db/books/schema"));
+        assert!(!local_uri("https://example.com/x"));
+        assert!(!local_uri("/srv/docs"));
+        assert!(relative_path("notes/todo.md"));
+        assert!(relative_path("memo.html"));
+        assert!(relative_path("projects/harbor/"));
+        assert!(!relative_path("/srv/docs/memo.html"));
+        assert!(!relative_path("two words.md"));
+        assert!(!relative_path("Kindred"));
+    }
+}
