@@ -93,13 +93,6 @@ impl DiscoveryLedger {
             .collect();
         format!("Discovery tried: {}.", parts.join("; "))
     }
-
-    /// Suite tasks whose origin was the operator's seeds, as the row says
-    /// it: `seeded by the operator` when any.
-    pub fn seeded_words(&self) -> Option<String> {
-        (self.seeded_tasks > 0)
-            .then(|| format!("{} of the tasks seeded by the operator", self.seeded_tasks))
-    }
 }
 
 #[cfg(test)]
@@ -130,7 +123,6 @@ mod tests {
         let s = ledger.sentence();
         assert!(s.contains("catalogue on `query`: information_schema, sqlite_master — 2 tables"));
         assert!(s.contains("resources: resources/list — none listed"));
-        assert!(ledger.seeded_words().is_none());
         assert!(
             DiscoveryLedger::default()
                 .sentence()

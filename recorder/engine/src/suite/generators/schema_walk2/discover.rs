@@ -100,7 +100,7 @@ const STATEMENT_WORDS: &[&str] = &["query", "statement", "stmt", "sql", "command
 /// Parameter names that take a search.
 const SEARCH_WORDS: &[&str] = &[
     "query", "q", "pattern", "regex", "regexp", "filter", "search", "keyword", "keywords", "term",
-    "terms", "glob", "text", "match",
+    "terms", "glob",
 ];
 
 /// Words of a catalogue's answer that are never a table.
@@ -258,14 +258,14 @@ pub(super) fn broad_values(t: &Tool, slot: &str) -> Vec<&'static str> {
     }
     let has = |ws: &[&str]| said.iter().any(|w| ws.contains(&w.as_str()));
     let mut first: Vec<&'static str> = Vec::new();
+    if has(&["like"]) {
+        first.push("%");
+    }
     if has(&["regex", "regexp", "regular", "expression"]) {
         first.push(".");
     }
     if has(&["glob", "wildcard", "wildcards", "pattern", "fnmatch"]) {
         first.push("*");
-    }
-    if has(&["like"]) {
-        first.push("%");
     }
     for v in ["", "e", "a", ".", "*", "%"] {
         if !first.contains(&v) {
@@ -273,6 +273,24 @@ pub(super) fn broad_values(t: &Tool, slot: &str) -> Vec<&'static str> {
         }
     }
     first
+}
+
+/// Each value of a tool's first enumerated argument other than `slot` (at
+/// most eight), as (argument, value).
+fn first_enum(t: &Tool, slot: &str) -> Vec<(String, Value)> {
+    t.input_schema
+        .get("properties")
+        .and_then(Value::as_object)
+        .and_then(|props| {
+            props.iter().find_map(|(k, p)| {
+                (k != slot)
+                    .then(|| p.get("enum").and_then(Value::as_array))
+                    .flatten()
+                    .filter(|e| e.len() > 1)
+                    .map(|e| e.iter().take(8).map(|v| (k.clone(), v.clone())).collect())
+            })
+        })
+        .unwrap_or_default()
 }
 
 /// Does a parameter take a URI?
@@ -917,7 +935,35 @@ impl Explorer<'_> {
                 break;
             }
         }
+        // The value that answered, with each value of the tool's first
+        // enumerated argument (a search over `table`, `column`, `index`…).
+        let mut more = 0;
+        if let Some((v, _)) = answered {
+            for (key, value) in first_enum(tool, slot) {
+                let Some(mut args) = self.with_slot(tool, slot, v) else {
+                    break;
+                };
+                args.insert(key, value);
+                let key = format!("{name}\u{0}{}", Value::Object(args.clone()));
+                if !self.tried.insert(key) {
+                    continue;
+                }
+                if self
+                    .made(&name, args, Origin::Discovered, true)
+                    .await
+                    .is_some()
+                {
+                    more += 1;
+                }
+            }
+        }
         let found = match answered {
+            Some((v, i)) if more > 0 => {
+                let handles = self.ex.handles.iter().filter(|h| h.from >= Some(i)).count();
+                format!(
+                    "`{v}` answered, and with {more} values of its enumerated argument: {handles} values taken"
+                )
+            }
             Some((v, i)) => {
                 let handles = self.ex.handles.iter().filter(|h| h.from == Some(i)).count();
                 format!("`{v}` answered: {handles} values taken")
