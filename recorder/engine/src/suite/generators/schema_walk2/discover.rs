@@ -767,7 +767,8 @@ impl Explorer<'_> {
     /// schema-valid, a required path given the operator's first path.
     fn with_slot(&mut self, tool: &Tool, slot: &str, value: &str) -> Option<Map<String, Value>> {
         let schema = Value::Object((*tool.input_schema).clone());
-        let mut args = valid_arguments_within(&schema, &mut self.rng, &self.limits).ok()?;
+        let mut args =
+            valid_arguments_within(&schema, &mut self.discovery_rng, &self.limits).ok()?;
         let required = super::explore::required_of(&schema);
         args.retain(|k, _| k == slot || required.contains(k));
         // Every other argument takes the operator's best-fitting value (a

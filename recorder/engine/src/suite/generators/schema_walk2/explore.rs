@@ -48,6 +48,20 @@ pub struct Observation {
     /// What its records are, where a discovery move knows (a table's
     /// name): a task names the record by it.
     pub record: Option<String>,
+    /// A broad discovery call (a search given `.` or `%`): it returns
+    /// everything, so a task from it names a record of its result, never
+    /// its arguments ("for query `.`" is no goal a user states).
+    pub broad: bool,
+}
+
+impl Observation {
+    /// Is `p` another call of this tool that a task must be told apart
+    /// from? A discovery call (a search for everything, a catalogue)
+    /// returns every value and tells nothing apart: its answers never make
+    /// another call's answer a constant.
+    pub fn told_apart_from(&self, p: &Observation) -> bool {
+        p.tool == self.tool && p.index != self.index && !p.handles_only && !p.broad
+    }
 }
 
 /// Everything the exploration found.
@@ -310,6 +324,7 @@ pub async fn explore(
         config,
         limits: config.limits(),
         rng: ChaCha8Rng::seed_from_u64(seed),
+        discovery_rng: ChaCha8Rng::seed_from_u64(seed ^ 0x6469_7363), // "disc"
         ex: Exploration::seeded(seeds, callable),
         tried: HashSet::new(),
         dead: HashSet::new(),
@@ -472,6 +487,9 @@ pub(super) struct Explorer<'a> {
     pub(super) config: &'a WalkConfig2,
     pub(super) limits: Limits,
     pub(super) rng: ChaCha8Rng,
+    /// Discovery's own draws (the other arguments of its calls), apart
+    /// from the walk's: a move never changes what the walk's rounds draw.
+    pub(super) discovery_rng: ChaCha8Rng,
     pub(super) ex: Exploration,
     /// `tool NUL arguments` of every call made.
     pub(super) tried: HashSet<String>,
@@ -776,6 +794,7 @@ impl Explorer<'_> {
             origin,
             handles_only: false,
             record: None,
+            broad: false,
         });
         ControlFlow::Continue(())
     }

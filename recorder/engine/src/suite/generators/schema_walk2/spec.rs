@@ -375,7 +375,7 @@ fn fact_score(f: &Fact, o: &Observation, ex: &Exploration) -> i32 {
     let elsewhere = ex
         .observations
         .iter()
-        .filter(|p| p.tool == o.tool && p.index != o.index)
+        .filter(|p| o.told_apart_from(p))
         .filter(|p| contains_token(&p.text, &f.value))
         .count();
     score -= 2 * elsewhere.min(3) as i32;
@@ -391,6 +391,11 @@ fn labelled_spec(
     score: i32,
     forbidden: &str,
 ) -> Option<Spec> {
+    // A broad call's task names a record of its result, never its
+    // arguments.
+    if o.broad && fact.subject.is_none() {
+        return None;
+    }
     let (subject, chain) = subject_of(o, &fact, ex);
     let label = label_words(&fact.label);
     let prompt = if fact.number.is_some() || fact.value.chars().count() <= 60 {
@@ -433,16 +438,15 @@ fn unlabelled(value: String) -> Fact {
 /// of the tool (other calls return it too) and not built from the
 /// arguments.
 fn salient_spec(o: &Observation, ex: &Exploration, forbidden: &str) -> Option<Spec> {
+    if o.broad {
+        return None;
+    }
     let (subject, chain) = subject_of(o, &unlabelled(String::new()), ex);
     let prompt = quote_prompt("", &subject);
     let args = Value::Object(o.args.clone()).to_string();
     // Words other calls of the tool return too are its constants.
     let mut known = forbidden.to_owned();
-    for p in ex
-        .observations
-        .iter()
-        .filter(|p| p.tool == o.tool && p.index != o.index)
-    {
+    for p in ex.observations.iter().filter(|p| o.told_apart_from(p)) {
         if known.len() > 1 << 20 {
             break;
         }
@@ -483,6 +487,7 @@ mod tests {
             origin: None,
             handles_only: false,
             record: None,
+            broad: false,
         }
     }
 
