@@ -159,6 +159,28 @@ fn answer_leaks_are_rejected_wherever_they_are() {
 }
 
 #[test]
+fn the_answer_leak_gate_and_admission_apply_one_test() {
+    use fitness_recorder::suite::admission::leak_place;
+    // A column `month` read through the table `monthly_readings` gives
+    // nothing away; the run's gate once flagged it by substring where
+    // admission had passed it.
+    let mut t = good("Find the date column of the readings.", "month");
+    t.solution[0].arguments = args(json!({"table": "monthly_readings"}));
+    assert_eq!(leak_place(&t, None, &[]), None);
+    t.solution[0].arguments = args(json!({"table": "month"}));
+    assert_eq!(
+        leak_place(&t, None, &[]).as_deref(),
+        Some("solution arguments (call 0, `search`)")
+    );
+    let t = good("Is the answer month?", "month");
+    assert_eq!(leak_place(&t, None, &[]).as_deref(), Some("prompt"));
+    assert_eq!(
+        leak_place(&good("Which?", "month"), Some("Each month is kept."), &[]).as_deref(),
+        Some("server instructions")
+    );
+}
+
+#[test]
 fn permissive_and_invalid_checks_are_rejected() {
     let with = |check: Predicate| {
         let mut t = good("Search for lamps and name the cheapest.", "Lumo");

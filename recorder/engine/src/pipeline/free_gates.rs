@@ -228,38 +228,15 @@ impl Run<'_> {
     /// The driven suite re-checked: no answer key in a prompt, in the
     /// solution's arguments, or in the instructions and tool descriptions.
     pub(super) fn answer_leak(&mut self, tasks: &[Task], tools: &[Tool]) -> Flow {
-        let mut surfaces: Vec<(String, String)> = Vec::new();
-        if let Some(i) = &self.instructions {
-            surfaces.push(("instructions".to_owned(), i.to_lowercase()));
-        }
-        for t in tools {
-            if let Some(d) = &t.description {
-                surfaces.push((format!("description of {}", t.name), d.to_lowercase()));
-            }
-        }
-        let mut leaks = Vec::new();
-        for task in tasks {
-            let key = task.answer_key.trim().to_lowercase();
-            if key.len() < 2 {
-                continue;
-            }
-            if task.prompt.to_lowercase().contains(&key) {
-                leaks.push(json!({"task": task.id, "where": "prompt"}));
-                continue;
-            }
-            if task.solution.iter().any(|c| {
-                serde_json::Value::Object(c.arguments.clone())
-                    .to_string()
-                    .to_lowercase()
-                    .contains(&key)
-            }) {
-                leaks.push(json!({"task": task.id, "where": "solution arguments"}));
-                continue;
-            }
-            if let Some((place, _)) = surfaces.iter().find(|(_, text)| text.contains(&key)) {
-                leaks.push(json!({"task": task.id, "where": place}));
-            }
-        }
+        // The same test admission applied (whole tokens, any case).
+        let leaks: Vec<serde_json::Value> = tasks
+            .iter()
+            .filter(|t| t.answer_key.trim().chars().count() >= 2)
+            .filter_map(|t| {
+                crate::suite::admission::leak_place(t, self.instructions.as_deref(), tools)
+                    .map(|place| json!({"task": t.id, "where": place}))
+            })
+            .collect();
         let at_generation = self
             .generation
             .as_ref()

@@ -513,44 +513,42 @@ fn describe(p: &Predicate) -> String {
 }
 
 fn leak(task: &Task, ctx: &AdmissionContext) -> Result<(), Broken> {
+    match leak_place(task, ctx.instructions, ctx.tools) {
+        None => Ok(()),
+        Some(place) => Err(("answer-leak", format!("the answer key is in the {place}"))),
+    }
+}
+
+/// Where a task gives its answer away, if it does: its prompt, the
+/// arguments of a solution call, the server's instructions or a tool's
+/// description, as a whole token in any case (`12` does not leak through
+/// `120`, nor `month` through `monthly_readings`). The one test both
+/// admission and the `answer_leak` gate apply.
+pub fn leak_place(task: &Task, instructions: Option<&str>, tools: &[Tool]) -> Option<String> {
     let answer = task.answer_key.trim();
     if answer.is_empty() {
-        return Ok(());
+        return None;
     }
     if contains_token(&task.prompt, answer) {
-        return Err(("answer-leak", "the answer key is in the prompt".into()));
+        return Some("prompt".into());
     }
     for (i, call) in task.solution.iter().enumerate() {
         let args = Value::Object(call.arguments.clone());
         if strings_of(&args).any(|s| contains_token(&s, answer)) {
-            return Err((
-                "answer-leak",
-                format!(
-                    "the answer key is in the bound arguments of solution call {i} (`{}`)",
-                    call.tool
-                ),
-            ));
+            return Some(format!("solution arguments (call {i}, `{}`)", call.tool));
         }
     }
-    if let Some(instructions) = ctx.instructions
-        && contains_token(instructions, answer)
-    {
-        return Err((
-            "answer-leak",
-            "the answer key is in the server instructions".into(),
-        ));
+    if instructions.is_some_and(|i| contains_token(i, answer)) {
+        return Some("server instructions".into());
     }
-    for t in ctx.tools {
-        if let Some(d) = &t.description
-            && contains_token(d, answer)
-        {
-            return Err((
-                "answer-leak",
-                format!("the answer key is in the description of `{}`", t.name),
-            ));
-        }
-    }
-    Ok(())
+    tools
+        .iter()
+        .find(|t| {
+            t.description
+                .as_deref()
+                .is_some_and(|d| contains_token(d, answer))
+        })
+        .map(|t| format!("description of `{}`", t.name))
 }
 
 /// Every string and number in a JSON value, as text (keys too).

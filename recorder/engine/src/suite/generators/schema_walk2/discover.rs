@@ -429,13 +429,7 @@ impl About {
     fn value(&mut self, value: &str, key: &str) {
         let n = value.chars().count();
         if (2..=200).contains(&n) && !value.contains('\n') && self.handles.len() < 500 {
-            self.handles.push(Handle {
-                value: value.to_owned(),
-                from: None,
-                key: key.to_owned(),
-                alias: None,
-                parent: None,
-            });
+            self.handles.push(Handle::unlinked(value, key));
         }
     }
 
@@ -676,13 +670,7 @@ impl Explorer<'_> {
         for s in seeds {
             for (k, v) in &s.arguments {
                 if let Some(v) = v.as_str() {
-                    self.ex.add_handle(Handle {
-                        value: v.to_owned(),
-                        from: None,
-                        key: k.clone(),
-                        alias: None,
-                        parent: None,
-                    });
+                    self.ex.add_handle(Handle::unlinked(v, k.as_str()));
                 }
             }
         }
@@ -867,13 +855,7 @@ impl Explorer<'_> {
                 }
             }
             tables.push(t.clone());
-            if let Some(h) = self.ex.add_handle(Handle {
-                value: t.clone(),
-                from: None,
-                key: "table".into(),
-                alias: None,
-                parent: None,
-            }) {
+            if let Some(h) = self.ex.add_handle(Handle::unlinked(t.as_str(), "table")) {
                 self.ex.discovered.insert(h);
             }
             lines.push(format!("{t}({})", columns.join(", ")));
@@ -983,25 +965,16 @@ impl Explorer<'_> {
     /// `file://` URIs of the operator's absolute paths, for the tools that
     /// take a URI.
     fn file_uris(&mut self) {
-        let roots: Vec<String> = self
-            .ex
-            .handles
-            .iter()
-            .filter(|h| h.from.is_none() && h.key == "path" && h.value.starts_with('/'))
-            .map(|h| h.value.clone())
-            .collect();
+        let roots = self.ex.operator_roots();
         if roots.is_empty() {
             return;
         }
         let mut made = 0;
         for r in &roots {
-            if let Some(i) = self.ex.add_handle(Handle {
-                value: format!("file://{r}"),
-                from: None,
-                key: "uri".into(),
-                alias: None,
-                parent: None,
-            }) {
+            if let Some(i) = self
+                .ex
+                .add_handle(Handle::unlinked(format!("file://{r}"), "uri"))
+            {
                 self.ex.discovered.insert(i);
                 made += 1;
             }

@@ -81,6 +81,16 @@ pub struct Exploration {
 }
 
 impl Exploration {
+    /// The absolute paths the operator gave the server (on its command
+    /// line).
+    pub(super) fn operator_roots(&self) -> Vec<String> {
+        self.handles
+            .iter()
+            .filter(|h| h.from.is_none() && h.key == "path" && h.value.starts_with('/'))
+            .map(|h| h.value.clone())
+            .collect()
+    }
+
     /// Is `value` a handle only discovery found (not the operator's own)?
     pub(super) fn discovered_value(&self, value: &str) -> bool {
         self.handles
@@ -392,13 +402,7 @@ impl Exploration {
     fn seeded(seeds: &[String], callable: &[&Tool]) -> Exploration {
         let mut ex = Exploration::default();
         for s in seeds {
-            ex.add_handle(Handle {
-                value: s.clone(),
-                from: None,
-                key: "path".to_owned(),
-                alias: None,
-                parent: None,
-            });
+            ex.add_handle(Handle::unlinked(s.as_str(), "path"));
         }
         // The examples a tool's own schema documents (`e.g. 'Europe/London'`)
         // are values the server says it takes.
@@ -412,13 +416,7 @@ impl Exploration {
             {
                 let description = p.get("description").and_then(Value::as_str).unwrap_or("");
                 for example in documented_examples(description) {
-                    ex.add_handle(Handle {
-                        value: example,
-                        from: None,
-                        key: key.clone(),
-                        alias: None,
-                        parent: None,
-                    });
+                    ex.add_handle(Handle::unlinked(example, key.as_str()));
                 }
             }
         }
@@ -456,12 +454,7 @@ impl Exploration {
         }
         // A relative path a listing gave is also tried under each folder
         // the operator gave the server.
-        let roots: Vec<String> = self
-            .handles
-            .iter()
-            .filter(|h| h.from.is_none() && h.key == "path" && h.value.starts_with('/'))
-            .map(|h| h.value.clone())
-            .collect();
+        let roots = self.operator_roots();
         if !roots.is_empty() {
             for (joined, relative) in super::discover::rooted(&o, &self.handles, &roots) {
                 if let Some(i) = self.add_handle(Handle {

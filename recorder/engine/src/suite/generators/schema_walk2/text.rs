@@ -31,6 +31,19 @@ pub struct Handle {
 }
 
 impl Handle {
+    /// A value no call's result gave: the operator's own (a path on the
+    /// command line, a seed call's argument) or what the server says of
+    /// itself (a resource's name, its instructions' examples).
+    pub fn unlinked(value: impl Into<String>, key: impl Into<String>) -> Handle {
+        Handle {
+            value: value.into(),
+            from: None,
+            key: key.into(),
+            alias: None,
+            parent: None,
+        }
+    }
+
     /// Found as an entry of a listing (a `[FILE]`-style tag, or a `name`).
     pub fn key_is_entry(&self) -> bool {
         matches!(
