@@ -213,8 +213,8 @@ pub(super) fn affinity(arg: &str, handle: &Handle) -> Option<i32> {
     }
     // A URI parameter takes a URI that reaches nothing beyond the server
     // (a resource's, a `file://` one of the operator's paths), nothing else.
-    if super::discover::wants_uri(&words) {
-        return super::discover::local_uri(value).then_some(3);
+    if super::kinds::wants_uri(&words) {
+        return super::kinds::local_uri(value).then_some(3);
     }
     let path_like = (value.starts_with('/') || value.contains('/') || value.starts_with('~'))
         && !value.contains("://");

@@ -34,6 +34,7 @@
 mod config;
 mod discover;
 mod explore;
+mod kinds;
 mod spec;
 pub mod text;
 mod witness;

@@ -1,0 +1,466 @@
+//! What kind of thing a tool's parameter or a result is, read from words
+//! alone (never a server's name): a parameter that takes SQL, a search, a
+//! URI; a catalogue's answer (its tables, its columns), rows answered as
+//! bare lists; a relative path, a local URI. Discovery's moves
+//! ([`super::discover`]) decide with these what to try.
+
+use std::collections::BTreeSet;
+
+use rmcp::model::Tool;
+use serde_json::Value;
+
+use super::text::python_literal;
+use crate::suite::predicate::first_json_value;
+
+/// Tables whose columns and rows are read at most.
+pub(super) const TABLES_READ: usize = 8;
+
+/// A SQL dialect's catalogue: how to list tables, a table's columns, and
+/// its rows.
+pub(super) struct Dialect {
+    pub name: &'static str,
+    pub tables: &'static str,
+    /// `{t}` is the table.
+    pub columns: &'static str,
+}
+
+/// The dialects tried, in order: the standard catalogue first (PostgreSQL,
+/// MySQL, MariaDB, DuckDB, SQL Server, ClickHouse have it), then SQLite's,
+/// then the statements of the servers that have neither.
+pub(super) const DIALECTS: &[Dialect] = &[
+    Dialect {
+        name: "information_schema",
+        tables: "SELECT table_name FROM information_schema.tables WHERE table_schema NOT IN ('information_schema', 'pg_catalog', 'mysql', 'performance_schema', 'sys') ORDER BY table_name",
+        columns: "SELECT column_name, data_type FROM information_schema.columns WHERE table_name = '{t}' ORDER BY ordinal_position",
+    },
+    Dialect {
+        name: "sqlite_master",
+        tables: "SELECT name FROM sqlite_master WHERE type IN ('table', 'view') AND name NOT LIKE 'sqlite_%' ORDER BY name",
+        columns: "SELECT name, type FROM pragma_table_info('{t}')",
+    },
+    Dialect {
+        name: "SHOW TABLES",
+        tables: "SHOW TABLES",
+        columns: "SHOW COLUMNS FROM {t}",
+    },
+    Dialect {
+        name: "duckdb_tables()",
+        tables: "SELECT table_name FROM duckdb_tables() ORDER BY table_name",
+        columns: "SELECT column_name, data_type FROM duckdb_columns() WHERE table_name = '{t}'",
+    },
+];
+
+/// Words that say a tool speaks SQL.
+const SQL_WORDS: &[&str] = &[
+    "sql",
+    "select",
+    "sqlite",
+    "postgres",
+    "postgresql",
+    "mysql",
+    "mariadb",
+    "duckdb",
+    "database",
+    "table",
+    "tables",
+];
+/// Parameter names that take a statement.
+const STATEMENT_WORDS: &[&str] = &["query", "statement", "stmt", "sql", "command", "cmd"];
+/// Parameter names that take a search.
+const SEARCH_WORDS: &[&str] = &[
+    "query", "q", "pattern", "regex", "regexp", "filter", "search", "keyword", "keywords", "term",
+    "terms", "glob",
+];
+
+/// Words of a catalogue's answer that are never a table.
+const CATALOGUE_WORDS: &[&str] = &[
+    "table_name",
+    "table_schema",
+    "table_type",
+    "tables",
+    "table",
+    "name",
+    "names",
+    "type",
+    "view",
+    "base",
+    "rows",
+    "row",
+    "columns",
+    "column",
+    "result",
+    "results",
+    "count",
+    "true",
+    "false",
+    "null",
+    "none",
+    "public",
+    "main",
+    "dbo",
+    "temp",
+    "information_schema",
+    "pg_catalog",
+    "tables_in",
+    "select",
+    "from",
+    "where",
+    "query",
+    "success",
+    "data",
+    "json",
+    "text",
+];
+/// Column types, never a column's name.
+const TYPE_WORDS: &[&str] = &[
+    "integer",
+    "int",
+    "bigint",
+    "smallint",
+    "text",
+    "varchar",
+    "character",
+    "varying",
+    "char",
+    "real",
+    "double",
+    "precision",
+    "float",
+    "numeric",
+    "decimal",
+    "boolean",
+    "bool",
+    "date",
+    "timestamp",
+    "time",
+    "blob",
+    "bytea",
+    "json",
+    "jsonb",
+    "uuid",
+    "with",
+    "without",
+    "zone",
+    "column_name",
+    "data_type",
+    "field",
+    "null",
+    "key",
+    "default",
+    "extra",
+    "yes",
+    "no",
+    "pri",
+    "notnull",
+    "dflt_value",
+    "cid",
+    "pk",
+    "name",
+    "type",
+    "ordinal_position",
+];
+
+/// The words of a tool: its name and description.
+fn tool_words(t: &Tool) -> Vec<String> {
+    let mut words = crate::access::words(&t.name);
+    words.extend(crate::access::words(t.description.as_deref().unwrap_or("")));
+    words
+}
+
+/// Free string parameters of a tool, with their schemas.
+pub(super) fn string_params(t: &Tool) -> Vec<(String, Value)> {
+    t.input_schema
+        .get("properties")
+        .and_then(Value::as_object)
+        .into_iter()
+        .flatten()
+        .filter(|(_, p)| {
+            p.get("type").and_then(Value::as_str) == Some("string")
+                && p.get("enum").is_none()
+                && p.get("const").is_none()
+        })
+        .map(|(k, p)| (k.clone(), p.clone()))
+        .collect()
+}
+
+/// The parameter a tool takes SQL in: one named `sql`, or one named for a
+/// statement (`query`, `statement`…) where the tool or the parameter says
+/// SQL, a database or a table.
+pub(super) fn sql_slot(t: &Tool) -> Option<String> {
+    let tool = tool_words(t);
+    string_params(t).into_iter().find_map(|(k, p)| {
+        let name = crate::access::words(&k);
+        let mut said =
+            crate::access::words(p.get("description").and_then(Value::as_str).unwrap_or(""));
+        said.extend(tool.iter().cloned());
+        let sql_named = name.iter().any(|w| w == "sql");
+        let statement = name.iter().any(|w| STATEMENT_WORDS.contains(&w.as_str()));
+        let says_sql = said.iter().any(|w| SQL_WORDS.contains(&w.as_str()));
+        (sql_named || (statement && says_sql)).then_some(k)
+    })
+}
+
+/// The parameter a tool takes a search in, when it has one that is not
+/// SQL.
+pub(super) fn search_slot(t: &Tool) -> Option<String> {
+    if sql_slot(t).is_some() {
+        return None;
+    }
+    string_params(t).into_iter().find_map(|(k, _)| {
+        let name = crate::access::words(&k);
+        (name.len() <= 2 && name.iter().any(|w| SEARCH_WORDS.contains(&w.as_str()))).then_some(k)
+    })
+}
+
+/// Values that match much, the ones the tool's own words suggest first.
+pub(super) fn broad_values(t: &Tool, slot: &str) -> Vec<&'static str> {
+    let mut said = tool_words(t);
+    said.extend(crate::access::words(slot));
+    if let Some(d) = t
+        .input_schema
+        .get("properties")
+        .and_then(|p| p.get(slot))
+        .and_then(|p| p.get("description"))
+        .and_then(Value::as_str)
+    {
+        said.extend(crate::access::words(d));
+    }
+    let has = |ws: &[&str]| said.iter().any(|w| ws.contains(&w.as_str()));
+    let mut first: Vec<&'static str> = Vec::new();
+    if has(&["like"]) {
+        first.push("%");
+    }
+    if has(&["regex", "regexp", "regular", "expression"]) {
+        first.push(".");
+    }
+    if has(&["glob", "wildcard", "wildcards", "pattern", "fnmatch"]) {
+        first.push("*");
+    }
+    for v in ["", "e", "a", ".", "*", "%"] {
+        if !first.contains(&v) {
+            first.push(v);
+        }
+    }
+    first
+}
+
+/// Each value of a tool's first enumerated argument other than `slot` (at
+/// most eight), as (argument, value).
+pub(super) fn first_enum(t: &Tool, slot: &str) -> Vec<(String, Value)> {
+    t.input_schema
+        .get("properties")
+        .and_then(Value::as_object)
+        .and_then(|props| {
+            props.iter().find_map(|(k, p)| {
+                (k != slot)
+                    .then(|| p.get("enum").and_then(Value::as_array))
+                    .flatten()
+                    .filter(|e| e.len() > 1)
+                    .map(|e| e.iter().take(8).map(|v| (k.clone(), v.clone())).collect())
+            })
+        })
+        .unwrap_or_default()
+}
+
+/// Does a parameter take a URI?
+pub(super) fn wants_uri(words: &[String]) -> bool {
+    words.iter().any(|w| w == "uri" || w == "url")
+}
+
+/// A URI a walk may give a URI parameter: one whose scheme reaches
+/// nothing beyond the server (never `http(s)`, `ws(s)` or `ftp`).
+pub(super) fn local_uri(value: &str) -> bool {
+    match value.split_once("://") {
+        Some((scheme, rest)) => {
+            !rest.is_empty()
+                && scheme
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || "+-.".contains(c))
+                && !["http", "https", "ws", "wss", "ftp"]
+                    .contains(&scheme.to_ascii_lowercase().as_str())
+        }
+        None => false,
+    }
+}
+
+/// A relative path a listing gave (`notes/todo.md`, `memo.html`): no root,
+/// no scheme, no space.
+pub(super) fn relative_path(value: &str) -> bool {
+    static FILE: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+        regex::Regex::new(r"^[\w.\-]+(/[\w.\-]+)*\.[A-Za-z0-9]{1,6}$|^[\w.\-]+(/[\w.\-]+)+/?$")
+            .expect("the relative path pattern compiles")
+    });
+    !value.starts_with('/')
+        && !value.starts_with('.')
+        && !value.contains("://")
+        && value.chars().count() <= 200
+        && FILE.is_match(value)
+}
+
+/// The table names a catalogue's answer names: its identifiers less the
+/// catalogue's own words and the statement's.
+pub(super) fn table_names(text: &str, statement: &str) -> Vec<String> {
+    identifiers(text, statement, CATALOGUE_WORDS)
+        .into_iter()
+        .take(TABLES_READ * 3)
+        .collect()
+}
+
+/// The column names a columns answer names, in order: the first field of
+/// each row where it answers rows as lists, the `column_name` (`name`,
+/// `Field`) of each where it answers objects, else the identifiers it says.
+pub(super) fn column_names(text: &str, statement: &str, table: &str) -> Vec<String> {
+    let parsed = first_json_value(text).or_else(|| python_literal(text));
+    if let Some(Value::Array(rows)) = &parsed {
+        let names: Vec<String> = rows
+            .iter()
+            .filter_map(|r| match r {
+                Value::Array(a) => a.first().and_then(Value::as_str).map(str::to_owned),
+                Value::Object(o) => ["column_name", "name", "Field", "field", "column"]
+                    .iter()
+                    .find_map(|k| o.get(*k))
+                    .and_then(Value::as_str)
+                    .map(str::to_owned),
+                _ => None,
+            })
+            .take(64)
+            .collect();
+        if !names.is_empty() {
+            return names;
+        }
+    }
+    identifiers(text, statement, TYPE_WORDS)
+        .into_iter()
+        .filter(|c| c != table)
+        .take(24)
+        .collect()
+}
+
+/// Rows a server answered as lists (`[(1, 'Ada', 'London')]`), labelled by
+/// the table's columns: each row an object, so its values are facts with
+/// their column's name. `None` where the rows are not lists of that length.
+pub(super) fn labelled_rows(json: Option<&Value>, text: &str, columns: &[String]) -> Option<Value> {
+    let parsed = json.cloned().or_else(|| python_literal(text))?;
+    let Value::Array(rows) = parsed else {
+        return None;
+    };
+    if columns.is_empty() || rows.is_empty() {
+        return None;
+    }
+    rows.iter()
+        .map(|r| match r {
+            Value::Array(a) if a.len() == columns.len() => Some(Value::Object(
+                columns.iter().cloned().zip(a.iter().cloned()).collect(),
+            )),
+            _ => None,
+        })
+        .collect::<Option<Vec<_>>>()
+        .map(Value::Array)
+}
+
+fn identifiers(text: &str, statement: &str, skip: &[&str]) -> Vec<String> {
+    static IDENT: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+        regex::Regex::new(r"[A-Za-z_][A-Za-z0-9_]{1,62}").expect("the identifier pattern compiles")
+    });
+    let said: BTreeSet<String> = crate::access::words(statement).into_iter().collect();
+    let mut out: Vec<String> = Vec::new();
+    for m in IDENT.find_iter(text) {
+        let w = m.as_str();
+        let lower = w.to_lowercase();
+        if skip.contains(&lower.as_str())
+            || said.contains(&lower)
+            || lower.starts_with("tables_in_")
+            || out.iter().any(|o| o == w)
+        {
+            continue;
+        }
+        out.push(w.to_owned());
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn tool(name: &str, description: &str, schema: Value) -> Tool {
+        Tool::new(
+            name.to_owned(),
+            description.to_owned(),
+            std::sync::Arc::new(schema.as_object().cloned().unwrap_or_default()),
+        )
+    }
+
+    #[test]
+    fn a_query_language_is_known_by_its_words_not_its_server() {
+        let duck = tool(
+            "query",
+            "Execute a query on the DuckDB database",
+            json!({"type": "object", "properties": {"query": {"type": "string", "description": "SQL query to execute"}}}),
+        );
+        assert_eq!(sql_slot(&duck).as_deref(), Some("query"));
+        let sql = tool(
+            "run",
+            "",
+            json!({"properties": {"sql": {"type": "string"}}}),
+        );
+        assert_eq!(sql_slot(&sql).as_deref(), Some("sql"));
+        let notes = tool(
+            "search_notes",
+            "Search notes; queries can also be a valid regex",
+            json!({"properties": {"query": {"type": "string"}}}),
+        );
+        assert_eq!(sql_slot(&notes), None);
+        assert_eq!(search_slot(&notes).as_deref(), Some("query"));
+        assert_eq!(broad_values(&notes, "query")[0], ".");
+        let glob = tool(
+            "search_files",
+            "Find files matching a glob pattern",
+            json!({"properties": {"pattern": {"type": "string"}, "path": {"type": "string"}}}),
+        );
+        assert_eq!(search_slot(&glob).as_deref(), Some("pattern"));
+        assert_eq!(broad_values(&glob, "pattern")[0], "*");
+        assert_eq!(search_slot(&duck), None, "SQL is a catalogue, not a search");
+    }
+
+    #[test]
+    fn a_catalogue_answer_names_its_tables_in_any_shape() {
+        let statement = DIALECTS[0].tables;
+        for answer in [
+            r#"[{"table_name": "books"}, {"table_name": "loans"}]"#,
+            "[('books',), ('loans',)]",
+            "| table_name |\n|---|\n| books |\n| loans |",
+            "table_name\nbooks\nloans",
+        ] {
+            assert_eq!(
+                table_names(answer, statement),
+                vec!["books", "loans"],
+                "{answer}"
+            );
+        }
+        assert_eq!(
+            table_names("Tables_in_library\nmembers", "SHOW TABLES"),
+            vec!["members"]
+        );
+        let columns = "[{'name': 'id', 'type': 'INTEGER'}, {'name': 'title', 'type': 'TEXT'}]";
+        assert_eq!(
+            column_names(columns, DIALECTS[1].columns, "books"),
+            vec!["id", "title"]
+        );
+    }
+
+    #[test]
+    fn uris_and_relative_paths_are_told_apart() {
+        assert!(local_uri("file:///srv/docs/memo.html"));
+        assert!(local_uri("postgres://db/books/schema"));
+        assert!(!local_uri("https://example.com/x"));
+        assert!(!local_uri("/srv/docs"));
+        assert!(relative_path("notes/todo.md"));
+        assert!(relative_path("memo.html"));
+        assert!(relative_path("projects/harbor/"));
+        assert!(!relative_path("/srv/docs/memo.html"));
+        assert!(!relative_path("two words.md"));
+        assert!(!relative_path("Kindred"));
+    }
+}
