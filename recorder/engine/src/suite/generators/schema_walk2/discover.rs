@@ -488,7 +488,10 @@ impl Explorer<'_> {
             };
             // Rows answered as bare lists are labelled by their columns,
             // so each value is a fact with its column's name.
+            // A table's rows are a read of everything: a task from them
+            // names a record, never the statement.
             self.ex.observations[i].record = Some(t.clone());
+            self.ex.observations[i].broad = true;
             let o = &self.ex.observations[i];
             if let Some(labelled) = labelled_rows(o.json.as_ref(), &o.text, &columns) {
                 let handles = harvest(&o.text, Some(&labelled), i);

@@ -48,8 +48,8 @@ pub struct Observation {
     /// What its records are, where a discovery move knows (a table's
     /// name): a task names the record by it.
     pub record: Option<String>,
-    /// A broad discovery call (a search given `.` or `%`): it returns
-    /// everything, so a task from it names a record of its result, never
+    /// A broad discovery call (a search given `.` or `%`, a table's first
+    /// rows): it returns everything, so a task from it names a record of its result, never
     /// its arguments ("for query `.`" is no goal a user states).
     pub broad: bool,
 }

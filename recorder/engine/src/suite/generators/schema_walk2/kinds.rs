@@ -336,21 +336,45 @@ pub(super) fn column_names(text: &str, statement: &str, table: &str) -> Vec<Stri
         .collect()
 }
 
-/// Rows a server answered as lists (`[(1, 'Ada', 'London')]`), labelled by
-/// the table's columns: each row an object, so its values are facts with
-/// their column's name. `None` where the rows are not lists of that length.
+/// Rows a server answered as lists (`[(1, 'Ada', 'London')]`, or
+/// `{"columns": [...], "rows": [[...]]}`), labelled by their columns (the
+/// answer's own where it names them, else the catalogue's): each row an
+/// object, so its values are facts with their column's name. `None` where
+/// the rows are not lists of that width.
 pub(super) fn labelled_rows(json: Option<&Value>, text: &str, columns: &[String]) -> Option<Value> {
     let parsed = json.cloned().or_else(|| python_literal(text))?;
-    let Value::Array(rows) = parsed else {
-        return None;
+    let (rows, names) = match parsed {
+        Value::Array(rows) => (rows, columns.to_vec()),
+        Value::Object(o) => {
+            let rows = o
+                .values()
+                .find_map(|v| {
+                    v.as_array()
+                        .filter(|a| !a.is_empty() && a.iter().all(Value::is_array))
+                })?
+                .clone();
+            let width = rows[0].as_array().map_or(0, Vec::len);
+            let own = o
+                .iter()
+                .filter(|(k, _)| !k.to_lowercase().contains("type"))
+                .filter_map(|(_, v)| v.as_array())
+                .find(|a| a.len() == width && a.iter().all(Value::is_string))
+                .map(|a| {
+                    a.iter()
+                        .filter_map(|v| v.as_str().map(str::to_owned))
+                        .collect()
+                });
+            (rows, own.unwrap_or_else(|| columns.to_vec()))
+        }
+        _ => return None,
     };
-    if columns.is_empty() || rows.is_empty() {
+    if names.is_empty() || rows.is_empty() {
         return None;
     }
     rows.iter()
         .map(|r| match r {
-            Value::Array(a) if a.len() == columns.len() => Some(Value::Object(
-                columns.iter().cloned().zip(a.iter().cloned()).collect(),
+            Value::Array(a) if a.len() == names.len() => Some(Value::Object(
+                names.iter().cloned().zip(a.iter().cloned()).collect(),
             )),
             _ => None,
         })
@@ -447,6 +471,23 @@ mod tests {
         assert_eq!(
             column_names(columns, DIALECTS[1].columns, "books"),
             vec!["id", "title"]
+        );
+    }
+
+    #[test]
+    fn rows_answered_as_lists_are_labelled_by_their_columns() {
+        let tuples = "[(1, 'Ada', 'London'), (2, 'Grace', 'New York')]";
+        let columns = vec!["id".to_owned(), "name".to_owned(), "city".to_owned()];
+        let labelled = labelled_rows(None, tuples, &columns).expect("labelled");
+        assert_eq!(labelled[1]["city"], "New York");
+        let own = serde_json::json!({"success": true, "columns": ["household_id", "street"],
+            "columnTypes": ["INTEGER", "VARCHAR"], "rows": [[1, "12 Elm Row"], [2, "4 Quarry Close"]]});
+        let labelled = labelled_rows(Some(&own), "", &[]).expect("labelled by its own columns");
+        assert_eq!(labelled[0]["street"], "12 Elm Row");
+        assert_eq!(
+            labelled_rows(None, "[(1, 'Ada')]", &columns),
+            None,
+            "a row of another width"
         );
     }
 
