@@ -313,12 +313,22 @@ impl Session {
         })
     }
 
+    /// A request within the timeout; a failure noted ([`Session::note_failure`]).
+    async fn bounded<T>(
+        &self,
+        what: &str,
+        request: impl std::future::Future<Output = Result<T, rmcp::ServiceError>>,
+    ) -> anyhow::Result<T> {
+        tokio::time::timeout(self.timeout, request)
+            .await
+            .map_err(|_| anyhow::anyhow!("{what} got no answer within {:?}", self.timeout))?
+            .map_err(|e| self.note_failure(what, &e))
+    }
+
     /// Every tool, all pages, within the timeout.
     pub async fn list_tools(&self) -> anyhow::Result<Vec<Tool>> {
-        tokio::time::timeout(self.timeout, self.service.list_all_tools())
+        self.bounded("tools/list", self.service.list_all_tools())
             .await
-            .map_err(|_| anyhow::anyhow!("tools/list got no answer within {:?}", self.timeout))?
-            .map_err(|e| self.note_failure("tools/list", &e))
     }
 
     /// One `tools/call`, within the timeout.
@@ -336,56 +346,40 @@ impl Session {
             .map_err(|e| self.note_failure(&format!("tools/call {name}"), &e))
     }
 
-    /// Every resource the server lists (all pages), as JSON objects, within
-    /// the timeout.
+    /// Every resource the server lists (all pages), as JSON objects.
     pub async fn list_resources(&self) -> anyhow::Result<Vec<serde_json::Value>> {
-        let listed = tokio::time::timeout(self.timeout, self.service.list_all_resources())
-            .await
-            .map_err(|_| anyhow::anyhow!("resources/list got no answer within {:?}", self.timeout))?
-            .map_err(|e| self.note_failure("resources/list", &e))?;
-        Ok(listed
-            .iter()
-            .filter_map(|r| serde_json::to_value(r).ok())
-            .collect())
+        let listed = self
+            .bounded("resources/list", self.service.list_all_resources())
+            .await?;
+        Ok(as_json(&listed))
     }
 
     /// Every resource template the server lists, as JSON objects.
     pub async fn list_resource_templates(&self) -> anyhow::Result<Vec<serde_json::Value>> {
-        let listed = tokio::time::timeout(self.timeout, self.service.list_all_resource_templates())
-            .await
-            .map_err(|_| {
-                anyhow::anyhow!(
-                    "resources/templates/list got no answer within {:?}",
-                    self.timeout
-                )
-            })?
-            .map_err(|e| self.note_failure("resources/templates/list", &e))?;
-        Ok(listed
-            .iter()
-            .filter_map(|r| serde_json::to_value(r).ok())
-            .collect())
+        let listed = self
+            .bounded(
+                "resources/templates/list",
+                self.service.list_all_resource_templates(),
+            )
+            .await?;
+        Ok(as_json(&listed))
     }
 
     /// One `resources/read`: the result as JSON (`{contents: [...]}`).
     pub async fn read_resource(&self, uri: &str) -> anyhow::Result<serde_json::Value> {
         let params = rmcp::model::ReadResourceRequestParams::new(uri.to_owned());
-        let read = tokio::time::timeout(self.timeout, self.service.read_resource(params))
-            .await
-            .map_err(|_| anyhow::anyhow!("resources/read got no answer within {:?}", self.timeout))?
-            .map_err(|e| self.note_failure("resources/read", &e))?;
+        let read = self
+            .bounded("resources/read", self.service.read_resource(params))
+            .await?;
         Ok(serde_json::to_value(&read).unwrap_or_default())
     }
 
     /// Every prompt the server lists, as JSON objects.
     pub async fn list_prompts(&self) -> anyhow::Result<Vec<serde_json::Value>> {
-        let listed = tokio::time::timeout(self.timeout, self.service.list_all_prompts())
-            .await
-            .map_err(|_| anyhow::anyhow!("prompts/list got no answer within {:?}", self.timeout))?
-            .map_err(|e| self.note_failure("prompts/list", &e))?;
-        Ok(listed
-            .iter()
-            .filter_map(|r| serde_json::to_value(r).ok())
-            .collect())
+        let listed = self
+            .bounded("prompts/list", self.service.list_all_prompts())
+            .await?;
+        Ok(as_json(&listed))
     }
 
     /// Wait for the session's turn, then tag every wire line with `corr_id`
@@ -491,6 +485,14 @@ impl Session {
             child.kill().await;
         }
     }
+}
+
+/// Listed items as JSON objects.
+fn as_json<T: serde::Serialize>(items: &[T]) -> Vec<serde_json::Value> {
+    items
+        .iter()
+        .filter_map(|i| serde_json::to_value(i).ok())
+        .collect()
 }
 
 fn stderr_note(stderr: &str) -> String {

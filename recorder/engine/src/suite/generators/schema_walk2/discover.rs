@@ -444,15 +444,16 @@ impl Explorer<'_> {
                 break;
             }
         }
+        let tried = format!(
+            "its tables in {} dialects ({})",
+            tried.len(),
+            tried.join(", ")
+        );
         let Some((dialect, names)) = found else {
             self.stats.discovery.push(DiscoveryMove {
                 name: "catalogue".into(),
                 tool: Some(name),
-                tried: format!(
-                    "its tables in {} dialects ({})",
-                    tried.len(),
-                    tried.join(", ")
-                ),
+                tried,
                 found: format!(
                     "none answered{}",
                     self.last_said
@@ -521,11 +522,7 @@ impl Explorer<'_> {
         self.stats.discovery.push(DiscoveryMove {
             name: "catalogue".into(),
             tool: Some(name),
-            tried: format!(
-                "its tables in {} dialects ({})",
-                tried.len(),
-                tried.join(", ")
-            ),
+            tried,
             found: if tables.is_empty() {
                 format!(
                     "the {} dialect named {} but none gave rows",
