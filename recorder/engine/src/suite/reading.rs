@@ -53,11 +53,19 @@ fn json_error(text: &str) -> bool {
                     "error" | "errors" | "message" | "code" | "details" | "status"
                 )
             });
-            error.is_some_and(|v| {
-                !v.is_null()
-                    && v != &serde_json::Value::Bool(false)
-                    && v.as_str().is_none_or(|s| !s.trim().is_empty())
-            }) && besides.count() == 0
+            // A result that says it did not succeed (`"success": false`,
+            // `"ok": false`) is an error whatever else it holds (an error
+            // type, the query it was given).
+            let failed = o.iter().any(|(k, v)| {
+                matches!(k.to_lowercase().as_str(), "success" | "ok")
+                    && v == &serde_json::Value::Bool(false)
+            });
+            failed
+                || error.is_some_and(|v| {
+                    !v.is_null()
+                        && v != &serde_json::Value::Bool(false)
+                        && v.as_str().is_none_or(|s| !s.trim().is_empty())
+                }) && besides.count() == 0
         }
         _ => false,
     }
@@ -111,5 +119,11 @@ mod tests {
         assert!(!reads_as_error("{\"error\": null, \"rows\": [1]}"));
         // An object whose fields include an error among its data is data.
         assert!(!reads_as_error("{\"rows\": [1], \"error\": \"x\"}"));
+        // mcp-server-motherduck says so itself: success false, an error
+        // type beside its message.
+        assert!(reads_as_error(
+            "{\"success\": false, \"error\": \"Catalog Error: no database quiprata\", \"errorType\": \"CatalogException\"}"
+        ));
+        assert!(!reads_as_error("{\"success\": true, \"rows\": [[1]]}"));
     }
 }
