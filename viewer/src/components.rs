@@ -320,8 +320,12 @@ fn row_identity(row: &Row) -> impl IntoView + use<> {
                 <span class="chip runner">{format!("runner {}", row.runner_model)}</span>
                 <span class="chip credential">{row.credential.clone()}</span>
                 {row.access.clone().map(|a| view! { <span class="chip access">{a}</span> })}
+                {row.kinds.as_ref().map(|k| view! { <span class="chip kinds">{k.text()}</span> })}
                 <span class="chip screened">{screened}</span>
             </p>
+            {row.kinds.as_ref().filter(|k| !k.per_kind.is_empty()).map(|k| {
+                view! { <p class="per-kind">{k.per_kind_lines().join("; ")}</p> }
+            })}
             <p class="run-meta">
                 "suite " <code class="suite">{row.suite.clone()}</code>
                 " · started " <time>{started}</time>

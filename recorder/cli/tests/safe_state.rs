@@ -174,9 +174,13 @@ fn a_sandbox_copy_may_write_lists_every_write_and_never_touches_the_original() {
         assert!(w["corr_id"].is_string(), "{w}");
     }
     // The server never saw the original path (only the meta line, our own
-    // command line, names it), and the copy is gone.
+    // command line, and our own restore events name it), and the copy is
+    // gone.
     assert!(
-        wire.lines().skip(1).all(|l| !l.contains(s(&root))),
+        wire.lines()
+            .skip(1)
+            .filter(|l| !l.contains("\"kind\":\"fitness.restored\""))
+            .all(|l| !l.contains(s(&root))),
         "the server was started over the original"
     );
     // This run's copy (named on its wire tape: the server was started
@@ -419,3 +423,226 @@ const MEMORY_GRAPH: &str = concat!(
     r#"{"type":"relation","from":"Macphail","to":"Okonkwo","relationType":"reports_to"}"#,
     "\n"
 );
+
+/// `fitness suite` over `server`, its printed listing and written report.
+fn suite(out: &Path, extra: &[&str], server: &[&str]) -> (String, Value) {
+    let file = out.join("suite.json");
+    let mut args = vec![
+        "suite",
+        "--generator",
+        "schema-walk/2",
+        "--tasks",
+        "10",
+        "--out",
+        s(&file),
+    ];
+    args.extend(extra);
+    args.push("--");
+    args.extend(server);
+    let output = run_bounded(&args, LIMIT);
+    assert!(output.status.success(), "{}", text(&output));
+    let report: Value =
+        serde_json::from_slice(&std::fs::read(&file).expect("suite file")).expect("json");
+    (text(&output), report)
+}
+
+/// The act tasks of a suite report: (tool changed, tool reading the state).
+fn act_tasks(report: &Value) -> Vec<(String, String)> {
+    report["suite"]["tasks"]
+        .as_array()
+        .expect("tasks")
+        .iter()
+        .filter(|t| t["kind"] == "act")
+        .map(|t| {
+            (
+                t["solution"][0]["tool"].as_str().expect("tool").to_owned(),
+                t["state_check"]["reads"][0]["tool"]
+                    .as_str()
+                    .expect("a state check read")
+                    .to_owned(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn changes_are_asked_in_a_sandbox_and_checked_by_the_state_they_leave() {
+    let work = tempfile::tempdir().expect("tempdir");
+    // A folder of files: read-only asks no change; a sandbox copy does.
+    let fs_server = require_tool("mcp-server-filesystem");
+    let data = tempfile::tempdir().expect("tempdir");
+    let root = canonical(&data);
+    three_files(&root);
+    let before = tree(&root);
+    let (_, report) = suite(work.path(), &[], &[s(&fs_server), s(&root)]);
+    assert!(act_tasks(&report).is_empty(), "read-only: no change");
+    assert!(
+        report["ledger"]["act"]["notes"][0]
+            .as_str()
+            .is_some_and(|n| n.contains("write-excluded")),
+        "{:#}",
+        report["ledger"]["act"]
+    );
+    let (printed, report) = suite(
+        work.path(),
+        &["--sandbox", "--sandbox-copy", s(&root)],
+        &[s(&fs_server), s(&root)],
+    );
+    let acts = act_tasks(&report);
+    assert!(
+        acts.iter()
+            .any(|(w, r)| w == "write_file" && r == "read_file"),
+        "{acts:?}\n{printed}"
+    );
+    assert!(printed.contains("Act tasks:"), "{printed}");
+    assert!(
+        printed.contains("after the trial, what read_file"),
+        "{printed}"
+    );
+    assert_eq!(tree(&root), before, "the folder is untouched");
+
+    // A git repository: a branch made, seen by listing the branches.
+    let git_server = require_tool("mcp-server-git");
+    let data = tempfile::tempdir().expect("tempdir");
+    let repo = canonical(&data);
+    git(&repo, &["init", "-q", "-b", "main"]);
+    git(&repo, &["config", "user.email", "dev@example.org"]);
+    git(&repo, &["config", "user.name", "Grace Hopper"]);
+    std::fs::write(repo.join("harbour.md"), "The Dunmore tide tables.\n").unwrap();
+    git(&repo, &["add", "harbour.md"]);
+    git(
+        &repo,
+        &["commit", "-q", "-m", "Add the Dunmore tide tables"],
+    );
+    let before = git_state(&repo);
+    let (_, report) = suite(
+        work.path(),
+        &["--sandbox", "--sandbox-copy", s(&repo)],
+        &[s(&git_server), "--repository", s(&repo)],
+    );
+    let acts = act_tasks(&report);
+    assert!(
+        acts.iter()
+            .any(|(w, r)| w == "git_create_branch" && r == "git_branch"),
+        "{acts:?}"
+    );
+    assert_eq!(git_state(&repo), before, "the repository is untouched");
+
+    // An SQLite database: a table made, seen in the table list.
+    let sqlite_server = require_tool("mcp-server-sqlite");
+    let db = work.path().join("shop.db");
+    let made = std::process::Command::new("python3")
+        .args([
+            "-c",
+            "import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); c.execute('create table books(title text, author text)'); c.execute(\"insert into books values('Kindred','Octavia Butler')\"); c.commit()",
+            s(&db),
+        ])
+        .status()
+        .expect("python3");
+    assert!(made.success());
+    let before = std::fs::read(&db).unwrap();
+    let (_, report) = suite(
+        work.path(),
+        &["--sandbox", "--sandbox-copy", s(&db)],
+        &[s(&sqlite_server), "--db-path", s(&db)],
+    );
+    let acts = act_tasks(&report);
+    assert!(
+        acts.iter()
+            .any(|(w, r)| w == "create_table" && r == "list_tables"),
+        "{acts:?}"
+    );
+    assert_eq!(
+        std::fs::read(&db).unwrap(),
+        before,
+        "the database is untouched"
+    );
+
+    // A memory graph, driven: every trial of a change starts from the
+    // restored copy (its hash on the wire tape), the harness reads the
+    // state after it on the wire tape alone, the reference agent that
+    // makes the change passes, and the null arms that cannot do not.
+    let memory_server = require_tool("mcp-server-memory");
+    let file = work.path().join("memory.json");
+    std::fs::write(&file, MEMORY_GRAPH).unwrap();
+    let env = format!("MEMORY_FILE_PATH={}", s(&file));
+    let (dir, record, _) = run(
+        "sim/diligent",
+        work.path(),
+        &["--env", &env, "--sandbox", "--sandbox-copy", s(&file)],
+        &[s(&memory_server)],
+    );
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), MEMORY_GRAPH);
+    let act = &record["suite"]["act"];
+    assert_eq!(act["restore"], "copy", "{act:#}");
+    assert!(act["tasks"].as_u64() > Some(0), "{act:#}");
+    let suite_file: Value =
+        serde_json::from_slice(&std::fs::read(dir.join("suite.json")).unwrap()).unwrap();
+    let ids: Vec<String> = suite_file["tasks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|t| t["kind"] == "act")
+        .map(|t| t["id"].as_str().unwrap().to_owned())
+        .collect();
+    assert!(!ids.is_empty());
+    let wire = std::fs::read_to_string(dir.join("mcp.jsonl")).expect("wire tape");
+    let agent = std::fs::read_to_string(dir.join("agent.jsonl")).expect("agent tape");
+    let lines = |tape: &str| -> Vec<Value> {
+        tape.lines()
+            .filter_map(|l| serde_json::from_str(l).ok())
+            .collect()
+    };
+    let wire = lines(&wire);
+    let agent = lines(&agent);
+    let mut hashes = std::collections::BTreeSet::new();
+    for id in &ids {
+        let trials: std::collections::BTreeSet<&str> = agent
+            .iter()
+            .filter(|l| l["kind"] == "fitness.task_end" && l["raw"]["taskId"] == id.as_str())
+            .filter_map(|l| l["corr_id"].as_str())
+            .collect();
+        assert!(trials.len() >= 3, "{id}: {trials:?}");
+        for corr in &trials {
+            let restored: Vec<&Value> = wire
+                .iter()
+                .filter(|l| l["kind"] == "fitness.restored" && l["corr_id"] == *corr)
+                .collect();
+            assert!(!restored.is_empty(), "{corr} started from a restored copy");
+            hashes.extend(
+                restored
+                    .iter()
+                    .map(|l| l["raw"]["state_sha256"].to_string()),
+            );
+        }
+        let state = format!("{id}::state");
+        assert!(
+            wire.iter()
+                .any(|l| l["corr_id"] == state.as_str() && l["dir"] == "in"),
+            "{id}: the state check's reads are on the wire tape"
+        );
+        assert!(
+            agent.iter().all(|l| l["corr_id"] != state.as_str()),
+            "{id}: and never on the agent's"
+        );
+        let passed = |arm: &str| {
+            agent.iter().any(|l| {
+                l["kind"] == "fitness.task_end"
+                    && l["corr_id"] == format!("{id}{arm}").as_str()
+                    && l["raw"]["success"] == true
+            })
+        };
+        assert!(
+            passed("::construct"),
+            "{id}: the reference agent made the change"
+        );
+        for arm in ["::null-no-tools", "::null-stubbed-empty"] {
+            assert!(!passed(arm), "{id}{arm} cannot make a change");
+        }
+    }
+    assert_eq!(
+        hashes.len(),
+        1,
+        "every trial started from the same state: {hashes:?}"
+    );
+}

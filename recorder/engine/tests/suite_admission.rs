@@ -62,6 +62,8 @@ fn good(prompt: &str, answer: &str) -> Task {
         handles: vec![],
         rationale: Some("the catalogue is the server's".into()),
         origin: None,
+        kind: Default::default(),
+        state_check: None,
     }
 }
 

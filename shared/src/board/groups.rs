@@ -66,9 +66,15 @@ pub(super) fn group_id(row: &Row) -> String {
                 generator_label(row),
                 row.credential
             );
-            match row.access_mode {
+            let key = match row.access_mode {
                 Some(mode) => format!("{key}:{}", mode.as_str()),
                 None => key,
+            };
+            // Changes are not the same measurement as questions.
+            if row.kinds.is_some() {
+                format!("{key}{}", super::row::WITH_ACT)
+            } else {
+                key
             }
         }
         tier => format!("refused:{}", tier.as_str()),

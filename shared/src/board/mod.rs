@@ -28,7 +28,7 @@ pub use index::{
 };
 pub use row::{
     AttemptRef, AttemptWords, GENERATOR_NOT_RECORDED, NAMED_ATTEMPTS, Row, RowAttempt,
-    RowConformance, RowCost, RowEconomics, RowProbes, RowResult, RowServer, RowStanding,
+    RowConformance, RowCost, RowEconomics, RowKinds, RowProbes, RowResult, RowServer, RowStanding,
     ScoreCaveat, Tier, outcome_counts, score_caveat,
 };
 

@@ -68,6 +68,54 @@ pub struct Row {
     /// of `probes`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub conformance: Option<RowConformance>,
+    /// Questions and changes in the run's suite, when it holds changes
+    /// (act tasks): such a run sits in its own scored group.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kinds: Option<RowKinds>,
+}
+
+/// The kinds of task a run's suite holds, and first-try success per kind.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RowKinds {
+    pub ask: u64,
+    pub act: u64,
+    /// First-try success per kind, from the record's score.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub per_kind: Vec<crate::record::KindScore>,
+}
+
+impl RowKinds {
+    /// From the record: the suite's act tasks (its ledger) beside its
+    /// questions; `None` for a suite of questions alone.
+    pub fn of(record: &crate::record::RunRecord) -> Option<RowKinds> {
+        let act = record.suite.act.as_ref().map_or(0, |a| a.tasks);
+        (act > 0).then(|| {
+            let total = record.suite.tasks.unwrap_or(act).max(act);
+            RowKinds {
+                ask: total - act,
+                act,
+                per_kind: record
+                    .score
+                    .as_ref()
+                    .map(|s| s.per_kind.clone())
+                    .unwrap_or_default(),
+            }
+        })
+    }
+
+    /// `12 ask, 3 act`.
+    pub fn text(&self) -> String {
+        format!("{} ask, {} act", self.ask, self.act)
+    }
+
+    /// First-try success per kind in words, one line each
+    /// (`act: first try 66.7% (95% CI ...), 2 of 3`).
+    pub fn per_kind_lines(&self) -> Vec<String> {
+        self.per_kind
+            .iter()
+            .map(|k| format!("{}: first try {}", k.kind, k.first_try.text()))
+            .collect()
+    }
 }
 
 impl Row {
@@ -219,10 +267,21 @@ impl RowAttempt {
     }
 }
 
+/// The end of a scored group's id whose runs ask for changes too.
+pub const WITH_ACT: &str = ":with-act";
+
 /// A group's title, read from its id alone (so a row can name another
 /// run's group by id, and every page prints the same title).
 pub fn group_title(id: &str) -> String {
     if let Some(rest) = id.strip_prefix("scored:") {
+        // A group of runs whose suites ask for changes too: the same key
+        // and `:with-act`.
+        if let Some(core) = rest.strip_suffix(WITH_ACT) {
+            return format!(
+                "{} · questions and changes",
+                group_title(&format!("scored:{core}"))
+            );
+        }
         // `scored:<runner>:<generator>:<credential>[:<access>]` (no access
         // for a record that predates it); a runner id may hold a colon
         // (`ollama/llama3:8b`), the others never.

@@ -178,6 +178,7 @@ pub fn scored_record() -> RunRecord {
             quality: None,
             judge_calls: None,
             discovery: None,
+            act: None,
             limitation: None,
         },
         gates: Gates {
@@ -355,6 +356,7 @@ pub fn scored_record() -> RunRecord {
                 destructive_without_confirmation: 0,
                 reps: Some(2),
                 reps_succeeded: Some(2),
+                kind: None,
             }],
             consistency: Some(Consistency {
                 tasks: 1,
@@ -363,6 +365,7 @@ pub fn scored_record() -> RunRecord {
                 flipping: 0,
                 never: 0,
             }),
+            per_kind: Vec::new(),
             ambiguous_parameters: vec![json!({"tool": "search", "param": "q"})],
             schema_drift: Some(json!({"checked": true, "drifted": false})),
         }),

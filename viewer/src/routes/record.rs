@@ -124,6 +124,10 @@ pub fn RecordView(
         fitness_shared::board::score_caveat(record).map(|c| view! { <CaveatNote caveat=c /> });
     let economics = economics_view(record);
     let consistency = consistency_view(record);
+    let per_kind = fitness_shared::board::RowKinds::of(record).map(|k| {
+        let lines = k.per_kind_lines().join("; ");
+        view! { <p class="economics per-kind">{format!("{}. {lines}", k.text())}</p> }
+    });
     let tool_list = tool_list_view(record);
     let signature_view = signature_line(signature, site_key);
     let suite_view = view! { <SuiteFates record=shared.clone() /> };
@@ -152,6 +156,7 @@ pub fn RecordView(
             {score_bar}
             {economics}
             {consistency}
+            {per_kind}
             {tool_list}
             {caveat}
             {signature_view}
@@ -996,9 +1001,21 @@ fn tasks_view(record: &RunRecord) -> Option<impl IntoView + use<>> {
                 let href = api::replay_conversation_url(&record.run.id, &t.task_id);
                 view! { " " <a class="read-trial" href=href>"read it"</a> }
             });
+            // A change is checked by reads the harness made after the
+            // trial, on the wire tape under `<task>::state`.
+            let act = (t.kind() == "act").then(|| {
+                let state = replayable.then(|| {
+                    let href = api::replay_conversation_url(
+                        &record.run.id,
+                        &format!("{}::state", t.task_id),
+                    );
+                    view! { " " <a class="read-state" href=href>"its state check"</a> }
+                });
+                view! { " " <span class="kind act">"act"</span> {state} }
+            });
             view! {
                 <tr>
-                    <th scope="row"><code>{t.task_id.clone()}</code>{read}</th>
+                    <th scope="row"><code>{t.task_id.clone()}</code>{act}{read}</th>
                     <td>{yes(t.first_try_success)}</td>
                     <td>{yes(t.success)}</td>
                     <td>{match (t.reps_succeeded, t.reps) {

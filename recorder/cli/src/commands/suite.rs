@@ -143,7 +143,7 @@ pub fn run(args: SuiteArgs) -> anyhow::Result<()> {
                 .service
                 .peer_info()
                 .and_then(|i| i.instructions.clone());
-            fitness_recorder::suite::generate(
+            let report = fitness_recorder::suite::generate(
                 &session,
                 &tools,
                 instructions.as_deref(),
@@ -152,10 +152,28 @@ pub fn run(args: SuiteArgs) -> anyhow::Result<()> {
                 runner.as_deref(),
                 &agent,
             )
-            .await
+            .await;
+            anyhow::Ok((report?, tools))
         }
         .await;
         drop(session);
+        // Changes asked of the server, where the sandbox puts the state back.
+        let result = match result {
+            Ok((mut report, tools)) => {
+                server.generated()?;
+                fitness_recorder::suite::add_act_tasks(
+                    &mut report,
+                    &tools,
+                    &opts,
+                    sandbox.restore(),
+                    &server,
+                    timeout,
+                )
+                .await
+                .map(|()| report)
+            }
+            Err(e) => Err(e),
+        };
         server.close().await?;
         result
     }));
@@ -303,6 +321,9 @@ pub fn ledger_text(r: &GenerationReport) -> String {
     }
     if let Some(d) = &l.discovery {
         discovery(&mut out, d);
+    }
+    if let Some(a) = &l.act {
+        out.push_str(&format!("{}\n", a.sentence()));
     }
     for s in &r.spend {
         out.push_str(&format!(

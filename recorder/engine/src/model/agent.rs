@@ -174,6 +174,9 @@ pub struct TrialOutcome {
     /// included, when it reported usage: what the trial's opening prompt
     /// (system text, tool list, task) cost in the model's tokenizer.
     pub first_input: Option<u64>,
+    /// For an act task: what the harness's state check read after the
+    /// trial (set by the pipeline, never by the loop).
+    pub state: Option<String>,
 }
 
 /// What the reference agent is handed after the task prompt: a human
@@ -256,6 +259,7 @@ async fn drive(
         model_reported: None,
         turns: 0,
         first_input: None,
+        state: None,
     };
     loop {
         if let Some(end) = budget_end(&out, &spec.budget) {

@@ -117,7 +117,13 @@ impl Run<'_> {
         }
         let mut cancel = self.cancel.clone();
         let corr = kind.corr_id(&task.id);
-        if kind.reaches_server() {
+        // An act task's check reads the state after every arm's trial, so
+        // every arm's trial starts from the state put back, always (its
+        // hash on the wire tape).
+        if task.is_act() {
+            server.wrote();
+        }
+        if kind.reaches_server() || task.is_act() {
             server.before_trial(&corr).await.map_err(Halt::Failed)?;
         }
         let session = server.session().map_err(Halt::Failed)?;
@@ -131,8 +137,18 @@ impl Run<'_> {
                 return Err(Halt::Cancelled);
             }
         };
+        let mut outcome = outcome;
         if outcome.calls.iter().any(|c| c.writes && !c.blocked) {
             server.wrote();
+        }
+        // An act task is checked by the state the trial left: reads the
+        // harness makes on the wire tape (`<trial>::state`), never shown
+        // to the agent.
+        if let Some(check) = &task.state_check {
+            outcome.state = Some(
+                crate::suite::act::read_state(&session, check, &corr, self.cfg.settings.timeout)
+                    .await,
+            );
         }
         // The trial's verdict as its stage counts it, on the tape beside the
         // trial (the replay shows it at the end of the conversation).

@@ -344,10 +344,21 @@ impl Run<'_> {
         .await;
         session.set_corr_id(None);
         self.check_spend()?;
-        let generation = generation.context("suite generation failed")?;
+        let mut generation = generation.context("suite generation failed")?;
         self.ensure_server(&session)?;
         drop(session);
         server.generated()?;
+        // Changes asked of the server, where the sandbox puts the state back.
+        crate::suite::add_act_tasks(
+            &mut generation,
+            tools,
+            &gen_opts,
+            cfg.settings.sandbox.restore(),
+            server,
+            cfg.settings.timeout,
+        )
+        .await
+        .context("act generation failed")?;
         self.after_generation(generation, server, tools, &runner, &reference, &judge)
             .await
     }

@@ -163,6 +163,11 @@ impl Run<'_> {
                     return Ok(false);
                 }
             };
+        // A change's check reads the state after the arm's call: the arm
+        // starts from the state put back, like every other.
+        if task.is_act() {
+            server.wrote();
+        }
         server
             .before_trial(&corr)
             .await
@@ -175,8 +180,14 @@ impl Run<'_> {
         if self.access.as_ref().is_some_and(|a| a.writes(&tool.name)) {
             server.wrote();
         }
-        let passed = match result {
-            Ok(r) if r.is_error != Some(true) => {
+        let passed = match (&task.state_check, result) {
+            // A change is checked on the state the call left, whatever it
+            // answered.
+            (Some(check), _) if task.is_act() => task.check.check(
+                &crate::suite::act::read_state(&session, check, &corr, self.cfg.settings.timeout)
+                    .await,
+            ),
+            (_, Ok(r)) if r.is_error != Some(true) => {
                 task.check.check(&crate::model::agent::result_text(&r))
             }
             _ => false,

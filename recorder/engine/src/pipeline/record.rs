@@ -236,6 +236,7 @@ pub fn score(
             .sum(),
         tools: tool_scores(tally.per_tool, tools),
         consistency: rec::Consistency::of(&tasks),
+        per_kind: rec::KindScore::of(&tasks),
         tasks,
         ambiguous_parameters: Vec::new(),
         schema_drift: None,
@@ -308,6 +309,7 @@ impl Tally {
             destructive_without_confirmation: destructive,
             reps: Some(reps.len() as u64),
             reps_succeeded: Some(solved.iter().filter(|s| **s).count() as u64),
+            kind: task.is_act().then(|| "act".to_owned()),
         }
     }
 
@@ -760,6 +762,7 @@ fn no_suite() -> rec::SuiteLedger {
         quality: None,
         judge_calls: None,
         discovery: None,
+        act: None,
         limitation: Some("no suite was generated: the run stopped before generation".to_owned()),
     }
 }

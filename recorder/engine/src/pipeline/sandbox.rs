@@ -283,6 +283,17 @@ impl Sandbox {
         Ok(())
     }
 
+    /// sha256 of the copies as they are now (each tree's relative paths,
+    /// link targets and bytes, in order): the restored state a trial
+    /// starts from, on the tape.
+    fn state_hash(&self) -> String {
+        let mut h = Vec::new();
+        for c in &self.copies {
+            hash_tree(&c.work, Path::new(""), &mut h);
+        }
+        fitness_shared::integrity::sha256_hex(&h)
+    }
+
     /// Put every copy back as the snapshot holds it.
     fn restore_copies(&self) -> anyhow::Result<()> {
         for c in &self.copies {
@@ -347,6 +358,34 @@ fn remove(path: &Path) -> anyhow::Result<()> {
         Ok(_) => std::fs::remove_file(path)
             .with_context(|| format!("failed to remove {}", path.display())),
     }
+}
+
+/// What [`Sandbox::state_hash`] hashes of one tree, appended to `out`.
+fn hash_tree(path: &Path, rel: &Path, out: &mut Vec<u8>) {
+    let Ok(meta) = std::fs::symlink_metadata(path) else {
+        return;
+    };
+    out.extend_from_slice(rel.to_string_lossy().as_bytes());
+    out.push(0);
+    if meta.file_type().is_symlink() {
+        if let Ok(target) = std::fs::read_link(path) {
+            out.extend_from_slice(target.to_string_lossy().as_bytes());
+        }
+    } else if meta.is_dir() {
+        let mut names: Vec<_> = std::fs::read_dir(path)
+            .into_iter()
+            .flatten()
+            .flatten()
+            .map(|e| e.file_name())
+            .collect();
+        names.sort();
+        for name in names {
+            hash_tree(&path.join(&name), &rel.join(&name), out);
+        }
+    } else if let Ok(bytes) = std::fs::read(path) {
+        out.extend_from_slice(fitness_shared::integrity::sha256_hex(&bytes).as_bytes());
+    }
+    out.push(0);
 }
 
 /// Copy `from` (a file, a symlink or a tree) to `to`, within `budget`
@@ -468,7 +507,8 @@ impl Server {
         self.sandbox.restore_copies()?;
         self.tap.event(
             "fitness.restored",
-            json!({"before": corr_id, "paths": self.sandbox.copied_paths()}),
+            json!({"before": corr_id, "paths": self.sandbox.copied_paths(),
+                   "state_sha256": self.sandbox.state_hash()}),
             Some(corr_id),
         );
         self.connect().await.with_context(|| {
@@ -485,6 +525,19 @@ impl Server {
             close(old).await;
         }
         self.sandbox.reset("after the run", &self.tap).await
+    }
+}
+
+/// Act generation puts the state back through the server: the copy
+/// restored and the server started again, or the operator's reset run.
+impl crate::suite::act::SandboxState for Server {
+    async fn restore(&self, why: &str) -> anyhow::Result<()> {
+        self.wrote();
+        self.before_trial(why).await
+    }
+
+    fn session(&self) -> anyhow::Result<Rc<Session>> {
+        Server::session(self)
     }
 }
 

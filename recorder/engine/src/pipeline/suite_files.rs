@@ -51,6 +51,7 @@ impl Run<'_> {
                 quality: None,
                 judge_calls: None,
                 discovery: None,
+                act: None,
                 limitation: Some(format!(
                     "the suite was reused, not generated in this run: {n} tasks from {} (suite hash {}); candidates and admitted count those tasks",
                     path.file_name().map_or_else(

@@ -106,12 +106,16 @@ pub fn unusable_reply(outcome: &TrialOutcome) -> bool {
     matches!(outcome.end, TrialEnd::Runaway | TrialEnd::MalformedReply)
 }
 
-/// The final answer satisfies the task's predicate.
+/// The task's predicate holds: on the final answer for a question, on
+/// what the state check read after the trial for a change (whatever the
+/// answer says).
 pub fn answered(task: &Task, outcome: &TrialOutcome) -> bool {
-    outcome
-        .final_answer
-        .as_deref()
-        .is_some_and(|a| task.check.check(a))
+    let checked = if task.is_act() {
+        outcome.state.as_deref()
+    } else {
+        outcome.final_answer.as_deref()
+    };
+    checked.is_some_and(|a| task.check.check(a))
 }
 
 /// The construct rule: the right answer, reached through the server (an ok
@@ -122,4 +126,63 @@ pub fn reached_through_server(task: &Task, outcome: &TrialOutcome) -> bool {
             .calls
             .iter()
             .any(|c| c.ok && task.expected_tools.contains(&c.tool))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::agent::TrialEnd;
+    use crate::suite::task::{Predicate, StateCheck, TaskKind};
+
+    fn outcome(answer: &str, state: Option<&str>) -> TrialOutcome {
+        TrialOutcome {
+            final_answer: Some(answer.to_owned()),
+            end: TrialEnd::Answered,
+            calls: Vec::new(),
+            usage: Default::default(),
+            model_calls: 1,
+            calls_without_usage: 0,
+            model_errors: Vec::new(),
+            attempt_failures: Vec::new(),
+            model_reported: None,
+            turns: 1,
+            first_input: None,
+            state: state.map(str::to_owned),
+        }
+    }
+
+    #[test]
+    fn a_change_is_checked_on_the_state_never_on_what_the_agent_says() {
+        let mut task = Task {
+            id: "t1".into(),
+            prompt:
+                "Using the server's tools, make this change: create entities, with name `kaso_tor`."
+                    .into(),
+            expected_tools: vec!["create_entities".into()],
+            answer_key: "kaso_tor".into(),
+            check: Predicate::Substring {
+                value: "kaso_tor".into(),
+                case_insensitive: false,
+            },
+            destructive: true,
+            solution: Vec::new(),
+            handles: Vec::new(),
+            rationale: None,
+            origin: None,
+            kind: TaskKind::Ask,
+            state_check: None,
+        };
+        // An agent that only says it made the change.
+        let claimed = outcome("Done: I created kaso_tor.", Some("{\"entities\": []}"));
+        assert!(answered(&task, &claimed), "as a question, saying it passes");
+        task.kind = TaskKind::Act;
+        task.state_check = Some(StateCheck { reads: Vec::new() });
+        assert!(!answered(&task, &claimed), "as a change, the state decides");
+        let made = outcome("ok", Some("{\"entities\": [{\"name\": \"kaso_tor\"}]}"));
+        assert!(answered(&task, &made));
+        assert!(
+            !answered(&task, &outcome("kaso_tor", None)),
+            "no state read, no pass"
+        );
+    }
 }

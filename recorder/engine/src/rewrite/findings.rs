@@ -746,6 +746,8 @@ mod tests {
             handles: Vec::new(),
             rationale: None,
             origin: None,
+            kind: Default::default(),
+            state_check: None,
         }
     }
 

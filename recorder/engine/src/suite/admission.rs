@@ -76,7 +76,12 @@ impl Rejection {
     }
 
     /// The rejection of `task` (or of a candidate that never parsed).
-    fn of(candidate: &str, task: Option<&Task>, rule: &'static str, detail: String) -> Rejection {
+    pub(crate) fn of(
+        candidate: &str,
+        task: Option<&Task>,
+        rule: &'static str,
+        detail: String,
+    ) -> Rejection {
         let tools = task.map_or_else(Vec::new, |t| {
             let calls: Vec<String> = t.solution.iter().map(|c| c.tool.clone()).collect();
             if calls.is_empty() {
@@ -115,6 +120,10 @@ pub const RULES: &[&str] = &[
     "label-as-given",
     "duplicate",
     "check-not-discriminating",
+    "act-call-failed",
+    "act-no-change",
+    "act-check-passes-before",
+    "act-not-reproduced",
 ];
 
 /// What admission judges candidates against.
@@ -529,10 +538,17 @@ pub fn leak_place(task: &Task, instructions: Option<&str>, tools: &[Tool]) -> Op
     if answer.is_empty() {
         return None;
     }
-    if contains_token(&task.prompt, answer) {
+    // An act task's prompt and solution carry the value to write: what
+    // its check finds in the state, never an answer given away.
+    let own = if task.is_act() {
+        0
+    } else {
+        task.solution.len()
+    };
+    if !task.is_act() && contains_token(&task.prompt, answer) {
         return Some("prompt".into());
     }
-    for (i, call) in task.solution.iter().enumerate() {
+    for (i, call) in task.solution.iter().enumerate().take(own) {
         let args = Value::Object(call.arguments.clone());
         if strings_of(&args).any(|s| contains_token(&s, answer)) {
             return Some(format!("solution arguments (call {i}, `{}`)", call.tool));

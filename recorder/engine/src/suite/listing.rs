@@ -33,6 +33,23 @@ pub fn check_text(p: &Predicate) -> String {
     }
 }
 
+/// A task's check: on the answer for a question; on what the harness
+/// reads after the trial for a change.
+pub fn task_check_text(t: &Task) -> String {
+    let text = check_text(&t.check);
+    match &t.state_check {
+        Some(state) if t.is_act() => {
+            let reads: Vec<String> = state.reads.iter().map(call_text).collect();
+            text.replacen(
+                "the answer",
+                &format!("after the trial, what {} reads", reads.join(" and ")),
+                1,
+            )
+        }
+        _ => text,
+    }
+}
+
 /// The calls of a solution, one after the other.
 fn chain(task: &Task) -> String {
     if task.solution.is_empty() {
@@ -54,7 +71,7 @@ pub fn tasks_text(tasks: &[Task]) -> String {
             t.id,
             one_line(&t.prompt),
             chain(t),
-            check_text(&t.check)
+            task_check_text(t)
         ));
     }
     out
@@ -89,7 +106,7 @@ pub fn markdown(s: &Suite, rejections: &[Rejection], ledger: &str) -> String {
             t.id,
             one_line(&t.prompt),
             chain(t).replace('`', "'"),
-            check_text(&t.check),
+            task_check_text(t),
             one_line(&t.answer_key).replace('`', "'"),
         ));
         if let Some(r) = &t.rationale {

@@ -7,6 +7,7 @@
 //! admission rate (admitted / candidates) counts neither the null-screened
 //! nor the trimmed surplus as failures.
 
+pub mod act;
 pub mod admission;
 pub mod destructive;
 pub mod generators;
@@ -144,6 +145,7 @@ pub async fn generate(
         quality: Some(quality(&tasks, tools, |t| observed.contains_key(&t.id))),
         judge_calls: proposed.judge_calls,
         discovery: proposed.walk.as_ref().map(|w| w.discovery_ledger(&tasks)),
+        act: None,
     };
     debug_assert!(
         rejections
@@ -170,6 +172,92 @@ pub async fn generate(
         observed,
         walk: proposed.walk,
     })
+}
+
+/// Add act tasks to a generated suite (issue 44): changes made in the
+/// sandbox, each checked by the state it leaves, the state put back after
+/// each (`state`). Only where the state can be put back (`restore`: a copy
+/// or the operator's reset); elsewhere the ledger says why there is none.
+/// Act tasks take at most half the suite; the questions are trimmed by the
+/// seed to make room, and the suite is hashed again with what it holds.
+pub async fn add_act_tasks<S: act::SandboxState>(
+    report: &mut GenerationReport,
+    tools: &[rmcp::model::Tool],
+    opts: &GenerateOptions,
+    restore: Option<fitness_shared::record::RestoreKind>,
+    state: &S,
+    timeout: std::time::Duration,
+) -> anyhow::Result<()> {
+    use fitness_shared::record::{ActLedger, RestoreKind};
+    let restore = match restore {
+        Some(RestoreKind::Copy) => "copy",
+        Some(RestoreKind::Reset) => "reset",
+        _ => {
+            let why = if restore.is_none() {
+                "a read-only run asks for no change (write-excluded): add --sandbox with --sandbox-copy PATH or --reset CMD"
+            } else {
+                "nothing puts the sandbox's state back (no --sandbox-copy, no --reset), so a change could not be checked from the same state twice"
+            };
+            report.ledger.act = Some(ActLedger {
+                restore: None,
+                tried: 0,
+                admitted: 0,
+                tasks: 0,
+                notes: vec![why.to_owned()],
+            });
+            return Ok(());
+        }
+    };
+    let input = act::ActInput {
+        tools,
+        writers: &report.writers,
+        labels: &report.destructiveness,
+        roots: &opts.seed_handles,
+        seed: opts.seed,
+        timeout,
+    };
+    let made = act::generate(state, &input).await?;
+    let admitted = made.tasks.len() as u64;
+    let room = (opts.n_tasks / 2).max(1);
+    let acts: Vec<Task> = made.tasks.into_iter().take(room).collect();
+    let mut notes = made.skipped;
+    if made.candidates == 0 {
+        notes.insert(
+            0,
+            "no tool that may write and is not destructive could be given arguments".to_owned(),
+        );
+    }
+    report.ledger.act = Some(ActLedger {
+        restore: Some(restore.to_owned()),
+        tried: made.candidates,
+        admitted,
+        tasks: acts.len() as u64,
+        notes,
+    });
+    report.rejections.extend(made.rejections);
+    report.ledger.rejected_by_rule = rejected_by_rule(&report.rejections);
+    report.ledger.candidates = Some(report.ledger.candidates.unwrap_or(0) + made.candidates);
+    report.ledger.admitted = Some(report.ledger.admitted.unwrap_or(0) + admitted);
+    if acts.is_empty() {
+        return Ok(());
+    }
+    let asks_room = opts.n_tasks.saturating_sub(acts.len());
+    let asks = std::mem::take(&mut report.suite.tasks);
+    let trimmed = asks.len().saturating_sub(asks_room);
+    let mut kept = trim(asks, asks_room, opts.seed);
+    kept.extend(acts);
+    let (tasks, observed) = number(kept, &opts.id_prefix, &report.observed);
+    if let Value::Object(config) = &mut report.suite.config {
+        config.insert("act".into(), json!({"restore": restore}));
+    }
+    report.suite.hash = suite_hash(&report.suite.config, report.suite.seed, &tasks);
+    report.ledger.tasks = Some(tasks.len() as u64);
+    report.ledger.trimmed_surplus =
+        Some(report.ledger.trimmed_surplus.unwrap_or(0) + trimmed as u64);
+    report.ledger.quality = Some(quality(&tasks, tools, |t| observed.contains_key(&t.id)));
+    report.observed = observed;
+    report.suite.tasks = tasks;
+    Ok(())
 }
 
 /// Admission by the named rules; the tools labelled destructive are the

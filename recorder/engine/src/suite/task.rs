@@ -38,6 +38,48 @@ pub struct Task {
     /// guess: the operator's seed calls, or a discovery move.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub origin: Option<Origin>,
+    /// A question (the answer text is checked) or a change (the state the
+    /// trial leaves is checked).
+    #[serde(default, skip_serializing_if = "TaskKind::is_ask")]
+    pub kind: TaskKind,
+    /// For an act task: the reads the harness makes after the trial, never
+    /// shown to the agent, whose text `check` must accept.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub state_check: Option<StateCheck>,
+}
+
+/// What a task asks of the agent (the record scores each kind apart).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TaskKind {
+    /// A question: the final answer's text is checked.
+    #[default]
+    Ask,
+    /// A change: the state the trial leaves is checked, through reads the
+    /// harness makes after it.
+    Act,
+}
+
+impl TaskKind {
+    pub fn is_ask(&self) -> bool {
+        *self == TaskKind::Ask
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            TaskKind::Ask => "ask",
+            TaskKind::Act => "act",
+        }
+    }
+}
+
+/// An act task's state check: calls to reading tools the agent also has,
+/// made by the harness after the trial on the same server; their text
+/// (joined, in order; an error or a failed call reads as nothing) is what
+/// the task's `check` is applied to.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct StateCheck {
+    pub reads: Vec<PlannedCall>,
 }
 
 /// Where a task's first call came from (the ledger counts each apart).
@@ -53,6 +95,11 @@ pub enum Origin {
 }
 
 impl Task {
+    /// Is this a change, checked on the state the trial leaves?
+    pub fn is_act(&self) -> bool {
+        self.kind == TaskKind::Act
+    }
+
     /// What the construct gate's reference agent is handed.
     pub fn reference_hint(&self) -> ReferenceHint {
         ReferenceHint {

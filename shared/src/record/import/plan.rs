@@ -91,6 +91,7 @@ pub(super) fn convert_suite(r: &RecordV1) -> SuiteLedger {
                 quality: None,
                 judge_calls: None,
                 discovery: None,
+                act: None,
                 limitation: None,
             }
         }
@@ -106,6 +107,7 @@ pub(super) fn convert_suite(r: &RecordV1) -> SuiteLedger {
             quality: None,
             judge_calls: None,
             discovery: None,
+            act: None,
             limitation: Some(
                 "This run's generator did not serialise per-candidate reasons, so rejections by rule, trimmed surplus and null-screen deletions are not broken down."
                     .to_owned(),

@@ -52,9 +52,11 @@ pub(super) fn convert_score(s: &ScoreV1) -> Score {
                 // A /1 record keeps no per-repetition counts.
                 reps: None,
                 reps_succeeded: None,
+                kind: None,
             })
             .collect(),
         consistency: None,
+        per_kind: Vec::new(),
         ambiguous_parameters: s.ambiguous_parameters.clone(),
         schema_drift: s.schema_drift.clone(),
     }

@@ -31,6 +31,11 @@ pub struct Score {
     /// success, never used to rank. Absent on records made before it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub consistency: Option<Consistency>,
+    /// First-try success per kind of task (questions, changes), each with
+    /// its interval, when the suite holds changes ([`KindScore::of`]);
+    /// empty for a suite of questions alone.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub per_kind: Vec<KindScore>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub ambiguous_parameters: Vec<Value>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -76,6 +81,59 @@ pub struct TaskResult {
     pub reps: Option<u64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reps_succeeded: Option<u64>,
+    /// `act` for a change checked by the state it left; absent for a
+    /// question.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kind: Option<String>,
+}
+
+impl TaskResult {
+    /// `ask` or `act`.
+    pub fn kind(&self) -> &str {
+        self.kind.as_deref().unwrap_or("ask")
+    }
+}
+
+/// First-try success over the tasks of one kind.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct KindScore {
+    /// `ask` (a question: the answer is checked) or `act` (a change: the
+    /// state it left is checked).
+    pub kind: String,
+    pub first_try: Interval,
+}
+
+impl KindScore {
+    /// Per kind, questions first, when the tasks hold changes; empty for
+    /// questions alone (the total is their score).
+    pub fn of(tasks: &[TaskResult]) -> Vec<KindScore> {
+        if tasks.iter().all(|t| t.kind() == "ask") {
+            return Vec::new();
+        }
+        ["ask", "act"]
+            .into_iter()
+            .filter_map(|kind| {
+                let of: Vec<&TaskResult> = tasks.iter().filter(|t| t.kind() == kind).collect();
+                (!of.is_empty()).then(|| {
+                    let k = of.iter().filter(|t| t.first_try_success).count() as u64;
+                    KindScore {
+                        kind: kind.to_owned(),
+                        first_try: crate::stats::wilson(
+                            k,
+                            of.len() as u64,
+                            crate::stats::BOARD_CONFIDENCE,
+                        ),
+                    }
+                })
+            })
+            .collect()
+    }
+
+    /// `N ask, M act` for a row.
+    pub fn counts(tasks: &[TaskResult]) -> (u64, u64) {
+        let act = tasks.iter().filter(|t| t.kind() == "act").count() as u64;
+        (tasks.len() as u64 - act, act)
+    }
 }
 
 /// How the repetitions of each task agree: the share of tasks every
@@ -173,6 +231,7 @@ mod tests {
             destructive_without_confirmation: 0,
             reps,
             reps_succeeded: succeeded,
+            kind: None,
         }
     }
 

@@ -51,6 +51,49 @@ pub struct SuiteLedger {
     /// tasks came from (the operator's seeds, discovery).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub discovery: Option<super::discovery::DiscoveryLedger>,
+    /// Changes asked of the server in a sandbox (act tasks): what was
+    /// tried and admitted, or why none was.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub act: Option<ActLedger>,
+}
+
+/// Act tasks at generation: changes made in the sandbox, each checked by
+/// a read the agent also has, the state put back after each.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct ActLedger {
+    /// How the state was put back between changes (`copy`, `reset`);
+    /// absent when no change could be tried.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub restore: Option<String>,
+    /// Changes tried (one per writer given arguments).
+    pub tried: u64,
+    /// Of those, admitted.
+    pub admitted: u64,
+    /// Act tasks in the suite.
+    pub tasks: u64,
+    /// Why no change was tried, and writers not tried, in words.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
+}
+
+impl ActLedger {
+    /// The ledger in one sentence, as `fitness suite` and the record page
+    /// say it.
+    pub fn sentence(&self) -> String {
+        let mut s = match &self.restore {
+            None => "Act tasks: none.".to_owned(),
+            Some(restore) => format!(
+                "Act tasks: {} change(s) tried in the sandbox (state put back by {restore} after each), {} admitted, {} in the suite.",
+                self.tried, self.admitted, self.tasks
+            ),
+        };
+        for note in &self.notes {
+            s.push(' ');
+            s.push_str(note.trim_end_matches('.'));
+            s.push('.');
+        }
+        s
+    }
 }
 
 /// The judge's synthesis calls.

@@ -460,6 +460,8 @@ fn parse_task(item: &Value, id: &str) -> Result<Task, String> {
             .and_then(Value::as_str)
             .map(str::to_owned),
         origin: None,
+        kind: Default::default(),
+        state_check: None,
     })
 }
 

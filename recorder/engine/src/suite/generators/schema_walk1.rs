@@ -147,6 +147,8 @@ fn single_call(
         }],
         handles: vec![],
         origin: None,
+        kind: Default::default(),
+        state_check: None,
     };
     Candidate::new(id, Ok(task))
 }

@@ -17,7 +17,7 @@ pub(super) const TABLES_READ: usize = 8;
 
 /// A SQL dialect's catalogue: how to list tables, a table's columns, and
 /// its rows.
-pub(super) struct Dialect {
+pub(crate) struct Dialect {
     pub name: &'static str,
     pub tables: &'static str,
     /// `{t}` is the table.
@@ -27,7 +27,7 @@ pub(super) struct Dialect {
 /// The dialects tried, in order: the standard catalogue first (PostgreSQL,
 /// MySQL, MariaDB, DuckDB, SQL Server, ClickHouse have it), then SQLite's,
 /// then the statements of the servers that have neither.
-pub(super) const DIALECTS: &[Dialect] = &[
+pub(crate) const DIALECTS: &[Dialect] = &[
     Dialect {
         name: "information_schema",
         tables: "SELECT table_name FROM information_schema.tables WHERE table_schema NOT IN ('information_schema', 'pg_catalog', 'mysql', 'performance_schema', 'sys') ORDER BY table_name",
@@ -186,7 +186,7 @@ pub(super) fn string_params(t: &Tool) -> Vec<(String, Value)> {
 /// The parameter a tool takes SQL in: one named `sql`, or one named for a
 /// statement (`query`, `statement`…) where the tool or the parameter says
 /// SQL, a database or a table.
-pub(super) fn sql_slot(t: &Tool) -> Option<String> {
+pub(crate) fn sql_slot(t: &Tool) -> Option<String> {
     let tool = tool_words(t);
     string_params(t).into_iter().find_map(|(k, p)| {
         let name = crate::access::words(&k);
@@ -202,7 +202,7 @@ pub(super) fn sql_slot(t: &Tool) -> Option<String> {
 
 /// The parameter a tool takes a search in, when it has one that is not
 /// SQL.
-pub(super) fn search_slot(t: &Tool) -> Option<String> {
+pub(crate) fn search_slot(t: &Tool) -> Option<String> {
     if sql_slot(t).is_some() {
         return None;
     }

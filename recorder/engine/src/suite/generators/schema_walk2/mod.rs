@@ -34,7 +34,7 @@
 mod config;
 mod discover;
 mod explore;
-mod kinds;
+pub(crate) mod kinds;
 mod spec;
 pub mod text;
 mod witness;
@@ -381,6 +381,8 @@ fn candidate(id: String, spec: Spec, ex: &Exploration, tools: &[Tool]) -> Candid
         destructive: false,
         solution,
         handles,
+        kind: Default::default(),
+        state_check: None,
     };
     let mut c = Candidate::new(id, Ok(task));
     c.source = Some(o.text.clone());
