@@ -250,3 +250,59 @@ fn separation_statement_follows_the_pairs() {
     assert!(scored_statement(1, 0).starts_with("One scored run"));
     assert!(scored_statement(3, 2).starts_with("2 pairs"));
 }
+
+#[test]
+fn a_run_that_asks_for_changes_sits_in_its_own_group_and_says_how_many() {
+    let set = anchor_import();
+    let scored = set
+        .records
+        .iter()
+        .find(|r| r.score.as_ref().is_some_and(|s| s.tasks.len() >= 3))
+        .expect("the anchor has scored runs");
+    let mut questions = scored.clone();
+    questions.run.id = "questions".into();
+    let mut changes = scored.clone();
+    changes.run.id = "changes".into();
+    let score = changes.score.as_mut().expect("scored");
+    let n = score.tasks.len() as u64;
+    // The last two tasks are changes: one made first try, one not.
+    for (i, t) in score.tasks.iter_mut().rev().take(2).enumerate() {
+        t.kind = Some("act".into());
+        t.first_try_success = i == 0;
+    }
+    score.per_kind = crate::record::KindScore::of(&score.tasks);
+    changes.suite.tasks = Some(n);
+    changes.suite.act = Some(crate::record::ActLedger {
+        restore: Some("copy".into()),
+        tried: 3,
+        admitted: 2,
+        tasks: 2,
+        notes: Vec::new(),
+    });
+    let board = build_board(&[questions, changes], "2026-11-30T00:00:00Z", None);
+    let row = |id: &str| board.rows.iter().find(|r| r.id == id).expect("row");
+    assert_eq!(row("questions").kinds, None);
+    let kinds = row("changes").kinds.clone().expect("kinds");
+    assert_eq!(kinds.text(), format!("{} ask, 2 act", n - 2));
+    let act = kinds
+        .per_kind
+        .iter()
+        .find(|k| k.kind == "act")
+        .expect("act scored apart");
+    assert_eq!((act.first_try.k, act.first_try.n), (1, 2));
+    assert!(kinds.per_kind_lines()[1].starts_with("act: first try 50.0% (95% CI"));
+    let group = |id: &str| {
+        board
+            .groups
+            .iter()
+            .find(|g| g.rows.iter().any(|r| r == id))
+            .expect("grouped")
+    };
+    assert_ne!(group("questions").id, group("changes").id);
+    assert!(
+        group("changes").title.ends_with("· questions and changes"),
+        "{}",
+        group("changes").title
+    );
+    assert!(group("changes").title.starts_with("Scored with runner "));
+}

@@ -39,7 +39,12 @@ use crate::mcp::connect::Session;
 use crate::model::types::PlannedCall;
 
 /// Writers tried at most.
-const MAX_WRITERS: usize = 8;
+const MAX_WRITERS: usize = 12;
+/// Verbs of a tool that makes or edits content.
+const CONTENT_VERBS: &[&str] = &[
+    "write", "create", "add", "insert", "save", "append", "put", "set", "update", "edit", "new",
+    "post", "record", "log", "note", "comment", "upsert", "store", "remember",
+];
 /// Reads tried as a state check for one change, at most.
 const MAX_READS: usize = 10;
 
@@ -74,6 +79,10 @@ pub struct ActInput<'a> {
     pub roots: &'a [String],
     pub seed: u64,
     pub timeout: Duration,
+    /// Values the suite's questions already give their tools' arguments,
+    /// by argument name: an identifier a change needs (`id`, `todo_id`)
+    /// is taken from these, so the change names a record that exists.
+    pub known: &'a Map<String, Value>,
 }
 
 /// Propose and admit act tasks, the state put back after each change.
@@ -106,26 +115,38 @@ pub async fn generate<S: SandboxState>(
             schema_args::word(&mut rng),
             schema_args::word(&mut rng),
         ];
-        let Some(args) = arguments(tool, &marker, &others, dir_root.as_deref()) else {
+        let variants = argument_variants(tool, &marker, &others, dir_root.as_deref(), input.known);
+        if variants.is_empty() {
             out.skipped.push(format!(
                 "`{}`: no arguments the harness can give it",
                 tool.name
             ));
             continue;
-        };
+        }
         out.candidates += 1;
-        let reads = state_reads(input, tool, &args, &marker, dir_root.as_deref());
-        let mut task = act_task(tool, args, &marker);
-        match try_change(state, input, &task, &reads).await? {
-            Ok(read) => {
-                task.state_check = Some(StateCheck { reads: vec![read] });
-                out.tasks.push(task);
-            }
-            Err((rule, detail)) => {
-                out.rejections
-                    .push(Rejection::of(&task.id, Some(&task), rule, detail))
+        // The next variant only where the server refused the call (a path
+        // it wants relative, say); any other rule ends the change.
+        let mut last = None;
+        for args in variants {
+            let reads = state_reads(input, tool, &args, &marker, dir_root.as_deref());
+            let mut task = act_task(tool, args, &marker);
+            match try_change(state, input, &task, &reads).await? {
+                Ok(read) => {
+                    task.state_check = Some(StateCheck { reads: vec![read] });
+                    out.tasks.push(task);
+                    last = None;
+                    break;
+                }
+                Err((rule, detail)) => {
+                    let again = rule == "act-call-failed";
+                    last = Some(Rejection::of(&task.id, Some(&task), rule, detail));
+                    if !again {
+                        break;
+                    }
+                }
             }
         }
+        out.rejections.extend(last);
     }
     if out.candidates > 0 {
         state.restore("after act generation").await?;
@@ -146,8 +167,17 @@ fn changers<'t>(input: &ActInput<'t>) -> Vec<&'t Tool> {
         .filter(|t| !destructive::open_world(t))
         .filter(|t| super::reading::exposes_secrets(t).is_none())
         .collect();
-    // Those that only add first: the change least likely to break others.
-    found.sort_by_key(|t| (!crate::access::only_adds(t), t.name.to_string()));
+    // Those that only add first, then those whose name says they make or
+    // edit content: the changes a person asks of such a server.
+    found.sort_by_key(|t| {
+        (
+            !crate::access::only_adds(t),
+            !crate::access::words(&t.name)
+                .iter()
+                .any(|w| CONTENT_VERBS.contains(&w.as_str())),
+            t.name.to_string(),
+        )
+    });
     found
 }
 
@@ -372,25 +402,91 @@ fn role(key: &str, tool: &Tool) -> Role {
 /// fresh word (the one the check looks for) and the others words of their
 /// own, a path in the operator's folder, a statement that makes a table
 /// named by the fresh word. `None` when a value cannot be given.
+#[cfg(test)]
 fn arguments(
     tool: &Tool,
     marker: &str,
     others: &[String],
     root: Option<&str>,
 ) -> Option<Map<String, Value>> {
+    argument_variants(tool, marker, others, root, &Map::new())
+        .into_iter()
+        .next()
+}
+
+/// [`arguments`] in the forms a server may want them: paths under the
+/// operator's folder, then (where a path is asked) the bare name, each
+/// with the extension most of the folder's files have.
+fn argument_variants(
+    tool: &Tool,
+    marker: &str,
+    others: &[String],
+    root: Option<&str>,
+    known: &Map<String, Value>,
+) -> Vec<Map<String, Value>> {
     let schema = Value::Object((*tool.input_schema).clone());
-    let mut filler = Filler {
-        tool,
-        marker,
-        others,
-        root,
-        texts: 0,
-        plain: 0,
-    };
-    let Value::Object(args) = filler.fill(&schema, None, 0)? else {
-        return None;
-    };
-    (!args.is_empty() && filler.texts > 0).then_some(args)
+    let extension = root.map_or_else(|| "txt".to_owned(), common_extension);
+    let mut out = Vec::new();
+    for relative in [false, true] {
+        let mut filler = Filler {
+            tool,
+            marker,
+            others,
+            root,
+            known,
+            extension: &extension,
+            relative,
+            texts: 0,
+            plain: 0,
+            paths: 0,
+        };
+        if let Some(Value::Object(args)) = filler.fill(&schema, None, 0)
+            && !args.is_empty()
+            && filler.texts > 0
+            && !out.contains(&args)
+        {
+            out.push(args);
+        }
+        if filler.paths == 0 {
+            break;
+        }
+    }
+    out
+}
+
+/// The extension most files under `root` have (`md` in a vault of notes),
+/// `txt` when it has none; at most 2,000 entries are read, four folders
+/// deep.
+fn common_extension(root: &str) -> String {
+    let mut counts: std::collections::BTreeMap<String, usize> = Default::default();
+    let mut stack = vec![(std::path::PathBuf::from(root), 0)];
+    let mut seen = 0;
+    while let Some((dir, depth)) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
+            seen += 1;
+            if seen > 2000 {
+                break;
+            }
+            let path = entry.path();
+            let hidden = entry.file_name().to_string_lossy().starts_with('.');
+            match entry.file_type() {
+                Ok(t) if t.is_dir() && depth < 4 && !hidden => stack.push((path, depth + 1)),
+                Ok(t) if t.is_file() && !hidden => {
+                    if let Some(ext) = path.extension().and_then(|e| e.to_str())
+                        && ext.len() <= 8
+                        && ext.chars().all(|c| c.is_ascii_alphanumeric())
+                    {
+                        *counts.entry(ext.to_ascii_lowercase()).or_default() += 1;
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    counts
+        .into_iter()
+        .max_by_key(|(e, n)| (*n, std::cmp::Reverse(e.clone())))
+        .map_or_else(|| "txt".to_owned(), |(e, _)| e)
 }
 
 /// The values of one change's arguments.
@@ -399,6 +495,13 @@ struct Filler<'a> {
     marker: &'a str,
     others: &'a [String],
     root: Option<&'a str>,
+    known: &'a Map<String, Value>,
+    /// The extension a new file gets.
+    extension: &'a str,
+    /// New paths as bare names, not under the operator's folder.
+    relative: bool,
+    /// New paths given.
+    paths: usize,
     /// Values given that carry the fresh word or a word of their own (a
     /// change given none is never made).
     texts: usize,
@@ -422,12 +525,18 @@ impl Filler<'_> {
             return Some(first.clone());
         }
         if let Some(branch) = ["anyOf", "oneOf"].iter().find_map(|k| {
-            schema
-                .get(*k)
-                .and_then(Value::as_array)
-                .and_then(|b| b.first())
+            schema.get(*k).and_then(Value::as_array).and_then(|b| {
+                b.iter()
+                    .find(|v| v.get("type").and_then(Value::as_str) != Some("null"))
+            })
         }) {
             return self.fill(branch, key, depth + 1);
+        }
+        if let Some(k) = key
+            && is_id(k)
+            && let Some(v) = self.known.get(k)
+        {
+            return Some(v.clone());
         }
         let ty = match schema.get("type") {
             Some(Value::String(t)) => t.as_str(),
@@ -447,16 +556,23 @@ impl Filler<'_> {
                     .and_then(Value::as_array)
                     .map(|r| r.iter().filter_map(Value::as_str).collect())
                     .unwrap_or_default();
-                let keys: Vec<&str> = if required.is_empty() {
-                    props
-                        .iter()
-                        .filter(|(_, p)| p.get("type").and_then(Value::as_str) == Some("string"))
-                        .map(|(k, _)| k.as_str())
-                        .take(4)
-                        .collect()
-                } else {
-                    required
-                };
+                // The required ones; where none takes text, the first
+                // optional ones that do, so the change names the fresh word.
+                let mut keys = required;
+                let known = |k: &str| is_id(k) && self.known.contains_key(k);
+                if !keys
+                    .iter()
+                    .any(|k| props.get(*k).is_some_and(takes_text) && !known(k))
+                {
+                    keys.extend(
+                        props
+                            .iter()
+                            .filter(|(k, p)| !keys.contains(&k.as_str()) && takes_text(p))
+                            .map(|(k, _)| k.as_str())
+                            .take(if keys.is_empty() { 4 } else { 1 })
+                            .collect::<Vec<_>>(),
+                    );
+                }
                 let mut map = Map::new();
                 for k in keys {
                     let p = props.get(k)?;
@@ -503,17 +619,29 @@ impl Filler<'_> {
                 format!("CREATE TABLE {marker} (note TEXT)")
             }
             Role::Folder => root?.to_owned(),
-            Role::NewPath if makes_folders => {
-                self.texts += 1;
-                format!("{}/{marker}", root?)
-            }
             Role::NewPath => {
                 self.texts += 1;
-                format!("{}/{marker}.txt", root?)
+                self.paths += 1;
+                let folder = makes_folders
+                    || key.is_some_and(|k| {
+                        crate::access::words(k)
+                            .iter()
+                            .any(|w| ["directory", "dir", "folder"].contains(&w.as_str()))
+                    });
+                let name = if folder {
+                    marker.to_owned()
+                } else {
+                    format!("{marker}.{}", self.extension)
+                };
+                if self.relative {
+                    name
+                } else {
+                    format!("{}/{name}", root?)
+                }
             }
             Role::Uri => {
                 self.texts += 1;
-                format!("file://{}/{marker}.txt", root?)
+                format!("file://{}/{marker}.{}", root?, self.extension)
             }
             Role::Text => {
                 self.texts += 1;
@@ -689,6 +817,22 @@ fn complete(
     true
 }
 
+/// Does an argument name a record by its identifier (`id`, `todo_id`)?
+fn is_id(key: &str) -> bool {
+    crate::access::words(key).iter().any(|w| w == "id")
+}
+
+/// Does a property take text (a string, or a string or null)?
+fn takes_text(p: &Value) -> bool {
+    let string = |v: &Value| v.get("type").and_then(Value::as_str) == Some("string");
+    string(p)
+        || ["anyOf", "oneOf"].iter().any(|k| {
+            p.get(*k)
+                .and_then(Value::as_array)
+                .is_some_and(|b| b.iter().any(string))
+        })
+}
+
 /// The first value a description quotes (`'local'`, `"all"`, `` `asc` ``):
 /// where a schema names no enum, the words often do.
 fn first_quoted(description: &str) -> Option<String> {
@@ -756,9 +900,9 @@ mod tests {
                    "properties": {"path": {"type": "string"}, "content": {"type": "string"}}}),
         );
         assert_eq!(
-            arguments(&write, "kaso_tor", &others, None),
-            None,
-            "no folder, no path"
+            arguments(&write, "kaso_tor", &others, None).map(|a| a["path"].clone()),
+            Some(json!("kaso_tor.txt")),
+            "no folder: a bare name, never a path elsewhere"
         );
         let args = arguments(&write, "kaso_tor", &others, Some("/srv/notes")).expect("arguments");
         assert_eq!(args["path"], "/srv/notes/kaso_tor.txt");
@@ -781,6 +925,73 @@ mod tests {
         );
         assert!(task.prompt.contains("git create branch"), "{}", task.prompt);
         assert!(task.is_act());
+    }
+
+    #[test]
+    fn a_record_is_named_by_a_known_id_and_given_the_fresh_word() {
+        let edit = tool(
+            "edit_todo",
+            json!({"type": "object", "required": ["id"], "properties": {
+                "id": {"type": "integer"},
+                "text": {"anyOf": [{"type": "string"}, {"type": "null"}], "default": null},
+                "done": {"anyOf": [{"type": "boolean"}, {"type": "null"}]}}}),
+        );
+        let known: Map<String, Value> = [("id".to_owned(), json!(12))].into_iter().collect();
+        let update = tool(
+            "update_todo",
+            json!({"type": "object", "required": ["todo_id"], "properties": {
+                "todo_id": {"type": "string"},
+                "text": {"anyOf": [{"type": "string"}, {"type": "null"}]}}}),
+        );
+        let with_id: Map<String, Value> =
+            [("todo_id".to_owned(), json!("3"))].into_iter().collect();
+        assert_eq!(
+            Value::Object(argument_variants(&update, "kaso_tor", &[], None, &with_id)[0].clone()),
+            json!({"todo_id": "3", "text": "kaso_tor"})
+        );
+        let args = argument_variants(&edit, "kaso_tor", &[], None, &known);
+        assert_eq!(
+            args,
+            vec![
+                json!({"id": 12, "text": "kaso_tor"})
+                    .as_object()
+                    .cloned()
+                    .unwrap()
+            ]
+        );
+        let done = tool(
+            "mark_done",
+            json!({"type": "object", "required": ["id"], "properties": {"id": {"type": "integer"}}}),
+        );
+        assert!(
+            argument_variants(&done, "kaso_tor", &[], None, &known).is_empty(),
+            "a change that cannot name the fresh word is never made"
+        );
+    }
+
+    #[test]
+    fn new_files_take_the_extension_most_of_the_folder_has_then_a_bare_name() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        std::fs::create_dir_all(dir.path().join("Projects")).unwrap();
+        for f in ["Projects/a.md", "Projects/b.md", "c.md", "Home.base"] {
+            std::fs::write(dir.path().join(f), "x").unwrap();
+        }
+        let root = dir.path().to_str().unwrap();
+        assert_eq!(common_extension(root), "md");
+        let write = tool(
+            "write_note",
+            json!({"type": "object", "required": ["path", "content"],
+                   "properties": {"path": {"type": "string"}, "content": {"type": "string"}}}),
+        );
+        let variants = argument_variants(&write, "kaso_tor", &[], Some(root), &Map::new());
+        let paths: Vec<&str> = variants
+            .iter()
+            .map(|a| a["path"].as_str().unwrap())
+            .collect();
+        assert_eq!(
+            paths,
+            [format!("{root}/kaso_tor.md").as_str(), "kaso_tor.md"]
+        );
     }
 
     #[test]
@@ -811,6 +1022,7 @@ mod tests {
         );
         let tools = vec![write.clone(), read, listing, search];
         let writers = BTreeSet::from(["write_file".to_owned()]);
+        let known = Map::new();
         let input = ActInput {
             tools: &tools,
             writers: &writers,
@@ -818,6 +1030,7 @@ mod tests {
             roots: &[],
             seed: 1,
             timeout: Duration::from_secs(1),
+            known: &known,
         };
         let args = arguments(&write, "kaso_tor", &[], Some("/srv")).expect("arguments");
         let reads = state_reads(&input, &write, &args, "kaso_tor", Some("/srv"));

@@ -208,6 +208,15 @@ pub async fn add_act_tasks<S: act::SandboxState>(
             return Ok(());
         }
     };
+    // What the questions already give their tools, by argument name.
+    let mut known = Map::new();
+    for call in report.suite.tasks.iter().flat_map(|t| &t.solution) {
+        for (k, v) in &call.arguments {
+            if !v.is_object() && !v.is_array() && !known.contains_key(k) {
+                known.insert(k.clone(), v.clone());
+            }
+        }
+    }
     let input = act::ActInput {
         tools,
         writers: &report.writers,
@@ -215,6 +224,7 @@ pub async fn add_act_tasks<S: act::SandboxState>(
         roots: &opts.seed_handles,
         seed: opts.seed,
         timeout,
+        known: &known,
     };
     let made = act::generate(state, &input).await?;
     let admitted = made.tasks.len() as u64;
