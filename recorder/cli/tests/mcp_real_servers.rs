@@ -35,6 +35,19 @@ fn server_everything_over_stdio() {
     assert_eq!(run.status("server_discover"), "fail");
     assert_eq!(run.status("cache_hints"), "unknown");
     assert_eq!(run.status("deprecation_surface"), "pass");
+    // It drops a batch without a word: the ping sent behind the batch
+    // tells so at once, never a wait for the timeout.
+    let deprecation = run.report["probes"]
+        .as_array()
+        .expect("probes")
+        .iter()
+        .find(|p| p["id"] == "deprecation_surface")
+        .expect("the probe")
+        .to_string();
+    assert!(
+        deprecation.contains("a request sent after it was answered first"),
+        "{deprecation}"
+    );
     assert_eq!(run.status("header_mismatch"), "unknown");
     assert_eq!(run.status("origin"), "unknown");
     assert_eq!(run.status("dns_rebinding"), "unknown");

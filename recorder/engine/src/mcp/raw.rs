@@ -114,31 +114,78 @@ impl RawStdio {
         self.wait_for(id).await
     }
 
+    /// Send `frame`, then `barrier` (a request with the id `barrier_id`,
+    /// such as a `ping`). A server that drops `frame` without a word still
+    /// answers the barrier: then `frame` has no answer coming, known at
+    /// once instead of after the timeout (a short grace after the
+    /// barrier's answer is left for a server that answers out of order).
+    pub async fn request_or_barrier(
+        &mut self,
+        frame: &str,
+        id: &str,
+        barrier: &str,
+        barrier_id: &str,
+    ) -> Reply {
+        if !self.send(frame).await || !self.send(barrier).await {
+            return Reply::Silence("the server's stdin is closed".into());
+        }
+        let deadline = tokio::time::Instant::now() + self.timeout;
+        match self.wait_for_ids(&[id, barrier_id], deadline).await {
+            (1, Reply::Response(_)) => {
+                let grace = tokio::time::Instant::now() + BARRIER_GRACE;
+                match self.wait_for_ids(&[id], grace.min(deadline)).await {
+                    (_, Reply::Silence(_)) => Reply::Silence(
+                        "no answer: a request sent after it was answered first".into(),
+                    ),
+                    (_, reply) => reply,
+                }
+            }
+            (_, reply) => reply,
+        }
+    }
+
     async fn wait_for(&mut self, id: &str) -> Reply {
         let deadline = tokio::time::Instant::now() + self.timeout;
+        self.wait_for_ids(&[id], deadline).await.1
+    }
+
+    /// The first reply to one of `ids` (its index; a batch or an error
+    /// with a null id counts as the first's), or silence at `deadline`.
+    async fn wait_for_ids(
+        &mut self,
+        ids: &[&str],
+        deadline: tokio::time::Instant,
+    ) -> (usize, Reply) {
         let mut line = String::new();
         loop {
             line.clear();
             let read = tokio::time::timeout_at(deadline, self.read.read_line(&mut line)).await;
             match read {
-                Err(_) => return Reply::Silence(format!("no answer within {:?}", self.timeout)),
-                Ok(Err(e)) => return Reply::Silence(format!("read failed: {e}")),
-                Ok(Ok(0)) => return Reply::Silence("the server closed stdout".into()),
+                Err(_) => {
+                    return (
+                        0,
+                        Reply::Silence(format!("no answer within {:?}", self.timeout)),
+                    );
+                }
+                Ok(Err(e)) => return (0, Reply::Silence(format!("read failed: {e}"))),
+                Ok(Ok(0)) => return (0, Reply::Silence("the server closed stdout".into())),
                 Ok(Ok(_)) => {}
             }
             let Ok(value) = serde_json::from_str::<Value>(&line) else {
                 continue;
             };
             if let Value::Array(items) = value {
-                return Reply::Batch(items);
+                return (0, Reply::Batch(items));
             }
-            let null_id_error =
-                value.get("id").is_some_and(Value::is_null) && value.get("error").is_some();
-            if null_id_error
-                || (value.get("id").and_then(Value::as_str) == Some(id)
-                    && value.get("method").is_none())
+            if answers_null_id(&value) {
+                return (0, Reply::Response(value));
+            }
+            if value.get("method").is_none()
+                && let Some(i) = ids
+                    .iter()
+                    .position(|id| value.get("id").and_then(Value::as_str) == Some(*id))
             {
-                return Reply::Response(value);
+                return (i, Reply::Response(value));
             }
             // A server-to-client request: answer it, or some servers hang.
             if let (Some(req_id), Some(method)) = (value.get("id"), value.get("method")) {
@@ -172,6 +219,16 @@ impl RawStdio {
         let _ = self.write.shutdown().await;
         self.child.kill().await;
     }
+}
+
+/// How long a reply may still come after a barrier sent behind it was
+/// answered.
+const BARRIER_GRACE: Duration = Duration::from_millis(150);
+
+/// An error with a null id: the answer to a frame the server could not
+/// read an id from (a batch it refuses, a frame that does not parse).
+fn answers_null_id(v: &Value) -> bool {
+    v.get("id").is_some_and(Value::is_null) && v.get("error").is_some()
 }
 
 /// One HTTP exchange, as seen by the probe.
@@ -411,6 +468,7 @@ impl RawHttp {
                     Ok(Value::Array(items)) => return Reply::Batch(items),
                     Ok(v) => {
                         let matches = id.is_none()
+                            || answers_null_id(&v)
                             || (v.get("id").and_then(Value::as_str) == id
                                 && v.get("method").is_none());
                         if matches {

@@ -278,7 +278,8 @@ async fn cache_hints(ctx: &ProbeContext) -> ProbeResult {
 
 async fn deprecation_surface(ctx: &ProbeContext) -> ProbeResult {
     const ID: &str = "deprecation_surface";
-    // A server that drops a batch says so by silence; do not wait long.
+    // A server that drops a batch says so by silence: a ping sent behind
+    // it tells that at once (and the wait is short in any case).
     let mut short = ctx.clone();
     short.timeout = ctx.timeout.min(std::time::Duration::from_secs(3));
     let ctx = &short;
@@ -288,7 +289,9 @@ async fn deprecation_surface(ctx: &ProbeContext) -> ProbeResult {
     };
     let single = request_frame("probe-batch", "ping", json!({}), ctx.era);
     let batch = format!("[{single}]");
-    let answer = conn.request(&batch, "probe-batch", &[]).await;
+    let answer = conn
+        .request_or_barrier(&batch, "probe-batch", ctx.era)
+        .await;
     conn.close().await;
     let mut findings = Vec::new();
     let mut checked = Vec::new();

@@ -6,7 +6,7 @@ use std::time::Duration;
 use serde_json::Value;
 
 use super::super::connect::{Era, HttpTarget, Target};
-use super::super::raw::{RawHttp, RawStdio, Reply, initialize_frame};
+use super::super::raw::{RawHttp, RawStdio, Reply, initialize_frame, request_frame};
 use super::super::tap::Tap;
 use super::result::corr_id;
 
@@ -109,6 +109,24 @@ impl RawConn {
             RawConn::Http { .. } => {
                 let _ = self.request(frame, "", &[]).await;
             }
+        }
+    }
+
+    /// [`RawConn::request`], knowing at once when no answer is coming: over
+    /// stdio a `ping` follows the frame as a barrier
+    /// ([`super::super::raw::RawStdio::request_or_barrier`]); over HTTP
+    /// every request has its own response.
+    pub async fn request_or_barrier(&mut self, frame: &str, id: &str, era: Era) -> Answer {
+        match self {
+            RawConn::Stdio(s) => {
+                let barrier_id = format!("{id}-barrier");
+                let barrier = request_frame(&barrier_id, "ping", serde_json::json!({}), era);
+                Answer {
+                    reply: s.request_or_barrier(frame, id, &barrier, &barrier_id).await,
+                    status: None,
+                }
+            }
+            RawConn::Http { .. } => self.request(frame, id, &[]).await,
         }
     }
 
