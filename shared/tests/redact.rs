@@ -446,3 +446,43 @@ mod first_look {
         }
     }
 }
+
+#[test]
+fn a_url_user_name_is_a_credential_where_it_stands_and_a_secret_elsewhere_only_when_token_shaped() {
+    for user in ["postgres", "admin", "root", "app"] {
+        assert!(!fitness_shared::redact::token_shaped(user), "{user}");
+        let url = format!("postgresql://{user}@127.0.0.1:55432/library");
+        let r = Redactor::with_urls(&[], &[url.clone()]);
+        let (out, hits) = redact(
+            &r,
+            &format!("/srv/mcp-server-{user} {url} wrote /tmp/{user}-schema-walk2.json"),
+        );
+        assert_eq!(
+            out,
+            format!(
+                "/srv/mcp-server-{user} postgresql://[redacted:url username]@127.0.0.1:55432/library wrote /tmp/{user}-schema-walk2.json"
+            ),
+            "the word stays, the credential goes"
+        );
+        assert!(count(&hits, "url username") >= 1);
+        // The `Authorization: Basic` a client derives from it goes too.
+        let basic = base64::Engine::encode(
+            &base64::engine::general_purpose::STANDARD,
+            format!("{user}:"),
+        );
+        let (out, _) = redact(&r, &format!("Authorization: Basic {basic}"));
+        assert!(!out.contains(&basic), "{out}");
+    }
+    for user in [
+        "ghp_16C7e42F292c6912E7710c838347Ae178B4a",
+        "q8ZrT2mW9vXk4LpN7sYd3HjF6bGc1RaE",
+        "canary-user-3b9aca06q7",
+    ] {
+        assert!(fitness_shared::redact::token_shaped(user), "{user}");
+        let url = format!("https://{user}@github.example/org/repo.git");
+        let r = Redactor::with_urls(&[], &[url]);
+        let (out, hits) = redact(&r, &format!("the user {user} echoed as {user}/x"));
+        assert!(!out.contains(user), "{out}");
+        assert_eq!(count(&hits, "url username"), 2, "{out}");
+    }
+}

@@ -538,3 +538,63 @@ fn no_planted_secret_reaches_any_file_or_printed_line() {
     assert!(openai_run.1["redactions"]["total"].as_u64() > Some(0));
     assert!(site.join("data/board.json.gz").is_file());
 }
+
+/// A URL's user name is a credential where it stands; elsewhere a word
+/// such as `postgres` stays readable (in the command, the paths printed,
+/// the tools' names), while a token-shaped one is gone from every file and
+/// every printed line.
+#[test]
+fn a_user_name_that_is_a_word_stays_readable_and_one_that_is_a_token_is_gone() {
+    let fixture = http_fixture("correct");
+    let work = tempfile::tempdir().expect("tempdir");
+    let token = "ghp_16C7e42F292c6912E7710c838347Ae178B4a";
+    for user in ["postgres", token] {
+        let dir = work.path().join(if user == token { "token" } else { user });
+        std::fs::create_dir_all(&dir).unwrap();
+        let url = fixture
+            .url
+            .replacen("http://", &format!("http://{user}@"), 1);
+        let out = dir.join(if user == token {
+            "suite.json".to_owned()
+        } else {
+            format!("{user}-suite.json")
+        });
+        let tape = dir.join("tape");
+        let output = run_bounded_in(
+            Some(&dir),
+            &[],
+            &[
+                "suite",
+                &url,
+                "--generator",
+                "schema-walk/2",
+                "--out",
+                s(&out),
+                "--tape",
+                s(&tape),
+            ],
+            Duration::from_secs(120),
+        );
+        let printed = text(&output);
+        assert!(output.status.success(), "{printed}");
+        let mut files = Vec::new();
+        every_byte(&dir, &mut files);
+        if user == "postgres" {
+            assert!(printed.contains("postgres-suite.json"), "{printed}");
+            let wire = std::fs::read_to_string(tape.join("mcp.jsonl")).expect("wire tape");
+            let meta = wire.lines().next().expect("meta line");
+            assert!(meta.contains("[redacted:url username]@"), "{meta}");
+            assert!(!meta.contains("postgres@"), "{meta}");
+        } else {
+            let mut seen: Vec<String> = files
+                .iter()
+                .filter(|(_, bytes)| occurrences(bytes, token.as_bytes()) > 0)
+                .map(|(p, _)| p.display().to_string())
+                .collect();
+            if printed.contains(token) {
+                seen.push("printed".to_owned());
+            }
+            assert!(seen.is_empty(), "the token is in {seen:?}");
+        }
+    }
+}

@@ -44,4 +44,4 @@ pub use names::credential_name;
 pub use redactor::Redactor;
 pub use rules::{defined_rule_names, rule_names};
 pub use secret::*;
-pub use url::{UrlCredentials, url_credentials, url_host};
+pub use url::{UrlCredentials, token_shaped, url_credentials, url_host};

@@ -129,26 +129,34 @@ impl UrlCredentials {
             None => (userinfo, None),
         };
         let mut clean_userinfo = String::new();
-        // A part as decoded (what the server sees) and as written.
-        let mut part = |source: Source, raw: &str, clean: &mut String| {
-            for value in [percent_decode(raw), raw.to_owned()] {
-                let secret = Secret {
-                    source: source.clone(),
-                    value,
-                };
-                if !self.secrets.contains(&secret) {
-                    self.secrets.push(secret);
+        // A part as decoded (what the server sees) and as written; `bare`:
+        // replaced wherever it stands, not only in the userinfo.
+        let mut part = |source: Source, raw: &str, clean: &mut String, bare: bool| {
+            if bare {
+                for value in [percent_decode(raw), raw.to_owned()] {
+                    let secret = Secret {
+                        source: source.clone(),
+                        value,
+                    };
+                    if !self.secrets.contains(&secret) {
+                        self.secrets.push(secret);
+                    }
                 }
             }
             clean.push_str(&marker(&source.label()));
         };
+        // A user name is a credential where it stands (the userinfo, the
+        // Basic header below); elsewhere only one that could be a secret
+        // (a token) is: `postgres` or `admin` stay readable in a command,
+        // a path or a tool name.
         if !user.is_empty() {
-            part(Source::UrlUsername, user, &mut clean_userinfo);
+            let token = token_shaped(&percent_decode(user));
+            part(Source::UrlUsername, user, &mut clean_userinfo, token);
         }
         if let Some(p) = password {
             clean_userinfo.push(':');
             if !p.is_empty() {
-                part(Source::UrlPassword, p, &mut clean_userinfo);
+                part(Source::UrlPassword, p, &mut clean_userinfo, true);
             }
         }
         // The `Authorization: Basic` header a client derives from it.
@@ -211,6 +219,65 @@ impl UrlCredentials {
         }
         pairs.join("&")
     }
+}
+
+/// Prefixes of well-known tokens (GitHub, GitLab, Slack, OpenAI-style
+/// keys, AWS access keys, Google OAuth, JWTs, npm, Hugging Face).
+const TOKEN_PREFIXES: &[&str] = &[
+    "ghp_",
+    "gho_",
+    "ghu_",
+    "ghs_",
+    "ghr_",
+    "github_pat_",
+    "glpat-",
+    "xoxb-",
+    "xoxp-",
+    "xoxa-",
+    "xoxr-",
+    "sk-",
+    "sk_",
+    "pk_",
+    "rk_",
+    "AKIA",
+    "ASIA",
+    "ya29.",
+    "eyJ",
+    "npm_",
+    "hf_",
+];
+
+/// Could this user name be a secret: a known token prefix, 32 characters
+/// or more, or 16 or more with digits or both cases at a token's entropy
+/// (`ghp_…`, a random 32-character name, `canary-user-3b9aca06q7`)? A
+/// word such as `postgres`, `admin`, `root` or `app` is not.
+pub fn token_shaped(user: &str) -> bool {
+    let n = user.chars().count();
+    if n >= 12 && TOKEN_PREFIXES.iter().any(|p| user.starts_with(p)) {
+        return true;
+    }
+    if n >= 32 {
+        return true;
+    }
+    let digits = user.chars().any(|c| c.is_ascii_digit());
+    let cases = user.chars().any(char::is_uppercase) && user.chars().any(char::is_lowercase);
+    n >= 16 && (digits || cases) && entropy(user) >= 3.0
+}
+
+/// Shannon entropy of a text's characters, in bits per character.
+fn entropy(s: &str) -> f64 {
+    let mut counts: std::collections::BTreeMap<char, usize> = Default::default();
+    for c in s.chars() {
+        *counts.entry(c).or_default() += 1;
+    }
+    let n = s.chars().count() as f64;
+    counts
+        .values()
+        .map(|&k| {
+            let p = k as f64 / n;
+            -p * p.log2()
+        })
+        .sum()
 }
 
 pub(super) fn percent_encode(s: &str) -> String {
