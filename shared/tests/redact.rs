@@ -452,7 +452,7 @@ fn a_url_user_name_is_a_credential_where_it_stands_and_a_secret_elsewhere_only_w
     for user in ["postgres", "admin", "root", "app"] {
         assert!(!fitness_shared::redact::token_shaped(user), "{user}");
         let url = format!("postgresql://{user}@127.0.0.1:55432/library");
-        let r = Redactor::with_urls(&[], &[url.clone()]);
+        let r = Redactor::with_urls(&[], std::slice::from_ref(&url));
         let (out, hits) = redact(
             &r,
             &format!("/srv/mcp-server-{user} {url} wrote /tmp/{user}-schema-walk2.json"),

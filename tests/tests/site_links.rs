@@ -328,9 +328,86 @@ async fn every_link_on_the_demo_site_resolves_and_the_demo_reads_verified() -> a
                 ),
             "{task}"
         );
+        // The strip reads at a glance, on the scored run and a refused
+        // one, at both widths: no two labels on its axis overlap, and every
+        // lane's marks span a visible width.
+        let refused = c
+            .find(Locator::Css(
+                "article.row:not([data-outcome='SCORED']) a.replay",
+            ))
+            .await;
+        let refused = match refused {
+            Ok(link) => link.attr("href").await?.unwrap_or_default(),
+            Err(_) => {
+                c.goto(&server.url("/")).await?;
+                wait_live(&c, false).await?;
+                c.find(Locator::Css(
+                    "article.row:not([data-outcome='SCORED']) a.replay",
+                ))
+                .await?
+                .attr("href")
+                .await?
+                .unwrap_or_default()
+            }
+        };
+        for width in [1400, 390] {
+            c.set_window_size(width, 900).await?;
+            for (name, href) in [("scored", &good), ("refused", &refused)] {
+                c.goto(&server.url(&format!("/{href}"))).await?;
+                strip_reads(&c, &format!("demo-strip-{name}-{width}")).await?;
+            }
+        }
         Ok(())
     }
     .await;
     browser.close().await?;
     outcome
+}
+
+/// The strip on the page: no two labels on its axis (gate markers, idle
+/// breaks) intersect, and every lane's marks span at least 2 CSS pixels.
+async fn strip_reads(c: &fantoccini::Client, shot: &str) -> anyhow::Result<()> {
+    c.wait()
+        .at_most(Duration::from_secs(60))
+        .for_element(Locator::Css("#timeline-strip .strip-lane"))
+        .await?;
+    let seen = c
+        .execute(
+            r#"
+const boxes = [...document.querySelectorAll('#timeline-strip .strip-tick, #timeline-strip .strip-break-label')]
+  .map(e => e.getBoundingClientRect());
+const overlaps = [];
+for (let i = 0; i < boxes.length; i++) for (let j = i + 1; j < boxes.length; j++) {
+  const a = boxes[i], b = boxes[j];
+  if (a.left < b.right - 0.5 && b.left < a.right - 0.5 && a.top < b.bottom - 0.5 && b.top < a.bottom - 0.5)
+    overlaps.push([i, j]);
+}
+const lanes = [...document.querySelectorAll('#timeline-strip .strip-lane')].map(l => {
+  const rs = [...l.querySelectorAll('path')].map(p => p.getBoundingClientRect()).filter(r => r.width > 0);
+  const w = rs.length ? Math.max(...rs.map(r => r.right)) - Math.min(...rs.map(r => r.left)) : 0;
+  return [l.dataset.lane, w];
+});
+document.getElementById('timeline-strip').scrollIntoView();
+return {labels: boxes.length, overlaps, lanes};
+"#,
+            vec![],
+        )
+        .await?;
+    fitness_e2e::browser::screenshot(c, &format!("{shot}.png")).await?;
+    anyhow::ensure!(
+        seen["labels"].as_u64() > Some(0),
+        "{shot}: no labels drawn: {seen}"
+    );
+    anyhow::ensure!(
+        seen["overlaps"].as_array().is_some_and(Vec::is_empty),
+        "{shot}: labels overlap: {seen}"
+    );
+    for lane in seen["lanes"].as_array().context("lanes")? {
+        anyhow::ensure!(
+            lane[1].as_f64().is_some_and(|w| w >= 2.0),
+            "{shot}: lane {} is not visibly wide: {seen}",
+            lane[0]
+        );
+    }
+    Ok(())
 }

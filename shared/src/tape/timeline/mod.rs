@@ -26,7 +26,7 @@ use crate::tape::view::LineView;
 pub use conversation::{Attempt, Conversation, Step, ToolResult, ToolUse, Verdict, conversation};
 pub use describe::{EntryKind, LineRef, excerpt};
 use describe::{Fact, describe};
-pub use shape::{LANE_ORDER, Lane, Mark, Shape, Tick};
+pub use shape::{BREAK_WIDTH, Break, LANE_ORDER, Lane, Mark, Shape, Tick};
 
 /// What a mark on the run's timeline strip stands for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

@@ -49,13 +49,37 @@ pub struct Tick {
     pub ok: bool,
 }
 
-/// The strip: the time the tapes span, the lanes that have marks, the ticks.
+/// A stretch of the run where nothing happened (no call in flight, no
+/// verdict) longer than [`IDLE_SHARE`] of it: drawn short, marked, with
+/// its duration, so the stages around it keep their width.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Break {
+    pub start_ms: f64,
+    pub end_ms: f64,
+}
+
+impl Break {
+    pub fn ms(&self) -> f64 {
+        self.end_ms - self.start_ms
+    }
+}
+
+/// An idle stretch longer than this share of the run is a [`Break`].
+pub const IDLE_SHARE: f64 = 0.1;
+/// And at least this long.
+pub const IDLE_MIN_MS: f64 = 500.0;
+/// The share of the axis a break is drawn as.
+pub const BREAK_WIDTH: f64 = 0.03;
+
+/// The strip: the time the tapes span, the lanes that have marks, the
+/// ticks, and the idle stretches drawn short.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Shape {
     pub start_ms: f64,
     pub end_ms: f64,
     pub lanes: Vec<Lane>,
     pub ticks: Vec<Tick>,
+    pub breaks: Vec<Break>,
 }
 
 impl Shape {
@@ -100,7 +124,7 @@ impl Shape {
             .flatten()
             .map(|m| m.end_ms)
             .fold(last, f64::max);
-        let lanes = LANE_ORDER
+        let lanes: Vec<Lane> = LANE_ORDER
             .iter()
             .zip(by_arm)
             .filter(|(_, marks)| !marks.is_empty())
@@ -109,12 +133,68 @@ impl Shape {
                 Lane { arm: *arm, marks }
             })
             .collect();
+        let breaks = idle_breaks(&lanes, &ticks, start_ms, end_ms);
         Shape {
             start_ms,
             end_ms,
             lanes,
             ticks,
+            breaks,
         }
+    }
+
+    /// Where `ms` falls along the strip, from 0 to 1: time to scale, each
+    /// break drawn as [`BREAK_WIDTH`] of the axis.
+    pub fn position(&self, ms: f64) -> f64 {
+        let span = self.end_ms - self.start_ms;
+        if span <= 0.0 || !ms.is_finite() {
+            return 0.0;
+        }
+        let ms = ms.clamp(self.start_ms, self.end_ms);
+        let scale = self.scale();
+        let mut x = 0.0;
+        let mut from = self.start_ms;
+        for b in &self.breaks {
+            if ms <= b.start_ms {
+                break;
+            }
+            x += (b.start_ms - from) * scale;
+            if ms < b.end_ms {
+                return (x + (ms - b.start_ms) / b.ms() * BREAK_WIDTH).min(1.0);
+            }
+            x += BREAK_WIDTH;
+            from = b.end_ms;
+        }
+        (x + (ms - from) * scale).clamp(0.0, 1.0)
+    }
+
+    /// The time at `fraction` of the strip: [`Shape::position`] read back.
+    pub fn time_at(&self, fraction: f64) -> f64 {
+        let f = fraction.clamp(0.0, 1.0);
+        let scale = self.scale();
+        let mut x = 0.0;
+        let mut from = self.start_ms;
+        for b in &self.breaks {
+            let before = (b.start_ms - from) * scale;
+            if f <= x + before {
+                return from + (f - x) / scale.max(f64::MIN_POSITIVE);
+            }
+            x += before;
+            if f <= x + BREAK_WIDTH {
+                return b.start_ms + (f - x) / BREAK_WIDTH * b.ms();
+            }
+            x += BREAK_WIDTH;
+            from = b.end_ms;
+        }
+        (from + (f - x) / scale.max(f64::MIN_POSITIVE)).min(self.end_ms)
+    }
+
+    /// The share of the axis per millisecond not in a break.
+    fn scale(&self) -> f64 {
+        let idle: f64 = self.breaks.iter().map(Break::ms).sum();
+        let active = (self.end_ms - self.start_ms - idle).max(1.0);
+        let axis = (1.0 - BREAK_WIDTH * self.breaks.len() as f64).max(0.1);
+        axis / active
     }
 
     /// Marks on every lane.
@@ -137,6 +217,40 @@ impl Shape {
         };
         marks.iter().min_by(|x, y| gap(x).total_cmp(&gap(y)))
     }
+}
+
+/// The stretches where no mark is in flight and no verdict falls, longer
+/// than [`IDLE_SHARE`] of the run and [`IDLE_MIN_MS`].
+fn idle_breaks(lanes: &[Lane], ticks: &[Tick], start: f64, end: f64) -> Vec<Break> {
+    let span = end - start;
+    if span <= 0.0 {
+        return Vec::new();
+    }
+    let mut busy: Vec<(f64, f64)> = lanes
+        .iter()
+        .flat_map(|l| l.marks.iter().map(|m| (m.start_ms, m.end_ms)))
+        .chain(ticks.iter().map(|t| (t.at_ms, t.at_ms)))
+        .collect();
+    busy.sort_by(|a, b| a.0.total_cmp(&b.0));
+    let least = (span * IDLE_SHARE).max(IDLE_MIN_MS);
+    let mut breaks = Vec::new();
+    let mut reached = start;
+    for (a, b) in busy {
+        if a - reached > least {
+            breaks.push(Break {
+                start_ms: reached,
+                end_ms: a,
+            });
+        }
+        reached = reached.max(b);
+    }
+    if end - reached > least {
+        breaks.push(Break {
+            start_ms: reached,
+            end_ms: end,
+        });
+    }
+    breaks
 }
 
 /// When a call ran: an assistant turn ends at its time (it is written when
@@ -216,6 +330,35 @@ mod tests {
 
     fn t0() -> f64 {
         crate::tape::timeline::iso_millis("2026-01-01T00:00:00.000Z").expect("time")
+    }
+
+    #[test]
+    fn an_idle_stretch_is_drawn_short_and_the_stages_around_it_keep_their_width() {
+        // Probes for 100 ms, 3 s of nothing, then two trials of 200 ms.
+        let mcp = r#"{"v":1,"type":"meta","startedAt":"2026-01-01T00:00:00.000Z","label":"m"}
+{"t":"2026-01-01T00:00:00.000Z","dir":"in","corr_id":"probe::ping","raw":{"jsonrpc":"2.0","id":1,"method":"ping"}}
+{"t":"2026-01-01T00:00:00.100Z","dir":"out","corr_id":"probe::ping","raw":{"jsonrpc":"2.0","id":1,"result":{}}}
+{"t":"2026-01-01T00:00:03.100Z","dir":"in","corr_id":"t1","raw":{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"add"}}}
+{"t":"2026-01-01T00:00:03.300Z","dir":"out","corr_id":"t1","raw":{"jsonrpc":"2.0","id":2,"result":{"content":[]}}}
+{"t":"2026-01-01T00:00:03.300Z","dir":"in","corr_id":"t2","raw":{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"add"}}}
+{"t":"2026-01-01T00:00:03.500Z","dir":"out","corr_id":"t2","raw":{"jsonrpc":"2.0","id":3,"result":{"content":[]}}}
+"#;
+        let shape = Shape::of(&timeline(mcp, ""));
+        assert_eq!(shape.breaks.len(), 1, "{:?}", shape.breaks);
+        let b = shape.breaks[0];
+        assert_eq!((b.start_ms - t0(), b.ms()), (100.0, 3_000.0));
+        // The trials take most of the axis, not the last tenth.
+        let trials = shape.position(t0() + 3_500.0) - shape.position(t0() + 3_100.0);
+        assert!(trials > 0.6, "the trials span {trials}");
+        let idle = shape.position(b.end_ms) - shape.position(b.start_ms);
+        assert!((idle - BREAK_WIDTH).abs() < 1e-9, "{idle}");
+        // Read back: a fraction of the strip is a time, and again the fraction.
+        for f in [0.0, 0.01, 0.05, 0.3, 0.97, 1.0] {
+            let back = shape.position(shape.time_at(f));
+            assert!((back - f).abs() < 1e-6, "{f} -> {back}");
+        }
+        assert_eq!(shape.position(shape.start_ms), 0.0);
+        assert!((shape.position(shape.end_ms) - 1.0).abs() < 1e-9);
     }
 
     #[test]

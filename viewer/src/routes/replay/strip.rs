@@ -32,19 +32,71 @@ fn class_of(m: &Mark) -> &'static str {
 
 const CLASSES: [&str; 4] = ["mark-protocol", "mark-tool", "mark-model", "mark-fault"];
 
-/// Position of `ms` in the strip's coordinates.
+/// Position of `ms` in the strip's coordinates (idle stretches drawn
+/// short, as `shared` maps them).
 fn x_of(shape: &Shape, ms: f64) -> f64 {
-    let span = (shape.end_ms - shape.start_ms).max(1.0);
-    ((ms - shape.start_ms) / span * WIDTH).clamp(0.0, WIDTH)
+    (shape.position(ms) * WIDTH).clamp(0.0, WIDTH)
 }
 
+/// The narrowest axis the strip is laid out for, in CSS pixels (a 390 px
+/// phone, less the lane labels and padding): labels are placed so that they
+/// never overlap there, hence never on a wider one.
+const NARROWEST_AXIS_PX: f64 = 220.0;
+/// A label's width on that axis, as a share of it: a character of the
+/// ticks' font (0.65rem) and the label's padding and border.
+fn label_share(chars: usize) -> f64 {
+    (chars as f64 * 7.0 + 8.0) / NARROWEST_AXIS_PX
+}
+
+/// Rows for labels at `items` (where each stands on the axis and its
+/// width, as shares of it): each label starts at its point (or, near the
+/// right edge, ends there: `flipped`) in the first row where it clears
+/// the label before it. Returns (row, flipped) per item.
+fn stack(items: &[(f64, f64)]) -> Vec<(usize, bool)> {
+    let mut order: Vec<usize> = (0..items.len()).collect();
+    order.sort_by(|a, b| items[*a].0.total_cmp(&items[*b].0));
+    let mut row_ends: Vec<f64> = Vec::new();
+    let mut placed = vec![(0, false); items.len()];
+    for i in order {
+        let (x, w) = items[i];
+        let flipped = x + w > 1.0;
+        let left = if flipped { x - w } else { x };
+        let row = match row_ends.iter().position(|end| *end <= left) {
+            Some(r) => r,
+            None => {
+                row_ends.push(f64::NEG_INFINITY);
+                row_ends.len() - 1
+            }
+        };
+        row_ends[row] = left + w + 0.01;
+        placed[i] = (row, flipped);
+    }
+    placed
+}
+
+/// The CSS that puts a label at `x` (a share of the axis) in `row`.
+fn place(x: f64, (row, flipped): (usize, bool)) -> String {
+    let top = row as f64 * 1.25;
+    if flipped {
+        format!("right:{:.2}%;top:{top}rem", (1.0 - x) * 100.0)
+    } else {
+        format!("left:{:.2}%;top:{top}rem", x * 100.0)
+    }
+}
+
+/// The narrowest a mark is drawn, in the strip's units (a pixel on the
+/// narrowest axis): an instant is still seen.
+const MIN_MARK: f64 = 10.0;
+
 /// One path's `d` for the marks of `lane` drawn in `class`: a rectangle per
-/// run of marks that touch at the strip's resolution, at least 1 unit wide.
+/// run of marks that touch at the strip's resolution, at least
+/// [`MIN_MARK`] wide.
 fn path_of(shape: &Shape, lane: &Lane, class: &str) -> String {
     let mut d = String::new();
     let mut run: Option<(f64, f64)> = None;
     let flush = |d: &mut String, (a, b): (f64, f64)| {
-        let w = (b - a).max(1.0);
+        let w = (b - a).max(MIN_MARK);
+        let a = a.min(WIDTH - w);
         d.push_str(&format!("M{a:.1} 0h{w:.1}v10h-{w:.1}z"));
     };
     for m in lane.marks.iter().filter(|m| class_of(m) == class) {
@@ -110,6 +162,16 @@ pub(super) fn TimelineStrip(
         }
         let shape = &data.shape;
         let total = shape.marks();
+        // Idle stretches, drawn short across every lane.
+        let breaks_in_lane: Vec<_> = shape
+            .breaks
+            .iter()
+            .map(|b| {
+                let (x0, x1) = (x_of(shape, b.start_ms), x_of(shape, b.end_ms));
+                view! { <rect class="idle-break" x=format!("{x0:.1}") y="0"
+                width=format!("{:.1}", (x1 - x0).max(1.0)) height="10" /> }
+            })
+            .collect();
         let lanes = shape
             .lanes
             .iter()
@@ -123,6 +185,7 @@ pub(super) fn TimelineStrip(
                 let data_for_hover = Arc::clone(&data);
                 let data_for_up = Arc::clone(&data);
                 let data_for_span = Arc::clone(&data);
+                let breaks_in_lane = breaks_in_lane.clone();
                 let name = lane.arm.as_str();
                 view! {
                     <div class="strip-lane" data-lane=name data-marks=lane.marks.len()
@@ -133,7 +196,7 @@ pub(super) fn TimelineStrip(
                             on:pointermove=move |ev| {
                                 let Some((f, _)) = fraction(&ev) else { return };
                                 let s = &data_for_hover.shape;
-                                let at = s.start_ms + f * (s.end_ms - s.start_ms);
+                                let at = s.time_at(f);
                                 if let Some(m) = s.nearest(i, at) {
                                     let e = &data_for_hover.timeline.entries[m.entry];
                                     let took = m.end_ms - m.start_ms;
@@ -156,17 +219,20 @@ pub(super) fn TimelineStrip(
                                 let Some((f0, _)) = pressed.get_value() else { return };
                                 pressed.set_value(None);
                                 let s = &data_for_up.shape;
-                                let len = s.end_ms - s.start_ms;
                                 if ((f1 - f0) * width).abs() < DRAG_PX {
-                                    if let Some(m) = s.nearest(i, s.start_ms + f1 * len) {
+                                    if let Some(m) = s.nearest(i, s.time_at(f1)) {
                                         open(m.entry);
                                     }
                                 } else {
-                                    let (a, b) = (f0.min(f1) * len, f0.max(f1) * len);
+                                    let (a, b) = (
+                                        s.time_at(f0.min(f1)) - s.start_ms,
+                                        s.time_at(f0.max(f1)) - s.start_ms,
+                                    );
                                     filters.pick_span(Some((a.floor() as u64, b.ceil() as u64)));
                                     scroll.reset();
                                 }
                             }>
+                            {breaks_in_lane.clone()}
                             {paths}
                             {move || filters.span.get().map(|(a, b)| {
                                 let (x0, x1) = (
@@ -181,27 +247,98 @@ pub(super) fn TimelineStrip(
                 }
             })
             .collect_view();
+        // On the axis: each verdict a numbered marker, each idle stretch
+        // its duration; stacked in rows so that no two labels overlap. The
+        // gates' names are in the list below, numbered alike.
+        let breaks_text: Vec<String> = shape
+            .breaks
+            .iter()
+            .map(|b| format!("{} idle", duration(b.ms())))
+            .collect();
+        let mut items: Vec<(f64, f64)> = shape
+            .ticks
+            .iter()
+            .enumerate()
+            .map(|(i, t)| {
+                let chars = (i + 1).to_string().len();
+                (x_of(shape, t.at_ms) / WIDTH, label_share(chars))
+            })
+            .collect();
+        items.extend(shape.breaks.iter().zip(&breaks_text).map(|(b, text)| {
+            (
+                x_of(shape, b.start_ms) / WIDTH,
+                label_share(text.chars().count()),
+            )
+        }));
+        let placed = stack(&items);
+        let rows = placed.iter().map(|(r, _)| r + 1).max().unwrap_or(1);
         let ticks = shape
             .ticks
             .iter()
-            .map(|t| {
-                let left = x_of(shape, t.at_ms) / WIDTH * 100.0;
-                // A label near the right edge reads leftwards, inside the strip.
+            .enumerate()
+            .map(|(i, t)| {
+                let at = placed[i];
                 let class = format!(
                     "strip-tick {}{}",
                     if t.ok { "pass" } else { "fail" },
-                    if left > 80.0 { " end" } else { "" }
+                    if at.1 { " end" } else { "" }
                 );
+                let style = place(items[i].0, at);
                 let entry = t.entry;
-                let label = format!("{} {}", t.gate, if t.ok { "passed" } else { "refused" });
+                let label = format!(
+                    "{} {} {}",
+                    i + 1,
+                    t.gate,
+                    if t.ok { "passed" } else { "refused" }
+                );
                 view! {
-                    <button class=class style=format!("left:{left:.2}%") title=label.clone()
-                        data-gate=t.gate.clone() on:click=move |_| open(entry)>
-                        <span>{t.gate.clone()}</span>
+                    <button class=class style=style
+                        title=label data-gate=t.gate.clone() on:click=move |_| open(entry)>
+                        {(i + 1).to_string()}
                     </button>
                 }
             })
             .collect_view();
+        let break_labels = breaks_text
+            .iter()
+            .enumerate()
+            .map(|(j, text)| {
+                let k = shape.ticks.len() + j;
+                let class = if placed[k].1 {
+                    "strip-break-label end"
+                } else {
+                    "strip-break-label"
+                };
+                view! {
+                    <span class=class style=place(items[k].0, placed[k])>
+                        {text.clone()}
+                    </span>
+                }
+            })
+            .collect_view();
+        let gates = shape
+            .ticks
+            .iter()
+            .enumerate()
+            .map(|(i, t)| {
+                let entry = t.entry;
+                let class = format!("strip-gate {}", if t.ok { "pass" } else { "fail" });
+                view! {
+                    <li><button class=class data-gate=t.gate.clone() on:click=move |_| open(entry)>
+                        {format!("{} {} {}", i + 1, t.gate, if t.ok { "passed" } else { "refused" })}
+                    </button></li>
+                }
+            })
+            .collect_view();
+        let idle_note = (!shape.breaks.is_empty()).then(|| {
+            let total_idle: f64 = shape.breaks.iter().map(|b| b.ms()).sum();
+            format!(
+                " Hatched: {} idle stretch{} ({} in all), drawn short.",
+                shape.breaks.len(),
+                if shape.breaks.len() == 1 { "" } else { "es" },
+                duration(total_idle)
+            )
+        });
         let length = duration(shape.end_ms - shape.start_ms);
         let span = move || {
             filters.span.get().map(|(a, b)| {
@@ -219,13 +356,16 @@ pub(super) fn TimelineStrip(
             <figure class="strip" id="timeline-strip" data-lanes=shape.lanes.len()
                 data-marks=total>
                 <figcaption>
-                    {format!("The run's shape: {total} calls over {length}, one lane per stage in the order they ran. ")}
+                    {format!("The run's shape: {total} calls over {length}, one lane per stage in the order they ran.{} ", idle_note.unwrap_or_default())}
                     <span class="legend"><i class="mark-model"></i>"model call "<i class="mark-tool"></i>
                     "tool call "<i class="mark-protocol"></i>"other request "<i class="mark-fault"></i>
                     "error, destructive or withheld"</span>
                 </figcaption>
-                <div class="strip-ticks">{ticks}</div>
+                <div class="strip-ticks" style=format!("height:{}rem", rows as f64 * 1.25)>
+                    {ticks}{break_labels}
+                </div>
                 {lanes}
+                <ol class="strip-gates">{gates}</ol>
                 <p class="strip-hover" id="strip-hover" aria-live="polite">
                     {move || {
                         let h = hover.get();
