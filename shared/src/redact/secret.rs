@@ -16,8 +16,12 @@ pub enum Source {
     Env(String),
     /// `--header NAME: ...`.
     Header(String),
-    /// The user part of a URL's userinfo.
+    /// The user part of a URL's userinfo, where it stands as a credential
+    /// (the userinfo, the Basic header a client derives from it).
     UrlUsername,
+    /// The same user name wherever else it stands, when it is
+    /// token-shaped ([`crate::redact::token_shaped`]).
+    UrlUsernameToken,
     /// The password part of a URL's userinfo.
     UrlPassword,
     /// A credential-like query parameter of a URL, by name.
@@ -34,6 +38,7 @@ impl Source {
             Source::Env(name) => format!("env {}", clean_name(name)),
             Source::Header(name) => format!("header {}", clean_name(name)),
             Source::UrlUsername => "url username".to_owned(),
+            Source::UrlUsernameToken => "url username token".to_owned(),
             Source::UrlPassword => "url password".to_owned(),
             Source::UrlQuery(name) => format!("url query {}", clean_name(name)),
             Source::Argument(name) => format!("arg {}", clean_name(name)),
@@ -47,7 +52,7 @@ impl Source {
             | Source::Header(name)
             | Source::UrlQuery(name)
             | Source::Argument(name) => Some(name),
-            Source::UrlUsername | Source::UrlPassword => None,
+            Source::UrlUsername | Source::UrlUsernameToken | Source::UrlPassword => None,
         }
     }
 }

@@ -131,11 +131,11 @@ impl UrlCredentials {
         let mut clean_userinfo = String::new();
         // A part as decoded (what the server sees) and as written; `bare`:
         // replaced wherever it stands, not only in the userinfo.
-        let mut part = |source: Source, raw: &str, clean: &mut String, bare: bool| {
-            if bare {
+        let mut part = |source: Source, raw: &str, clean: &mut String, bare: Option<Source>| {
+            if let Some(bare) = bare {
                 for value in [percent_decode(raw), raw.to_owned()] {
                     let secret = Secret {
-                        source: source.clone(),
+                        source: bare.clone(),
                         value,
                     };
                     if !self.secrets.contains(&secret) {
@@ -150,13 +150,18 @@ impl UrlCredentials {
         // (a token) is: `postgres` or `admin` stay readable in a command,
         // a path or a tool name.
         if !user.is_empty() {
-            let token = token_shaped(&percent_decode(user));
+            let token = token_shaped(&percent_decode(user)).then_some(Source::UrlUsernameToken);
             part(Source::UrlUsername, user, &mut clean_userinfo, token);
         }
         if let Some(p) = password {
             clean_userinfo.push(':');
             if !p.is_empty() {
-                part(Source::UrlPassword, p, &mut clean_userinfo, true);
+                part(
+                    Source::UrlPassword,
+                    p,
+                    &mut clean_userinfo,
+                    Some(Source::UrlPassword),
+                );
             }
         }
         // The `Authorization: Basic` header a client derives from it.
