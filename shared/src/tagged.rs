@@ -274,6 +274,7 @@ impl<'de> Deserialize<'de> for GateDetail {
             "structural" => GateDetail::Structural {
                 n_requested: w.n_requested,
                 n_generated: w.n_generated,
+                n_tasks: w.n_tasks,
                 admission_rate: w.admission_rate,
                 min_admission_rate: w.min_admission_rate,
                 min_generated: w.min_generated,
@@ -403,6 +404,7 @@ mod tests {
             GateDetail::Structural {
                 n_requested: Some(12),
                 n_generated: Some(10),
+                n_tasks: Some(9),
                 admission_rate: Some(0.5),
                 min_admission_rate: Some(0.3),
                 min_generated: None,

@@ -526,3 +526,80 @@ fn a_tape_symlinked_out_of_its_run_directory_is_refused() {
     assert!(text(&out).contains("leads outside"), "{}", text(&out));
     assert!(!site.exists());
 }
+
+/// A page's text: its tags dropped, its spaces folded.
+fn page_text(html: &str) -> String {
+    let tags = regex::Regex::new(r"<[^>]*>").expect("pattern");
+    tags.replace_all(html, " ")
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// The structural block of a record the engine wrote reads the suite's
+/// size, never the candidates: the demo's good server proposes 24
+/// candidates and drives 12 tasks.
+#[test]
+fn the_record_page_prints_the_suite_size_the_engine_recorded_beside_the_candidates() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let runs = tmp.path().join("runs");
+    for server in ["good", "thin"] {
+        let out = common::run_bounded(
+            &common::run_args(
+                "sim/diligent",
+                &runs,
+                &[],
+                &[common::FITNESS, "demo-server", server],
+            ),
+            std::time::Duration::from_secs(300),
+        );
+        let (dir, record) = common::run_result(&out);
+        let structural = record["gates"]["records"]
+            .as_array()
+            .expect("gates")
+            .iter()
+            .find(|g| g["id"] == "structural")
+            .expect("the structural gate")["detail"]
+            .clone();
+        let candidates = structural["n_generated"].as_u64().expect("candidates");
+        let tasks = record["suite"]["tasks"].as_u64().expect("suite size");
+        assert_eq!(structural["n_tasks"].as_u64(), Some(tasks), "{structural}");
+        if server == "good" {
+            assert_ne!(candidates, tasks, "a run that proves nothing: {structural}");
+        }
+        let site = tmp.path().join(format!("site-{server}"));
+        let viewer = common::fake_viewer(tmp.path());
+        let published = fitness(&[
+            "publish",
+            "--out",
+            s(&site),
+            "--viewer",
+            s(&viewer),
+            s(&runs),
+        ]);
+        assert!(published.status.success(), "{}", text(&published));
+        let id = dir
+            .file_name()
+            .expect("run id")
+            .to_string_lossy()
+            .into_owned();
+        let html = std::fs::read_to_string(site.join("runs").join(&id).join("index.html"))
+            .expect("the record page");
+        let page = page_text(&html);
+        let size = format!(
+            "{tasks} task{} admitted to the suite",
+            if tasks == 1 { "" } else { "s" }
+        );
+        assert!(page.contains(&size), "{server}: {size} in {page}");
+        assert!(
+            page.contains(&format!("Candidates generated: {candidates}")),
+            "{server}: {page}"
+        );
+        if candidates != tasks {
+            assert!(
+                !page.contains(&format!("{candidates} tasks admitted")),
+                "{server}: the candidates read as the suite: {page}"
+            );
+        }
+    }
+}

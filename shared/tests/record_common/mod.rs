@@ -205,6 +205,7 @@ pub fn scored_record() -> RunRecord {
                     GateDetail::Structural {
                         n_requested: Some(30),
                         n_generated: Some(20),
+                        n_tasks: Some(12),
                         admission_rate: Some(0.6667),
                         min_admission_rate: Some(0.25),
                         min_generated: Some(8),

@@ -519,18 +519,29 @@ fn gate_family(detail: &GateDetail, record: &RunRecord) -> impl IntoView + use<>
         GateDetail::Structural {
             n_requested,
             n_generated,
+            n_tasks,
             admission_rate,
             min_admission_rate,
             min_generated,
             explain,
-        } => EitherOf10::B(view! {
+        } => EitherOf10::B({
+            // The suite's size, never the candidates: the gate's own count,
+            // else the ledger's; an imported record's `n_generated` was the
+            // suite it generated.
+            let size = n_tasks.or(record.suite.tasks);
+            let generated = match size {
+                Some(_) => format!("Candidates generated: {}", opt_u(*n_generated)),
+                None => format!("Tasks generated and admitted: {}", opt_u(*n_generated)),
+            };
+            view! {
             <ul>
                 <li>{format!("Tasks requested: {}", opt_u(*n_requested))}</li>
-                <li>{format!("Tasks generated and admitted: {}", opt_u(*n_generated))}</li>
+                <li>{generated}</li>
                 <li>{format!("Admission rate {} against a floor of {}", opt_pct(*admission_rate), opt_pct(*min_admission_rate))}</li>
-                <li>{suite_size_text(n_generated.unwrap_or(0), n_requested.or(record.preregistration.n_tasks), record.preregistration.min_tasks.or(*min_generated))}</li>
+                <li>{suite_size_text(size.or(*n_generated).unwrap_or(0), n_requested.or(record.preregistration.n_tasks), record.preregistration.min_tasks.or(*min_generated))}</li>
             </ul>
             {explain.clone().map(|e| view! { <p class="explain">{e}</p> })}
+            }
         }),
         GateDetail::SuiteSize {
             n_tasks,

@@ -209,6 +209,7 @@ impl Run<'_> {
             detail: GateDetail::Structural {
                 n_requested: Some(self.cfg.settings.tasks),
                 n_generated: Some(fates.candidates),
+                n_tasks: Some(fates.suite_size),
                 admission_rate: report.admission_rate,
                 min_admission_rate: Some(report.min_admission_rate),
                 min_generated: Some(min_suite),

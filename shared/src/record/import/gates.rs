@@ -86,6 +86,7 @@ fn convert_gate_detail(gate: &str, d: &Value) -> GateDetail {
         "structural" => GateDetail::Structural {
             n_requested: u(d, "nRequested"),
             n_generated: u(d, "nGenerated"),
+            n_tasks: None,
             admission_rate: f(d, "admissionRate"),
             min_admission_rate: f(d, "minAdmissionRate"),
             min_generated: u(d, "minGenerated"),

@@ -90,8 +90,13 @@ pub enum GateDetail {
     Structural {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         n_requested: Option<u64>,
+        /// Candidates the generator proposed (admission's input).
         #[serde(default, skip_serializing_if = "Option::is_none")]
         n_generated: Option<u64>,
+        /// Tasks in the suite that was driven (after admission, the
+        /// screen and trimming); absent on records made before it.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        n_tasks: Option<u64>,
         #[serde(default, skip_serializing_if = "Option::is_none")]
         admission_rate: Option<f64>,
         #[serde(default, skip_serializing_if = "Option::is_none")]
