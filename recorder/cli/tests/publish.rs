@@ -603,3 +603,73 @@ fn the_record_page_prints_the_suite_size_the_engine_recorded_beside_the_candidat
         }
     }
 }
+
+/// A compromised run sits under what happened to it, not under the gate
+/// that counted its failed calls: a runner whose API fails one call in
+/// four compromises the demo's screen, and the board and the page say the
+/// null screen's calls failed.
+#[test]
+fn a_compromised_run_is_titled_by_the_stage_whose_calls_failed() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let runs = tmp.path().join("runs");
+    let out = common::run_bounded(
+        &common::run_args(
+            "sim/unstable",
+            &runs,
+            &[],
+            &[common::FITNESS, "demo-server", "good"],
+        ),
+        std::time::Duration::from_secs(300),
+    );
+    let (dir, record) = common::run_result(&out);
+    assert_eq!(record["outcome"], "COMPROMISED", "{:#}", record["gates"]);
+    let gate = record["gates"]["refused_at"]
+        .as_str()
+        .expect("the gate")
+        .to_owned();
+    let site = tmp.path().join("site");
+    let viewer = common::fake_viewer(tmp.path());
+    let published = fitness(&[
+        "publish",
+        "--out",
+        s(&site),
+        "--viewer",
+        s(&viewer),
+        s(&runs),
+    ]);
+    assert!(published.status.success(), "{}", text(&published));
+    let board: Value =
+        serde_json::from_slice(&std::fs::read(site.join("data/board.json")).unwrap()).unwrap();
+    let id = dir.file_name().unwrap().to_string_lossy().into_owned();
+    let group = board["groups"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|g| {
+            g["rows"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|r| r == id.as_str())
+        })
+        .expect("the row's group")
+        .clone();
+    assert_eq!(
+        group["id"],
+        format!("refused:compromised:{gate}"),
+        "{group}"
+    );
+    assert_eq!(group["tier"], "compromised");
+    let title = group["title"].as_str().unwrap();
+    assert!(
+        title.starts_with("Compromised: too many calls failed in the null screen"),
+        "{title}"
+    );
+    assert!(!title.contains("Refused at"), "{title}");
+    let page = page_text(
+        &std::fs::read_to_string(site.join("runs").join(&id).join("index.html")).unwrap(),
+    );
+    assert!(page.contains(title), "{page}");
+    let board_page = page_text(&std::fs::read_to_string(site.join("index.html")).unwrap());
+    assert!(board_page.contains(title), "{board_page}");
+}

@@ -157,10 +157,17 @@ fn result_for(record: &RunRecord) -> RowResult {
         };
     };
     let verdict = gate.verdict.as_ref();
+    // A compromised run did not complete its measurement: it sits apart
+    // from the verdicts of the gate that counted its failed calls.
+    let tier = if record.outcome == Outcome::Compromised {
+        Tier::Compromised
+    } else {
+        gate.cost_tier.into()
+    };
     RowResult::Refused {
         code: record.outcome.code().to_owned(),
         gate: Some(gate.id.clone()),
-        tier: gate.cost_tier.into(),
+        tier,
         reason: gate.reason.clone(),
         teaser: teaser(gate, record),
         k: verdict.map(|v| v.k),

@@ -77,6 +77,13 @@ pub(super) fn group_id(row: &Row) -> String {
                 key
             }
         }
+        // A compromised run is grouped by the stage whose calls failed.
+        Tier::Compromised => match &row.result {
+            RowResult::Refused {
+                gate: Some(gate), ..
+            } => format!("refused:compromised:{gate}"),
+            _ => "refused:compromised".to_owned(),
+        },
         tier => format!("refused:{}", tier.as_str()),
     }
 }

@@ -29,7 +29,7 @@ pub use index::{
 pub use row::{
     AttemptRef, AttemptWords, GENERATOR_NOT_RECORDED, NAMED_ATTEMPTS, Row, RowAttempt,
     RowConformance, RowCost, RowEconomics, RowKinds, RowProbes, RowResult, RowServer, RowStanding,
-    ScoreCaveat, Tier, outcome_counts, score_caveat,
+    ScoreCaveat, Tier, compromised_title, outcome_counts, score_caveat,
 };
 
 #[cfg(test)]

@@ -267,6 +267,20 @@ impl RowAttempt {
     }
 }
 
+/// What happened to a COMPROMISED run, by the gate that counted the
+/// failed calls: the stage whose calls failed, never that gate's verdict.
+pub fn compromised_title(gate: &str) -> String {
+    let stage = match gate {
+        "synthesis" => "the judge's synthesis of the suite".to_owned(),
+        "screen" => "the null screen".to_owned(),
+        "null_baseline" => "the null baselines".to_owned(),
+        "construct" => "the construct gate".to_owned(),
+        "drive" => "the drive".to_owned(),
+        other => format!("the stage `{other}`"),
+    };
+    format!("Compromised: too many calls failed in {stage}, so the measurement did not complete")
+}
+
 /// The end of a scored group's id whose runs ask for changes too.
 pub const WITH_ACT: &str = ":with-act";
 
@@ -295,6 +309,9 @@ pub fn group_title(id: &str) -> String {
         let generator = parts.next().unwrap_or_default();
         let runner = parts.next().unwrap_or_default();
         return format!("Scored with runner {runner} · {generator} · {credential} · {access}");
+    }
+    if let Some(gate) = id.strip_prefix("refused:compromised:") {
+        return compromised_title(gate);
     }
     match id {
         "refused:free" => "Refused at a free gate",
@@ -496,6 +513,9 @@ pub enum Tier {
     Free,
     Cheap,
     Paid,
+    /// A run whose measurement did not complete: too many of the calls of
+    /// one stage failed (COMPROMISED). Not a verdict of that stage's gate.
+    Compromised,
     Scored,
     /// A refusal whose stopping gate the record does not name (e.g. VOID).
     Unattributed,
@@ -507,6 +527,7 @@ impl Tier {
             Tier::Free => "free",
             Tier::Cheap => "cheap",
             Tier::Paid => "paid",
+            Tier::Compromised => "compromised",
             Tier::Scored => "scored",
             Tier::Unattributed => "unattributed",
         }

@@ -306,3 +306,38 @@ fn a_run_that_asks_for_changes_sits_in_its_own_group_and_says_how_many() {
     );
     assert!(group("changes").title.starts_with("Scored with runner "));
 }
+
+#[test]
+fn a_compromised_run_is_grouped_by_the_stage_whose_calls_failed_at_each_stage() {
+    let set = anchor_import();
+    let refused = set
+        .records
+        .iter()
+        .find(|r| r.score.is_none() && r.gates.refused_at.is_some())
+        .expect("the anchor has refused runs");
+    for (gate, stage) in [
+        ("synthesis", "the judge's synthesis of the suite"),
+        ("screen", "the null screen"),
+        ("null_baseline", "the null baselines"),
+        ("construct", "the construct gate"),
+        ("drive", "the drive"),
+    ] {
+        let mut r = refused.clone();
+        r.outcome = crate::record::Outcome::Compromised;
+        r.gates.refused_at = Some(gate.to_owned());
+        let mut g = r.gates.records[0].clone();
+        g.id = gate.to_owned();
+        g.ok = false;
+        r.gates.records.push(g);
+        let board = build_board(&[r], "2026-11-30T00:00:00Z", None);
+        let group = &board.groups[0];
+        assert_eq!(group.id, format!("refused:compromised:{gate}"));
+        assert_eq!(group.tier, Tier::Compromised);
+        assert_eq!(
+            group.title,
+            format!(
+                "Compromised: too many calls failed in {stage}, so the measurement did not complete"
+            )
+        );
+    }
+}

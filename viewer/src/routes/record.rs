@@ -199,6 +199,12 @@ fn deciding_gate(record: &RunRecord) -> Option<GateRecord> {
 fn headline(record: &RunRecord, outcome: &str, deciding: Option<&GateRecord>) -> String {
     match (&record.score, deciding) {
         (Some(score), _) => format!("Scored: first-try success {}", score.first_try.text()),
+        (None, Some(g)) if record.outcome == fitness_shared::record::Outcome::Compromised => {
+            format!(
+                "{outcome}. {}",
+                fitness_shared::board::compromised_title(&g.id)
+            )
+        }
         (None, Some(g)) => format!(
             "{outcome}: stopped at the {} gate, reason {}",
             g.id, g.reason
