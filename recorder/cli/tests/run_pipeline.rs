@@ -918,6 +918,15 @@ fn every_rejected_candidate_is_listed_beside_the_record_and_signed() {
         by_rule + in_batches > 0,
         "the canary's batches reject duplicates"
     );
+    // Each batch's own screen calls are counted as the suite's are (and a
+    // failed one would be gated: `extension_screen`).
+    for batch in run.record["extensions"].as_array().expect("batches") {
+        assert!(
+            batch["dropped"]["screen_calls"].as_u64() > Some(0),
+            "{batch}"
+        );
+        assert_eq!(batch["dropped"]["screen_errors"].as_u64().unwrap_or(0), 0);
+    }
     assert_eq!(
         rejected.len() as u64,
         by_rule + in_batches,

@@ -273,6 +273,8 @@ pub fn compromised_title(gate: &str) -> String {
     let stage = match gate {
         "synthesis" => "the judge's synthesis of the suite".to_owned(),
         "screen" => "the null screen".to_owned(),
+        "extension_synthesis" => "the judge's synthesis of an extension batch".to_owned(),
+        "extension_screen" => "the null screen of an extension batch".to_owned(),
         "null_baseline" => "the null baselines".to_owned(),
         "construct" => "the construct gate".to_owned(),
         "drive" => "the drive".to_owned(),

@@ -837,6 +837,7 @@ fn extensions_view(record: &RunRecord) -> Option<impl IntoView + use<>> {
                     <td class="trials">{b.trials_added}</td>
                     <td class="pooled">{format!("{}/{}", b.pooled_after.k, b.pooled_after.n)}</td>
                     <td>{verdict_word(b.verdict_after)}</td>
+                    <td class="dropped">{b.dropped.as_ref().map(fitness_shared::record::BatchDrops::text).unwrap_or_default()}</td>
                 </tr>
             }
         })
@@ -862,7 +863,7 @@ fn extensions_view(record: &RunRecord) -> Option<impl IntoView + use<>> {
                 <thead><tr>
                     <th scope="col">"Batch"</th><th scope="col">"Gate"</th>
                     <th scope="col">"Tasks added"</th><th scope="col">"Trials added"</th>
-                    <th scope="col">"Pooled after"</th><th scope="col">"Verdict after"</th>
+                    <th scope="col">"Pooled after"</th><th scope="col">"Verdict after"</th><th scope="col">"Dropped, failed calls"</th>
                 </tr></thead>
                 <tbody>{rows}</tbody>
             </table>

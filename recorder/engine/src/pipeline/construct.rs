@@ -100,6 +100,10 @@ impl Run<'_> {
             let (info, tasks) = self
                 .extension_batch(index, server, clients, trials.tools, driven)
                 .await?;
+            // The batch's own failed calls are gated as the suite's were.
+            if let Flow::Stop { outcome, gate } = self.batch_call_errors(index, &info.3) {
+                return Ok(Flow::Stop { outcome, gate });
+            }
             batch_info.push(info);
             self.progress.phase(
                 &format!("extension {index}"),

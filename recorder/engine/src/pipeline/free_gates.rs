@@ -109,6 +109,77 @@ impl Run<'_> {
         })
     }
 
+    /// An extension batch's own calls that failed (the judge's synthesis,
+    /// the screen), counted in its drops and gated as the main suite's:
+    /// a gate record when any failed, COMPROMISED over the limit.
+    pub(super) fn batch_call_errors(
+        &mut self,
+        index: u64,
+        drops: &fitness_shared::record::BatchDrops,
+    ) -> Flow {
+        let limit = self.cfg.settings.floors.max_error_rate;
+        let judge = gates::compromised(
+            drops.judge_calls.saturating_sub(drops.judge_errors),
+            drops.judge_errors,
+            limit,
+        );
+        if drops.judge_errors > 0 {
+            let explain = format!(
+                "Extension batch {index}: the judge was asked {} times for candidate tasks and {} calls failed; the limit is {}.",
+                drops.judge_calls,
+                drops.judge_errors,
+                pct(Some(judge.max_error_rate))
+            );
+            let flow = self.own_calls_gate(OwnCalls {
+                id: "extension_synthesis",
+                note: "Synthesis",
+                failed_reason: "judge_failed",
+                failures: drops.judge_errors,
+                compromised: judge.compromised,
+                detail: GateDetail::Synthesis {
+                    calls: drops.judge_calls,
+                    failures: drops.judge_errors,
+                    max_error_rate: judge.max_error_rate,
+                    compromised: judge.compromised,
+                    explain: Some(explain.clone()),
+                },
+                explain,
+            });
+            if let Flow::Stop { .. } = flow {
+                return flow;
+            }
+        }
+        let screen = gates::compromised(
+            drops.screen_calls.saturating_sub(drops.screen_errors),
+            drops.screen_errors,
+            limit,
+        );
+        if drops.screen_errors == 0 {
+            return Flow::Continue;
+        }
+        let explain = format!(
+            "Extension batch {index}: the runner was asked to screen {} admitted candidates with no tools; {} calls failed and their candidates were kept unscreened; the limit is {}.",
+            drops.screen_calls,
+            drops.screen_errors,
+            pct(Some(screen.max_error_rate))
+        );
+        self.own_calls_gate(OwnCalls {
+            id: "extension_screen",
+            note: "Screen",
+            failed_reason: "screen_failed",
+            failures: drops.screen_errors,
+            compromised: screen.compromised,
+            detail: GateDetail::Screen {
+                calls: drops.screen_calls,
+                failures: drops.screen_errors,
+                max_error_rate: screen.max_error_rate,
+                compromised: screen.compromised,
+                explain: Some(explain.clone()),
+            },
+            explain,
+        })
+    }
+
     /// A gate on our own calls' failures (the judge's, the screen's): a
     /// note when any failed, the gate's record, and COMPROMISED over the
     /// limit, our measurement's failure.

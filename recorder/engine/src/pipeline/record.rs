@@ -190,11 +190,17 @@ pub fn batch_drops(batch: &GenerationReport) -> rec::BatchDrops {
     let all: u64 = batch.ledger.rejected_by_rule.iter().map(|r| r.count).sum();
     let leak = rule("answer-leak");
     let dup = rule("duplicate");
+    let screen = batch.ledger.null_screened.as_ref();
+    let judge = batch.ledger.judge_calls.as_ref();
     rec::BatchDrops {
-        null_screen: batch.ledger.null_screened.as_ref().map_or(0, |s| s.dropped),
+        null_screen: screen.map_or(0, |s| s.dropped),
         answer_leak: leak,
         duplicate: dup,
         admission: all - leak - dup,
+        screen_calls: screen.map_or(0, |s| s.screened),
+        screen_errors: screen.map_or(0, |s| s.errors),
+        judge_calls: judge.map_or(0, |j| j.made),
+        judge_errors: judge.map_or(0, |j| j.failed),
     }
 }
 

@@ -241,6 +241,7 @@ pub(super) fn convert_extensions(r: &RecordV1) -> Result<Vec<ExtensionBatch>, Im
                     answer_leak: d.answer_leak,
                     admission: d.admission,
                     duplicate: d.duplicate,
+                    ..BatchDrops::default()
                 }),
                 short: e.short,
             })

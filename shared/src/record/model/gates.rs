@@ -301,11 +301,68 @@ pub struct ExtensionBatch {
     pub short: bool,
 }
 
-/// Drops inside one extension batch.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+/// Drops inside one extension batch, and its own calls that failed (the
+/// screen's and the judge's), counted and gated as the main suite's are.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize, JsonSchema)]
 pub struct BatchDrops {
     pub null_screen: u64,
     pub answer_leak: u64,
     pub admission: u64,
     pub duplicate: u64,
+    /// Screen calls made for the batch, and of those failed.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub screen_calls: u64,
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub screen_errors: u64,
+    /// The judge's synthesis calls for the batch, and of those failed.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub judge_calls: u64,
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub judge_errors: u64,
+}
+
+impl BatchDrops {
+    /// The batch's losses in words, as the record page prints them.
+    pub fn text(&self) -> String {
+        let mut parts = vec![format!(
+            "dropped {} by admission, {} duplicates, {} answer leaks, {} by the null screen",
+            self.admission, self.duplicate, self.answer_leak, self.null_screen
+        )];
+        if self.screen_calls > 0 {
+            parts.push(format!(
+                "{} of {} screen calls failed",
+                self.screen_errors, self.screen_calls
+            ));
+        }
+        if self.judge_calls > 0 {
+            parts.push(format!(
+                "{} of {} judge calls failed",
+                self.judge_errors, self.judge_calls
+            ));
+        }
+        parts.join("; ")
+    }
+}
+
+#[cfg(test)]
+mod batch_tests {
+    use super::BatchDrops;
+
+    #[test]
+    fn a_batch_says_what_it_dropped_and_which_of_its_own_calls_failed() {
+        let d = BatchDrops {
+            null_screen: 2,
+            answer_leak: 0,
+            admission: 3,
+            duplicate: 1,
+            screen_calls: 12,
+            screen_errors: 4,
+            judge_calls: 0,
+            judge_errors: 0,
+        };
+        assert_eq!(
+            d.text(),
+            "dropped 3 by admission, 1 duplicates, 0 answer leaks, 2 by the null screen; 4 of 12 screen calls failed"
+        );
+    }
 }
