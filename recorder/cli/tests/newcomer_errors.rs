@@ -143,3 +143,42 @@ fn a_refused_connection_is_one_sentence() {
     let line = one_sentence(&out, &url, "is the server running");
     assert!(line.contains("connection refused"), "{line}");
 }
+
+/// A credential labelled anonymous is refused before anything runs, in
+/// `run` and in `suite`: exit 2, one sentence, nothing written, the
+/// credential's value nowhere.
+#[test]
+fn a_credential_labelled_anonymous_is_refused_before_anything_runs() {
+    let dir = tempfile::tempdir().unwrap();
+    let token = "sekrit-token-4fe2a9c1b7d3";
+    for command in ["run", "suite"] {
+        let mut args = vec![command];
+        if command == "run" {
+            args.extend(["--runner", "sim/diligent"]);
+        } else {
+            args.extend(["--generator", "schema-walk/2", "--out", "suite.json"]);
+        }
+        let header = format!("Authorization: Bearer {token}");
+        args.extend([
+            "--credential",
+            "anonymous",
+            "--header",
+            &header,
+            "http://127.0.0.1:9/mcp",
+        ]);
+        let out = fitness_bare(dir.path(), &args);
+        assert_eq!(
+            out.status.code(),
+            Some(2),
+            "{command}: {}",
+            common::text(&out)
+        );
+        let line = one_sentence(&out, "--credential anonymous", "owner-key");
+        assert!(line.contains("the header(s) Authorization"), "{line}");
+        assert!(!common::text(&out).contains(token));
+        assert!(
+            std::fs::read_dir(dir.path()).unwrap().next().is_none(),
+            "{command}: nothing is written"
+        );
+    }
+}

@@ -45,8 +45,10 @@ pub struct SuiteArgs {
     pub seed: u64,
     /// The credential context: anonymous, free-key or owner-key (hashed
     /// into the suite; what the suite may write is --sandbox's alone).
-    #[arg(long, default_value = "anonymous", value_parser = parse_credential)]
-    pub credential: CredentialContext,
+    /// Default: anonymous, or owner-key when a credential is given (a
+    /// header, a bearer token, --login); anonymous with one is refused.
+    #[arg(long, value_parser = parse_credential)]
+    pub credential: Option<CredentialContext>,
     /// Task id prefix (`t`; `x1-` for extension batch 1).
     #[arg(long, default_value = "t")]
     pub id_prefix: String,
@@ -101,6 +103,34 @@ pub fn run(args: SuiteArgs) -> anyhow::Result<()> {
     let target = args.connect.target(args.url.as_deref(), &args.command)?;
     let sandbox = args.sandbox.settings();
     sandbox.check(&target)?;
+    // A credential is the operator's own unless they say otherwise, and
+    // never labelled anonymous (exit 2, before anything runs).
+    let carried = match &target {
+        fitness_recorder::mcp::target::Target::Http(h) if args.connect.login => {
+            Some("an OAuth token from fitness login".to_owned())
+        }
+        fitness_recorder::mcp::target::Target::Http(h) if h.bearer.is_some() => {
+            Some("a bearer token".to_owned())
+        }
+        fitness_recorder::mcp::target::Target::Http(h) if !h.headers.is_empty() => Some(format!(
+            "the header(s) {}",
+            h.headers
+                .iter()
+                .map(|(k, _)| k.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        )),
+        _ => None,
+    };
+    let credential = match args.credential {
+        Some(c) => {
+            fitness_recorder::pipeline::config::check_credential_label(c, carried.as_deref())
+                .map_err(|e| crate::process::Exit::with_message(2, &format!("error: {e:#}")))?;
+            c
+        }
+        None if carried.is_some() => CredentialContext::OwnerKey,
+        None => CredentialContext::Anonymous,
+    };
     let (judge, runner) = models(&args, generator)?;
     let (wire, agent) = tapes(&args, &target)?;
     // A sandbox copy stands in for the operator's paths from the start.
@@ -110,7 +140,7 @@ pub fn run(args: SuiteArgs) -> anyhow::Result<()> {
         n_tasks: args.tasks,
         overgen_factor: args.overgen,
         seed: args.seed,
-        credential: args.credential,
+        credential,
         screen: args.runner.is_some(),
         id_prefix: args.id_prefix.clone(),
         exclude_prompts: Vec::new(),

@@ -261,6 +261,13 @@ impl RunConfig {
     /// A run that could only be refused by its own flags is not started.
     pub fn from_settings(mut s: RunSettings) -> anyhow::Result<RunConfig> {
         let generator = default_generator(s.generator, &s.runner, s.judge.as_ref())?;
+        check_credential_label(
+            s.credential,
+            s.credential_used
+                .as_ref()
+                .map(fitness_shared::record::CredentialUsed::text)
+                .as_deref(),
+        )?;
         s.floors.check()?;
         anyhow::ensure!(s.tasks > 0, "--tasks must be at least 1");
         anyhow::ensure!(s.reps > 0, "--reps must be at least 1");
@@ -411,6 +418,23 @@ pub fn check_run_tag(tag: &str) -> anyhow::Result<()> {
             && !tag.starts_with('-'),
         "--run-tag {tag:?}: use 1 to 40 lowercase letters, digits and dashes"
     );
+    Ok(())
+}
+
+/// A run that carries a credential (a login, a bearer token, a header) is
+/// never labelled anonymous: `--credential anonymous` with one is refused
+/// before anything runs (`carried` names the credential, never its value).
+pub fn check_credential_label(
+    credential: CredentialContext,
+    carried: Option<&str>,
+) -> anyhow::Result<()> {
+    if credential == CredentialContext::Anonymous
+        && let Some(what) = carried
+    {
+        anyhow::bail!(
+            "--credential anonymous, but the run carries a credential ({what}): drop the flag (a credential is then labelled owner-key) or say free-key or owner-key"
+        );
+    }
     Ok(())
 }
 

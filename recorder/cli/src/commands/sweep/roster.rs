@@ -57,7 +57,7 @@ pub struct RosterTarget {
     /// A streamable HTTP server's URL.
     #[serde(default)]
     pub url: Option<String>,
-    /// `anonymous` (default; `owner-key` with `login`), `free-key` or `owner-key`.
+    /// `anonymous` (default; `owner-key` with `login` or headers), `free-key` or `owner-key`.
     #[serde(default)]
     pub credential: Option<String>,
     /// Use the token `fitness login URL` stored (an HTTP target).
@@ -401,6 +401,20 @@ fn check_target(t: &RosterTarget) -> anyhow::Result<()> {
     }
     if let Some(c) = &t.credential {
         credential_ok(label, c)?;
+        // A slot that carries a credential is never labelled anonymous.
+        if c == "anonymous" && (t.login || !t.headers.is_empty()) {
+            bail!(
+                "target {label:?}: credential \"anonymous\", but it carries a credential ({}): drop the credential line (it is then owner-key) or say free-key or owner-key",
+                if t.login {
+                    "login".to_owned()
+                } else {
+                    format!(
+                        "the header(s) {}",
+                        t.headers.keys().cloned().collect::<Vec<_>>().join(", ")
+                    )
+                }
+            );
+        }
     }
     if t.login && t.url.is_none() {
         bail!(
@@ -446,10 +460,14 @@ pub fn slots(roster: &Roster) -> Vec<Slot> {
             (None, Some(u)) => SlotTarget::Url(u.clone()),
             (None, None) => continue,
         };
-        let credential = t
-            .credential
-            .clone()
-            .unwrap_or_else(|| if t.login { "owner-key" } else { "anonymous" }.to_owned());
+        let credential = t.credential.clone().unwrap_or_else(|| {
+            if t.login || !t.headers.is_empty() {
+                "owner-key"
+            } else {
+                "anonymous"
+            }
+            .to_owned()
+        });
         for runner in &runners {
             for rerun in 1..=reruns {
                 let key = json!({
@@ -629,6 +647,29 @@ concurrency = 3
         );
         let err = format!("{:#}", parse(&stdio).unwrap_err());
         assert!(err.contains("login is for a url target"), "{err}");
+    }
+
+    #[test]
+    fn a_slot_that_carries_a_credential_is_never_labelled_anonymous() {
+        let lying = ROSTER.replace("credential = \"owner-key\"", "credential = \"anonymous\"");
+        let err = format!("{:#}", parse(&lying).unwrap_err());
+        assert!(err.contains("credential \"anonymous\", but it carries a credential (the header(s) Authorization)"), "{err}");
+        let login = ROSTER.replace(
+            "credential = \"owner-key\"\nheaders = { Authorization = \"REMOTE_MCP_AUTH\" }",
+            "credential = \"anonymous\"\nlogin = true",
+        );
+        assert!(format!("{:#}", parse(&login).unwrap_err()).contains("(login)"));
+        // Unlabelled, a header is the operator's own key.
+        let unlabelled = ROSTER.replace("credential = \"owner-key\"\n", "");
+        let slots = slots(&parse(&unlabelled).unwrap());
+        assert!(
+            slots[4]
+                .run_args()
+                .windows(2)
+                .any(|w| w == ["--credential", "owner-key"]),
+            "{:?}",
+            slots[4].run_args()
+        );
     }
 
     #[test]
