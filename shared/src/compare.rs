@@ -96,10 +96,12 @@ pub enum Verdict {
     /// The runs cannot be read against each other.
     Incomparable,
     /// One of the two measurements did not complete or was compromised
-    /// (VOID, COMPROMISED): nothing can be said about the server.
+    /// (VOID, COMPROMISED), or a scored server's after run was refused for
+    /// a reason about the measurement (a thin surface, a null baseline, an
+    /// unresolved gate): nothing can be said about the server.
     Inconclusive,
     /// The after interval lies entirely below the before interval, or the
-    /// server lost its score to a refusal.
+    /// server lost its score to a refusal the wire tape pins on it.
     Regressed,
     /// The after interval lies entirely above the before interval, or a
     /// refused server now scores.
@@ -228,6 +230,8 @@ pub fn compare(before: &RunRecord, after: &RunRecord) -> Comparison {
         not_comparable(&incomparable)
     } else if incomplete(b) || incomplete(a) {
         inconclusive(b, a)
+    } else if d.before.is_some() && d.after.is_none() && !server_finding(after) {
+        measurement_refused(after)
     } else {
         read_scores(&d, b, a)
     };
@@ -274,6 +278,51 @@ fn inconclusive(b: Outcome, a: Outcome) -> (Verdict, String) {
     )
 }
 
+/// Does the after run's refusal pin something on the server: a construct
+/// gate that failed where the wire tape shows the server's calls answered
+/// with errors or never answered? A refusal about the suite or the
+/// measurement (a thin surface, a null baseline, a degenerate suite, an
+/// unresolved gate) is not.
+fn server_finding(r: &RunRecord) -> bool {
+    if r.outcome != Outcome::GateFailed {
+        return false;
+    }
+    let Some(gate) = r
+        .gates
+        .refused_at
+        .as_deref()
+        .and_then(|id| r.gates.record(id))
+    else {
+        return false;
+    };
+    matches!(
+        &gate.detail,
+        crate::record::GateDetail::Construct {
+            tape_reading: Some(t),
+            ..
+        } if t.call_errors + t.no_response > 0
+    )
+}
+
+/// The verdict when the server scored before and the after run's
+/// measurement was refused for a reason the tape does not pin on the
+/// server: not a regression of the server, and nothing said about it.
+fn measurement_refused(after: &RunRecord) -> (Verdict, String) {
+    (
+        Verdict::Inconclusive,
+        format!(
+            "The after run was refused ({}{}): a refusal of the measurement, not a regression of the server, so nothing is said about the server.",
+            after.outcome.code(),
+            after
+                .gates
+                .refused_at
+                .as_deref()
+                .map(|g| format!(" at {g}"))
+                .unwrap_or_default()
+        ),
+    )
+}
+
 /// The verdict of two comparable, completed runs: their stored intervals,
 /// or what a refusal on either side means.
 fn read_scores(d: &RewriteDelta, b: Outcome, a: Outcome) -> (Verdict, String) {
@@ -295,7 +344,7 @@ fn read_scores(d: &RewriteDelta, b: Outcome, a: Outcome) -> (Verdict, String) {
         (Some(_), None, _) => (
             Verdict::Regressed,
             format!(
-                "The server lost its score: the after run was refused ({}).",
+                "The server lost its score: the after run was refused ({}), and the wire tape shows the server's calls failing.",
                 a.code()
             ),
         ),
@@ -361,6 +410,71 @@ mod tests {
         assert_eq!(c.delta.before, stored_interval(a));
         assert_eq!(c.delta.after, stored_interval(b));
         assert!(!c.delta.separated);
+    }
+
+    #[test]
+    fn a_refusal_of_the_measurement_is_no_regression_of_the_server() {
+        let scored = anchor_scored().remove(0);
+        let refused = |outcome: Outcome, gate: &str, tape: Option<(u64, u64)>| {
+            let mut r = scored.clone();
+            r.outcome = outcome;
+            r.score = None;
+            r.gates.refused_at = Some(gate.to_owned());
+            let mut g = r.gates.records[0].clone();
+            g.id = gate.to_owned();
+            g.ok = false;
+            g.detail = crate::record::GateDetail::Construct {
+                n: 36,
+                n_intended: Some(36),
+                errors: 0,
+                max_error_rate: None,
+                compromised: false,
+                reps: Some(3),
+                published: None,
+                pooled: None,
+                extensions_consumed: 0,
+                tape_reading: tape.map(|(errors, silent)| crate::record::TapeReading {
+                    calls_recorded: 36,
+                    call_errors: errors,
+                    no_response: silent,
+                }),
+            };
+            r.gates.records.retain(|x| x.id != gate);
+            r.gates.records.push(g);
+            r
+        };
+        for (outcome, gate) in [
+            (Outcome::InsufficientSurface, "structural"),
+            (Outcome::Degenerate, "null_baseline"),
+            (Outcome::ExtendExhausted, "construct"),
+            (Outcome::Compromised, "drive"),
+            (Outcome::Void, "drive"),
+            (Outcome::GateFailed, "construct"),
+        ] {
+            let c = compare(&scored, &refused(outcome, gate, None));
+            assert_eq!(
+                c.verdict,
+                Verdict::Inconclusive,
+                "{outcome:?}: {}",
+                c.reason
+            );
+            assert_eq!(c.verdict.exit_code(), 5);
+        }
+        // A construct failure the tape pins on the server is a regression.
+        for tape in [(3, 0), (0, 36)] {
+            let c = compare(
+                &scored,
+                &refused(Outcome::GateFailed, "construct", Some(tape)),
+            );
+            assert_eq!(c.verdict, Verdict::Regressed, "{tape:?}: {}", c.reason);
+            assert_eq!(c.verdict.exit_code(), 4);
+        }
+        let clean = compare(
+            &scored,
+            &refused(Outcome::GateFailed, "construct", Some((0, 0))),
+        );
+        assert_eq!(clean.verdict, Verdict::Inconclusive, "{}", clean.reason);
+        assert!(clean.reason.contains("not a regression of the server"));
     }
 
     #[test]

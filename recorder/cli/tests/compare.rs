@@ -61,10 +61,12 @@ fn compare_reads_pairs_of_real_runs_and_exits_with_its_verdict() {
     assert!(text.contains("verdict     no change established"), "{text}");
     assert!(text.contains("12 of 12"), "{text}");
 
-    // The server lost its tools: its score is gone, exit 4.
+    // The after run's suite is too thin to measure: a refusal of the
+    // measurement, not a regression of the server; exit 5.
     let (code, md) = compare(&good, &thin, "markdown");
-    assert_eq!(code, 4, "{md}");
-    assert!(md.starts_with("### Fitness Report: regressed"), "{md}");
+    assert_eq!(code, 5, "{md}");
+    assert!(md.starts_with("### Fitness Report: inconclusive"), "{md}");
+    assert!(md.contains("not a regression of the server"), "{md}");
     assert!(md.contains("| after | `"), "{md}");
     assert!(
         md.contains("INSUFFICIENT_SURFACE at `structural` | no score |"),
@@ -205,8 +207,9 @@ fn the_action_steps_as_written_measure_compare_report_and_fail_on_the_verdicts_a
         let read = |name: &str| std::fs::read_to_string(work.join(name)).unwrap_or_default();
         (last, read("outputs"), read("summary.md"), work)
     };
-    let (code, outputs, summary, work) = gate("thin", "regressed incomparable", "strict");
-    assert_eq!(code, 4, "{outputs}");
+    let (code, outputs, summary, work) =
+        gate("thin", "regressed incomparable inconclusive", "strict");
+    assert_eq!(code, 5, "{outputs}");
     let output = |key: &str| {
         outputs
             .lines()
@@ -214,8 +217,8 @@ fn the_action_steps_as_written_measure_compare_report_and_fail_on_the_verdicts_a
             .unwrap_or_else(|| panic!("output {key}: {outputs}"))
             .to_owned()
     };
-    assert_eq!(output("verdict"), "regressed");
-    assert_eq!(output("exit-code"), "4");
+    assert_eq!(output("verdict"), "inconclusive");
+    assert_eq!(output("exit-code"), "5");
     assert_eq!(output("outcome"), "INSUFFICIENT_SURFACE");
     assert_eq!(
         (output("low"), output("high")),
@@ -225,7 +228,7 @@ fn the_action_steps_as_written_measure_compare_report_and_fail_on_the_verdicts_a
     assert!(work.join(output("markdown")).is_file());
     // The job summary is fitness's own: the run, then the comparison.
     let run_at = summary.find("### Fitness Report run: `server`, INSUFFICIENT_SURFACE");
-    let compare_at = summary.find("### Fitness Report: regressed");
+    let compare_at = summary.find("### Fitness Report: inconclusive");
     assert!(
         run_at.is_some() && compare_at.is_some() && run_at < compare_at,
         "{summary}"
@@ -262,9 +265,11 @@ fn the_action_steps_as_written_measure_compare_report_and_fail_on_the_verdicts_a
         .iter()
         .find(|c| c.original_name == "no regression")
         .unwrap();
-    assert!(regression.status.is_failure(), "{regression:?}");
+    // A refusal of the measurement is no regression: the case is skipped,
+    // never failed.
+    assert!(regression.status.is_skipped(), "{regression:?}");
 
-    // The same regression passes a gate that does not fail on it.
+    // The same refusal passes a gate that does not fail on it.
     let (code, outputs, _, _) = gate("thin", "incomparable", "lenient");
     assert_eq!(code, 0, "{outputs}");
     // An unchanged server: a score, its interval in the outputs, every

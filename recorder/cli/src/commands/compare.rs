@@ -6,8 +6,11 @@
 //! refused); 1 a record could not be read; 2 the command line was wrong;
 //! 3 the runs are not comparable (different runner model, generator or
 //! credential context); 4 regressed (the after interval lies entirely below
-//! the before interval, or the server lost its score to a refusal);
-//! 5 inconclusive (one of the runs is VOID or COMPROMISED).
+//! the before interval, or the server lost its score to a refusal the wire
+//! tape pins on it); 5 inconclusive (one of the runs is VOID or
+//! COMPROMISED, or a scored server's after run was refused for a reason
+//! about the measurement: a thin surface, a null baseline, an unresolved
+//! gate).
 
 use std::path::{Path, PathBuf};
 
@@ -21,7 +24,7 @@ use fitness_shared::record::{Interval, RunRecord};
 #[command(after_help = "Examples:\n  \
 fitness compare baseline/record.json runs/my-server-20261201T101500000-s1\n  \
 fitness compare BEFORE AFTER --format markdown >> \"$GITHUB_STEP_SUMMARY\"\n\n\
-Exit codes: 0 no regression established, 1 unreadable input, 2 usage, 3 not comparable, 4 regressed, 5 inconclusive (VOID or COMPROMISED).")]
+Exit codes: 0 no regression established, 1 unreadable input, 2 usage, 3 not comparable, 4 regressed, 5 inconclusive (VOID, COMPROMISED, or a refusal of the measurement).")]
 pub struct CompareArgs {
     /// The baseline: a record.json or a run directory.
     pub before: PathBuf,
