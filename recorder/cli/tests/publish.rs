@@ -673,3 +673,63 @@ fn a_compromised_run_is_titled_by_the_stage_whose_calls_failed() {
     let board_page = page_text(&std::fs::read_to_string(site.join("index.html")).unwrap());
     assert!(board_page.contains(title), "{board_page}");
 }
+
+/// The screen's protocol is registered in the run's own words (what is
+/// asked, of which model, what deletes a candidate) and the record page
+/// prints it; a run that registered no screen says so.
+#[test]
+fn the_null_screen_protocol_is_registered_in_words_and_printed() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    for (runs, extra) in [("screened", &[][..]), ("unscreened", &["--no-screen"][..])] {
+        let runs = tmp.path().join(runs);
+        let out = common::run_bounded(
+            &common::run_args(
+                "sim/diligent",
+                &runs,
+                extra,
+                &[common::FITNESS, "demo-server", "good"],
+            ),
+            std::time::Duration::from_secs(300),
+        );
+        let (dir, record) = common::run_result(&out);
+        let protocol = record["preregistration"]["screen_protocol"].as_str();
+        let site = runs.with_extension("site");
+        let viewer = common::fake_viewer(tmp.path());
+        let published = fitness(&[
+            "publish",
+            "--out",
+            s(&site),
+            "--viewer",
+            s(&viewer),
+            s(&runs),
+        ]);
+        assert!(published.status.success(), "{}", text(&published));
+        let id = dir.file_name().unwrap().to_string_lossy().into_owned();
+        let page = page_text(
+            &std::fs::read_to_string(site.join("runs").join(&id).join("index.html")).unwrap(),
+        );
+        if extra.is_empty() {
+            let protocol = protocol.expect("a registered screen states its protocol");
+            for words in [
+                "sim/diligent",
+                "with no tools",
+                "is deleted",
+                "kept unscreened",
+            ] {
+                assert!(protocol.contains(words), "{words}: {protocol}");
+            }
+            assert!(
+                page.contains(
+                    "Null screen protocol, in the run's own words: Before the suite is hashed"
+                ),
+                "{page}"
+            );
+        } else {
+            assert_eq!(protocol, None);
+            assert!(
+                page.contains("The record states no null screen protocol."),
+                "{page}"
+            );
+        }
+    }
+}

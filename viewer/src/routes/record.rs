@@ -346,6 +346,11 @@ fn registered_view(record: &RunRecord) -> impl IntoView + use<> {
                 None => "not recorded",
             }
         ),
+        prereg
+            .screen_protocol
+            .clone()
+            .map(|p| format!("Null screen protocol, in the run's own words: {p}"))
+            .unwrap_or_else(|| "The record states no null screen protocol.".to_owned()),
         format!(
             "Extension policy: {} tasks per batch, at most {} batches.",
             prereg.extension_size, prereg.max_extensions

@@ -139,6 +139,10 @@ pub fn preregistration(cfg: &RunConfig) -> anyhow::Result<rec::PreRegistration> 
         access: Some(cfg.settings.sandbox.mode()),
         restore: cfg.settings.sandbox.restore(),
         operator_hints: (!cfg.settings.hints.is_empty()).then(|| cfg.settings.hints.clone()),
+        screen_protocol: cfg
+            .settings
+            .screen
+            .then(|| crate::suite::screen::protocol(&cfg.settings.runner.to_string())),
         extension_protocol: Some(format!(
             "An unresolved construct gate consumes the next of {} batches of {} new tasks (x {} reps), generated and screened like the suite, and is decided again on the pooled counts; unresolved after the last batch it fails; with no batch registered it is refused as EXTEND_EXHAUSTED. Errors are gated apart at {}.",
             cfg.settings.max_extensions,

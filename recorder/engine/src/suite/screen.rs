@@ -136,6 +136,14 @@ pub const SCREEN_MAX_OUTPUT_TOKENS: u32 = 256;
 const SCREEN_SYSTEM: &str = "You have no tools and no access to any server, file or network. \
 Answer the user's request as best you can from what you already know, in one short reply.";
 
+/// The screen's protocol in the run's own words, as the pre-registration
+/// states it: what is asked, of which model, and what deletes a candidate.
+pub fn protocol(runner: &str) -> String {
+    format!(
+        "Before the suite is hashed, each admitted candidate's prompt is put to the runner {runner} with no tools, at temperature 0 and at most {SCREEN_MAX_OUTPUT_TOKENS} output tokens, under the system text \"{SCREEN_SYSTEM}\"; a candidate whose own check accepts that reply is deleted (answerable without the server). A failed call, or a reply that repeats itself, deletes nothing: the candidate is kept unscreened and the failure is counted and gated at the error limit."
+    )
+}
+
 /// Ask the runner the task with no tools; `Ok((answered, usage))`, or
 /// `Err(())` when the call failed.
 async fn screen_one(

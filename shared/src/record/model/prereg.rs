@@ -64,6 +64,11 @@ pub struct PreRegistration {
     /// What the operator told generation (`--seed-calls`, `--context`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub operator_hints: Option<super::discovery::OperatorHints>,
+    /// The generation-time null screen's protocol in the run's own words
+    /// (what is asked, of which model, what deletes a candidate), when
+    /// the screen is registered.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub screen_protocol: Option<String>,
     /// The extension protocol in the run's own words.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub extension_protocol: Option<String>,
