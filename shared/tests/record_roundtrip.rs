@@ -332,8 +332,24 @@ fn generator_chip_reads_not_recorded_when_absent() {
 }
 
 #[test]
-fn probe_tally_never_counts_unknown_as_pass() {
-    assert_eq!(scored_record().probes.tally(), (1, 1, 1));
+fn probe_tally_never_counts_unknown_as_pass_nor_spec_currency_as_a_check() {
+    // spec-currency (pass), bogus-version (fail), origin (unknown): the
+    // currency is its own column, the checks are one fail and one unknown.
+    let record = scored_record();
+    assert_eq!(record.probes.tally(), (0, 1, 1));
+    assert_eq!(record.probes.spec_current(), Some(true));
+    let row = fitness_shared::board::row_for(&record, None);
+    assert_eq!((row.probes.passed, row.probes.applicable), (0, 1));
+    assert_eq!(row.probes.spec_current, Some(true));
+    let mut stale = record.clone();
+    stale.probes.findings[0].status = ProbeStatus::Fail;
+    let row = fitness_shared::board::row_for(&stale, None);
+    assert_eq!(row.probes.spec_current, Some(false));
+    assert_eq!(
+        row.probes.failed,
+        vec!["bogus-version-accepted".to_owned()],
+        "a stale revision is the currency column's, not a failed check"
+    );
 }
 
 #[test]

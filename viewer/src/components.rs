@@ -358,6 +358,17 @@ fn row_facts(row: &Row) -> impl IntoView + use<> {
         .spec
         .clone()
         .unwrap_or_else(|| "revision not recorded".to_owned());
+    // Spec currency is its own column, never one of the checks counted.
+    let currency = match probes.spec_current {
+        Some(true) => " (current)",
+        Some(false) => " (not the current revision)",
+        None => "",
+    };
+    let spec_class = if probes.spec_current == Some(false) {
+        "spec stale"
+    } else {
+        "spec"
+    };
     let failed = probes
         .failed
         .iter()
@@ -367,7 +378,7 @@ fn row_facts(row: &Row) -> impl IntoView + use<> {
         <div class="facts">
             <p class="probes">
                 <span class="field-label">"Probes "</span>
-                <span class="spec">{format!("spec {spec}")}</span>
+                <span class=spec_class>{format!("spec {spec}{currency}")}</span>
                 " · era " {row.server.era.clone()} " · "
                 <span class="checks">{probe_text}</span>
                 " " {failed}

@@ -96,7 +96,7 @@ fn row_probes(record: &RunRecord) -> RowProbes {
         .probes
         .findings
         .iter()
-        .filter(|p| p.status == ProbeStatus::Fail)
+        .filter(|p| p.status == ProbeStatus::Fail && !p.is_spec_currency())
         .map(|p| p.id.clone())
         .collect();
     RowProbes {
@@ -105,6 +105,7 @@ fn row_probes(record: &RunRecord) -> RowProbes {
             .spec_currency
             .clone()
             .or_else(|| record.server.negotiated_version.clone()),
+        spec_current: record.probes.spec_current(),
         passed: passed as u32,
         applicable: (passed + failed_n) as u32,
         unknown: unknown as u32,

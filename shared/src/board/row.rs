@@ -475,6 +475,10 @@ pub fn score_caveat(record: &RunRecord) -> Option<ScoreCaveat> {
 pub struct RowProbes {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub spec: Option<String>,
+    /// The spec-currency column: is that revision the current one (never
+    /// counted among the checks below)?
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub spec_current: Option<bool>,
     pub passed: u32,
     /// Pass + fail: the checks that applied.
     pub applicable: u32,

@@ -19,10 +19,12 @@ pub struct Probes {
 }
 
 impl Probes {
-    /// (passed, failed, unknown): unknown is never counted as a pass.
+    /// (passed, failed, unknown) over the hygiene checks: unknown is never
+    /// counted as a pass, and spec currency is its own column
+    /// ([`Probes::spec_current`]), never one of them.
     pub fn tally(&self) -> (usize, usize, usize) {
         let mut t = (0, 0, 0);
-        for p in &self.findings {
+        for p in self.findings.iter().filter(|p| !p.is_spec_currency()) {
             match p.status {
                 ProbeStatus::Pass => t.0 += 1,
                 ProbeStatus::Fail => t.1 += 1,
@@ -30,6 +32,29 @@ impl Probes {
             }
         }
         t
+    }
+}
+
+impl Probes {
+    /// Is the negotiated revision the current one: the spec-currency
+    /// probe's verdict (`None` when it did not decide or did not run).
+    pub fn spec_current(&self) -> Option<bool> {
+        self.findings
+            .iter()
+            .find(|p| p.is_spec_currency())
+            .and_then(|p| match p.status {
+                ProbeStatus::Pass => Some(true),
+                ProbeStatus::Fail => Some(false),
+                ProbeStatus::Unknown { .. } => None,
+            })
+    }
+}
+
+impl Probe {
+    /// The spec-currency probe (`spec_currency`; `spec-currency` in
+    /// imported records).
+    pub fn is_spec_currency(&self) -> bool {
+        matches!(self.id.as_str(), "spec_currency" | "spec-currency")
     }
 }
 
