@@ -733,3 +733,59 @@ fn the_null_screen_protocol_is_registered_in_words_and_printed() {
         }
     }
 }
+
+/// Two runner models never share a scored group: the demo's good server
+/// scored by two runners lands in two groups, each naming its runner.
+#[test]
+fn two_runner_models_land_in_two_scored_groups() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let runs = tmp.path().join("runs");
+    for runner in ["sim/diligent", "sim/careless"] {
+        let out = common::run_bounded(
+            &common::run_args(
+                runner,
+                &runs,
+                &[],
+                &[common::FITNESS, "demo-server", "good"],
+            ),
+            std::time::Duration::from_secs(300),
+        );
+        let (_, record) = common::run_result(&out);
+        assert_eq!(
+            record["outcome"], "SCORED",
+            "{runner}: {:#}",
+            record["gates"]
+        );
+    }
+    let site = tmp.path().join("site");
+    let viewer = common::fake_viewer(tmp.path());
+    let published = fitness(&[
+        "publish",
+        "--out",
+        s(&site),
+        "--viewer",
+        s(&viewer),
+        s(&runs),
+    ]);
+    assert!(published.status.success(), "{}", text(&published));
+    let board: Value =
+        serde_json::from_slice(&std::fs::read(site.join("data/board.json")).unwrap()).unwrap();
+    let scored: Vec<&Value> = board["groups"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|g| g["tier"] == "scored")
+        .collect();
+    assert_eq!(scored.len(), 2, "{:#}", board["groups"]);
+    let mut runners: Vec<&str> = scored
+        .iter()
+        .map(|g| g["runner_model"].as_str().unwrap())
+        .collect();
+    runners.sort_unstable();
+    assert_eq!(runners, ["sim/careless", "sim/diligent"]);
+    for g in scored {
+        assert_eq!(g["rows"].as_array().unwrap().len(), 1, "{g}");
+        let runner = g["runner_model"].as_str().unwrap();
+        assert!(g["title"].as_str().unwrap().contains(runner), "{g}");
+    }
+}
