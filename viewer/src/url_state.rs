@@ -68,7 +68,7 @@ impl From<&Page> for View {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct UrlState {
     pub view: View,
-    /// The board's tier filter (`?tier=free|cheap|paid|scored|unattributed`).
+    /// The board's tier filter (`?tier=free|cheap|paid|compromised|scored|unattributed`).
     pub tier: Option<String>,
     /// Replay deep links and filters (`&event=`, `&corr=`, `&arm=`, `&kind=`,
     /// `&span=`, `&trial=`).

@@ -13,7 +13,7 @@ use crate::components::{AxisLabels, RowView};
 
 /// The ledger's tiers, in cost order: id, card title, filter label, and the
 /// sentence each one means.
-const TIERS: [(&str, &str, &str, &str); 5] = [
+const TIERS: [(&str, &str, &str, &str); 6] = [
     (
         "free",
         "Free gate stopped it",
@@ -31,6 +31,12 @@ const TIERS: [(&str, &str, &str, &str); 5] = [
         "Paid gate stopped it",
         "Paid gate",
         "A reference agent handed the answer key must still reach it through the server.",
+    ),
+    (
+        "compromised",
+        "The measurement did not complete",
+        "Compromised",
+        "Too many of one stage's calls failed: no gate's verdict, our measurement's failure.",
     ),
     (
         "scored",
@@ -190,12 +196,12 @@ fn tier_total(counts: &Counts, t: &str) -> u64 {
         .unwrap_or_default()
 }
 
-/// The ledger: one card per tier, with its outcomes (the unattributed
-/// tier only when it decided a run).
+/// The ledger: one card per tier, with its outcomes (the compromised and
+/// unattributed tiers only when they decided a run).
 fn tier_cards(counts: &Counts) -> impl IntoView + use<> {
     TIERS
         .iter()
-        .filter(|(t, ..)| *t != "unattributed" || tier_total(counts, t) > 0)
+        .filter(|(t, ..)| !["unattributed", "compromised"].contains(t) || tier_total(counts, t) > 0)
         .map(|(t, title, _, means)| {
             let outcomes = counts.by_tier.get(*t).cloned().unwrap_or_default();
             let cells = outcomes

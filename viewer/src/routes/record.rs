@@ -200,9 +200,10 @@ fn headline(record: &RunRecord, outcome: &str, deciding: Option<&GateRecord>) ->
     match (&record.score, deciding) {
         (Some(score), _) => format!("Scored: first-try success {}", score.first_try.text()),
         (None, Some(g)) if record.outcome == fitness_shared::record::Outcome::Compromised => {
+            let title = fitness_shared::board::compromised_title(&g.id);
             format!(
-                "{outcome}. {}",
-                fitness_shared::board::compromised_title(&g.id)
+                "{outcome}: {}",
+                title.strip_prefix("Compromised: ").unwrap_or(&title)
             )
         }
         (None, Some(g)) => format!(
