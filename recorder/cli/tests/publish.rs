@@ -527,6 +527,20 @@ fn a_tape_symlinked_out_of_its_run_directory_is_refused() {
     assert!(!site.exists());
 }
 
+/// `fitness publish` of the run directories in `runs` to `site`, with a
+/// stand-in viewer made in `tmp`.
+fn publish_runs(tmp: &std::path::Path, runs: &std::path::Path, site: &std::path::Path) {
+    let viewer = common::fake_viewer(tmp);
+    let published = fitness(&["publish", "--out", s(site), "--viewer", s(&viewer), s(runs)]);
+    assert!(published.status.success(), "{}", text(&published));
+}
+
+/// A published site's board index.
+fn board_of(site: &std::path::Path) -> Value {
+    serde_json::from_slice(&std::fs::read(site.join("data/board.json")).expect("board.json"))
+        .expect("json")
+}
+
 /// A page's text: its tags dropped, its spaces folded.
 fn page_text(html: &str) -> String {
     let tags = regex::Regex::new(r"<[^>]*>").expect("pattern");
@@ -568,16 +582,7 @@ fn the_record_page_prints_the_suite_size_the_engine_recorded_beside_the_candidat
             assert_ne!(candidates, tasks, "a run that proves nothing: {structural}");
         }
         let site = tmp.path().join(format!("site-{server}"));
-        let viewer = common::fake_viewer(tmp.path());
-        let published = fitness(&[
-            "publish",
-            "--out",
-            s(&site),
-            "--viewer",
-            s(&viewer),
-            s(&runs),
-        ]);
-        assert!(published.status.success(), "{}", text(&published));
+        publish_runs(tmp.path(), &runs, &site);
         let id = dir
             .file_name()
             .expect("run id")
@@ -628,18 +633,8 @@ fn a_compromised_run_is_titled_by_the_stage_whose_calls_failed() {
         .expect("the gate")
         .to_owned();
     let site = tmp.path().join("site");
-    let viewer = common::fake_viewer(tmp.path());
-    let published = fitness(&[
-        "publish",
-        "--out",
-        s(&site),
-        "--viewer",
-        s(&viewer),
-        s(&runs),
-    ]);
-    assert!(published.status.success(), "{}", text(&published));
-    let board: Value =
-        serde_json::from_slice(&std::fs::read(site.join("data/board.json")).unwrap()).unwrap();
+    publish_runs(tmp.path(), &runs, &site);
+    let board = board_of(&site);
     let id = dir.file_name().unwrap().to_string_lossy().into_owned();
     let group = board["groups"]
         .as_array()
@@ -699,16 +694,7 @@ fn the_null_screen_protocol_is_registered_in_words_and_printed() {
         let (dir, record) = common::run_result(&out);
         let protocol = record["preregistration"]["screen_protocol"].as_str();
         let site = runs.with_extension("site");
-        let viewer = common::fake_viewer(tmp.path());
-        let published = fitness(&[
-            "publish",
-            "--out",
-            s(&site),
-            "--viewer",
-            s(&viewer),
-            s(&runs),
-        ]);
-        assert!(published.status.success(), "{}", text(&published));
+        publish_runs(tmp.path(), &runs, &site);
         let id = dir.file_name().unwrap().to_string_lossy().into_owned();
         let page = page_text(
             &std::fs::read_to_string(site.join("runs").join(&id).join("index.html")).unwrap(),
@@ -763,18 +749,8 @@ fn two_runner_models_land_in_two_scored_groups() {
         );
     }
     let site = tmp.path().join("site");
-    let viewer = common::fake_viewer(tmp.path());
-    let published = fitness(&[
-        "publish",
-        "--out",
-        s(&site),
-        "--viewer",
-        s(&viewer),
-        s(&runs),
-    ]);
-    assert!(published.status.success(), "{}", text(&published));
-    let board: Value =
-        serde_json::from_slice(&std::fs::read(site.join("data/board.json")).unwrap()).unwrap();
+    publish_runs(tmp.path(), &runs, &site);
+    let board = board_of(&site);
     let scored: Vec<&Value> = board["groups"]
         .as_array()
         .unwrap()
