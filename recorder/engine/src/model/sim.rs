@@ -481,6 +481,21 @@ pub fn repair(args: &mut Map<String, Value>, schema: &Value) {
     }
 }
 
+/// The JSON type a property schema declares (the first that is not
+/// `null` of a list), if it declares one.
+pub fn schema_type(p: &Value) -> Option<&str> {
+    match p.get("type") {
+        Some(Value::String(t)) => Some(t.as_str()),
+        Some(Value::Array(ts)) => Some(
+            ts.iter()
+                .filter_map(Value::as_str)
+                .find(|t| *t != "null")
+                .unwrap_or("string"),
+        ),
+        _ => None,
+    }
+}
+
 /// A value valid for a property schema: its default, first enum or const
 /// value, else one of its type (respecting a numeric minimum).
 pub fn example_value(p: &Value) -> Value {
@@ -497,15 +512,7 @@ pub fn example_value(p: &Value) -> Value {
     {
         return first.clone();
     }
-    let ty = match p.get("type") {
-        Some(Value::String(t)) => t.as_str(),
-        Some(Value::Array(ts)) => ts
-            .iter()
-            .filter_map(Value::as_str)
-            .find(|t| *t != "null")
-            .unwrap_or("string"),
-        _ => "string",
-    };
+    let ty = schema_type(p).unwrap_or("string");
     let min = p.get("minimum").and_then(Value::as_f64);
     match ty {
         "integer" => json!(min.map_or(1, |m| m.ceil() as i64)),

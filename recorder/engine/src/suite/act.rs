@@ -538,15 +538,10 @@ impl Filler<'_> {
         {
             return Some(v.clone());
         }
-        let ty = match schema.get("type") {
-            Some(Value::String(t)) => t.as_str(),
-            Some(Value::Array(ts)) => ts
-                .iter()
-                .filter_map(Value::as_str)
-                .find(|t| *t != "null")
-                .unwrap_or("string"),
-            _ if schema.get("properties").is_some() => "object",
-            _ => "string",
+        let ty = match crate::model::sim::schema_type(schema) {
+            Some(t) => t,
+            None if schema.get("properties").is_some() => "object",
+            None => "string",
         };
         match ty {
             "object" => {
