@@ -303,8 +303,17 @@ pub async fn read_state(
 /// to write, the call as its solution, the fresh word as what the check
 /// must find.
 fn act_task(tool: &Tool, args: Map<String, Value>, marker: &str) -> Task {
+    // Each value to write as `key `value``, the key in words.
     let mut said = Vec::new();
-    describe(&Value::Object(args.clone()), None, &mut said);
+    let all = Value::Object(args.clone());
+    each_leaf(&all, None, &mut |key, leaf| {
+        let text = match leaf {
+            Value::String(s) => s.clone(),
+            other => other.to_string(),
+        };
+        let name = key.map_or_else(|| "value".to_owned(), |k| crate::access::words(k).join(" "));
+        said.push(format!("{name} `{text}`"));
+    });
     let action = crate::access::words(&tool.name).join(" ");
     let prompt = format!(
         "Using the server's tools, make this change: {action}, with {}. Reply when it is done.",
@@ -335,28 +344,25 @@ fn act_task(tool: &Tool, args: Map<String, Value>, marker: &str) -> Task {
     }
 }
 
-/// Each leaf of `value` as `key `value``, the key in words.
-fn describe(value: &Value, key: Option<&str>, out: &mut Vec<String>) {
+/// Every leaf of `value` (an argument set) with the name of the argument
+/// it stands under (arrays take their argument's name).
+fn each_leaf<'v>(
+    value: &'v Value,
+    key: Option<&'v str>,
+    f: &mut impl FnMut(Option<&'v str>, &'v Value),
+) {
     match value {
         Value::Object(map) => {
             for (k, v) in map {
-                describe(v, Some(k), out);
+                each_leaf(v, Some(k), f);
             }
         }
         Value::Array(items) => {
             for v in items {
-                describe(v, key, out);
+                each_leaf(v, key, f);
             }
         }
-        leaf => {
-            let text = match leaf {
-                Value::String(s) => s.clone(),
-                other => other.to_string(),
-            };
-            let name =
-                key.map_or_else(|| "value".to_owned(), |k| crate::access::words(k).join(" "));
-            out.push(format!("{name} `{text}`"));
-        }
+        leaf => f(key, leaf),
     }
 }
 
@@ -671,7 +677,15 @@ fn state_reads(
         .filter(|t| super::reading::exposes_secrets(t).is_none() && !destructive::open_world(t))
         .collect();
     let mut given = Map::new();
-    leaves(&Value::Object(args.clone()), None, &mut given);
+    // The change's values by their own names (the first of each name).
+    let all = Value::Object(args.clone());
+    each_leaf(&all, None, &mut |key, leaf| {
+        if let Some(k) = key
+            && !given.contains_key(k)
+        {
+            given.insert(k.to_owned(), leaf.clone());
+        }
+    });
     let mut particular = Vec::new();
     let mut searches = Vec::new();
     let mut listings = Vec::new();
@@ -835,30 +849,6 @@ fn first_quoted(description: &str) -> Option<String> {
         regex::Regex::new(r#"['"`]([A-Za-z][\w-]{0,30})['"`]"#).expect("the quote pattern compiles")
     });
     QUOTED.captures(description).map(|c| c[1].to_owned())
-}
-
-/// The leaves of the change's arguments by their own names (the first of
-/// each name).
-fn leaves(value: &Value, key: Option<&str>, out: &mut Map<String, Value>) {
-    match value {
-        Value::Object(map) => {
-            for (k, v) in map {
-                leaves(v, Some(k), out);
-            }
-        }
-        Value::Array(items) => {
-            for v in items {
-                leaves(v, key, out);
-            }
-        }
-        leaf => {
-            if let Some(k) = key
-                && !out.contains_key(k)
-            {
-                out.insert(k.to_owned(), leaf.clone());
-            }
-        }
-    }
 }
 
 #[cfg(test)]
