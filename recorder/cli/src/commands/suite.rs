@@ -105,23 +105,8 @@ pub fn run(args: SuiteArgs) -> anyhow::Result<()> {
     sandbox.check(&target)?;
     // A credential is the operator's own unless they say otherwise, and
     // never labelled anonymous (exit 2, before anything runs).
-    let carried = match &target {
-        fitness_recorder::mcp::target::Target::Http(h) if args.connect.login => {
-            Some("an OAuth token from fitness login".to_owned())
-        }
-        fitness_recorder::mcp::target::Target::Http(h) if h.bearer.is_some() => {
-            Some("a bearer token".to_owned())
-        }
-        fitness_recorder::mcp::target::Target::Http(h) if !h.headers.is_empty() => Some(format!(
-            "the header(s) {}",
-            h.headers
-                .iter()
-                .map(|(k, _)| k.as_str())
-                .collect::<Vec<_>>()
-                .join(", ")
-        )),
-        _ => None,
-    };
+    let carried =
+        crate::commands::target::credential_of(&target, args.connect.login).map(|c| c.text());
     let credential = match args.credential {
         Some(c) => {
             fitness_recorder::pipeline::config::check_credential_label(c, carried.as_deref())

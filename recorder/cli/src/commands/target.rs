@@ -150,12 +150,20 @@ pub fn credential_used(
     args: &TargetArgs,
     target: &Target,
 ) -> Option<fitness_shared::record::CredentialUsed> {
+    credential_of(target, args.login)
+}
+
+/// [`credential_used`] for a target and whether `--login` was given.
+pub fn credential_of(
+    target: &Target,
+    login: bool,
+) -> Option<fitness_shared::record::CredentialUsed> {
     use fitness_shared::record::{CredentialKind, CredentialUsed};
     let Target::Http(h) = target else {
         return None;
     };
     let headers: Vec<String> = h.headers.iter().map(|(k, _)| k.clone()).collect();
-    let (kind, scopes) = if args.login {
+    let (kind, scopes) = if login {
         let scopes = fitness_recorder::auth::FileCredentialStore::for_url(&h.url)
             .map(|s| s.granted_scopes())
             .unwrap_or_default();
