@@ -321,6 +321,7 @@ fn row_identity(row: &Row) -> impl IntoView + use<> {
                 <span class="chip credential">{row.credential.clone()}</span>
                 {row.access.clone().map(|a| view! { <span class="chip access">{a}</span> })}
                 {row.kinds.as_ref().map(|k| view! { <span class="chip kinds">{k.text()}</span> })}
+                {row.seeded.as_ref().map(|s| view! { <span class="chip seeded">{s.text()}</span> })}
                 <span class="chip screened">{screened}</span>
             </p>
             {row.kinds.as_ref().filter(|k| !k.per_kind.is_empty()).map(|k| {

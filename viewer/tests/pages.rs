@@ -495,3 +495,64 @@ fn read_only_and_sandbox_runs_sit_in_two_groups_and_say_what_they_did() {
     let page_text = text(&page(&old, &b));
     assert!(page_text.contains("access not recorded"), "{page_text}");
 }
+
+#[test]
+fn a_seeded_suite_says_so_on_the_row_and_its_page_lists_the_calls_and_every_move() {
+    let mut seeded = run(scored_record(), "docs-seeded", "2026-11-03T00:00:00.000Z");
+    seeded.preregistration.operator_hints = Some(OperatorHints {
+        seed_calls: vec![SeedCall {
+            tool: "convert_to_markdown".into(),
+            arguments: serde_json::json!({"uri": "file:///srv/docs/memo.html"})
+                .as_object()
+                .cloned()
+                .expect("an object"),
+        }],
+        context: None,
+    });
+    seeded.suite.tasks = Some(10);
+    seeded.suite.discovery = Some(DiscoveryLedger {
+        moves: vec![
+            DiscoveryMove {
+                name: "seed-calls".into(),
+                tool: Some("convert_to_markdown".into()),
+                tried: "1 call the operator gave".into(),
+                found: "1 answered".into(),
+                worked: true,
+            },
+            DiscoveryMove {
+                name: "resources".into(),
+                tool: None,
+                tried: "resources/list".into(),
+                found: "none listed".into(),
+                worked: false,
+            },
+        ],
+        seed_calls: 1,
+        seeded_tasks: 6,
+        discovered_tasks: 0,
+    });
+    let found = run(scored_record(), "docs-found", "2026-11-04T00:00:00.000Z");
+    let b = board(&[seeded.clone(), found.clone()]);
+    let board_text = text(&board_page(b.clone()));
+    let row_words = "seeded by the operator: 1 call, 6 of 10 tasks start from them";
+    assert_eq!(board_text.matches(row_words).count(), 1, "{board_text}");
+    let page_text = text(&page(&seeded, &b));
+    assert!(page_text.contains("How the suite was found"), "{page_text}");
+    assert!(page_text.contains(row_words), "{page_text}");
+    assert!(
+        page_text.contains(r#"convert_to_markdown {"uri":"file:///srv/docs/memo.html"}"#),
+        "{page_text}"
+    );
+    assert!(
+        page_text
+            .contains("Tasks from the operator's seed calls: 6; tasks from discovery's moves: 0."),
+        "{page_text}"
+    );
+    assert!(
+        page_text.contains("resources resources/list none listed"),
+        "{page_text}"
+    );
+    // A suite with no hints and no ledger has no such section.
+    let plain = text(&page(&found, &b));
+    assert!(!plain.contains("How the suite was found"), "{plain}");
+}

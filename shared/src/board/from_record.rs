@@ -40,6 +40,7 @@ pub fn row_for(record: &RunRecord, site_key: Option<&str>) -> Row {
             .map(crate::record::AccessLedger::text),
         access_mode: record.access.as_ref().map(|a| a.mode),
         kinds: super::row::RowKinds::of(record),
+        seeded: super::row::RowSeeded::of(record),
         suite: record.run.suite_hash.chars().take(12).collect(),
         started_at: record.run.started_at.clone(),
         attempt: RowAttempt {

@@ -28,8 +28,8 @@ pub use index::{
 };
 pub use row::{
     AttemptRef, AttemptWords, GENERATOR_NOT_RECORDED, NAMED_ATTEMPTS, Row, RowAttempt,
-    RowConformance, RowCost, RowEconomics, RowKinds, RowProbes, RowResult, RowServer, RowStanding,
-    ScoreCaveat, Tier, compromised_title, outcome_counts, score_caveat,
+    RowConformance, RowCost, RowEconomics, RowKinds, RowProbes, RowResult, RowSeeded, RowServer,
+    RowStanding, ScoreCaveat, Tier, compromised_title, outcome_counts, score_caveat,
 };
 
 #[cfg(test)]

@@ -72,6 +72,70 @@ pub struct Row {
     /// (act tasks): such a run sits in its own scored group.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub kinds: Option<RowKinds>,
+    /// What the operator told generation (seed calls, context), when they
+    /// told it anything: such a suite is not discovered alone.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seeded: Option<RowSeeded>,
+}
+
+/// The operator's part in a suite: seed calls given, tasks that start from
+/// them, tasks discovery found, and whether the judge was given context.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RowSeeded {
+    pub seed_calls: u64,
+    pub seeded_tasks: u64,
+    pub discovered_tasks: u64,
+    /// Of the suite's tasks (`None`: not recorded).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tasks: Option<u64>,
+    pub context: bool,
+}
+
+impl RowSeeded {
+    /// From the record's pre-registration (the hints as registered) and the
+    /// suite's discovery ledger; `None` when the operator gave nothing.
+    pub fn of(record: &crate::record::RunRecord) -> Option<RowSeeded> {
+        let hints = record.preregistration.operator_hints.as_ref();
+        let ledger = record.suite.discovery.as_ref();
+        let seed_calls = hints
+            .map(|h| h.seed_calls.len() as u64)
+            .unwrap_or_default()
+            .max(ledger.map_or(0, |l| l.seed_calls));
+        let context = hints.is_some_and(|h| h.context.is_some());
+        (seed_calls > 0 || context).then(|| RowSeeded {
+            seed_calls,
+            seeded_tasks: ledger.map_or(0, |l| l.seeded_tasks),
+            discovered_tasks: ledger.map_or(0, |l| l.discovered_tasks),
+            tasks: record.suite.tasks,
+            context,
+        })
+    }
+
+    /// `seeded by the operator: 2 calls, 5 of 12 tasks start from them;
+    /// context given to the judge`.
+    pub fn text(&self) -> String {
+        let mut parts = Vec::new();
+        if self.seed_calls > 0 {
+            let calls = match self.seed_calls {
+                1 => "1 call".to_owned(),
+                n => format!("{n} calls"),
+            };
+            let of = self.tasks.map(|t| format!(" of {t}")).unwrap_or_default();
+            let verb = if self.seeded_tasks == 1 {
+                "starts"
+            } else {
+                "start"
+            };
+            parts.push(format!(
+                "{calls}, {}{of} tasks {verb} from them",
+                self.seeded_tasks
+            ));
+        }
+        if self.context {
+            parts.push("context given to the judge".to_owned());
+        }
+        format!("seeded by the operator: {}", parts.join("; "))
+    }
 }
 
 /// The kinds of task a run's suite holds, and first-try success per kind.

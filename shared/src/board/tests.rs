@@ -341,3 +341,51 @@ fn a_compromised_run_is_grouped_by_the_stage_whose_calls_failed_at_each_stage() 
         );
     }
 }
+
+#[test]
+fn a_suite_the_operator_seeded_says_so_on_its_row_and_a_discovered_one_does_not() {
+    let set = anchor_import();
+    let scored = set
+        .records
+        .iter()
+        .find(|r| r.score.is_some())
+        .expect("the anchor has scored runs");
+    let mut found = scored.clone();
+    found.run.id = "found".into();
+    let mut seeded = scored.clone();
+    seeded.run.id = "seeded".into();
+    seeded.preregistration.operator_hints = Some(crate::record::OperatorHints {
+        seed_calls: vec![crate::record::SeedCall {
+            tool: "convert_to_markdown".into(),
+            arguments: serde_json::json!({"uri": "file:///srv/docs/memo.html"})
+                .as_object()
+                .cloned()
+                .unwrap_or_default(),
+        }],
+        context: Some("a folder of memos".into()),
+    });
+    seeded.suite.tasks = Some(9);
+    seeded.suite.discovery = Some(crate::record::DiscoveryLedger {
+        moves: Vec::new(),
+        seed_calls: 1,
+        seeded_tasks: 4,
+        discovered_tasks: 2,
+    });
+    let mut context_only = scored.clone();
+    context_only.run.id = "context".into();
+    context_only.preregistration.operator_hints = Some(crate::record::OperatorHints {
+        seed_calls: Vec::new(),
+        context: Some("a library".into()),
+    });
+    let board = build_board(&[found, seeded, context_only], "2026-11-30T00:00:00Z", None);
+    let row = |id: &str| board.rows.iter().find(|r| r.id == id).expect("row");
+    assert_eq!(row("found").seeded, None);
+    assert_eq!(
+        row("seeded").seeded.as_ref().expect("seeded").text(),
+        "seeded by the operator: 1 call, 4 of 9 tasks start from them; context given to the judge"
+    );
+    assert_eq!(
+        row("context").seeded.as_ref().expect("context").text(),
+        "seeded by the operator: context given to the judge"
+    );
+}
