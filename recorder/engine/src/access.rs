@@ -255,12 +255,27 @@ pub fn infer(tool: &Tool) -> (bool, String) {
             read = is_verb(&w, READ_VERBS);
         }
     }
+    let description = tool.description.as_deref().unwrap_or("");
     if let Some(v) = read {
+        // A reading verb that also names a change (`resolve_blocker`,
+        // `summarize_task_activity`, `open_issue`) reads only where the
+        // description's first sentence names no change.
+        if AMBIGUOUS_READ_VERBS.contains(&v)
+            && let Some(said) = first_sentence(description)
+                .iter()
+                .find_map(|w| is_verb(w, WRITE_VERBS).or_else(|| is_verb(w, CHANGE_WORDS)))
+        {
+            return (
+                true,
+                format!(
+                    "name `{name}` has the reading verb `{v}`, which may change state, and the description says `{said}`"
+                ),
+            );
+        }
         return (false, format!("name `{name}` has the reading verb `{v}`"));
     }
     // In the description, the first verb of either kind decides: "Shows
     // the commit logs" reads, though `commit` is a writing verb.
-    let description = tool.description.as_deref().unwrap_or("");
     for w in words(description).iter().take(5) {
         if let Some(v) = is_verb(w, WRITE_VERBS) {
             return (
@@ -287,6 +302,34 @@ pub fn infer(tool: &Tool) -> (bool, String) {
         true,
         "no reading verb in the name or description: assumed destructive".into(),
     )
+}
+
+/// Reading verbs that also name a change: resolving a blocker, opening an
+/// issue, summarising (and so compacting) a history, checking an item off.
+const AMBIGUOUS_READ_VERBS: &[&str] = &[
+    "resolve",
+    "summarize",
+    "summarise",
+    "open",
+    "check",
+    "test",
+    "match",
+    "validate",
+    "verify",
+];
+
+/// Words that name a change in a description though no tool is named by
+/// them (`reduce context size`, `reopen`, `a new issue`).
+const CHANGE_WORDS: &[&str] = &["reduce", "compact", "reopen", "new"];
+
+/// The words of a description's first sentence (to the first full stop
+/// followed by a space or the end, 40 words at most).
+fn first_sentence(description: &str) -> Vec<String> {
+    let end = description
+        .find(". ")
+        .or_else(|| description.find(".\n"))
+        .unwrap_or(description.len());
+    words(&description[..end]).into_iter().take(40).collect()
 }
 
 /// Writing verbs that only add state (a new record, an observation), never
@@ -565,6 +608,42 @@ mod tests {
         assert!(!may_write(&tool("get_all_comments", "")));
         assert!(may_write(&tool("get_or_create_user", "")));
         assert!(may_write(&tool("search_and_replace", "")));
+    }
+
+    #[test]
+    fn a_reading_verb_that_may_change_state_reads_only_where_its_description_names_no_change() {
+        // @stevestomp/ohno-mcp 0.20.0's tools, no annotations: both wrote
+        // the operator's tasks in a read-only walk.
+        assert!(may_write(&tool(
+            "resolve_blocker",
+            "Resolve a blocker and set task to in_progress"
+        )));
+        assert!(may_write(&tool(
+            "summarize_task_activity",
+            "Summarize task activity history to reduce context size"
+        )));
+        assert!(may_write(&tool(
+            "open_issue",
+            "Open a new issue in the tracker"
+        )));
+        // The same verbs where the words name no change still read.
+        assert!(!may_write(&tool(
+            "resolve_library_id",
+            "Resolves a package name to a library ID. Use it before you fetch docs."
+        )));
+        assert!(!may_write(&tool(
+            "summarize_file",
+            "Summarize a file's contents in a few lines"
+        )));
+        assert!(!may_write(&tool(
+            "open_file",
+            "Opens a file and returns its text"
+        )));
+        // An unambiguous reading verb is not second-guessed.
+        assert!(!may_write(&tool(
+            "get_status",
+            "Get the status of a new job"
+        )));
     }
 
     #[test]
