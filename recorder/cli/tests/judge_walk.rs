@@ -117,6 +117,27 @@ impl ScriptedJudge {
             }
             return serde_json::json!({ "requests": requests }).to_string();
         }
+        if system.contains("You plan one change") {
+            // The word to write and the tool: an order placed through the
+            // SQL writer, read back by a query; nothing usable for others.
+            let word = user
+                .split("The word to write: `")
+                .nth(1)
+                .and_then(|r| r.split('`').next())
+                .expect("the word to write");
+            if user.starts_with("The change: - write_query:") {
+                return serde_json::json!({
+                    "arguments": {"query": format!(
+                        "INSERT INTO orders (customer, item, status, total) VALUES ('{word}', 'lamp', 'pending', 12.5)"
+                    )},
+                    "read": {"tool": "read_query", "arguments": {
+                        "query": format!("SELECT customer, status FROM orders WHERE customer = '{word}'")
+                    }}
+                })
+                .to_string();
+            }
+            return r#"{"arguments": {"name": "nothing to find"}}"#.to_owned();
+        }
         // The destructiveness labels: nothing declared, none destructive.
         "{}".to_owned()
     }
@@ -435,4 +456,141 @@ async fn a_read_only_walk_asks_nothing_about_state_it_created() {
             assert!(!text.contains(made), "{made} in {text}");
         }
     }
+}
+
+/// A copy sandbox as `--sandbox-copy` keeps one: the database copied back
+/// from the original and the server started again on every restore.
+struct CopySandbox {
+    original: std::path::PathBuf,
+    copy: std::path::PathBuf,
+    wire: Tap,
+    session: std::cell::RefCell<Option<std::rc::Rc<Session>>>,
+}
+
+impl fitness_recorder::suite::act::SandboxState for CopySandbox {
+    async fn restore(&self, _why: &str) -> anyhow::Result<()> {
+        let old = self.session.borrow_mut().take();
+        if let Some(old) = old.and_then(|o| std::rc::Rc::try_unwrap(o).ok()) {
+            old.close().await;
+        }
+        std::fs::copy(&self.original, &self.copy)?;
+        let session = connect(&self.copy, self.wire.clone()).await;
+        *self.session.borrow_mut() = Some(std::rc::Rc::new(session));
+        Ok(())
+    }
+
+    fn session(&self) -> anyhow::Result<std::rc::Rc<Session>> {
+        self.session
+            .borrow()
+            .clone()
+            .ok_or_else(|| anyhow::anyhow!("no session"))
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_judge_proposes_a_change_and_the_read_that_shows_it_and_the_harness_checks_both() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let original = shop(dir.path());
+    let before = sha256(&original);
+    let copy = dir.path().join("copy.db");
+    std::fs::copy(&original, &copy).expect("copy");
+    let wire =
+        Tap::create_kind(&dir.path().join("mcp.jsonl"), "test", vec![], "mcp").expect("tape");
+    let agent =
+        Tap::create_kind(&dir.path().join("agent.jsonl"), "test", vec![], "agent").expect("tape");
+    let judge = ScriptedJudge::new(false);
+    let sandbox = CopySandbox {
+        original: original.clone(),
+        copy: copy.clone(),
+        wire: wire.clone(),
+        session: Default::default(),
+    };
+    use fitness_recorder::suite::act::SandboxState as _;
+    sandbox.restore("start").await.expect("the sandbox starts");
+    let session = sandbox.session().expect("a session");
+    let tools = session.list_tools().await.expect("tools/list");
+    let mut opts = GenerateOptions::new(GeneratorId::JudgeWalk1, 8, 1);
+    opts.access = fitness_recorder::access::AccessMode::Sandbox;
+    let mut report = generate(&session, &tools, None, &opts, Some(&judge), None, &agent)
+        .await
+        .expect("generation runs");
+    drop(session);
+    let judge_calls_before = report.ledger.judge_calls.as_ref().map_or(0, |c| c.made);
+    fitness_recorder::suite::add_act_tasks(
+        &mut report,
+        &tools,
+        &opts,
+        Some(fitness_recorder::access::RestoreKind::Copy),
+        &sandbox,
+        Duration::from_secs(30),
+        Some((&judge, &agent)),
+    )
+    .await
+    .expect("act generation runs");
+    let act = report.ledger.act.clone().expect("an act ledger");
+    assert!(act.judge_proposed >= 1, "{act:?}");
+    assert_eq!(act.judge_admitted, 1, "{act:?}");
+    let order = report
+        .suite
+        .tasks
+        .iter()
+        .find(|t| {
+            t.kind == fitness_recorder::suite::task::TaskKind::Act
+                && t.expected_tools == ["write_query"]
+        })
+        .expect("the judge's change is an act task");
+    let query = order.solution[0].arguments["query"]
+        .as_str()
+        .expect("a query");
+    assert!(query.starts_with("INSERT INTO orders"), "{query}");
+    assert!(query.contains(&order.answer_key), "{query}");
+    let check = order.state_check.as_ref().expect("a state check");
+    assert_eq!(check.reads[0].tool, "read_query");
+    assert!(
+        check.reads[0].arguments["query"]
+            .as_str()
+            .is_some_and(|q| q.starts_with("SELECT customer, status FROM orders WHERE customer")),
+        "{check:?}"
+    );
+    // Where the judge gave nothing usable, the harness's own change stands.
+    assert!(
+        report
+            .suite
+            .tasks
+            .iter()
+            .any(|t| t.kind == fitness_recorder::suite::task::TaskKind::Act
+                && t.expected_tools == ["create_table"]),
+        "{:?}",
+        report
+            .suite
+            .tasks
+            .iter()
+            .map(|t| &t.prompt)
+            .collect::<Vec<_>>()
+    );
+    // The judge's act calls are the suite's synthesis calls, counted.
+    let asked = judge
+        .seen
+        .lock()
+        .expect("lock")
+        .iter()
+        .filter(|(system, _)| system.contains("You plan one change"))
+        .count() as u64;
+    assert!(asked >= 2, "asked for each writer");
+    assert_eq!(
+        report.ledger.judge_calls.as_ref().map_or(0, |c| c.made),
+        judge_calls_before + asked
+    );
+    let config = report.suite.config.to_string();
+    assert!(
+        config.contains("You plan one change"),
+        "registered: {config}"
+    );
+    let session = sandbox.session.borrow_mut().take();
+    if let Some(s) = session.and_then(|s| std::rc::Rc::try_unwrap(s).ok()) {
+        s.close().await;
+    }
+    wire.end("done");
+    agent.end("done");
+    assert_eq!(sha256(&original), before, "the original is untouched");
 }

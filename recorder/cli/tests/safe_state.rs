@@ -645,4 +645,55 @@ fn changes_are_asked_in_a_sandbox_and_checked_by_the_state_they_leave() {
         1,
         "every trial started from the same state: {hashes:?}"
     );
+
+    // More changes admitted than half a small suite holds: the rest are
+    // trimmed as surplus, and every candidate still has one fate (a run
+    // whose fates do not add up is refused as VOID).
+    let small = work.path().join("small.json");
+    let out = run_bounded(
+        &[
+            "suite",
+            "--generator",
+            "schema-walk/2",
+            "--tasks",
+            "2",
+            "--out",
+            s(&small),
+            "--env",
+            &env,
+            "--sandbox",
+            "--sandbox-copy",
+            s(&file),
+            "--",
+            s(&memory_server),
+        ],
+        LIMIT,
+    );
+    assert!(out.status.success(), "{}", text(&out));
+    let report: Value = serde_json::from_slice(&std::fs::read(&small).unwrap()).unwrap();
+    let ledger = &report["ledger"];
+    assert!(ledger["act"]["admitted"].as_u64() > Some(1), "{ledger:#}");
+    assert_eq!(ledger["act"]["tasks"], 1, "{ledger:#}");
+    let rejected: u64 = ledger["rejected_by_rule"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|r| r["count"].as_u64())
+        .sum();
+    assert_eq!(
+        ledger["candidates"].as_u64(),
+        Some(
+            rejected
+                + ledger["trimmed_surplus"].as_u64().unwrap_or(0)
+                + ledger["tasks"].as_u64().unwrap_or(0)
+        ),
+        "{ledger:#}"
+    );
+    assert!(
+        ledger["act"]["notes"]
+            .to_string()
+            .contains("trimmed as surplus"),
+        "{ledger:#}"
+    );
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), MEMORY_GRAPH);
 }

@@ -277,6 +277,8 @@ fn a_run_that_asks_for_changes_sits_in_its_own_group_and_says_how_many() {
         tried: 3,
         admitted: 2,
         tasks: 2,
+        judge_proposed: 0,
+        judge_admitted: 0,
         notes: Vec::new(),
     });
     let board = build_board(&[questions, changes], "2026-11-30T00:00:00Z", None);

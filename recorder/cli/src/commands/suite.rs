@@ -183,6 +183,7 @@ pub fn run(args: SuiteArgs) -> anyhow::Result<()> {
                     sandbox.restore(),
                     &server,
                     timeout,
+                    judge.as_deref().map(|j| (j, &agent)),
                 )
                 .await
                 .map(|()| report)

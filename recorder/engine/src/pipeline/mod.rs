@@ -356,6 +356,7 @@ impl Run<'_> {
             cfg.settings.sandbox.restore(),
             server,
             cfg.settings.timeout,
+            judge.as_deref().map(|j| (j, &self.agent)),
         )
         .await
         .context("act generation failed")?;

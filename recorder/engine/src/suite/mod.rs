@@ -187,6 +187,7 @@ pub async fn add_act_tasks<S: act::SandboxState>(
     restore: Option<fitness_shared::record::RestoreKind>,
     state: &S,
     timeout: std::time::Duration,
+    judge: Option<(&dyn crate::model::types::ModelClient, &crate::mcp::tap::Tap)>,
 ) -> anyhow::Result<()> {
     use fitness_shared::record::{ActLedger, RestoreKind};
     let restore = match restore {
@@ -203,6 +204,8 @@ pub async fn add_act_tasks<S: act::SandboxState>(
                 tried: 0,
                 admitted: 0,
                 tasks: 0,
+                judge_proposed: 0,
+                judge_admitted: 0,
                 notes: vec![why.to_owned()],
             });
             return Ok(());
@@ -226,11 +229,69 @@ pub async fn add_act_tasks<S: act::SandboxState>(
         timeout,
         known: &known,
     };
-    let made = act::generate(state, &input).await?;
+    // judge-walk/1's judge proposes each change and the read that shows
+    // it; its calls are the suite's synthesis calls, counted with them.
+    let mut change_judge = judge
+        .filter(|_| opts.generator == GeneratorId::JudgeWalk1)
+        .map(|(model, tape)| act::judge::ChangeJudge {
+            judge: generators::judge_walk::Judge::new(
+                model,
+                tape,
+                opts.seed,
+                &generators::judge_walk::JudgeWalkConfig::default(),
+            ),
+            seen: known
+                .values()
+                .map(|v| match v {
+                    Value::String(s) => s.clone(),
+                    other => other.to_string(),
+                })
+                .collect(),
+            context: opts.hints.context.clone(),
+            proposed: 0,
+        });
+    let made = act::generate(state, &input, change_judge.as_mut()).await?;
+    let judge_proposed = change_judge.as_ref().map_or(0, |j| j.proposed);
+    if let Some(j) = change_judge {
+        let calls = &j.judge.calls;
+        if calls.made > 0 {
+            let total =
+                report
+                    .ledger
+                    .judge_calls
+                    .get_or_insert(fitness_shared::record::JudgeCalls {
+                        made: 0,
+                        failed: 0,
+                        last_error: None,
+                    });
+            total.made += calls.made;
+            total.failed += calls.failed;
+            if calls.last_error.is_some() {
+                total.last_error.clone_from(&calls.last_error);
+            }
+            match report
+                .spend
+                .iter_mut()
+                .find(|p| p.phase == j.judge.phase.phase && p.model == j.judge.phase.model)
+            {
+                Some(phase) => phase.absorb(&j.judge.phase),
+                None => report.spend.push(j.judge.phase.clone()),
+            }
+        }
+    }
     let admitted = made.tasks.len() as u64;
     let room = (opts.n_tasks / 2).max(1);
+    // Changes past the suite's half are trimmed as surplus, counted with
+    // the questions trimmed to make room: every candidate has one fate.
+    let over = made.tasks.len().saturating_sub(room);
     let acts: Vec<Task> = made.tasks.into_iter().take(room).collect();
     let mut notes = made.skipped;
+    if over > 0 {
+        notes.push(format!(
+            "{over} admitted changes trimmed as surplus: changes take at most half the suite ({room} of {})",
+            opts.n_tasks
+        ));
+    }
     if made.candidates == 0 {
         notes.insert(
             0,
@@ -242,6 +303,8 @@ pub async fn add_act_tasks<S: act::SandboxState>(
         tried: made.candidates,
         admitted,
         tasks: acts.len() as u64,
+        judge_proposed,
+        judge_admitted: made.judge_admitted,
         notes,
     });
     report.rejections.extend(made.rejections);
@@ -253,12 +316,16 @@ pub async fn add_act_tasks<S: act::SandboxState>(
     }
     let asks_room = opts.n_tasks.saturating_sub(acts.len());
     let asks = std::mem::take(&mut report.suite.tasks);
-    let trimmed = asks.len().saturating_sub(asks_room);
+    let trimmed = asks.len().saturating_sub(asks_room) + over;
     let mut kept = trim(asks, asks_room, opts.seed);
     kept.extend(acts);
     let (tasks, observed) = number(kept, &opts.id_prefix, &report.observed);
     if let Value::Object(config) = &mut report.suite.config {
-        config.insert("act".into(), json!({"restore": restore}));
+        let mut act = json!({"restore": restore});
+        if judge_proposed > 0 {
+            act["judge"] = json!(act::judge::SYSTEM);
+        }
+        config.insert("act".into(), act);
     }
     report.suite.hash = suite_hash(&report.suite.config, report.suite.seed, &tasks);
     report.ledger.tasks = Some(tasks.len() as u64);

@@ -46,6 +46,14 @@ impl PhaseSpend {
         self.calls_that_threw += 1;
     }
 
+    /// Another count of the same phase and model added to this one.
+    pub fn absorb(&mut self, other: &PhaseSpend) {
+        self.calls += other.calls;
+        self.calls_without_usage += other.calls_without_usage;
+        self.calls_that_threw += other.calls_that_threw;
+        self.usage.add(&other.usage);
+    }
+
     /// Every call made, returned or failed.
     pub fn made(&self) -> u64 {
         self.calls + self.calls_that_threw

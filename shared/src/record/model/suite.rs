@@ -71,6 +71,12 @@ pub struct ActLedger {
     pub admitted: u64,
     /// Act tasks in the suite.
     pub tasks: u64,
+    /// Changes the judge proposed (judge-walk/1: arguments and the read
+    /// that shows them), and of those, admitted.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub judge_proposed: u64,
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub judge_admitted: u64,
     /// Why no change was tried, and writers not tried, in words.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub notes: Vec<String>,
@@ -87,6 +93,12 @@ impl ActLedger {
                 self.tried, self.admitted, self.tasks
             ),
         };
+        if self.judge_proposed > 0 {
+            s.push_str(&format!(
+                " The judge proposed {} of the changes and the reads that show them; {} admitted.",
+                self.judge_proposed, self.judge_admitted
+            ));
+        }
         for note in &self.notes {
             s.push(' ');
             s.push_str(note.trim_end_matches('.'));

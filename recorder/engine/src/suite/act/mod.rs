@@ -27,11 +27,17 @@ use std::time::Duration;
 use rand::SeedableRng as _;
 use rand::rngs::ChaCha8Rng;
 use rmcp::model::Tool;
-use serde_json::{Map, Value, json};
+use serde_json::{Map, Value};
+
+mod args;
+pub(crate) mod judge;
+mod reads;
+
+use args::{argument_variants, each_leaf};
+use reads::state_reads;
 
 use super::admission::Rejection;
 use super::destructive::{self, ToolDestructiveness};
-use super::generators::schema_walk2::kinds;
 use super::generators::walk::{Called, call};
 use super::schema_args;
 use super::task::{Predicate, StateCheck, Task, TaskKind};
@@ -45,8 +51,6 @@ const CONTENT_VERBS: &[&str] = &[
     "write", "create", "add", "insert", "save", "append", "put", "set", "update", "edit", "new",
     "post", "record", "log", "note", "comment", "upsert", "store", "remember",
 ];
-/// Reads tried as a state check for one change, at most.
-const MAX_READS: usize = 10;
 
 /// What act generation needs of the sandbox: put the state back, and the
 /// session that talks to the server after it.
@@ -68,6 +72,8 @@ pub struct ActOutcome {
     pub candidates: u64,
     /// Writers not tried, each with why.
     pub skipped: Vec<String>,
+    /// Changes admitted as the judge proposed them.
+    pub judge_admitted: u64,
 }
 
 /// Inputs of act generation.
@@ -86,9 +92,10 @@ pub struct ActInput<'a> {
 }
 
 /// Propose and admit act tasks, the state put back after each change.
-pub async fn generate<S: SandboxState>(
+pub(crate) async fn generate<S: SandboxState>(
     state: &S,
     input: &ActInput<'_>,
+    mut judge: Option<&mut judge::ChangeJudge<'_>>,
 ) -> anyhow::Result<ActOutcome> {
     let mut out = ActOutcome::default();
     let mut rng = ChaCha8Rng::seed_from_u64(input.seed ^ 0x6163_745f_7461_736b);
@@ -115,7 +122,21 @@ pub async fn generate<S: SandboxState>(
             schema_args::word(&mut rng),
             schema_args::word(&mut rng),
         ];
-        let variants = argument_variants(tool, &marker, &others, dir_root.as_deref(), input.known);
+        let mut variants: Vec<(Map<String, Value>, Option<PlannedCall>)> =
+            argument_variants(tool, &marker, &others, dir_root.as_deref(), input.known)
+                .into_iter()
+                .map(|a| (a, None))
+                .collect();
+        // The judge's change first, with the read it says shows it; the
+        // harness's own arguments where it fails.
+        let mut judged = false;
+        if let Some(j) = judge.as_deref_mut() {
+            let readers = reads::readers(input.tools, input.writers, tool);
+            if let Some(p) = j.propose(tool, &marker, &readers).await {
+                variants.insert(0, (p.arguments, p.read));
+                judged = true;
+            }
+        }
         if variants.is_empty() {
             out.skipped.push(format!(
                 "`{}`: no arguments the harness can give it",
@@ -127,18 +148,37 @@ pub async fn generate<S: SandboxState>(
         // The next variant only where the server refused the call (a path
         // it wants relative, say); any other rule ends the change.
         let mut last = None;
-        for args in variants {
-            let reads = state_reads(input, tool, &args, &marker, dir_root.as_deref());
+        for (i, (args, proposed_read)) in variants.into_iter().enumerate() {
+            let from_judge = judged && i == 0;
+            let mut reads = state_reads(
+                input.tools,
+                input.writers,
+                tool,
+                &args,
+                &marker,
+                dir_root.as_deref(),
+            );
+            if let Some(r) = proposed_read {
+                reads.retain(|x| *x != r);
+                reads.insert(0, r);
+            }
             let mut task = act_task(tool, args, &marker);
             match try_change(state, input, &task, &reads).await? {
                 Ok(read) => {
                     task.state_check = Some(StateCheck { reads: vec![read] });
+                    if from_judge {
+                        task.rationale = task
+                            .rationale
+                            .map(|r| format!("{r} (the change as the judge proposed it)"));
+                        out.judge_admitted += 1;
+                    }
                     out.tasks.push(task);
                     last = None;
                     break;
                 }
                 Err((rule, detail)) => {
-                    let again = rule == "act-call-failed";
+                    // The judge's change failed: the harness's own next.
+                    let again = rule == "act-call-failed" || from_judge;
                     last = Some(Rejection::of(&task.id, Some(&task), rule, detail));
                     if !again {
                         break;
@@ -344,516 +384,12 @@ fn act_task(tool: &Tool, args: Map<String, Value>, marker: &str) -> Task {
     }
 }
 
-/// Every leaf of `value` (an argument set) with the name of the argument
-/// it stands under (arrays take their argument's name).
-fn each_leaf<'v>(
-    value: &'v Value,
-    key: Option<&'v str>,
-    f: &mut impl FnMut(Option<&'v str>, &'v Value),
-) {
-    match value {
-        Value::Object(map) => {
-            for (k, v) in map {
-                each_leaf(v, Some(k), f);
-            }
-        }
-        Value::Array(items) => {
-            for v in items {
-                each_leaf(v, key, f);
-            }
-        }
-        leaf => f(key, leaf),
-    }
-}
-
-/// What a string argument is, by its name and its tool.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Role {
-    Sql,
-    /// A folder the server works in (a repository, a root).
-    Folder,
-    /// A path to make: a file, or a folder where the tool makes folders.
-    NewPath,
-    Uri,
-    Text,
-}
-
-fn role(key: &str, tool: &Tool) -> Role {
-    if kinds::sql_slot(tool).as_deref() == Some(key) {
-        return Role::Sql;
-    }
-    let words = crate::access::words(key);
-    let has = |ws: &[&str]| words.iter().any(|w| ws.contains(&w.as_str()));
-    if has(&["repo", "repository", "root", "cwd", "workspace", "workdir"]) {
-        Role::Folder
-    } else if has(&["uri", "url"]) {
-        Role::Uri
-    } else if has(&[
-        "path",
-        "file",
-        "filename",
-        "filepath",
-        "dir",
-        "directory",
-        "folder",
-    ]) {
-        Role::NewPath
-    } else {
-        Role::Text
-    }
-}
-
-/// Arguments for a change: every required property (all of a tool's
-/// properties that take text when none is required), the first text the
-/// fresh word (the one the check looks for) and the others words of their
-/// own, a path in the operator's folder, a statement that makes a table
-/// named by the fresh word. `None` when a value cannot be given.
-#[cfg(test)]
-fn arguments(
-    tool: &Tool,
-    marker: &str,
-    others: &[String],
-    root: Option<&str>,
-) -> Option<Map<String, Value>> {
-    argument_variants(tool, marker, others, root, &Map::new())
-        .into_iter()
-        .next()
-}
-
-/// [`arguments`] in the forms a server may want them: paths under the
-/// operator's folder, then (where a path is asked) the bare name, each
-/// with the extension most of the folder's files have.
-fn argument_variants(
-    tool: &Tool,
-    marker: &str,
-    others: &[String],
-    root: Option<&str>,
-    known: &Map<String, Value>,
-) -> Vec<Map<String, Value>> {
-    let schema = Value::Object((*tool.input_schema).clone());
-    let extension = root.map_or_else(|| "txt".to_owned(), common_extension);
-    let mut out = Vec::new();
-    for relative in [false, true] {
-        let mut filler = Filler {
-            tool,
-            marker,
-            others,
-            root,
-            known,
-            extension: &extension,
-            relative,
-            texts: 0,
-            plain: 0,
-            paths: 0,
-        };
-        if let Some(Value::Object(args)) = filler.fill(&schema, None, 0)
-            && !args.is_empty()
-            && filler.texts > 0
-            && !out.contains(&args)
-        {
-            out.push(args);
-        }
-        if filler.paths == 0 {
-            break;
-        }
-    }
-    out
-}
-
-/// The extension most files under `root` have (`md` in a vault of notes),
-/// `txt` when it has none; at most 2,000 entries are read, four folders
-/// deep.
-fn common_extension(root: &str) -> String {
-    let mut counts: std::collections::BTreeMap<String, usize> = Default::default();
-    let mut stack = vec![(std::path::PathBuf::from(root), 0)];
-    let mut seen = 0;
-    while let Some((dir, depth)) = stack.pop() {
-        for entry in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
-            seen += 1;
-            if seen > 2000 {
-                break;
-            }
-            let path = entry.path();
-            let hidden = entry.file_name().to_string_lossy().starts_with('.');
-            match entry.file_type() {
-                Ok(t) if t.is_dir() && depth < 4 && !hidden => stack.push((path, depth + 1)),
-                Ok(t) if t.is_file() && !hidden => {
-                    if let Some(ext) = path.extension().and_then(|e| e.to_str())
-                        && ext.len() <= 8
-                        && ext.chars().all(|c| c.is_ascii_alphanumeric())
-                    {
-                        *counts.entry(ext.to_ascii_lowercase()).or_default() += 1;
-                    }
-                }
-                _ => {}
-            }
-        }
-    }
-    counts
-        .into_iter()
-        .max_by_key(|(e, n)| (*n, std::cmp::Reverse(e.clone())))
-        .map_or_else(|| "txt".to_owned(), |(e, _)| e)
-}
-
-/// The values of one change's arguments.
-struct Filler<'a> {
-    tool: &'a Tool,
-    marker: &'a str,
-    others: &'a [String],
-    root: Option<&'a str>,
-    known: &'a Map<String, Value>,
-    /// The extension a new file gets.
-    extension: &'a str,
-    /// New paths as bare names, not under the operator's folder.
-    relative: bool,
-    /// New paths given.
-    paths: usize,
-    /// Values given that carry the fresh word or a word of their own (a
-    /// change given none is never made).
-    texts: usize,
-    /// Plain texts given so far (the first is the fresh word).
-    plain: usize,
-}
-
-impl Filler<'_> {
-    fn fill(&mut self, schema: &Value, key: Option<&str>, depth: usize) -> Option<Value> {
-        if depth > 6 {
-            return None;
-        }
-        if let Some(c) = schema.get("const") {
-            return Some(c.clone());
-        }
-        if let Some(first) = schema
-            .get("enum")
-            .and_then(Value::as_array)
-            .and_then(|e| e.first())
-        {
-            return Some(first.clone());
-        }
-        if let Some(branch) = ["anyOf", "oneOf"].iter().find_map(|k| {
-            schema.get(*k).and_then(Value::as_array).and_then(|b| {
-                b.iter()
-                    .find(|v| v.get("type").and_then(Value::as_str) != Some("null"))
-            })
-        }) {
-            return self.fill(branch, key, depth + 1);
-        }
-        if let Some(k) = key
-            && is_id(k)
-            && let Some(v) = self.known.get(k)
-        {
-            return Some(v.clone());
-        }
-        let ty = match crate::model::sim::schema_type(schema) {
-            Some(t) => t,
-            None if schema.get("properties").is_some() => "object",
-            None => "string",
-        };
-        match ty {
-            "object" => {
-                let props = schema.get("properties").and_then(Value::as_object)?;
-                let required: Vec<&str> = schema
-                    .get("required")
-                    .and_then(Value::as_array)
-                    .map(|r| r.iter().filter_map(Value::as_str).collect())
-                    .unwrap_or_default();
-                // The required ones; where none takes text, the first
-                // optional ones that do, so the change names the fresh word.
-                let mut keys = required;
-                let known = |k: &str| is_id(k) && self.known.contains_key(k);
-                if !keys
-                    .iter()
-                    .any(|k| props.get(*k).is_some_and(takes_text) && !known(k))
-                {
-                    keys.extend(
-                        props
-                            .iter()
-                            .filter(|(k, p)| !keys.contains(&k.as_str()) && takes_text(p))
-                            .map(|(k, _)| k.as_str())
-                            .take(if keys.is_empty() { 4 } else { 1 })
-                            .collect::<Vec<_>>(),
-                    );
-                }
-                let mut map = Map::new();
-                for k in keys {
-                    let p = props.get(k)?;
-                    map.insert(k.to_owned(), self.fill(p, Some(k), depth + 1)?);
-                }
-                Some(Value::Object(map))
-            }
-            "array" => {
-                let items = schema
-                    .get("items")
-                    .cloned()
-                    .unwrap_or(json!({"type": "string"}));
-                Some(json!([self.fill(&items, key, depth + 1)?]))
-            }
-            "integer" => Some(json!(
-                schema
-                    .get("minimum")
-                    .and_then(Value::as_i64)
-                    .unwrap_or(1)
-                    .max(1)
-            )),
-            "number" => Some(json!(
-                schema
-                    .get("minimum")
-                    .and_then(Value::as_f64)
-                    .unwrap_or(1.0)
-                    .max(1.0)
-            )),
-            "boolean" => Some(json!(false)),
-            "string" => Some(json!(self.text(key)?)),
-            _ => None,
-        }
-    }
-
-    fn text(&mut self, key: Option<&str>) -> Option<String> {
-        let (marker, root) = (self.marker, self.root);
-        let role = key.map_or(Role::Text, |k| role(k, self.tool));
-        let makes_folders = crate::access::words(&self.tool.name)
-            .iter()
-            .any(|w| ["directory", "dir", "folder", "mkdir"].contains(&w.as_str()));
-        Some(match role {
-            Role::Sql => {
-                self.texts += 1;
-                format!("CREATE TABLE {marker} (note TEXT)")
-            }
-            Role::Folder => root?.to_owned(),
-            Role::NewPath => {
-                self.texts += 1;
-                self.paths += 1;
-                let folder = makes_folders
-                    || key.is_some_and(|k| {
-                        crate::access::words(k)
-                            .iter()
-                            .any(|w| ["directory", "dir", "folder"].contains(&w.as_str()))
-                    });
-                let name = if folder {
-                    marker.to_owned()
-                } else {
-                    format!("{marker}.{}", self.extension)
-                };
-                if self.relative {
-                    name
-                } else {
-                    format!("{}/{name}", root?)
-                }
-            }
-            Role::Uri => {
-                self.texts += 1;
-                format!("file://{}/{marker}.{}", root?, self.extension)
-            }
-            Role::Text => {
-                self.texts += 1;
-                self.plain += 1;
-                match self.plain {
-                    1 => marker.to_owned(),
-                    n => self
-                        .others
-                        .get((n - 2) % self.others.len().max(1))
-                        .cloned()
-                        .unwrap_or_else(|| marker.to_owned()),
-                }
-            }
-        })
-    }
-}
-
-/// Reads that may show the change, the most particular first: a tool
-/// given the change's own values by name, a search for the fresh word, a
-/// listing that takes nothing, a query language's catalogue.
-fn state_reads(
-    input: &ActInput<'_>,
-    change: &Tool,
-    args: &Map<String, Value>,
-    marker: &str,
-    root: Option<&str>,
-) -> Vec<PlannedCall> {
-    let readers: Vec<&Tool> = input
-        .tools
-        .iter()
-        .filter(|t| t.name != change.name && !input.writers.contains(t.name.as_ref()))
-        .filter(|t| super::reading::exposes_secrets(t).is_none() && !destructive::open_world(t))
-        .collect();
-    let mut given = Map::new();
-    // The change's values by their own names (the first of each name).
-    let all = Value::Object(args.clone());
-    each_leaf(&all, None, &mut |key, leaf| {
-        if let Some(k) = key
-            && !given.contains_key(k)
-        {
-            given.insert(k.to_owned(), leaf.clone());
-        }
-    });
-    let mut particular = Vec::new();
-    let mut searches = Vec::new();
-    let mut listings = Vec::new();
-    let mut catalogues = Vec::new();
-    for t in readers {
-        let schema = &t.input_schema;
-        let props = schema
-            .get("properties")
-            .and_then(Value::as_object)
-            .cloned()
-            .unwrap_or_default();
-        let required: Vec<String> = schema
-            .get("required")
-            .and_then(Value::as_array)
-            .map(|r| {
-                r.iter()
-                    .filter_map(Value::as_str)
-                    .map(str::to_owned)
-                    .collect()
-            })
-            .unwrap_or_default();
-        if let Some(slot) = kinds::sql_slot(t) {
-            for d in kinds::DIALECTS {
-                catalogues.push(planned(t, [(slot.clone(), json!(d.tables))]));
-            }
-            continue;
-        }
-        if let Some(slot) = kinds::search_slot(t) {
-            let mut a = Map::new();
-            a.insert(slot.clone(), json!(marker));
-            if complete(&mut a, &required, &props, &given, root, false) {
-                searches.push(PlannedCall {
-                    tool: t.name.to_string(),
-                    arguments: a,
-                });
-            }
-            continue;
-        }
-        if required.is_empty() {
-            listings.push(planned(t, []));
-            continue;
-        }
-        let shares = required.iter().any(|k| given.contains_key(k));
-        for at_root in [false, true] {
-            let mut a = Map::new();
-            if complete(&mut a, &required, &props, &given, root, at_root) {
-                let call = PlannedCall {
-                    tool: t.name.to_string(),
-                    arguments: a,
-                };
-                let list = if shares {
-                    &mut particular
-                } else {
-                    &mut listings
-                };
-                if !list.contains(&call) {
-                    list.push(call);
-                }
-            }
-        }
-    }
-    particular
-        .into_iter()
-        .chain(searches)
-        .chain(listings)
-        .chain(catalogues)
-        .take(MAX_READS)
-        .collect()
-}
-
-fn planned<const N: usize>(t: &Tool, args: [(String, Value); N]) -> PlannedCall {
-    PlannedCall {
-        tool: t.name.to_string(),
-        arguments: args.into_iter().collect(),
-    }
-}
-
-/// Fill the required properties not yet in `a`: the change's value of the
-/// same name (or the operator's folder, `at_root`, for a path), an
-/// enum's first value, the folder for a path. False when one cannot be.
-fn complete(
-    a: &mut Map<String, Value>,
-    required: &[String],
-    props: &Map<String, Value>,
-    given: &Map<String, Value>,
-    root: Option<&str>,
-    at_root: bool,
-) -> bool {
-    for k in required {
-        if a.contains_key(k) {
-            continue;
-        }
-        let p = props.get(k).cloned().unwrap_or(Value::Null);
-        let words = crate::access::words(k);
-        let pathish = words.iter().any(|w| {
-            [
-                "path",
-                "file",
-                "dir",
-                "directory",
-                "folder",
-                "repo",
-                "repository",
-                "root",
-            ]
-            .contains(&w.as_str())
-        });
-        let value = if pathish && at_root {
-            root.map(|r| json!(r))
-        } else if let Some(v) = given.get(k) {
-            Some(v.clone())
-        } else if let Some(e) = p
-            .get("enum")
-            .and_then(Value::as_array)
-            .and_then(|e| e.first())
-        {
-            Some(e.clone())
-        } else if let Some(d) = p.get("default") {
-            Some(d.clone())
-        } else if let Some(q) = p
-            .get("description")
-            .and_then(Value::as_str)
-            .and_then(first_quoted)
-        {
-            Some(json!(q))
-        } else if pathish {
-            root.map(|r| json!(r))
-        } else {
-            None
-        };
-        match value {
-            Some(v) => {
-                a.insert(k.clone(), v);
-            }
-            None => return false,
-        }
-    }
-    true
-}
-
-/// Does an argument name a record by its identifier (`id`, `todo_id`)?
-fn is_id(key: &str) -> bool {
-    crate::access::words(key).iter().any(|w| w == "id")
-}
-
-/// Does a property take text (a string, or a string or null)?
-fn takes_text(p: &Value) -> bool {
-    let string = |v: &Value| v.get("type").and_then(Value::as_str) == Some("string");
-    string(p)
-        || ["anyOf", "oneOf"].iter().any(|k| {
-            p.get(*k)
-                .and_then(Value::as_array)
-                .is_some_and(|b| b.iter().any(string))
-        })
-}
-
-/// The first value a description quotes (`'local'`, `"all"`, `` `asc` ``):
-/// where a schema names no enum, the words often do.
-fn first_quoted(description: &str) -> Option<String> {
-    static QUOTED: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
-        regex::Regex::new(r#"['"`]([A-Za-z][\w-]{0,30})['"`]"#).expect("the quote pattern compiles")
-    });
-    QUOTED.captures(description).map(|c| c[1].to_owned())
-}
-
 #[cfg(test)]
 mod tests {
+    use super::args::*;
+    use super::reads::*;
     use super::*;
+    use serde_json::json;
     use std::sync::Arc;
 
     fn tool(name: &str, schema: Value) -> Tool {
@@ -1018,7 +554,14 @@ mod tests {
             known: &known,
         };
         let args = arguments(&write, "kaso_tor", &[], Some("/srv")).expect("arguments");
-        let reads = state_reads(&input, &write, &args, "kaso_tor", Some("/srv"));
+        let reads = state_reads(
+            input.tools,
+            input.writers,
+            &write,
+            &args,
+            "kaso_tor",
+            Some("/srv"),
+        );
         let named: Vec<String> = reads
             .iter()
             .map(|r| format!("{} {}", r.tool, Value::Object(r.arguments.clone())))

@@ -183,7 +183,12 @@ pub(crate) struct Judge<'a> {
 }
 
 impl<'a> Judge<'a> {
-    fn new(model: &'a dyn ModelClient, tape: &'a Tap, seed: u64, config: &JudgeWalkConfig) -> Self {
+    pub(crate) fn new(
+        model: &'a dyn ModelClient,
+        tape: &'a Tap,
+        seed: u64,
+        config: &JudgeWalkConfig,
+    ) -> Self {
         Judge {
             model,
             tape,
