@@ -57,8 +57,12 @@ fn json_error(text: &str) -> bool {
             // `"ok": false`) is an error whatever else it holds (an error
             // type, the query it was given).
             let failed = o.iter().any(|(k, v)| {
-                matches!(k.to_lowercase().as_str(), "success" | "ok")
-                    && v == &serde_json::Value::Bool(false)
+                let k = k.to_lowercase();
+                (matches!(k.as_str(), "success" | "ok") && v == &serde_json::Value::Bool(false))
+                    || (k == "status"
+                        && v.as_str().is_some_and(|s| {
+                            matches!(s.to_lowercase().as_str(), "error" | "failed" | "failure")
+                        }))
             });
             failed
                 || error.is_some_and(|v| {
@@ -125,5 +129,12 @@ mod tests {
             "{\"success\": false, \"error\": \"Catalog Error: no database quiprata\", \"errorType\": \"CatalogException\"}"
         ));
         assert!(!reads_as_error("{\"success\": true, \"rows\": [[1]]}"));
+        // @kazuph/mcp-taskmanager: a status that says it failed.
+        assert!(reads_as_error(
+            "{\"status\":\"error\",\"message\":\"Cannot add tasks to completed request\"}"
+        ));
+        assert!(!reads_as_error(
+            "{\"status\":\"in_progress\",\"title\":\"Error budget review\"}"
+        ));
     }
 }

@@ -204,9 +204,16 @@ impl Filler<'_> {
         }
         if let Some(k) = key
             && is_id(k)
-            && let Some(v) = self.known.get(k)
         {
-            return Some(v.clone());
+            // An identifier names a record that exists: one the questions
+            // use, else none (an invented one names nothing), unless the
+            // tool only adds, where it may name the new record.
+            if let Some(v) = self.known.get(k) {
+                return Some(v.clone());
+            }
+            if !crate::access::only_adds(self.tool) {
+                return None;
+            }
         }
         let ty = match crate::model::sim::schema_type(schema) {
             Some(t) => t,
@@ -224,15 +231,17 @@ impl Filler<'_> {
                 // The required ones; where none takes text, the first
                 // optional ones that do, so the change names the fresh word.
                 let mut keys = required;
-                let known = |k: &str| is_id(k) && self.known.contains_key(k);
+                // An identifier carries no fresh word.
                 if !keys
                     .iter()
-                    .any(|k| props.get(*k).is_some_and(takes_text) && !known(k))
+                    .any(|k| props.get(*k).is_some_and(takes_text) && !is_id(k))
                 {
                     keys.extend(
                         props
                             .iter()
-                            .filter(|(k, p)| !keys.contains(&k.as_str()) && takes_text(p))
+                            .filter(|(k, p)| {
+                                !keys.contains(&k.as_str()) && takes_text(p) && !is_id(k)
+                            })
                             .map(|(k, _)| k.as_str())
                             .take(if keys.is_empty() { 4 } else { 1 })
                             .collect::<Vec<_>>(),

@@ -302,6 +302,12 @@ async fn try_change<S: SandboxState>(
 /// Make the change; what the server said when it failed.
 async fn make(session: &Session, change: &PlannedCall, timeout: Duration) -> Result<(), String> {
     match call(session, &change.tool, &change.arguments, timeout).await {
+        // A server that says it failed in a result it did not flag.
+        Called::Text(said) if crate::suite::reading::reads_as_error(&said) => Err(format!(
+            "`{}` answered an error it did not flag: {}",
+            change.tool,
+            said.chars().take(160).collect::<String>()
+        )),
         Called::Text(_) | Called::Empty => Ok(()),
         Called::Error(said) => Err(format!(
             "`{}` answered an error: {}",
@@ -487,6 +493,37 @@ mod tests {
         assert!(
             argument_variants(&done, "kaso_tor", &[], None, &known).is_empty(),
             "a change that cannot name the fresh word is never made"
+        );
+        // @zeeg/dex's update_task: only the id required, text optional. No
+        // id known: never called (an invented id names no record); one
+        // known: the id as it is, the fresh word in the text.
+        let dex = tool(
+            "update_task",
+            json!({"type": "object", "required": ["id"], "properties": {
+                "id": {"type": "string"}, "name": {"type": "string"},
+                "description": {"type": "string"}}}),
+        );
+        assert!(argument_variants(&dex, "kaso_tor", &[], None, &Map::new()).is_empty());
+        let seen: Map<String, Value> = [("id".to_owned(), json!("gg6dslsv"))].into_iter().collect();
+        let args = argument_variants(&dex, "kaso_tor", &[], None, &seen);
+        assert_eq!(args[0]["id"], "gg6dslsv");
+        assert!(args[0].values().any(|v| v == "kaso_tor"), "{:?}", args[0]);
+        // A tool that only adds may name its new record.
+        let create = tool(
+            "create_task",
+            json!({"type": "object", "required": ["id", "name"], "properties": {
+                "id": {"type": "string"}, "name": {"type": "string"}}}),
+        );
+        assert_eq!(
+            argument_variants(
+                &create,
+                "kaso_tor",
+                &["lanvi".to_owned()],
+                None,
+                &Map::new()
+            )
+            .len(),
+            1
         );
     }
 
