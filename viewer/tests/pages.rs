@@ -556,3 +556,44 @@ fn a_seeded_suite_says_so_on_the_row_and_its_page_lists_the_calls_and_every_move
     let plain = text(&page(&found, &b));
     assert!(!plain.contains("How the suite was found"), "{plain}");
 }
+
+#[test]
+fn a_change_is_marked_on_the_record_page_and_links_its_state_check_in_the_replay() {
+    let mut record = run(scored_record(), "notes-act", "2026-11-05T00:00:00.000Z");
+    assert!(!record.tapes.is_empty(), "the fixture names its tapes");
+    let score = record.score.as_mut().expect("scored");
+    let n = score.tasks.len() as u64;
+    let last = score.tasks.last_mut().expect("a task");
+    last.kind = Some("act".into());
+    let act_id = last.task_id.clone();
+    score.per_kind = KindScore::of(&score.tasks);
+    record.suite.tasks = Some(n);
+    record.suite.act = Some(ActLedger {
+        restore: Some("copy".into()),
+        tried: 2,
+        admitted: 1,
+        tasks: 1,
+        judge_proposed: 0,
+        judge_admitted: 0,
+        notes: Vec::new(),
+    });
+    let b = board(std::slice::from_ref(&record));
+    let html = page(&record, &b);
+    let page_text = text(&html);
+    assert!(
+        page_text.contains(&format!("{} ask, 1 act", n - 1)),
+        "{page_text}"
+    );
+    assert!(page_text.contains(&format!("{act_id} act")), "{page_text}");
+    // The state check's reads are the trial `<task>::state` of the replay.
+    let encoded = format!("trial={act_id}%3A%3Astate");
+    let link = html
+        .split("class=\"read-state\"")
+        .nth(1)
+        .expect("a link to the state check");
+    assert!(
+        html.contains(&encoded),
+        "the link opens the state reads: {}",
+        &link[..link.len().min(300)]
+    );
+}
