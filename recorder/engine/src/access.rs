@@ -244,6 +244,21 @@ pub fn infer(tool: &Tool) -> (bool, String) {
     // A writing verb anywhere in the name writes, unless it is only an
     // inflected noun after a reading verb (`get_orders`, `list_posts`,
     // `git_diff_staged`): the object read, not an act.
+    // A tool that runs what it is given (`execute_query`) and says it only
+    // reads ("Execute a SELECT query … strictly READ-ONLY") reads.
+    let name_verbs: Vec<&str> = words(&name)
+        .iter()
+        .filter_map(|w| is_verb(w, WRITE_VERBS))
+        .collect();
+    if !name_verbs.is_empty()
+        && name_verbs.iter().all(|v| RUNNING_VERBS.contains(v))
+        && let Some(said) = says_read_only(tool.description.as_deref().unwrap_or(""))
+    {
+        return (
+            false,
+            format!("name `{name}` runs what it is given and the description says `{said}`"),
+        );
+    }
     let mut read: Option<&'static str> = None;
     for w in words(&name) {
         if let Some(v) = is_verb(&w, WRITE_VERBS)
@@ -330,6 +345,23 @@ fn first_sentence(description: &str) -> Vec<String> {
         .or_else(|| description.find(".\n"))
         .unwrap_or(description.len());
     words(&description[..end]).into_iter().take(40).collect()
+}
+
+/// Writing verbs of a tool that runs what it is given: what it runs
+/// decides, and its description may say it only reads.
+const RUNNING_VERBS: &[&str] = &["execute", "exec", "run"];
+
+/// The words in which a description says its tool only reads
+/// (`read-only`, `readonly`, `only SELECT`), if it does.
+fn says_read_only(description: &str) -> Option<String> {
+    static READ_ONLY: LazyLock<regex::Regex> = LazyLock::new(|| {
+        regex::Regex::new(
+            r"(?i)\b(read[- ]?only|only (?:a |one )?select\b|select[- ]only|only read(?:s|ing)?\b)",
+        )
+        .expect("the read-only pattern compiles")
+    });
+    let head: String = description.chars().take(600).collect();
+    READ_ONLY.captures(&head).map(|c| c[1].to_owned())
 }
 
 /// Writing verbs that only add state (a new record, an observation), never
@@ -643,6 +675,25 @@ mod tests {
         assert!(!may_write(&tool(
             "get_status",
             "Get the status of a new job"
+        )));
+    }
+
+    #[test]
+    fn a_tool_that_runs_what_it_is_given_reads_where_it_says_it_only_reads() {
+        // sqlite-mcp-server 0.1.7, no annotations.
+        assert!(!may_write(&tool(
+            "execute_query",
+            "Execute a SELECT query on a database. Strictly enforced as READ-ONLY."
+        )));
+        assert!(!may_write(&tool(
+            "run_sql",
+            "Run a read-only SQL statement"
+        )));
+        assert!(may_write(&tool("execute_query", "Execute a SQL query")));
+        // Only a runner's name: a tool named for a change stays a writer.
+        assert!(may_write(&tool(
+            "delete_rows",
+            "Delete rows. The table itself stays read-only."
         )));
     }
 

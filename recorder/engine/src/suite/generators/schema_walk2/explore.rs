@@ -15,12 +15,12 @@ use rmcp::model::Tool;
 use serde_json::{Map, Value};
 
 use super::config::WalkConfig2;
-use super::text::{Handle, harvest, python_literal};
+use super::text::{Handle, harvest};
 use super::witness::Witnesses;
 use crate::mcp::connect::Session;
 use crate::suite::generators::seam::GenerationInput;
 use crate::suite::generators::walk::{Taken, WalkStats, call_counted, drop_unsatisfiable};
-use crate::suite::predicate::{contains_token, first_json_value};
+use crate::suite::predicate::contains_token;
 use crate::suite::reading::{reads_as_empty, reads_as_error};
 use crate::suite::schema_args::{Limits, Unsatisfiable, valid_arguments_within};
 use crate::suite::task::Origin;
@@ -220,7 +220,13 @@ pub(super) fn affinity(arg: &str, handle: &Handle) -> Option<i32> {
         && !value.contains("://");
     let hex_like = (7..=64).contains(&value.len()) && value.chars().all(|c| c.is_ascii_hexdigit());
     if wants_path {
-        return path_like.then_some(3);
+        // A path, or a file's bare name as a listing gives it (a server
+        // that takes paths relative to its folder takes it as it is).
+        return if path_like {
+            Some(3)
+        } else {
+            super::text::file_name_like(value).then_some(2)
+        };
     }
     if wants_revision {
         return hex_like.then_some(3);
@@ -779,7 +785,7 @@ impl Explorer<'_> {
         self.ex.observe(Observation {
             index: self.ex.observations.len(),
             tool: name.to_owned(),
-            json: first_json_value(&text).or_else(|| python_literal(&text)),
+            json: super::text::structured(&text),
             args,
             text,
             inputs,
@@ -999,6 +1005,26 @@ pub(super) fn required_of(schema: &Value) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_path_argument_takes_a_listed_files_bare_name() {
+        let handle = |value: &str| Handle {
+            value: value.to_owned(),
+            from: Some(0),
+            key: "name".to_owned(),
+            alias: None,
+            parent: None,
+        };
+        // sqlite-mcp-server's list_databases answers ["boardgames.db"];
+        // its other tools take `db_path`.
+        assert_eq!(affinity("db_path", &handle("boardgames.db")), Some(2));
+        assert_eq!(
+            affinity("path", &handle("/srv/data/boardgames.db")),
+            Some(3)
+        );
+        assert_eq!(affinity("db_path", &handle("kanoxvi")), None);
+        assert_eq!(affinity("file", &handle("v2.0")), None);
+    }
 
     #[test]
     fn a_proposal_is_fitted_to_its_schema_at_every_depth() {

@@ -9,9 +9,6 @@ use std::collections::BTreeSet;
 use rmcp::model::Tool;
 use serde_json::Value;
 
-use super::text::python_literal;
-use crate::suite::predicate::first_json_value;
-
 /// Tables whose columns and rows are read at most.
 pub(super) const TABLES_READ: usize = 8;
 
@@ -160,6 +157,9 @@ const TYPE_WORDS: &[&str] = &[
     "ordinal_position",
 ];
 
+/// Name words of a tool that searches for keywords.
+const SEARCH_TOOL_WORDS: &[&str] = &["search", "find", "lookup", "grep", "match"];
+
 /// The words of a tool: its name and description.
 fn tool_words(t: &Tool) -> Vec<String> {
     let mut words = crate::access::words(&t.name);
@@ -196,7 +196,16 @@ pub(crate) fn sql_slot(t: &Tool) -> Option<String> {
         let sql_named = name.iter().any(|w| w == "sql");
         let statement = name.iter().any(|w| STATEMENT_WORDS.contains(&w.as_str()));
         let says_sql = said.iter().any(|w| SQL_WORDS.contains(&w.as_str()));
-        (sql_named || (statement && says_sql)).then_some(k)
+        // A search over tables and columns (`search_databases(query)`)
+        // takes keywords, not SQL, unless the parameter says SQL.
+        let param_says_sql =
+            crate::access::words(p.get("description").and_then(Value::as_str).unwrap_or(""))
+                .iter()
+                .any(|w| w == "sql" || w == "select" || w == "statement");
+        let a_search = crate::access::words(&t.name)
+            .iter()
+            .any(|w| SEARCH_TOOL_WORDS.contains(&w.as_str()));
+        (sql_named || (statement && says_sql && (param_says_sql || !a_search))).then_some(k)
     })
 }
 
@@ -310,7 +319,7 @@ pub(super) fn table_names(text: &str, statement: &str) -> Vec<String> {
 /// each row where it answers rows as lists, the `column_name` (`name`,
 /// `Field`) of each where it answers objects, else the identifiers it says.
 pub(super) fn column_names(text: &str, statement: &str, table: &str) -> Vec<String> {
-    let parsed = first_json_value(text).or_else(|| python_literal(text));
+    let parsed = super::text::structured(text);
     if let Some(Value::Array(rows)) = &parsed {
         let names: Vec<String> = rows
             .iter()
@@ -342,7 +351,7 @@ pub(super) fn column_names(text: &str, statement: &str, table: &str) -> Vec<Stri
 /// object, so its values are facts with their column's name. `None` where
 /// the rows are not lists of that width.
 pub(super) fn labelled_rows(json: Option<&Value>, text: &str, columns: &[String]) -> Option<Value> {
-    let parsed = json.cloned().or_else(|| python_literal(text))?;
+    let parsed = json.cloned().or_else(|| super::text::structured(text))?;
     let (rows, names) = match parsed {
         Value::Array(rows) => (rows, columns.to_vec()),
         Value::Object(o) => {
@@ -446,6 +455,22 @@ mod tests {
         assert_eq!(search_slot(&glob).as_deref(), Some("pattern"));
         assert_eq!(broad_values(&glob, "pattern")[0], "*");
         assert_eq!(search_slot(&duck), None, "SQL is a catalogue, not a search");
+        // sqlite-mcp-server 0.1.7: a keyword search over tables and columns
+        // is a search; its SQL tool is the one that says SELECT.
+        let keywords = tool(
+            "search_databases",
+            "Search for tables and columns matching a keyword in the database",
+            json!({"properties": {"query": {"type": "string", "description": "Keyword to look for"},
+                                  "path": {"type": "string"}}}),
+        );
+        assert_eq!(sql_slot(&keywords), None);
+        assert_eq!(search_slot(&keywords).as_deref(), Some("query"));
+        let select = tool(
+            "execute_query",
+            "Execute a SELECT query on a database",
+            json!({"properties": {"query": {"type": "string"}, "db_path": {"type": "string"}}}),
+        );
+        assert_eq!(sql_slot(&select).as_deref(), Some("query"));
     }
 
     #[test]

@@ -161,6 +161,110 @@ fn alias_in(pairs: &[(String, String)], except: &str) -> Option<(String, String)
         .cloned()
 }
 
+/// A result printed as a table with a header line (CSV, TSV, or a
+/// Markdown pipe table, as many database servers print rows), read as the
+/// JSON rows it stands for: one object per row keyed by the header, a
+/// cell that is a number as a number. At most one title line ending in `:`
+/// before it. `None` when the text is not such a table.
+pub fn tabular(text: &str) -> Option<Value> {
+    if text.len() > 1_000_000 {
+        return None;
+    }
+    let mut lines: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
+    if lines.first().is_some_and(|l| l.trim_end().ends_with(':')) {
+        lines.remove(0);
+    }
+    if lines.len() < 2 || lines.len() > 10_000 {
+        return None;
+    }
+    let header = lines[0];
+    let delimiter = [',', '\t', '|']
+        .into_iter()
+        .max_by_key(|d| header.matches(*d).count())?;
+    let cells = |line: &str| -> Vec<String> {
+        let line = line.trim();
+        if delimiter == '|' {
+            let inner = line.strip_prefix('|').unwrap_or(line);
+            let inner = inner.strip_suffix('|').unwrap_or(inner);
+            return inner.split('|').map(|c| c.trim().to_owned()).collect();
+        }
+        split_delimited(line, delimiter)
+    };
+    let names = cells(header);
+    let unique: std::collections::BTreeSet<&String> = names.iter().collect();
+    if names.len() < 2 || unique.len() != names.len() || names.iter().any(|n| !column_name_like(n))
+    {
+        return None;
+    }
+    let mut rows = Vec::new();
+    for line in &lines[1..] {
+        // A Markdown table's rule under its header.
+        if delimiter == '|' && line.chars().all(|c| matches!(c, '|' | '-' | ':' | ' ')) {
+            continue;
+        }
+        let row = cells(line);
+        if row.len() != names.len() {
+            return None;
+        }
+        let object: serde_json::Map<String, Value> = names
+            .iter()
+            .zip(row)
+            .map(|(n, c)| {
+                let v = match c.parse::<i64>() {
+                    Ok(i) => Value::from(i),
+                    Err(_) => match c.parse::<f64>() {
+                        Ok(f) if f.is_finite() && !c.is_empty() => Value::from(f),
+                        _ => Value::String(c),
+                    },
+                };
+                (n.clone(), v)
+            })
+            .collect();
+        rows.push(Value::Object(object));
+    }
+    (!rows.is_empty()).then_some(Value::Array(rows))
+}
+
+/// A table's column name: a few words of letters, digits, `_`, `-`,
+/// `#` or brackets, never a sentence's end.
+fn column_name_like(n: &str) -> bool {
+    !n.is_empty()
+        && n.chars().count() <= 40
+        && n.split_whitespace().count() <= 3
+        && n.chars()
+            .all(|c| c.is_alphanumeric() || matches!(c, '_' | ' ' | '-' | '(' | ')' | '#'))
+}
+
+/// One line of delimited text: a field in double quotes may hold the
+/// delimiter, and `""` in it is one quote.
+fn split_delimited(line: &str, delimiter: char) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut cur = String::new();
+    let mut quoted = false;
+    let mut chars = line.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '"' if quoted && chars.peek() == Some(&'"') => {
+                cur.push('"');
+                chars.next();
+            }
+            '"' if cur.is_empty() || quoted => quoted = !quoted,
+            c if c == delimiter && !quoted => out.push(std::mem::take(&mut cur).trim().to_owned()),
+            c => cur.push(c),
+        }
+    }
+    out.push(cur.trim().to_owned());
+    out
+}
+
+/// The JSON a result stands for: its first JSON value, a Python literal,
+/// or a table with a header line.
+pub fn structured(text: &str) -> Option<Value> {
+    crate::suite::predicate::first_json_value(text)
+        .or_else(|| python_literal(text))
+        .or_else(|| tabular(text))
+}
+
 /// A result written as a Python literal (`[{'name': 'orders'}]`, as
 /// servers that print a Python value send it), read as the JSON it
 /// stands for: single-quoted strings, `None`, `True` and `False`. `None`
@@ -273,6 +377,25 @@ pub fn harvest(text: &str, json: Option<&Value>, from: usize) -> Vec<Handle> {
     out
 }
 
+/// A file's name or path: no spaces, and a short extension of letters or
+/// digits after its last dot (`garden_stock.xlsx`, `data/notes.md`).
+pub fn file_name_like(v: &str) -> bool {
+    let n = v.chars().count();
+    if !(3..=200).contains(&n) || v.contains(char::is_whitespace) || v.contains("://") {
+        return false;
+    }
+    let name = v.rsplit('/').next().unwrap_or(v);
+    match name.rsplit_once('.') {
+        Some((stem, ext)) => {
+            !stem.is_empty()
+                && (1..=5).contains(&ext.len())
+                && ext.chars().all(|c| c.is_ascii_alphanumeric())
+                && ext.chars().any(|c| c.is_ascii_alphabetic())
+        }
+        None => false,
+    }
+}
+
 fn json_handles(v: &Value, key: &str, push: &mut dyn FnMut(String, &str, Option<Alias>)) {
     match v {
         Value::String(s) if !key.is_empty() => push(s.clone(), key, None),
@@ -284,6 +407,13 @@ fn json_handles(v: &Value, key: &str, push: &mut dyn FnMut(String, &str, Option<
         }
         Value::Array(a) => a.iter().for_each(|x| json_handles(x, key, push)),
         Value::Object(o) => {
+            // A map keyed by the things it lists (a file name to its size,
+            // a path to its details): each key is a name a call may take.
+            for k in o.keys() {
+                if file_name_like(k) {
+                    push(k.clone(), "name", None);
+                }
+            }
             let pairs: Vec<(String, String)> = o
                 .iter()
                 .filter_map(|(k, x)| x.as_str().map(|s| (k.clone(), s.to_owned())))
@@ -561,6 +691,56 @@ mod tests {
         );
         assert_eq!(python_literal("Database error: no such table"), None);
         assert_eq!(python_literal("[datetime(2020, 1, 1)]"), None);
+    }
+
+    #[test]
+    fn a_table_printed_as_text_reads_as_its_rows() {
+        // mysql-mcp-server prints its catalogue and rows as CSV.
+        let csv =
+            "TABLE_NAME,COLUMN_NAME,DATA_TYPE\nbeers,beer_id,int\nbeers,\"name, full\",varchar\n";
+        assert_eq!(
+            tabular(csv),
+            Some(serde_json::json!([
+                {"TABLE_NAME": "beers", "COLUMN_NAME": "beer_id", "DATA_TYPE": "int"},
+                {"TABLE_NAME": "beers", "COLUMN_NAME": "name, full", "DATA_TYPE": "varchar"}
+            ]))
+        );
+        let md = "Results:\n| id | title | pages |\n|----|-------|------:|\n| 1 | Kindred | 264 |\n| 2 | Dune | 412 |";
+        assert_eq!(
+            tabular(md),
+            Some(serde_json::json!([
+                {"id": 1, "title": "Kindred", "pages": 264},
+                {"id": 2, "title": "Dune", "pages": 412}
+            ]))
+        );
+        let tsv = "name\tsize\nnotes.md\t12.5";
+        assert_eq!(
+            tabular(tsv),
+            Some(serde_json::json!([{"name": "notes.md", "size": 12.5}]))
+        );
+        // Prose, a ragged table, a lone header: no table.
+        assert_eq!(
+            tabular("The tide is high, the wind is low.\nIt rained, then cleared."),
+            None
+        );
+        assert_eq!(tabular("a,b\n1,2,3"), None);
+        assert_eq!(tabular("a,b"), None);
+    }
+
+    #[test]
+    fn a_map_keyed_by_file_names_names_the_files() {
+        let json = serde_json::json!({"garden_centre_stock.xlsx": 5250, "household_budget_2024.xlsx": 6093});
+        let values: Vec<String> = harvest("", Some(&json), 0)
+            .into_iter()
+            .map(|h| h.value)
+            .collect();
+        assert_eq!(
+            values,
+            ["garden_centre_stock.xlsx", "household_budget_2024.xlsx"]
+        );
+        assert!(file_name_like("data/notes.md"));
+        assert!(!file_name_like("3.14"));
+        assert!(!file_name_like("Dr. Who"));
     }
     use serde_json::json;
 
