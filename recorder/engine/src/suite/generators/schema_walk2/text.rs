@@ -363,6 +363,9 @@ pub fn harvest(text: &str, json: Option<&Value>, from: usize) -> Vec<Handle> {
             let t = line.trim();
             if t.starts_with('/') && !t.contains(char::is_whitespace) {
                 push(t.to_owned(), "path", None);
+            } else if file_name_like(t) {
+                // A line that is one file's name (`boardgames.db`).
+                push(t.to_owned(), "name", None);
             }
         }
     }
@@ -388,7 +391,7 @@ pub fn file_name_like(v: &str) -> bool {
     match name.rsplit_once('.') {
         Some((stem, ext)) => {
             !stem.is_empty()
-                && (1..=5).contains(&ext.len())
+                && (1..=8).contains(&ext.len())
                 && ext.chars().all(|c| c.is_ascii_alphanumeric())
                 && ext.chars().any(|c| c.is_ascii_alphabetic())
         }
@@ -739,6 +742,12 @@ mod tests {
             ["garden_centre_stock.xlsx", "household_budget_2024.xlsx"]
         );
         assert!(file_name_like("data/notes.md"));
+        // sqlite-mcp-server's list_databases answers one name a line.
+        let lines: Vec<String> = harvest("boardgames.db\nledger.sqlite\n", None, 0)
+            .into_iter()
+            .map(|h| h.value)
+            .collect();
+        assert_eq!(lines, ["boardgames.db", "ledger.sqlite"]);
         assert!(!file_name_like("3.14"));
         assert!(!file_name_like("Dr. Who"));
     }
