@@ -683,3 +683,72 @@ fn a_converter_nothing_lists_files_for_starts_from_the_operators_seed_calls() {
         text(&wrong)
     );
 }
+
+#[test]
+fn a_listed_file_name_is_the_database_the_other_tools_are_given() {
+    // sqlite-mcp-server 0.1.7 lists the SQLite files of its working folder
+    // by bare name; every other tool takes one as `db_path`, its SQL tool
+    // says it only reads, and a keyword search over tables takes a `query`
+    // that is no SQL.
+    let dir = temp();
+    let db = dir.path().join("boardgames.db");
+    let made = std::process::Command::new("python3")
+        .arg("-c")
+        .arg(
+            "import sqlite3, sys\n\
+             c = sqlite3.connect(sys.argv[1])\n\
+             c.execute('create table games (id integer primary key, title text, designer text, year integer)')\n\
+             c.executemany('insert into games values (?,?,?,?)', [(1,'Tidewater','Ilse Brandt',2019),(2,'Ferrymen','Tomas Oyelaran',2021),(3,'Lanternfall','Mirela Sokol',2017)])\n\
+             c.execute('create table plays (game_id integer, player text, score integer)')\n\
+             c.executemany('insert into plays values (?,?,?)', [(1,'Ada',41),(2,'Bo',37),(3,'Cy',52)])\n\
+             c.commit()",
+        )
+        .arg(&db)
+        .status()
+        .expect("python3 runs");
+    assert!(made.success());
+    let before = sha256(&db);
+    let server = installed("venv-sqlite-server/bin/sqlite-mcp-server");
+    let out = dir.path().join("suite.json");
+    let ran = common::run_bounded_in(
+        Some(dir.path()),
+        &[],
+        &[
+            "suite",
+            "--generator",
+            "schema-walk/2",
+            "--tasks",
+            "12",
+            "--out",
+            s(&out),
+            "--",
+            s(&server),
+        ],
+        Duration::from_secs(300),
+    );
+    let printed = text(&ran);
+    assert!(ran.status.success(), "{printed}");
+    let report: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&out).expect("the suite")).expect("json");
+    let tasks = report["suite"]["tasks"].as_array().expect("tasks");
+    let with_db: std::collections::BTreeSet<&str> = tasks
+        .iter()
+        .flat_map(|t| t["solution"].as_array().into_iter().flatten())
+        .filter(|c| c["arguments"]["db_path"] == "boardgames.db")
+        .filter_map(|c| c["tool"].as_str())
+        .collect();
+    assert!(
+        with_db.len() >= 2,
+        "the listed name reaches the tools that take a database: {with_db:?}\n{printed}"
+    );
+    assert!(
+        !printed.contains("catalogue `search_databases`"),
+        "a keyword search is not asked for a SQL catalogue\n{printed}"
+    );
+    assert!(
+        !printed.contains("execute_query (may write)")
+            && !printed.contains("never call execute_query"),
+        "{printed}"
+    );
+    assert_eq!(sha256(&db), before, "the database is untouched");
+}

@@ -442,9 +442,11 @@ impl Exploration {
             .as_ref()
             .and_then(|p| self.handles.iter().position(|h| &h.value == p));
         for mut h in harvest(&o.text, o.json.as_ref(), o.index) {
+            // A file's name (`boardgames.db`) holds no entries to join.
             if let Some(p) = &path_arg
                 && !h.value.contains('/')
                 && h.key_is_entry()
+                && !super::text::file_name_like(p)
             {
                 let joined = format!("{}/{}", p.trim_end_matches('/'), h.value);
                 self.add_handle(Handle {

@@ -356,7 +356,25 @@ pub fn harvest(text: &str, json: Option<&Value>, from: usize) -> Vec<Handle> {
     if let Some(v) = json {
         json_handles(v, "", &mut |value, key, alias| push(value, key, alias));
     }
+    // A listing answered one bare name a line (`games\nplays`): each a
+    // name.
+    let names: Vec<&str> = text
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .collect();
+    let one_name_a_line = json.is_none()
+        && (2..=500).contains(&names.len())
+        && names.iter().all(|l| {
+            (2..=60).contains(&l.chars().count())
+                && l.chars().all(|c| c.is_alphanumeric() || "_-.".contains(c))
+                && l.chars().next().is_some_and(char::is_alphabetic)
+        });
     for line in text.lines() {
+        if one_name_a_line && !line.trim().is_empty() && !file_name_like(line.trim()) {
+            push(line.trim().to_owned(), "name", None);
+            continue;
+        }
         if let Some(c) = LISTING.captures(line) {
             push(unquote(&c[2]), &c[1].trim().to_lowercase(), None);
         } else {
@@ -748,6 +766,14 @@ mod tests {
             .map(|h| h.value)
             .collect();
         assert_eq!(lines, ["boardgames.db", "ledger.sqlite"]);
+        // Its list_tables answers one table a line.
+        let tables: Vec<String> = harvest("games\nplays\n", None, 0)
+            .into_iter()
+            .map(|h| h.value)
+            .collect();
+        assert_eq!(tables, ["games", "plays"]);
+        // One word alone is no listing (an answer such as `ok`).
+        assert!(harvest("ok", None, 0).is_empty());
         assert!(!file_name_like("3.14"));
         assert!(!file_name_like("Dr. Who"));
     }
