@@ -8,7 +8,7 @@
 
 use serde_json::Value;
 
-use super::{EntryKind, LineRef, Timeline};
+use super::entry::{EntryKind, LineRef, Timeline};
 use crate::tape::line::Plane;
 
 /// A tool call the model asked for.

@@ -10,64 +10,7 @@ use crate::tape::line::LineKind;
 use crate::tape::line::Plane;
 use crate::tape::view::LineView;
 
-/// What one timeline entry shows.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum EntryKind {
-    /// A JSON-RPC request, with its response when one was recorded.
-    Call,
-    /// A response whose request is not on the tape.
-    Response,
-    /// A message with no id (a notification).
-    Notification,
-    /// An agent turn.
-    Turn,
-    /// A harness event (`dir:"event"`, `command`, `telemetry`).
-    Event,
-    Meta,
-    End,
-    /// A line of a type this viewer does not know.
-    Other,
-}
-
-impl EntryKind {
-    pub const ALL: [EntryKind; 8] = [
-        EntryKind::Call,
-        EntryKind::Response,
-        EntryKind::Notification,
-        EntryKind::Turn,
-        EntryKind::Event,
-        EntryKind::Meta,
-        EntryKind::End,
-        EntryKind::Other,
-    ];
-
-    pub fn as_str(self) -> &'static str {
-        match self {
-            EntryKind::Call => "call",
-            EntryKind::Response => "response",
-            EntryKind::Notification => "notification",
-            EntryKind::Turn => "turn",
-            EntryKind::Event => "event",
-            EntryKind::Meta => "meta",
-            EntryKind::End => "end",
-            EntryKind::Other => "other",
-        }
-    }
-
-    pub fn parse(s: &str) -> Option<EntryKind> {
-        EntryKind::ALL.into_iter().find(|k| k.as_str() == s)
-    }
-}
-
-/// Where one tape line sits: which tape, its 1-based line number, and its
-/// byte range in that tape.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct LineRef {
-    pub tape: usize,
-    pub line: u32,
-    pub start: usize,
-    pub end: usize,
-}
+use super::entry::{EntryKind, LineRef, MarkKind};
 
 /// A line as read, before pairing and ordering.
 #[derive(Clone)]
@@ -88,7 +31,7 @@ pub(super) struct Fact {
     /// A model call (an assistant turn, a failed attempt) or a tool call
     /// (a `tools/call` request, a call the harness withheld or refused):
     /// a mark on the run's timeline strip.
-    pub(super) mark: Option<super::MarkKind>,
+    pub(super) mark: Option<MarkKind>,
     /// An assistant turn's duration, ending at its time.
     pub(super) span_ms: Option<f64>,
     /// A gate's verdict (`fitness.gate`): its id and whether it passed.
@@ -178,8 +121,8 @@ pub(super) fn describe(
             fact.title = excerpt(&format!("{ek} {}", parts.join(", ")), TITLE_CHARS);
             fact.destructive = ek == "fitness.destructive_call";
             fact.mark = match ek {
-                "llm.error" => Some(super::MarkKind::Model),
-                "fitness.blocked_call" | "fitness.refused_call" => Some(super::MarkKind::Tool),
+                "llm.error" => Some(MarkKind::Model),
+                "fitness.blocked_call" | "fitness.refused_call" => Some(MarkKind::Tool),
                 _ => None,
             };
             if ek == "fitness.gate"
@@ -233,9 +176,9 @@ fn describe_message(l: &LineView<'_>, fact: &mut Fact) {
             fact.kind = EntryKind::Call;
             fact.tool_call = dir == "in" && method == "tools/call";
             fact.mark = Some(if method == "tools/call" {
-                super::MarkKind::Tool
+                MarkKind::Tool
             } else {
-                super::MarkKind::Protocol
+                MarkKind::Protocol
             });
             fact.key = key(dir);
             fact.detail = match raw.params.0.as_ref().and_then(|p| p.arguments) {
@@ -279,7 +222,7 @@ fn describe_turn(l: &LineView<'_>, fact: &mut Fact) {
     fact.kind = EntryKind::Turn;
     let role = l.role.get().unwrap_or("(no role)");
     if role == "assistant" {
-        fact.mark = Some(super::MarkKind::Model);
+        fact.mark = Some(MarkKind::Model);
         fact.span_ms = l.timing.0.as_ref().and_then(|t| t.duration_ms.0);
     }
     let mut text = None;

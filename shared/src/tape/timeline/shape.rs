@@ -4,7 +4,7 @@
 //! [`Timeline`] alone (no figure of the record is copied), once per
 //! timeline, in one pass: the viewer draws each lane as one path.
 
-use super::{Arm, Entry, MarkKind, Timeline};
+use super::entry::{Arm, Entry, EntryKind, MarkKind, Timeline};
 
 /// The lanes' order, top to bottom: the order the stages run.
 pub const LANE_ORDER: [Arm; 10] = [
@@ -116,7 +116,7 @@ impl Shape {
                 fault: e.error.is_some()
                     || e.destructive
                     || (timeline.complete && e.pending)
-                    || e.kind == super::EntryKind::Event && kind == MarkKind::Tool,
+                    || e.kind == EntryKind::Event && kind == MarkKind::Tool,
             });
         }
         let end_ms = by_arm
