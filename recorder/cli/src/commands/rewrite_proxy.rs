@@ -19,7 +19,15 @@ pub struct RewriteProxyArgs {
 
 /// The proxy ends as its server did.
 pub fn run(args: RewriteProxyArgs) -> anyhow::Result<()> {
-    match fitness_recorder::rewrite::proxy::proxy(&args.rewrites, &args.command)? {
+    let end = fitness_recorder::rewrite::proxy::proxy(&args.rewrites, &args.command)?;
+    if end.dropped > 0 {
+        crate::process::errln!(
+            "rewrite-proxy: dropped {} line(s) longer than {} bytes",
+            end.dropped,
+            fitness_recorder::mcp::frames::MAX_LINE
+        );
+    }
+    match end.code {
         0 => Ok(()),
         code => Err(Exit::code(u8::try_from(code).unwrap_or(1)).into()),
     }

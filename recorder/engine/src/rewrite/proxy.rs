@@ -77,7 +77,16 @@ pub fn note_request(line: &str, pending: &Mutex<HashSet<String>>) {
 /// Run the server `command` behind the proxy on this process's stdin and
 /// stdout until the server exits; its exit code (1 when a signal ended
 /// it), for the proxy to end as its server did.
-pub fn proxy(rewrites: &Path, command: &[String]) -> anyhow::Result<i32> {
+/// How the proxy ended: its server's exit code, and the lines it dropped
+/// as longer than [`MAX_LINE`] (the caller says so; the engine prints
+/// nothing).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ProxyEnd {
+    pub code: i32,
+    pub dropped: u64,
+}
+
+pub fn proxy(rewrites: &Path, command: &[String]) -> anyhow::Result<ProxyEnd> {
     let rewrites = Rewrites::load(rewrites)?;
     let (program, rest) = command
         .split_first()
@@ -92,23 +101,25 @@ pub fn proxy(rewrites: &Path, command: &[String]) -> anyhow::Result<i32> {
     let mut child_in = child.stdin.take().context("no server stdin")?;
     let child_out = child.stdout.take().context("no server stdout")?;
     let pending = Arc::new(Mutex::new(HashSet::new()));
+    let dropped_in = Arc::new(std::sync::atomic::AtomicU64::new(0));
 
     let to_server = {
         let pending = Arc::clone(&pending);
+        let dropped_in = Arc::clone(&dropped_in);
         std::thread::spawn(move || {
             let stdin = std::io::stdin();
-            relay(stdin.lock(), &mut child_in, |line, to| {
+            let n = relay(stdin.lock(), &mut child_in, |line, to| {
                 note_request(&String::from_utf8_lossy(line), &pending);
                 to.write_all(line)?;
                 to.write_all(b"\n")
             });
-            // Dropping the pipe closes the server's stdin.
+            dropped_in.fetch_add(n, std::sync::atomic::Ordering::Relaxed);
         })
     };
 
     let stdout = std::io::stdout();
     let mut out = BufWriter::new(stdout.lock());
-    relay(child_out, &mut out, |line, to| {
+    let dropped_out = relay(child_out, &mut out, |line, to| {
         match rewrite_line(
             &String::from_utf8_lossy(line),
             &pending,
@@ -123,17 +134,22 @@ pub fn proxy(rewrites: &Path, command: &[String]) -> anyhow::Result<i32> {
     let status = child.wait().context("the server did not exit cleanly")?;
     // The stdin thread ends when our stdin closes; do not wait for it.
     drop(to_server);
-    Ok(status.code().unwrap_or(1))
+    Ok(ProxyEnd {
+        code: status.code().unwrap_or(1),
+        dropped: dropped_out + dropped_in.load(std::sync::atomic::Ordering::Relaxed),
+    })
 }
 
 /// Copy `from` to `to` line by line through `each` (which writes the line,
 /// changed or not), flushing after every chunk; stops at the end of `from`
-/// or the first failed write. A line over [`MAX_LINE`] is dropped.
+/// or the first failed write. A line over [`MAX_LINE`] is dropped; the
+/// lines dropped are counted.
 fn relay(
     mut from: impl Read,
     to: &mut impl Write,
     mut each: impl FnMut(&[u8], &mut dyn Write) -> std::io::Result<()>,
-) {
+) -> u64 {
+    let mut dropped = 0;
     let mut lines = BoundedLines::new(MAX_LINE);
     let mut buf = vec![0u8; 64 * 1024];
     let mut written = Ok(());
@@ -144,7 +160,7 @@ fn relay(
         *written = match piece {
             Piece::Line(line) => each(line, to),
             Piece::TooLong => {
-                eprintln!("rewrite-proxy: dropped a line longer than {MAX_LINE} bytes");
+                dropped += 1;
                 Ok(())
             }
         };
@@ -158,11 +174,14 @@ fn relay(
         };
         lines.push(&buf[..n], |piece| take(piece, to, &mut written));
         if written.is_err() || to.flush().is_err() {
-            return;
+            drop(take);
+            return dropped;
         }
     }
     lines.finish(|piece| take(piece, to, &mut written));
+    drop(take);
     let _ = to.flush();
+    dropped
 }
 
 #[cfg(test)]
@@ -210,10 +229,11 @@ mod tests {
         input.extend(std::iter::repeat_n(b'x', MAX_LINE + 1));
         input.extend_from_slice(b"\n{\"b\":2}");
         let mut out = Vec::new();
-        relay(input.as_slice(), &mut out, |line, to| {
+        let dropped = relay(input.as_slice(), &mut out, |line, to| {
             to.write_all(line)?;
             to.write_all(b"\n")
         });
         assert_eq!(out, b"{\"a\":1}\r\n{\"b\":2}\n");
+        assert_eq!(dropped, 1);
     }
 }
