@@ -556,7 +556,11 @@ impl Explorer<'_> {
                 continue;
             }
             tried.push(format!("`{v}`"));
-            if let Some(i) = self.made(&name, args, Origin::Discovered, true).await {
+            // An answer that names nothing (`{"total": 0, "results": []}`)
+            // is no match: the next value is tried.
+            if let Some(i) = self.made(&name, args, Origin::Discovered, true).await
+                && self.ex.handles.iter().any(|h| h.from == Some(i))
+            {
                 answered = Some((v, i));
                 break;
             }

@@ -171,8 +171,12 @@ fn specs_by_tool(
     per_call: usize,
     stats: &mut WalkStats,
 ) -> BTreeMap<String, Vec<Spec>> {
-    // A response the redaction policy would touch holds a secret: it must
-    // reach neither the suite nor the tape as an answer.
+    // A response the redaction policy would touch holds a value it keeps
+    // off disk (a token, or a value given with --env, such as the folder
+    // a search server is configured with and quotes in every hit): no task
+    // asks for it, states it or names it in a call, and a response whose
+    // every task would is counted as sensitive. The rest of the response
+    // stays usable: its other values are the server's data.
     let policy = crate::secrets::policy();
     let sensitive: BTreeSet<usize> = ex
         .observations
@@ -180,14 +184,30 @@ fn specs_by_tool(
         .filter(|o| policy.finds(&o.text))
         .map(|o| o.index)
         .collect();
-    stats.sensitive_results += sensitive.len() as u64;
+    let names_secret = |spec: &Spec| {
+        policy.finds(&spec.answer)
+            || policy.finds(&spec.prompt)
+            || policy.finds(&serde_json::to_string(&spec.check).unwrap_or_default())
+            || spec
+                .chain
+                .iter()
+                .chain(std::iter::once(&spec.observation))
+                .any(|&i| policy.finds(&Value::Object(ex.observations[i].args.clone()).to_string()))
+    };
 
     let mut by_tool: BTreeMap<String, Vec<Spec>> = BTreeMap::new();
     for o in &ex.observations {
-        if o.writes || o.handles_only || sensitive.contains(&o.index) {
+        if o.writes || o.handles_only {
             continue;
         }
         let mut specs = specs_for(o, ex, forbidden, per_call);
+        if sensitive.contains(&o.index) {
+            specs.retain(|spec| !names_secret(spec));
+            if specs.is_empty() {
+                stats.sensitive_results += 1;
+                continue;
+            }
+        }
         // In a walk that only reads, nothing is asked about state the walk
         // itself created (a table a reading tool made on its first call).
         if !ex.created.is_empty() {
