@@ -12,7 +12,7 @@
 //! `every_vector_is_accounted_for` fails if a vector is added that no test
 //! here claims.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeSet;
 

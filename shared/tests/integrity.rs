@@ -1,6 +1,6 @@
 //! Canonical JSON (RFC 8785), sha256, and ed25519 record signatures.
 
-mod record_common;
+use crate::record_common;
 
 use fitness_shared::integrity::signing::{public_key_b64, sign_record};
 use fitness_shared::integrity::*;

@@ -1,7 +1,7 @@
 //! Import of the anchor board's 33 fitness-report/1 records: everything the
 //! board and the record page show survives, with specific figures asserted.
 
-mod record_common;
+use crate::record_common;
 
 use std::collections::BTreeMap;
 

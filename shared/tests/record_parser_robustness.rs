@@ -2,7 +2,7 @@
 //! value replaced anywhere, either parse and validate or fail with an error.
 //! (The long-running search is the cargo-fuzz target record_parser in fuzz/.)
 
-mod record_common;
+use crate::record_common;
 
 use fitness_shared::integrity::{canonical_json, verify_record_bytes};
 use fitness_shared::record::RunRecord;

@@ -1,7 +1,7 @@
 //! fitness-report/2 records: every type round-trips, refusals never carry a
 //! score key, unknown fields are tolerated, and invalid records are refused.
 
-mod record_common;
+use crate::record_common;
 
 use fitness_shared::record::*;
 use fitness_shared::tape::Plane;

@@ -1,5 +1,5 @@
 //! The committed JSON Schema is the one generated from the record types.
-//! Regenerate with `FITNESS_UPDATE_SCHEMA=1 cargo test -p fitness-shared --test record_schema`.
+//! Regenerate with `FITNESS_UPDATE_SCHEMA=1 cargo test -p fitness-shared --test shared record_schema`.
 
 use fitness_shared::record::json_schema;
 
@@ -20,7 +20,7 @@ fn committed_schema_equals_generated_schema() {
     assert!(
         committed == generated,
         "{COMMITTED} is stale: the record types changed. Regenerate with \
-         FITNESS_UPDATE_SCHEMA=1 cargo test -p fitness-shared --test record_schema"
+         FITNESS_UPDATE_SCHEMA=1 cargo test -p fitness-shared --test shared record_schema"
     );
 }
 

@@ -4,7 +4,7 @@
 //! recorded with their versions by `reference/generate.py`.
 //! Relative tolerance 1e-12 (1e-9 for quantiles). Python is not needed here.
 
-mod common;
+use crate::common;
 
 use common::{assert_rel, f, i, reference, u};
 use fitness_shared::gates::{achieved_power, critical_k, plan};

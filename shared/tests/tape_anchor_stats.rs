@@ -1,7 +1,7 @@
 //! `mcp-tape.stats/1` of every anchor tape reproduces the `trace_stats`
 //! block the reference stored in that run's record.
 
-mod common;
+use crate::common;
 
 use std::fs::File;
 use std::io::BufReader;

@@ -1,7 +1,7 @@
 //! The reader tolerates what a real tape can hold: bad lines are skipped,
 //! counted and explained with their line numbers, never fatal.
 
-mod common;
+use crate::common;
 
 use std::io::{self, BufRead, Read};
 

@@ -1,7 +1,7 @@
 //! The writer appends one flushed line per call and keeps wire frames byte
 //! for byte; what it writes reads back as the same lines.
 
-mod common;
+use crate::common;
 
 use std::io::{self, Write};
 

@@ -2,7 +2,7 @@
 //! both tapes written and agreeing, the answer, calls and cost printed; a
 //! missing key is a clear error naming the variable.
 
-mod common;
+use crate::common;
 
 use std::process::Command;
 use std::time::Duration;

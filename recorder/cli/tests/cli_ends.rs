@@ -7,7 +7,7 @@ use std::io::{BufRead as _, Read as _};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-mod common;
+use crate::common;
 use common::FITNESS;
 
 /// Run `fitness args` with its stdout read end closed before it writes.

@@ -3,7 +3,7 @@
 //! reverse (improved), another runner model (incomparable), and a spend-capped
 //! run (inconclusive); text, Markdown and JSON, with the documented exit codes.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 

@@ -9,7 +9,7 @@
 //! probes. A maintainer's baseline turns known failures into a passing
 //! conformance case in the JUnit file; a stale entry fails it.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;

@@ -2,7 +2,7 @@
 //! uses: what each advertises, that each answers, and each one's designed
 //! misbehaviour (broken's silence, constant's indifference, canary's hazards).
 
-mod common;
+use crate::common;
 
 use std::time::{Duration, Instant};
 

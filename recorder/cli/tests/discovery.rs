@@ -8,7 +8,7 @@
 //! for starts from the operator's seed calls. Each test fails without its
 //! move: the walk alone finds no such task.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;

@@ -5,7 +5,7 @@
 //! each manifest matches its fan-out, and the merged board has every slot
 //! once, with unique run ids.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;

@@ -7,7 +7,7 @@
 //! (VmHWM, read from /proc while it runs) stays far below what holding the
 //! flood would take.
 
-mod common;
+use crate::common;
 
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};

@@ -3,7 +3,7 @@
 
 use std::path::PathBuf;
 
-mod common;
+use crate::common;
 use common::{anchor_dir, fitness, s, text};
 
 const HF: &str = "huggingface-co-2026-08-20T17-23-48-886Z";

@@ -6,7 +6,7 @@
 //! part: which proposals reach the server, what the judge is shown on its
 //! second asking, which wordings stand, and that nothing is written.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 use std::sync::Mutex;

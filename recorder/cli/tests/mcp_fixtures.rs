@@ -2,7 +2,7 @@
 //! results its one fault implies, and the faulty ones end in bounded time
 //! with a readable tape.
 
-mod common;
+use crate::common;
 
 use std::time::Duration;
 

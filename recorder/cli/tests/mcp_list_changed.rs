@@ -4,7 +4,7 @@
 //! notification followed by a `tools/list` request and its answer. Also the
 //! removed-vocabulary part of the deprecation probe, on a sibling fixture.
 
-mod common;
+use crate::common;
 
 use std::time::{Duration, Instant};
 

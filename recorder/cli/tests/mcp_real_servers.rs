@@ -3,7 +3,7 @@
 //! checks the tape pairs every request, and asserts the probe results the
 //! server really gives. A missing server fails the test, naming the fix.
 
-mod common;
+use crate::common;
 
 use std::time::Duration;
 

@@ -3,7 +3,7 @@
 //! trusting that certificate with `--ca-cert FILE` or `$FITNESS_CA_CERT`
 //! makes the same probe succeed.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 use std::process::{Command, Output, Stdio};

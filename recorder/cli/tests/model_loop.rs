@@ -4,9 +4,8 @@
 //! must agree on the tool calls (`fitness tape stats`) and the corr_ids must
 //! line up.
 
-mod common;
-#[path = "../../engine/tests/model_fake/mod.rs"]
-mod model_fake;
+use crate::common;
+use crate::model_fake;
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;

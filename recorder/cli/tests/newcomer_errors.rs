@@ -7,7 +7,7 @@ use std::path::Path;
 use std::process::{Command, Output, Stdio};
 use std::time::Duration;
 
-mod common;
+use crate::common;
 use common::FITNESS;
 
 const LIMIT: Duration = Duration::from_secs(60);

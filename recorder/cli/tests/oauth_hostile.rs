@@ -5,7 +5,7 @@
 //! 401 after a login. Each ends in a clear error, in bounded time, with no
 //! secret printed and nothing stored.
 
-mod common;
+use crate::common;
 
 use std::net::SocketAddr;
 use std::time::Duration;

@@ -5,7 +5,7 @@
 //! with `--login`; the record's credential context, its detail and the
 //! surface delta; and no token anywhere outside the token store.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;

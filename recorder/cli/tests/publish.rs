@@ -6,7 +6,7 @@ use std::path::PathBuf;
 
 use serde_json::Value;
 
-mod common;
+use crate::common;
 use common::{anchor_dir, fitness, s, text};
 
 /// A stand-in viewer build: an index.html with one inline bootstrap script

@@ -3,7 +3,7 @@
 //! publishing the same runs twice changes no byte, and a publish that fails
 //! midway leaves the old site exactly as it was.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};

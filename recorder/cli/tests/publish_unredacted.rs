@@ -2,7 +2,7 @@
 //! existed (its record has no `redactions`): such a run's files cannot be
 //! redacted without breaking their hashes, so the operator is told.
 
-mod common;
+use crate::common;
 
 use std::time::Duration;
 

@@ -7,7 +7,7 @@
 //! calls and ends VOID by its spend cap: an honest outcome whose ledger,
 //! gates, costs and tapes are all real.
 
-mod common;
+use crate::common;
 
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};

@@ -8,7 +8,7 @@
 //! files decompressed, file names) and printed is read: no secret appears
 //! once, while the markers show each channel really carried its secret.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeMap;
 use std::io::Read as _;

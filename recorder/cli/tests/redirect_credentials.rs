@@ -5,7 +5,7 @@
 //! second must never see the bearer token, an operator header or an API
 //! key. A redirect within the same origin is still followed.
 
-mod common;
+use crate::common;
 
 use std::process::Output;
 use std::sync::{Arc, Mutex};

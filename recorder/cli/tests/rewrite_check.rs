@@ -4,7 +4,7 @@
 //! rewrite-check` linking a before and an after run with the delta of their
 //! stored intervals.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;

@@ -3,7 +3,7 @@
 //! another key, has its command printed and refused unless `--trust-command`
 //! says to run it anyway. A refusal runs nothing and changes nothing.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 use std::time::Duration;

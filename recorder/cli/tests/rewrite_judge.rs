@@ -3,7 +3,7 @@
 //! leaves unanswered get the rule set's proposal. The judge is a fake
 //! Anthropic API on 127.0.0.1 that checks what it receives.
 
-mod common;
+use crate::common;
 
 use std::path::PathBuf;
 use std::process::Command;

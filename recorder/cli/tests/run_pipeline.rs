@@ -2,9 +2,8 @@
 //! runners: every outcome family, the order the tapes prove, signing, an
 //! interrupted run, and a real server.
 
-mod common;
-#[path = "../../engine/tests/model_fake/mod.rs"]
-mod model_fake;
+use crate::common;
+use crate::model_fake;
 
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};

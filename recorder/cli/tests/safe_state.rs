@@ -7,7 +7,7 @@
 //! Trials are independent: the same suite driven in other orders gives the
 //! same counts.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 use std::time::Duration;

@@ -5,7 +5,7 @@
 //! the recorded answer and a fresh one and rejects every neighbour's
 //! answer, and the tasks spread over at least three tools.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeSet;
 use std::path::Path;

@@ -3,7 +3,7 @@
 //! echoes its request headers in a tool result. The sessionful (legacy
 //! era) fixtures issue UUIDs; no UUID is left on any tape.
 
-mod common;
+use crate::common;
 
 use std::time::Duration;
 

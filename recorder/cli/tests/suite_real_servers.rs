@@ -2,7 +2,7 @@
 //! admitted counts, predicates against the real answers, the null screen
 //! over a live generation, and `fitness suite` through the binary.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeMap;
 use std::sync::Mutex;

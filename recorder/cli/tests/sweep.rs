@@ -10,7 +10,7 @@
 //! record and tape paths and hashes, and the attempt numbering, which follows
 //! start times). Everything a reader compares is kept.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};

@@ -4,7 +4,7 @@ use std::process::Output;
 
 use serde_json::Value;
 
-mod common;
+use crate::common;
 use common::{anchor_dir, fitness};
 
 fn trace_stats(run_id: &str) -> Value {

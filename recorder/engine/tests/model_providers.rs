@@ -3,7 +3,7 @@
 //! message order) and answers from a script: tool calls, a 429 then success,
 //! 500s until the retries run out, a malformed body, a timeout.
 
-mod model_fake;
+use crate::model_fake;
 
 use std::time::Duration;
 
