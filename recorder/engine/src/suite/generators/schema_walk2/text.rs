@@ -370,6 +370,22 @@ pub fn harvest(text: &str, json: Option<&Value>, from: usize) -> Vec<Handle> {
                 && l.chars().all(|c| c.is_alphanumeric() || "_-.".contains(c))
                 && l.chars().next().is_some_and(char::is_alphabetic)
         });
+    // One record a line, its fields split by ` | ` and no header
+    // (`hargreaves2019soil | Soil carbon under pasture | 2019`): the first
+    // field of each is the record's key.
+    let keyed: Vec<&str> = names
+        .iter()
+        .filter_map(|l| {
+            KEYED_LINE
+                .captures(l)
+                .map(|c| c.get(1).map_or("", |m| m.as_str()))
+        })
+        .collect();
+    if json.is_none() && keyed.len() >= 2 && keyed.len() * 2 >= names.len() {
+        for k in &keyed {
+            push((*k).to_owned(), "key", None);
+        }
+    }
     for line in text.lines() {
         if one_name_a_line && !line.trim().is_empty() && !file_name_like(line.trim()) {
             push(line.trim().to_owned(), "name", None);
@@ -397,6 +413,13 @@ pub fn harvest(text: &str, json: Option<&Value>, from: usize) -> Vec<Handle> {
     }
     out
 }
+
+/// A line that is a record whose first field, an identifier, is followed
+/// by ` | ` and more fields.
+static KEYED_LINE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"^\s*[-*]?\s*([A-Za-z][\w.:/-]{1,60})\s+\|\s+\S")
+        .expect("the keyed line pattern compiles")
+});
 
 /// A file's name or path: no spaces, and a short extension of letters or
 /// digits after its last dot (`garden_stock.xlsx`, `data/notes.md`).
@@ -772,6 +795,17 @@ mod tests {
             .map(|h| h.value)
             .collect();
         assert_eq!(tables, ["games", "plays"]);
+        // jabref-mcp lists one entry a line, its key first.
+        let keys: Vec<String> = harvest(
+            "Found 2 entries:\nhargreaves2019soil | Soil carbon under pasture | 2019\nokafor2021tide | Tidal mixing | 2021\n",
+            None,
+            0,
+        )
+        .into_iter()
+        .filter(|h| h.key == "key")
+        .map(|h| h.value)
+        .collect();
+        assert_eq!(keys, ["hargreaves2019soil", "okafor2021tide"]);
         // One word alone is no listing (an answer such as `ok`).
         assert!(harvest("ok", None, 0).is_empty());
         assert!(!file_name_like("3.14"));
