@@ -76,6 +76,13 @@ impl DiscoveryLedger {
     /// Every move in one paragraph: `tried X: found Y` per move, joined, so
     /// a maintainer knows what was tried (and what to seed).
     pub fn sentence(&self) -> String {
+        if self.moves.is_empty() && self.seed_calls > 0 {
+            return format!(
+                "No discovery move was made: this generator does not make the operator's {} seed call{}.",
+                self.seed_calls,
+                if self.seed_calls == 1 { "" } else { "s" }
+            );
+        }
         if self.moves.is_empty() {
             return "No discovery move applied: the server lists no resources or prompts, no tool takes a query language or a search, and the operator gave no seed calls.".to_owned();
         }
@@ -98,6 +105,18 @@ impl DiscoveryLedger {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_ledger_with_seed_calls_and_no_move_says_the_generator_did_not_make_them() {
+        let ledger = DiscoveryLedger {
+            seed_calls: 1,
+            ..DiscoveryLedger::default()
+        };
+        assert_eq!(
+            ledger.sentence(),
+            "No discovery move was made: this generator does not make the operator's 1 seed call."
+        );
+    }
 
     #[test]
     fn the_sentence_names_every_move_with_its_outcome() {

@@ -250,8 +250,15 @@ where
             })
             .collect_view();
         let wire_count = c.wire.len();
+        // A change's state check: the harness's reads after the trial.
+        let state_check = corr.ends_with("::state");
         let empty = (of == 0).then(|| {
-            view! { <p class="hint">"This trial has no turns on the tapes (a trial of the random null arm makes tool calls only)."</p> }
+            let said = if state_check {
+                "The state check of a change: the reads the harness made after the trial, on the wire tape only (never shown to the agent). The check is applied to what they read."
+            } else {
+                "This trial has no turns on the tapes (a trial of the random null arm makes tool calls only)."
+            };
+            view! { <p class="hint">{said}</p> }
         });
         Some(view! {
             <section class="trial" id="trial" data-trial=corr.clone() data-attempts=of
