@@ -2,9 +2,7 @@
 //! (nextest still runs every test in a process of its own), so the crate
 //! is linked once for all of them.
 
-#[allow(dead_code)]
 mod common;
-#[allow(dead_code)]
 mod record_common;
 
 mod gates;

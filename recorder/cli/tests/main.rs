@@ -2,9 +2,7 @@
 //! module (nextest still runs every test in a process of its own), so the
 //! engine is linked once for all of them.
 
-#[allow(dead_code)]
 mod common;
-#[allow(dead_code)]
 #[path = "../../engine/tests/model_fake/mod.rs"]
 mod model_fake;
 

@@ -1,7 +1,6 @@
 //! The engine's integration tests, one binary: each file is a module
 //! (nextest still runs every test in a process of its own).
 
-#[allow(dead_code)]
 mod model_fake;
 
 mod model_providers;

@@ -174,12 +174,10 @@ fn relay(
         };
         lines.push(&buf[..n], |piece| take(piece, to, &mut written));
         if written.is_err() || to.flush().is_err() {
-            drop(take);
             return dropped;
         }
     }
     lines.finish(|piece| take(piece, to, &mut written));
-    drop(take);
     let _ = to.flush();
     dropped
 }
