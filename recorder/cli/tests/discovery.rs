@@ -692,21 +692,13 @@ fn a_listed_file_name_is_the_database_the_other_tools_are_given() {
     // that is no SQL.
     let dir = temp();
     let db = dir.path().join("boardgames.db");
-    let made = std::process::Command::new("python3")
-        .arg("-c")
-        .arg(
-            "import sqlite3, sys\n\
-             c = sqlite3.connect(sys.argv[1])\n\
-             c.execute('create table games (id integer primary key, title text, designer text, year integer)')\n\
-             c.executemany('insert into games values (?,?,?,?)', [(1,'Tidewater','Ilse Brandt',2019),(2,'Ferrymen','Tomas Oyelaran',2021),(3,'Lanternfall','Mirela Sokol',2017)])\n\
-             c.execute('create table plays (game_id integer, player text, score integer)')\n\
-             c.executemany('insert into plays values (?,?,?)', [(1,'Ada',41),(2,'Bo',37),(3,'Cy',52)])\n\
-             c.commit()",
-        )
-        .arg(&db)
-        .status()
-        .expect("python3 runs");
-    assert!(made.success());
+    common::sqlite_db(
+        &db,
+        "c.execute('create table games (id integer primary key, title text, designer text, year integer)')\n\
+         c.executemany('insert into games values (?,?,?,?)', [(1,'Tidewater','Ilse Brandt',2019),(2,'Ferrymen','Tomas Oyelaran',2021),(3,'Lanternfall','Mirela Sokol',2017)])\n\
+         c.execute('create table plays (game_id integer, player text, score integer)')\n\
+         c.executemany('insert into plays values (?,?,?)', [(1,'Ada',41),(2,'Bo',37),(3,'Cy',52)])",
+    );
     let before = sha256(&db);
     let server = installed("venv-sqlite-server/bin/sqlite-mcp-server");
     let out = dir.path().join("suite.json");

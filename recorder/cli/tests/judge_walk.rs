@@ -27,19 +27,11 @@ use sha2::Digest;
 /// A four-order shop database, made with Python's own sqlite3.
 fn shop(dir: &Path) -> std::path::PathBuf {
     let db = dir.join("shop.db");
-    let made = std::process::Command::new("python3")
-        .arg("-c")
-        .arg(
-            "import sqlite3, sys\n\
-             c = sqlite3.connect(sys.argv[1])\n\
-             c.execute('create table orders (id integer primary key, customer text, item text, status text, total real)')\n\
-             c.executemany('insert into orders values (?,?,?,?,?)', [(1,'Ada Quill','lamp','shipped',49.5),(2,'Bo Lind','desk','pending',310.0),(3,'Cy Moss','chair','shipped',120.25),(4,'Di Park','rug','cancelled',89.99)])\n\
-             c.commit()",
-        )
-        .arg(&db)
-        .status()
-        .expect("python3 runs");
-    assert!(made.success(), "the database is made");
+    common::sqlite_db(
+        &db,
+        "c.execute('create table orders (id integer primary key, customer text, item text, status text, total real)')\n\
+         c.executemany('insert into orders values (?,?,?,?,?)', [(1,'Ada Quill','lamp','shipped',49.5),(2,'Bo Lind','desk','pending',310.0),(3,'Cy Moss','chair','shipped',120.25),(4,'Di Park','rug','cancelled',89.99)])",
+    );
     db
 }
 

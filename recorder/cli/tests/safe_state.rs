@@ -531,15 +531,10 @@ fn changes_are_asked_in_a_sandbox_and_checked_by_the_state_they_leave() {
     // An SQLite database: a table made, seen in the table list.
     let sqlite_server = require_tool("mcp-server-sqlite");
     let db = work.path().join("shop.db");
-    let made = std::process::Command::new("python3")
-        .args([
-            "-c",
-            "import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); c.execute('create table books(title text, author text)'); c.execute(\"insert into books values('Kindred','Octavia Butler')\"); c.commit()",
-            s(&db),
-        ])
-        .status()
-        .expect("python3");
-    assert!(made.success());
+    common::sqlite_db(
+        &db,
+        "c.execute('create table books(title text, author text)')\nc.execute(\"insert into books values('Kindred','Octavia Butler')\")",
+    );
     let before = std::fs::read(&db).unwrap();
     let (_, report) = suite(
         work.path(),

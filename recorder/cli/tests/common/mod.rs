@@ -521,3 +521,17 @@ pub fn git(dir: &Path, args: &[&str]) {
         String::from_utf8_lossy(&out.stderr)
     );
 }
+
+/// An SQLite database at `db` made by Python's own sqlite3 (no SQLite
+/// library of ours): `script` runs with `c` the connection, then commits.
+pub fn sqlite_db(db: &Path, script: &str) {
+    let program =
+        format!("import sqlite3, sys\nc = sqlite3.connect(sys.argv[1])\n{script}\nc.commit()");
+    let made = Command::new("python3")
+        .arg("-c")
+        .arg(program)
+        .arg(db)
+        .status()
+        .expect("python3 runs");
+    assert!(made.success(), "the database {} is made", db.display());
+}

@@ -9,7 +9,7 @@ use serde_json::{Map, Value};
 
 use super::args::each_leaf;
 use crate::model::types::PlannedCall;
-use crate::suite::generators::judge_walk::{Judge, output_cap, tool_line};
+use crate::suite::generators::judge_walk::{Judge, argument_object, output_cap, tool_line};
 
 /// The system prompt (registered in the suite's generator config).
 pub const SYSTEM: &str = "You plan one change a user would ask of an MCP server; it is made \
@@ -87,7 +87,7 @@ impl ChangeJudge<'_> {
 /// The proposal in a judge's answer: arguments that carry `marker`, and a
 /// read of one of `readers` (arguments an object, or none).
 pub(crate) fn read_proposal(answer: &Value, marker: &str, readers: &[&Tool]) -> Option<Proposal> {
-    let arguments = as_object(answer.get("arguments")?)?;
+    let arguments = argument_object(answer.get("arguments")?)?;
     let mut carries = false;
     let all = Value::Object(arguments.clone());
     each_leaf(&all, None, &mut |_, leaf| {
@@ -99,28 +99,13 @@ pub(crate) fn read_proposal(answer: &Value, marker: &str, readers: &[&Tool]) -> 
     let read = answer.get("read").and_then(|r| {
         let name = r.get("tool")?.as_str()?;
         let tool = readers.iter().find(|t| t.name == name)?;
-        let arguments = match r.get("arguments") {
-            None | Some(Value::Null) => Map::new(),
-            Some(a) => as_object(a)?,
-        };
+        let arguments = argument_object(r.get("arguments").unwrap_or(&Value::Null))?;
         Some(PlannedCall {
             tool: tool.name.to_string(),
             arguments,
         })
     });
     Some(Proposal { arguments, read })
-}
-
-/// An argument object, also as some models write it: a JSON string.
-fn as_object(v: &Value) -> Option<Map<String, Value>> {
-    match v {
-        Value::Object(m) => Some(m.clone()),
-        Value::String(s) => match serde_json::from_str::<Value>(s) {
-            Ok(Value::Object(m)) => Some(m),
-            _ => None,
-        },
-        _ => None,
-    }
 }
 
 #[cfg(test)]

@@ -402,6 +402,20 @@ pub(crate) fn tool_line(t: &Tool) -> String {
     line
 }
 
+/// An argument object as a judge wrote it: an object, nothing (no
+/// arguments), or the object as a JSON string (as some models write it).
+pub(crate) fn argument_object(v: &Value) -> Option<Map<String, Value>> {
+    match v {
+        Value::Object(m) => Some(m.clone()),
+        Value::Null => Some(Map::new()),
+        Value::String(s) => match serde_json::from_str::<Value>(s) {
+            Ok(Value::Object(m)) => Some(m),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
 /// The calls a proposing answer names, on the tools asked about, `k` per
 /// tool at most: each tool's name mapped to its argument objects (as
 /// asked), or a list of `{tool, arguments}` (as some models write it).
@@ -433,15 +447,8 @@ fn parse_proposals(answer: &Value, tools: &[&Tool], k: usize) -> Vec<Proposed> {
         if out.iter().filter(|(t, _)| t == name).count() >= k {
             continue;
         }
-        let args = match args {
-            Value::Object(m) => m,
-            Value::Null => Map::new(),
-            // Some models write the arguments as a JSON string.
-            Value::String(s) => match serde_json::from_str::<Value>(&s) {
-                Ok(Value::Object(m)) => m,
-                _ => continue,
-            },
-            _ => continue,
+        let Some(args) = argument_object(&args) else {
+            continue;
         };
         out.push((name.to_owned(), args));
     }
