@@ -1,51 +1,8 @@
-//! Schema-valid argument generation over arbitrary JSON Schemas (a tool's
-//! `inputSchema` comes from the server): nothing may panic, generation ends
-//! within its step and time budget, and what it returns is never larger than
-//! its byte cap.
+//! libFuzzer's entry for `targets/schema_args.rs` (what it drives and what must
+//! hold is written there).
 #![no_main]
 
-use std::time::{Duration, Instant};
+#[path = "../targets/schema_args.rs"]
+mod target;
 
-use fitness_recorder::suite::schema_args::{Limits, valid_arguments_within};
-use libfuzzer_sys::fuzz_target;
-use rand::SeedableRng;
-use rand::rngs::ChaCha8Rng;
-use serde_json::{Value, json};
-
-fuzz_target!(|data: &[u8]| {
-    let Ok(schema) = serde_json::from_slice::<Value>(data) else {
-        return;
-    };
-    // Smaller caps than a run's, so the fuzzer reaches them quickly.
-    let limits = Limits {
-        max_string_chars: 2_000,
-        max_items: 20,
-        max_depth: 32,
-        max_bytes: 16 * 1024,
-        max_steps: 20_000,
-        max_time: Duration::from_secs(1),
-    };
-    let seed = data.iter().fold(0u64, |h, b| h.rotate_left(5) ^ u64::from(*b));
-    // The schema itself, and as the one required property of a tool.
-    for schema in [
-        schema.clone(),
-        json!({"type": "object", "properties": {"p": schema}, "required": ["p"]}),
-    ] {
-        let started = Instant::now();
-        let drawn = valid_arguments_within(&schema, &mut ChaCha8Rng::seed_from_u64(seed), &limits);
-        assert!(
-            started.elapsed() < Duration::from_secs(5),
-            "generation outran its budget: {:?}",
-            started.elapsed()
-        );
-        match drawn {
-            Ok(args) => {
-                let size = serde_json::to_vec(&args).expect("arguments serialise").len();
-                assert!(size <= limits.max_bytes, "{size} bytes");
-            }
-            Err(why) => {
-                let _ = why.to_string();
-            }
-        }
-    }
-});
+libfuzzer_sys::fuzz_target!(|data: &[u8]| target::check(data));

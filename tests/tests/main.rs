@@ -2,6 +2,7 @@
 //! runs every test in a process of its own), so the engine is linked once.
 
 mod floors;
+mod fuzz_corpus;
 mod site_links;
 mod viewer_board;
 mod viewer_replay;
