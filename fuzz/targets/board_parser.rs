@@ -20,7 +20,11 @@ pub fn check(data: &[u8]) {
     }
     if let Ok(record) = RunRecord::from_slice(data) {
         let row = row_for(&record, None);
-        let board = build_board(std::slice::from_ref(&record), "2026-11-30T00:00:00.000Z", None);
+        let board = build_board(
+            std::slice::from_ref(&record),
+            "2026-11-30T00:00:00.000Z",
+            None,
+        );
         assert_eq!(board.rows.len(), 1);
         assert_eq!(board.rows[0], row);
         let text = serde_json::to_vec(&board).expect("a built board serialises");

@@ -9,7 +9,9 @@
 //! libFuzzer's inputs, and the e2e test `fuzz_corpus` replays the committed
 //! corpus through it on the stable toolchain in every test run.
 
-use fitness_recorder::mcp::frames::{BoundedLines, Frame, Piece, SseItem, SseParser, classify, line_text};
+use fitness_recorder::mcp::frames::{
+    BoundedLines, Frame, Piece, SseItem, SseParser, classify, line_text,
+};
 
 #[derive(Debug, PartialEq)]
 enum Out {

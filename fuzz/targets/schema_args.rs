@@ -27,7 +27,9 @@ pub fn check(data: &[u8]) {
         max_steps: 20_000,
         max_time: Duration::from_secs(1),
     };
-    let seed = data.iter().fold(0u64, |h, b| h.rotate_left(5) ^ u64::from(*b));
+    let seed = data
+        .iter()
+        .fold(0u64, |h, b| h.rotate_left(5) ^ u64::from(*b));
     // The schema itself, and as the one required property of a tool.
     for schema in [
         schema.clone(),
@@ -42,7 +44,9 @@ pub fn check(data: &[u8]) {
         );
         match drawn {
             Ok(args) => {
-                let size = serde_json::to_vec(&args).expect("arguments serialise").len();
+                let size = serde_json::to_vec(&args)
+                    .expect("arguments serialise")
+                    .len();
                 assert!(size <= limits.max_bytes, "{size} bytes");
             }
             Err(why) => {

@@ -79,5 +79,7 @@ fn the_schema_args_corpus_holds() {
 #[test]
 #[should_panic(expected = "failed its check")]
 fn a_failing_input_is_named() {
-    replay("tape_reader", |data| assert!(data.len() < 64, "a long input"));
+    replay("tape_reader", |data| {
+        assert!(data.len() < 64, "a long input")
+    });
 }
