@@ -94,6 +94,21 @@ pub enum Origin {
     Discovered,
 }
 
+impl Origin {
+    /// The origin a call inherits from the handles it was made with: a
+    /// seed call's result passes on `Seeded`, a discovery's `Discovered`
+    /// (the stronger of the two; seeded over discovered over none).
+    pub fn stronger(a: Option<Origin>, b: Option<Origin>) -> Option<Origin> {
+        match (a, b) {
+            (Some(Origin::Seeded), _) | (_, Some(Origin::Seeded)) => Some(Origin::Seeded),
+            (Some(Origin::Discovered), _) | (_, Some(Origin::Discovered)) => {
+                Some(Origin::Discovered)
+            }
+            _ => None,
+        }
+    }
+}
+
 impl Task {
     /// Is this a change, checked on the state the trial leaves?
     pub fn is_act(&self) -> bool {

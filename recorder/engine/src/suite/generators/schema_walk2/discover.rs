@@ -27,10 +27,10 @@ use fitness_shared::tape::timeline::excerpt;
 use rmcp::model::Tool;
 use serde_json::{Map, Value};
 
-use super::explore::{Explorer, Observation};
+use super::explore::Explorer;
 use super::kinds::{
     DIALECTS, Dialect, TABLES_READ, broad_values, column_names, first_enum, labelled_rows,
-    relative_path, search_slot, sql_slot, string_params, table_names, wants_uri,
+    search_slot, sql_slot, string_params, table_names, wants_uri,
 };
 use super::text::{Handle, harvest};
 use crate::mcp::connect::Session;
@@ -97,7 +97,7 @@ pub(super) async fn read_about(
         about.line(&format!("Instructions: {}", excerpt(i, 600)));
         if !policy.finds(i) {
             let before = about.handles.len();
-            for example in super::explore::documented_examples(i) {
+            for example in super::fit::documented_examples(i) {
                 about.value(&example, "example");
             }
             moves.push(DiscoveryMove {
@@ -400,7 +400,7 @@ impl Explorer<'_> {
         let schema = Value::Object((*tool.input_schema).clone());
         let mut args =
             valid_arguments_within(&schema, &mut self.discovery_rng, &self.limits).ok()?;
-        let required = super::explore::required_of(&schema);
+        let required = super::fit::required_of(&schema);
         args.retain(|k, _| k == slot || required.contains(k));
         // Every other argument takes the operator's best-fitting value (a
         // path they gave, a seed call's own value), where one fits.
@@ -413,7 +413,7 @@ impl Explorer<'_> {
                 .handles
                 .iter()
                 .filter(|h| h.from.is_none() && !self.ex.discovered_value(&h.value))
-                .filter_map(|h| super::explore::affinity(k, h).map(|a| (a, h)))
+                .filter_map(|h| super::fit::affinity(k, h).map(|a| (a, h)))
                 .max_by_key(|(a, _)| *a)
                 .filter(|(a, _)| *a >= 3);
             if let Some((_, h)) = best {
@@ -637,43 +637,4 @@ impl Explorer<'_> {
             worked: made > 0,
         });
     }
-}
-
-/// The origin a call inherits from the handles it was made with: a seed
-/// call's result passes on `Seeded`, a discovery's `Discovered`.
-pub(super) fn stronger(a: Option<Origin>, b: Option<Origin>) -> Option<Origin> {
-    match (a, b) {
-        (Some(Origin::Seeded), _) | (_, Some(Origin::Seeded)) => Some(Origin::Seeded),
-        (Some(Origin::Discovered), _) | (_, Some(Origin::Discovered)) => Some(Origin::Discovered),
-        _ => None,
-    }
-}
-
-/// The relative paths of a result, each joined under the operator's roots
-/// that are folders: `(joined, relative)`.
-pub(super) fn rooted(
-    o: &Observation,
-    handles: &[Handle],
-    roots: &[String],
-) -> Vec<(String, String)> {
-    let mut out = Vec::new();
-    for h in handles.iter().filter(|h| h.from == Some(o.index)) {
-        if !relative_path(&h.value) {
-            continue;
-        }
-        for r in roots {
-            if std::path::Path::new(r).is_dir() {
-                out.push((
-                    format!(
-                        "{}/{}",
-                        r.trim_end_matches('/'),
-                        h.value.trim_end_matches('/')
-                    ),
-                    h.value.clone(),
-                ));
-            }
-        }
-    }
-    out.truncate(64);
-    out
 }

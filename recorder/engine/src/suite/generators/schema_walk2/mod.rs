@@ -34,6 +34,7 @@
 mod config;
 mod discover;
 mod explore;
+mod fit;
 pub(crate) mod kinds;
 mod spec;
 pub mod text;
@@ -50,10 +51,10 @@ use super::seam::{Candidates, GenerationInput, Generator};
 use super::walk::{Called, WalkOutcome, WalkStats, call, callable_tools};
 use crate::mcp::connect::Session;
 use crate::model::types::PlannedCall;
-use crate::suite::task::{Candidate, HandleBinding, Task};
+use crate::suite::task::{Candidate, HandleBinding, Origin, Task};
 pub use config::WalkConfig2;
 pub use explore::{Asked, Guide, Proposed};
-use explore::{Exploration, Observation};
+use explore::{Exploration, Explorer, Observation};
 use spec::{Spec, specs_for};
 
 /// `schema-walk/2`.
@@ -124,6 +125,26 @@ pub async fn walk(input: &GenerationInput<'_>, config: &WalkConfig2) -> WalkOutc
     walk_guided(input, config, None, Spread::Third).await
 }
 
+/// Explore the callable tools: discovery first ([`discover`]: the
+/// operator's seed calls, what the server says about itself, a catalogue
+/// of each query language, broad values for each search), then the walk's
+/// rounds with handles harvested from what answered, a `guide` asked before
+/// and after them ([`Explorer::walk`]).
+async fn explore(
+    input: &GenerationInput<'_>,
+    callable: &[&Tool],
+    config: &WalkConfig2,
+    stats: &mut WalkStats,
+    guide: Option<&mut dyn Guide>,
+) -> Exploration {
+    let mut explorer = Explorer::open(input, callable, config, stats).await;
+    explorer
+        .discover(callable, &input.opts.hints.seed_calls, input.instructions)
+        .await;
+    let context = input.opts.hints.context.as_deref();
+    explorer.walk(callable, guide, context).await
+}
+
 /// [`walk`], with a guide proposing argument sets the schema alone cannot
 /// (see [`Guide`]), candidates spread as `spread` says.
 pub async fn walk_guided(
@@ -135,7 +156,7 @@ pub async fn walk_guided(
     let mut stats = WalkStats::default();
     let callable = callable_tools(&input.surface(), &mut stats);
     let forbidden = known_without_server(input);
-    let ex = explore::explore(input, &callable, config, &mut stats, guide).await;
+    let ex = explore(input, &callable, config, &mut stats, guide).await;
     let by_tool = specs_by_tool(&ex, &forbidden, config.facts_per_call, &mut stats);
     let (candidates, observed) =
         take_round_robin(input, config, &ex, by_tool, spread, &mut stats).await;
@@ -380,9 +401,7 @@ fn candidate(id: String, spec: Spec, ex: &Exploration, tools: &[Tool]) -> Candid
         .chain
         .iter()
         .chain(std::iter::once(&spec.observation))
-        .fold(None, |a, &i| {
-            discover::stronger(a, ex.observations[i].origin)
-        });
+        .fold(None, |a, &i| Origin::stronger(a, ex.observations[i].origin));
     let task = Task {
         id: id.clone(),
         origin,

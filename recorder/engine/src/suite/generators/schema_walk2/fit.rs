@@ -1,0 +1,463 @@
+//! Arguments fitted to a tool's schema: which string slots a harvested
+//! handle may fill and how well it fits each, the first round's arguments,
+//! the argument sets that put handles into slots, a proposal fitted to the
+//! schema at every depth, and the whole-word repairs an error suggests.
+//! Pure: no call is made here.
+
+use std::collections::HashSet;
+
+use rand::rngs::ChaCha8Rng;
+use serde_json::{Map, Value};
+
+use super::kinds;
+use super::text::{self, Handle};
+use crate::suite::schema_args::{Limits, Unsatisfiable, valid_arguments_within};
+
+/// Arguments to call with, and the slots a handle filled (slot, handle).
+pub(super) type Plan = (Map<String, Value>, Vec<(String, usize)>);
+
+/// Argument names that take a location.
+pub(super) const PATH_WORDS: &[&str] = &[
+    "path",
+    "paths",
+    "dir",
+    "directory",
+    "folder",
+    "file",
+    "filename",
+    "root",
+    "repo",
+    "repository",
+    "source",
+    "destination",
+    "cwd",
+];
+
+/// Argument names that take a revision.
+const REVISION_WORDS: &[&str] = &["revision", "commit", "sha", "hash", "ref", "rev", "target"];
+
+/// A string slot a handle may fill: a string property with no enum, const,
+/// format or pattern, or an array of such strings.
+fn free_string(p: &Value) -> bool {
+    let format = p.get("format").and_then(Value::as_str);
+    p.get("type").and_then(Value::as_str) == Some("string")
+        && p.get("enum").is_none()
+        && p.get("const").is_none()
+        && format.is_none_or(|f| matches!(f, "uri" | "uri-reference" | "iri"))
+        && p.get("pattern").is_none()
+}
+
+pub(super) fn slots(schema: &Value) -> Vec<(String, bool)> {
+    let mut out = Vec::new();
+    for (k, p) in schema
+        .get("properties")
+        .and_then(Value::as_object)
+        .into_iter()
+        .flatten()
+    {
+        if free_string(p) {
+            out.push((k.clone(), false));
+        } else if p.get("type").and_then(Value::as_str) == Some("array")
+            && p.get("items").is_some_and(free_string)
+        {
+            out.push((k.clone(), true));
+        }
+    }
+    out
+}
+
+/// How well `handle` fits the argument `arg`; `None` when it does not.
+pub(super) fn affinity(arg: &str, handle: &Handle) -> Option<i32> {
+    let words = crate::access::words(arg);
+    let has = |set: &[&str]| words.iter().any(|w| set.contains(&w.as_str()));
+    let wants_path = has(PATH_WORDS);
+    let wants_revision = has(REVISION_WORDS) && !wants_path;
+    let value = handle.value.as_str();
+    if value.chars().count() > 200 || value.contains('\n') {
+        return None;
+    }
+    // A URI parameter takes a URI that reaches nothing beyond the server
+    // (a resource's, a `file://` one of the operator's paths), nothing else.
+    if kinds::wants_uri(&words) {
+        return kinds::local_uri(value).then_some(3);
+    }
+    let path_like = (value.starts_with('/') || value.contains('/') || value.starts_with('~'))
+        && !value.contains("://");
+    let hex_like = (7..=64).contains(&value.len()) && value.chars().all(|c| c.is_ascii_hexdigit());
+    if wants_path {
+        // A path, or a file's bare name as a listing gives it (a server
+        // that takes paths relative to its folder takes it as it is).
+        return if path_like {
+            Some(3)
+        } else {
+            text::file_name_like(value).then_some(2)
+        };
+    }
+    if wants_revision {
+        return hex_like.then_some(3);
+    }
+    let key_words = crate::access::words(&handle.key);
+    // `source_timezone` and `timezone` share `timezone`.
+    let singular = |w: &str| w.trim_end_matches('s').to_owned();
+    let shared = key_words
+        .iter()
+        .any(|k| words.iter().any(|w| singular(w) == singular(k)));
+    if shared {
+        return Some(3);
+    }
+    if path_like || value.contains("://") {
+        return None;
+    }
+    Some(1)
+}
+
+/// Argument sets for round 0: one per value of the first enumerated
+/// property (at most `samples`), else `samples` seeded draws.
+pub(super) fn first_round_args(
+    schema: &Value,
+    rng: &mut ChaCha8Rng,
+    samples: usize,
+    limits: &Limits,
+) -> Result<Vec<Map<String, Value>>, Unsatisfiable> {
+    let enumerated = schema
+        .get("properties")
+        .and_then(Value::as_object)
+        .and_then(|props| {
+            props.iter().find_map(|(k, p)| {
+                p.get("enum")
+                    .and_then(Value::as_array)
+                    .filter(|e| e.len() > 1)
+                    .map(|e| (k.clone(), e.clone()))
+            })
+        });
+    let has_args = schema
+        .get("properties")
+        .and_then(Value::as_object)
+        .is_some_and(|p| !p.is_empty());
+    match enumerated {
+        Some((key, values)) => values
+            .into_iter()
+            .take(samples)
+            .map(|v| {
+                let mut args = valid_arguments_within(schema, rng, limits)?;
+                args.insert(key.clone(), v);
+                Ok(args)
+            })
+            .collect(),
+        None if has_args => {
+            let required = required_of(schema);
+            (0..samples)
+                .map(|i| {
+                    let mut args = valid_arguments_within(schema, rng, limits)?;
+                    if i == 0 {
+                        args.retain(|k, _| required.contains(k));
+                    }
+                    Ok(args)
+                })
+                .collect()
+        }
+        None => Ok(vec![Map::new()]),
+    }
+}
+
+/// Quoted values in a property description: `'America/New_York'`,
+/// `"en-GB"`, `` `main` ``.
+pub(super) fn documented_examples(description: &str) -> Vec<String> {
+    static QUOTED: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+        regex::Regex::new(r#"'([^'\s]{2,60})'|"([^"\s]{2,60})"|`([^`\s]{2,60})`"#)
+            .expect("the quoted pattern compiles")
+    });
+    QUOTED
+        .captures_iter(description)
+        .filter_map(|c| c.get(1).or(c.get(2)).or(c.get(3)))
+        .map(|m| m.as_str().to_owned())
+        .take(8)
+        .collect()
+}
+
+/// Argument sets that put harvested handles into a tool's string slots.
+/// One slot varies over its fitting handles, best fit first and then in
+/// the order found; every other required slot gets its best-fitting handle;
+/// optional arguments stay out (a stray random filter would hide the
+/// answer). At most `samples` new sets.
+pub(super) fn handle_plans(
+    schema: &Value,
+    handles: &[Handle],
+    rng: &mut ChaCha8Rng,
+    samples: usize,
+    tried: &HashSet<String>,
+    tool: &str,
+    limits: &Limits,
+) -> Result<Vec<Plan>, Unsatisfiable> {
+    let required = required_of(schema);
+    let slots = slots(schema);
+    let ranked: Vec<Vec<usize>> = slots
+        .iter()
+        .map(|(slot, _)| {
+            let mut r: Vec<(i32, usize)> = handles
+                .iter()
+                .enumerate()
+                .filter_map(|(i, h)| affinity(slot, h).map(|a| (a, i)))
+                .collect();
+            r.sort_by_key(|(a, _)| -a);
+            r.into_iter().map(|(_, i)| i).collect()
+        })
+        .collect();
+    let mut plans = Vec::new();
+    for (vary, (slot, _)) in slots.iter().enumerate() {
+        for &i in &ranked[vary] {
+            if plans.len() >= samples {
+                return Ok(plans);
+            }
+            let mut args = valid_arguments_within(schema, rng, limits)?;
+            args.retain(|k, _| k == slot || required.contains(k));
+            let mut inputs = Vec::new();
+            for (j, (other, is_array)) in slots.iter().enumerate() {
+                let chosen = if j == vary {
+                    Some(i)
+                } else if required.contains(other) {
+                    ranked[j].first().copied()
+                } else {
+                    None
+                };
+                if let Some(h) = chosen {
+                    let value = Value::String(handles[h].value.clone());
+                    args.insert(
+                        other.clone(),
+                        if *is_array {
+                            Value::Array(vec![value])
+                        } else {
+                            value
+                        },
+                    );
+                    inputs.push((other.clone(), h));
+                }
+            }
+            let key = format!("{tool}\u{0}{}", Value::Object(args.clone()));
+            if tried.contains(&key) {
+                continue;
+            }
+            plans.push((args, inputs));
+        }
+    }
+    Ok(plans)
+}
+
+/// A harvested value that can stand for a name in an argument: one short
+/// word of letters, digits, `_`, `-` or `.`.
+pub(super) fn identifier(v: &str) -> bool {
+    (2..=60).contains(&v.chars().count())
+        && v.chars().all(|c| c.is_alphanumeric() || "_-.".contains(c))
+        && v.chars().next().is_some_and(char::is_alphabetic)
+}
+
+/// `text` with every whole-word `word` (any case) replaced by `with`;
+/// `None` when nothing changed.
+pub(super) fn replace_token(text: &str, word: &str, with: &str) -> Option<String> {
+    let pattern = regex::Regex::new(&format!(r"(?i)\b{}\b", regex::escape(word))).ok()?;
+    let out = pattern
+        .replace_all(text, regex::NoExpand(with))
+        .into_owned();
+    (out != text).then_some(out)
+}
+
+/// A proposed argument set fitted to a tool's schema: names the schema
+/// does not have are dropped (when it lists any), a number written as text
+/// for a numeric argument and a scalar for a string one are converted; `None`
+/// when a required argument is missing.
+pub(super) fn fitted(schema: &Value, args: Map<String, Value>) -> Option<Map<String, Value>> {
+    match fit(schema, Value::Object(args))? {
+        Value::Object(args) => Some(args),
+        _ => None,
+    }
+}
+
+/// A proposed value fitted to its schema, at every depth: a number given
+/// as text becomes a number (and back); an object keeps only the
+/// properties the schema names, a key the schema names otherwise (`type`
+/// for `entityType`, when one missing property ends in that word) is
+/// renamed, and a missing required array or boolean is given its empty
+/// value; an array's items are fitted to its `items`, a lone value given
+/// where an array is wanted becomes one. `None` where a required property
+/// is missing that nothing can stand for.
+fn fit(schema: &Value, value: Value) -> Option<Value> {
+    let kind = schema.get("type").and_then(Value::as_str).unwrap_or("");
+    match (kind, value) {
+        ("number" | "integer", Value::String(s)) => {
+            if let Ok(n) = s.trim().parse::<i64>() {
+                Some(Value::from(n))
+            } else {
+                s.trim()
+                    .parse::<f64>()
+                    .ok()
+                    .filter(|_| kind == "number")
+                    .and_then(serde_json::Number::from_f64)
+                    .map(Value::Number)
+                    .or(Some(Value::String(s)))
+            }
+        }
+        ("string", Value::Number(n)) => Some(Value::String(n.to_string())),
+        ("string", Value::Bool(b)) => Some(Value::String(b.to_string())),
+        ("array", Value::Array(items)) => {
+            let Some(item) = schema.get("items") else {
+                return Some(Value::Array(items));
+            };
+            Some(Value::Array(
+                items.into_iter().filter_map(|v| fit(item, v)).collect(),
+            ))
+        }
+        ("array", lone @ (Value::String(_) | Value::Number(_) | Value::Object(_))) => {
+            fit(schema, Value::Array(vec![lone]))
+        }
+        (_, Value::Object(mut object)) => {
+            let Some(props) = schema.get("properties").and_then(Value::as_object) else {
+                return Some(Value::Object(object));
+            };
+            let unknown: Vec<String> = object
+                .keys()
+                .filter(|k| !props.contains_key(*k))
+                .cloned()
+                .collect();
+            for key in unknown {
+                let Some(v) = object.remove(&key) else {
+                    continue;
+                };
+                let key_words = crate::access::words(&key);
+                let mut fits = props.keys().filter(|p| {
+                    !object.contains_key(*p) && {
+                        let p_words = crate::access::words(p);
+                        !key_words.is_empty() && p_words.ends_with(&key_words)
+                    }
+                });
+                if let (Some(p), None) = (fits.next(), fits.next()) {
+                    object.insert(p.clone(), v);
+                }
+            }
+            let mut fitted = Map::new();
+            for (k, v) in object {
+                fitted.insert(k.clone(), fit(&props[&k], v)?);
+            }
+            for r in required_of(schema) {
+                if fitted.contains_key(&r) {
+                    continue;
+                }
+                let empty = match props
+                    .get(&r)
+                    .and_then(|p| p.get("type"))
+                    .and_then(Value::as_str)
+                {
+                    Some("array") => Value::Array(Vec::new()),
+                    Some("boolean") => Value::Bool(false),
+                    _ => return None,
+                };
+                fitted.insert(r, empty);
+            }
+            Some(Value::Object(fitted))
+        }
+        (_, v) => Some(v),
+    }
+}
+
+pub(super) fn required_of(schema: &Value) -> Vec<String> {
+    schema
+        .get("required")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_str)
+        .map(str::to_owned)
+        .collect()
+}
+/// The relative paths harvested from call `from`, each joined under the operator's roots
+/// that are folders: `(joined, relative)`.
+pub(super) fn rooted(from: usize, handles: &[Handle], roots: &[String]) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    for h in handles.iter().filter(|h| h.from == Some(from)) {
+        if !kinds::relative_path(&h.value) {
+            continue;
+        }
+        for r in roots {
+            if std::path::Path::new(r).is_dir() {
+                out.push((
+                    format!(
+                        "{}/{}",
+                        r.trim_end_matches('/'),
+                        h.value.trim_end_matches('/')
+                    ),
+                    h.value.clone(),
+                ));
+            }
+        }
+    }
+    out.truncate(64);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_path_argument_takes_a_listed_files_bare_name() {
+        let handle = |value: &str| Handle {
+            value: value.to_owned(),
+            from: Some(0),
+            key: "name".to_owned(),
+            alias: None,
+            parent: None,
+        };
+        // sqlite-mcp-server's list_databases answers ["boardgames.db"];
+        // its other tools take `db_path`.
+        assert_eq!(affinity("db_path", &handle("boardgames.db")), Some(2));
+        assert_eq!(
+            affinity("path", &handle("/srv/data/boardgames.db")),
+            Some(3)
+        );
+        assert_eq!(affinity("db_path", &handle("kanoxvi")), None);
+        assert_eq!(affinity("file", &handle("v2.0")), None);
+    }
+
+    #[test]
+    fn a_proposal_is_fitted_to_its_schema_at_every_depth() {
+        let schema = serde_json::json!({"type": "object", "properties": {"entities": {"type": "array", "items": {
+            "type": "object",
+            "properties": {"name": {"type": "string"}, "entityType": {"type": "string"},
+                           "observations": {"type": "array", "items": {"type": "string"}}},
+            "required": ["name", "entityType", "observations"]}}}, "required": ["entities"]});
+        let proposed =
+            serde_json::json!({"entities": [{"name": "Ada Quill", "type": "person", "age": 36}]});
+        let entities = fitted(&schema, proposed.as_object().cloned().unwrap_or_default());
+        assert_eq!(
+            entities.map(Value::Object),
+            Some(
+                serde_json::json!({"entities": [{"name": "Ada Quill", "entityType": "person", "observations": []}]})
+            )
+        );
+        // A required string nothing stands for: no call.
+        let no_name = serde_json::json!({"entities": [{"type": "person"}]});
+        assert_eq!(
+            fitted(&schema, no_name.as_object().cloned().unwrap_or_default()).map(Value::Object),
+            Some(serde_json::json!({"entities": []}))
+        );
+        let count = serde_json::json!({"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"]});
+        let args = serde_json::json!({"n": "4"});
+        assert_eq!(
+            fitted(&count, args.as_object().cloned().unwrap_or_default()).map(Value::Object),
+            Some(serde_json::json!({"n": 4}))
+        );
+    }
+
+    #[test]
+    fn a_word_the_error_named_is_replaced_whole() {
+        assert_eq!(
+            replace_token("SELECT * FROM products", "products", "orders").as_deref(),
+            Some("SELECT * FROM orders")
+        );
+        assert_eq!(
+            replace_token("SELECT * FROM productsx", "products", "orders"),
+            None
+        );
+        assert!(identifier("orders") && identifier("mcp_insights"));
+        assert!(!identifier("/tmp/shop.db") && !identifier("two words") && !identifier("42"));
+    }
+}
