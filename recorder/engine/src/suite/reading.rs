@@ -47,11 +47,13 @@ fn json_error(text: &str) -> bool {
                 .iter()
                 .find(|(k, _)| matches!(k.to_lowercase().as_str(), "error" | "errors"))
                 .map(|(_, v)| v);
-            let besides = o.keys().filter(|k| {
+            // Beside it, nothing but empty fields (`"found": false`,
+            // `"docs": []`): the errors are all it says.
+            let besides = o.iter().filter(|(k, v)| {
                 !matches!(
                     k.to_lowercase().as_str(),
                     "error" | "errors" | "message" | "code" | "details" | "status"
-                )
+                ) && !blank(v)
             });
             // A result that says it did not succeed (`"success": false`,
             // `"ok": false`) is an error whatever else it holds (an error
@@ -64,15 +66,34 @@ fn json_error(text: &str) -> bool {
                             matches!(s.to_lowercase().as_str(), "error" | "failed" | "failure")
                         }))
             });
-            failed
-                || error.is_some_and(|v| {
-                    !v.is_null()
-                        && v != &serde_json::Value::Bool(false)
-                        && v.as_str().is_none_or(|s| !s.trim().is_empty())
-                }) && besides.count() == 0
+            failed || error.is_some_and(|v| !blank(v)) && besides.count() == 0
         }
         _ => false,
     }
+}
+
+/// A field that says nothing: null, `false`, `0`, an empty string, list or
+/// object.
+fn blank(v: &serde_json::Value) -> bool {
+    use serde_json::Value;
+    match v {
+        Value::Null | Value::Bool(false) => true,
+        Value::Number(n) => n.as_f64() == Some(0.0),
+        Value::String(s) => s.trim().is_empty(),
+        Value::Array(a) => a.is_empty(),
+        Value::Object(o) => o.is_empty(),
+        Value::Bool(true) => false,
+    }
+}
+
+/// An answer's JSON without the errors it reports beside its data
+/// (`{"errors": [...], "hits": [...]}` keeps `hits`): what went wrong
+/// elsewhere is no fact about the data, and no value to call with.
+pub fn without_in_band_errors(mut v: serde_json::Value) -> serde_json::Value {
+    if let serde_json::Value::Object(o) = &mut v {
+        o.retain(|k, _| !matches!(k.to_lowercase().as_str(), "error" | "errors" | "warnings"));
+    }
+    v
 }
 
 /// Name words of tools that may hand back the server's environment or
@@ -136,5 +157,25 @@ mod tests {
         assert!(!reads_as_error(
             "{\"status\":\"in_progress\",\"title\":\"Error budget review\"}"
         ));
+    }
+
+    #[test]
+    fn errors_reported_in_band_beside_empty_fields_read_as_an_error() {
+        // ast-mcp 0.7.2 answers a symbol it cannot find with `isError: false`.
+        let not_found = r#"{"errors": [{"code": "not_found", "path": null, "detail": "dintorqui"}], "truncated": false, "found": false, "ambiguous": false}"#;
+        assert!(reads_as_error(not_found));
+        let bad_args = r#"{"errors": [{"code": "bad_args", "detail": "pass exactly one of path or symbols"}], "truncated": false, "docs": []}"#;
+        assert!(reads_as_error(bad_args));
+        // Errors beside data: the data is the answer, the errors no fact of it.
+        let mixed = r#"{"errors": [{"code": "no_grammar", "detail": "could not load pack:toml"}], "total_matches": 15, "hits": [{"name": "predict"}]}"#;
+        assert!(!reads_as_error(mixed));
+        let kept = without_in_band_errors(serde_json::from_str(mixed).unwrap());
+        assert_eq!(
+            kept,
+            serde_json::json!({"total_matches": 15, "hits": [{"name": "predict"}]})
+        );
+        // An empty errors list is no error.
+        assert!(!reads_as_error(r#"{"errors": [], "rows": [{"id": 1}]}"#));
+        assert!(!reads_as_error(r#"{"errors": [], "count": 0}"#));
     }
 }

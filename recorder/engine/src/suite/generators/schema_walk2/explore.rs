@@ -6,6 +6,7 @@
 use std::collections::{BTreeMap, BTreeSet, HashSet};
 use std::ops::ControlFlow;
 
+use fitness_shared::record::DiscoveryMove;
 use fitness_shared::tape::timeline::excerpt;
 use futures::future::LocalBoxFuture;
 
@@ -16,8 +17,8 @@ use serde_json::{Map, Value};
 
 use super::config::WalkConfig2;
 use super::fit::{
-    PATH_WORDS, Plan, documented_examples, first_round_args, fitted, handle_plans, identifier,
-    replace_token,
+    PATH_WORDS, Plan, documented_examples, first_round_args, fitted, follow_error, handle_plans,
+    identifier, replace_token,
 };
 use super::text::{Handle, harvest};
 use super::witness::Witnesses;
@@ -25,7 +26,7 @@ use crate::mcp::connect::Session;
 use crate::suite::generators::seam::GenerationInput;
 use crate::suite::generators::walk::{Taken, WalkStats, call_counted, drop_unsatisfiable};
 use crate::suite::predicate::contains_token;
-use crate::suite::reading::{reads_as_empty, reads_as_error};
+use crate::suite::reading::{reads_as_empty, reads_as_error, without_in_band_errors};
 use crate::suite::schema_args::Limits;
 use crate::suite::task::Origin;
 
@@ -183,6 +184,9 @@ impl<'a> Explorer<'a> {
             errors: BTreeMap::new(),
             last_said: None,
             to_repair: Vec::new(),
+            follows: Vec::new(),
+            followed: BTreeMap::new(),
+            follow_calls: (0, 0),
             witness: None,
             stats,
         };
@@ -240,6 +244,18 @@ impl<'a> Explorer<'a> {
                     explorer.rounds(callable, 1).await;
                 }
             }
+        }
+        let (made, answered) = explorer.follow_calls;
+        if made > 0 {
+            explorer.stats.discovery.push(DiscoveryMove {
+                name: "follow-errors".into(),
+                tool: None,
+                tried:
+                    "the values failed calls' errors named or listed, in place of the refused ones"
+                        .into(),
+                found: format!("{made} call(s) made, {answered} answered"),
+                worked: answered > 0,
+            });
         }
         if let Some(mut w) = explorer.witness.take() {
             w.close(explorer.session, explorer.stats).await;
@@ -353,6 +369,13 @@ pub(super) struct Explorer<'a> {
     /// What each tool said when a call of it failed, the first
     /// [`ERRORS_KEPT`] distinct sayings (the guide's own calls come first).
     errors: BTreeMap<String, Vec<String>>,
+    /// Calls the walk's failed calls' errors point to, not yet made
+    /// ([`follow_error`]).
+    follows: Vec<Proposed>,
+    /// Follow-up calls queued per tool, at most [`FOLLOWS_PER_TOOL`].
+    followed: BTreeMap<String, usize>,
+    /// Follow-up calls made, and how many of them answered.
+    follow_calls: (usize, usize),
     /// The state witnesses of a walk that only reads.
     witness: Option<Witnesses>,
     pub(super) stats: &'a mut WalkStats,
@@ -364,11 +387,59 @@ impl Explorer<'_> {
     async fn rounds(&mut self, callable: &[&Tool], first: usize) {
         for round in first..self.config.max_rounds {
             self.stats.rounds += 1;
-            match self.round(callable, round).await {
-                Some(0) | None => break,
-                Some(_) => {}
+            let Some(made) = self.round(callable, round).await else {
+                break;
+            };
+            if made + self.follow_up(callable).await == 0 {
+                break;
             }
         }
+    }
+
+    /// Queue the calls a failed call's error points to (a tool that may
+    /// write is never followed: its error is no invitation to call it on
+    /// a harvested value).
+    fn follow(&mut self, tool: &str, args: &Map<String, Value>, said: &str) {
+        let queued = self.followed.get(tool).copied().unwrap_or(0);
+        if self.writers.contains(tool) || queued >= FOLLOWS_PER_TOOL {
+            return;
+        }
+        let discovered = self
+            .ex
+            .handles
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| self.ex.discovered.contains(i));
+        let others = self
+            .ex
+            .handles
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| !self.ex.discovered.contains(i));
+        let known: Vec<&Handle> = discovered
+            .chain(others)
+            .map(|(_, h)| h)
+            .filter(|h| !h.value.is_empty() && !h.value.contains('\n'))
+            .take(SEEN_SHOWN)
+            .collect();
+        let max = FOLLOWS_PER_ERROR.min(FOLLOWS_PER_TOOL - queued);
+        let follows = follow_error(said, args, &known, max);
+        *self.followed.entry(tool.to_owned()).or_default() += follows.len();
+        self.follows
+            .extend(follows.into_iter().map(|a| (tool.to_owned(), a)));
+    }
+
+    /// Make the queued follow-up calls; the number made.
+    async fn follow_up(&mut self, callable: &[&Tool]) -> usize {
+        let follows = std::mem::take(&mut self.follows);
+        if follows.is_empty() {
+            return 0;
+        }
+        let before = self.ex.observations.len();
+        let made = self.guided(callable, follows, true).await;
+        self.follow_calls.0 += made;
+        self.follow_calls.1 += self.ex.observations.len() - before;
+        made
     }
 
     /// Keep what a failed call said, for a guide.
@@ -603,6 +674,7 @@ impl Explorer<'_> {
             Taken::Skip(said) => {
                 if let Some(said) = said.filter(|s| !s.trim().is_empty()) {
                     self.failed(name, &args, &said);
+                    self.follow(name, &args, &said);
                 }
                 return ControlFlow::Continue(());
             }
@@ -614,6 +686,7 @@ impl Explorer<'_> {
         if reads_as_error(&text) {
             self.stats.error_results += 1;
             self.failed(name, &args, &text);
+            self.follow(name, &args, &text);
             return ControlFlow::Continue(());
         }
         if reads_as_empty(&text) {
@@ -634,7 +707,7 @@ impl Explorer<'_> {
         self.ex.observe(Observation {
             index: self.ex.observations.len(),
             tool: name.to_owned(),
-            json: super::text::structured(&text),
+            json: super::text::structured(&text).map(without_in_band_errors),
             args,
             text,
             inputs,
@@ -647,6 +720,10 @@ impl Explorer<'_> {
         ControlFlow::Continue(())
     }
 }
+
+/// Follow-up calls one error may ask for, and one tool may get in a walk.
+const FOLLOWS_PER_ERROR: usize = 3;
+const FOLLOWS_PER_TOOL: usize = 6;
 
 /// Repairs tried for one failed call of a guide's, at most.
 const REPAIRS_PER_CALL: usize = 4;

@@ -11,6 +11,7 @@ use serde_json::{Map, Value};
 
 use super::kinds;
 use super::text::{self, Handle};
+use crate::suite::predicate::contains_token;
 use crate::suite::schema_args::{Limits, Unsatisfiable, valid_arguments_within};
 
 /// Arguments to call with, and the slots a handle filled (slot, handle).
@@ -393,6 +394,184 @@ pub(super) fn rooted(from: usize, handles: &[Handle], roots: &[String]) -> Vec<(
     out
 }
 
+/// Follow-up calls an error points to, at most `max`. For a string
+/// argument whose value the error names (`Table with name kanoxvi does not
+/// exist!`, `Path '/srv/books' must point to an Excel file`), the same call
+/// with that value replaced by: the values the error offers that the walk
+/// already knows (`Did you mean "harvests"?`), the choices it lists
+/// (`Available sheets: 'Expenses', 'Budget'`, `a|b|c`) and its examples
+/// (`such as 'B2'`). Nothing else: the values that merely fit the argument
+/// are the walk's rounds' to try ([`handle_plans`]). In an expression (a
+/// value with spaces: SQL, a search) only the word the error names is
+/// replaced. For an argument the error names by its name (`mode
+/// must be source|signature|doc`), its listed choices. An offered value
+/// the walk has never seen and the error does not list as a choice is not
+/// tried (`Did you mean "pg_constraint"?` names the engine's own tables, not
+/// the operator's data).
+pub(super) fn follow_error(
+    said: &str,
+    args: &Map<String, Value>,
+    known: &[&Handle],
+    max: usize,
+) -> Vec<Map<String, Value>> {
+    let offered = offered_values(said);
+    let choices = choice_lists(said);
+    let mut out: Vec<Map<String, Value>> = Vec::new();
+    let push = |out: &mut Vec<Map<String, Value>>, key: &str, value: String| {
+        if out.len() >= max || value.is_empty() {
+            return;
+        }
+        let mut a = args.clone();
+        a.insert(key.to_owned(), Value::String(value));
+        if a != *args && !out.contains(&a) {
+            out.push(a);
+        }
+    };
+    for (key, value) in args {
+        let Some(value) = value.as_str() else {
+            continue;
+        };
+        let expression = value.trim().contains(char::is_whitespace);
+        // What the error names of this argument: its whole value, or in an
+        // expression one of its words.
+        let named = if expression {
+            crate::access::words(value)
+                .into_iter()
+                .filter(|w| w.chars().count() >= 3)
+                .find(|w| contains_token(said, w) && !contains_token(key, w))
+        } else {
+            (value.chars().count() >= 2 && said.contains(value)).then(|| value.to_owned())
+        };
+        if let Some(word) = named {
+            let offered_known = offered
+                .iter()
+                .filter(|o| known.iter().any(|h| h.value == **o))
+                .cloned();
+            let listed = choices.iter().flatten().cloned();
+            let candidates = offered_known
+                .chain(listed)
+                .filter(|c| !c.eq_ignore_ascii_case(&word));
+            for c in candidates {
+                if expression {
+                    if identifier(&c)
+                        && let Some(fixed) = replace_token(value, &word, &c)
+                    {
+                        push(&mut out, key, fixed);
+                    }
+                } else {
+                    push(&mut out, key, c);
+                }
+            }
+        } else if contains_token(said, key) {
+            // The argument the error names by its name: its listed choices.
+            for c in choices.iter().flatten() {
+                push(&mut out, key, c.clone());
+            }
+        }
+    }
+    out
+}
+
+/// Lists of strings under keys that name choices (`available`, `valid`,
+/// `allowed`, `options`, `choices`, `supported`, `expected`, `suggestions`)
+/// anywhere in a structured error.
+fn listed_choices(v: &Value, depth: usize, lists: &mut Vec<Vec<String>>) {
+    const CHOICE_WORDS: &[&str] = &[
+        "available",
+        "valid",
+        "allowed",
+        "options",
+        "choices",
+        "supported",
+        "expected",
+        "suggestions",
+        "candidates",
+    ];
+    let Some(o) = v.as_object().filter(|_| depth < 8) else {
+        return;
+    };
+    for (k, v) in o {
+        let named = crate::access::words(k)
+            .iter()
+            .any(|w| CHOICE_WORDS.contains(&w.as_str()));
+        match v {
+            Value::Array(items) if named => {
+                let strings: Vec<String> = items
+                    .iter()
+                    .filter_map(Value::as_str)
+                    .map(str::to_owned)
+                    .take(16)
+                    .collect();
+                if !strings.is_empty() && lists.len() < 8 {
+                    lists.push(strings);
+                }
+            }
+            Value::Object(_) => listed_choices(v, depth + 1, lists),
+            _ => {}
+        }
+    }
+}
+
+/// Values an error quotes (`'x'`, `"x"`, `` `x` ``): what it offers or
+/// gives as an example, and the value it refused.
+fn offered_values(said: &str) -> Vec<String> {
+    static QUOTED: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+        regex::Regex::new(r#"'([^'\s]{1,60})'|"([^"\s]{1,60})"|`([^`\s]{1,60})`"#)
+            .expect("the quoted pattern compiles")
+    });
+    let mut out: Vec<String> = Vec::new();
+    for c in QUOTED.captures_iter(said) {
+        if let Some(m) = c.get(1).or(c.get(2)).or(c.get(3)) {
+            let v = m.as_str().to_owned();
+            if !out.contains(&v) {
+                out.push(v);
+            }
+        }
+        if out.len() >= 16 {
+            break;
+        }
+    }
+    out
+}
+
+/// The choices an error lists: `a|b|c`, or the quoted values after `one
+/// of`, `must be`, `valid … are`, `expected`, `such as`, `e.g.`, `for
+/// example`, `available`, `supported` in the same sentence.
+fn choice_lists(said: &str) -> Vec<Vec<String>> {
+    static PIPES: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+        regex::Regex::new(r"\b[A-Za-z_][\w.-]{0,40}(?:\|[A-Za-z_][\w.-]{0,40})+\b")
+            .expect("the pipes pattern compiles")
+    });
+    static CUE: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+        regex::Regex::new(
+            r"(?i)\b(one of|must be|valid\b[^.:;]{0,30}\b(?:are|is)|expected|such as|e\.g\.|for example|available|supported)\b",
+        )
+        .expect("the cue pattern compiles")
+    });
+    let mut lists: Vec<Vec<String>> = PIPES
+        .find_iter(said)
+        .map(|m| m.as_str().split('|').map(str::to_owned).collect())
+        .take(4)
+        .collect();
+    // A structured error's lists of choices (`"available_vaults":
+    // ["home"]`), on a line of its own.
+    for line in said.lines().filter(|l| l.trim_start().starts_with('{')) {
+        if let Ok(v) = serde_json::from_str::<Value>(line) {
+            listed_choices(&v, 0, &mut lists);
+        }
+    }
+    for cue in CUE.find_iter(said).take(4) {
+        let rest = &said[cue.end()..];
+        let sentence = rest.split_terminator(['\n', ';']).next().unwrap_or(rest);
+        let sentence = sentence.split(". ").next().unwrap_or(sentence);
+        let quoted = offered_values(sentence);
+        if !quoted.is_empty() {
+            lists.push(quoted);
+        }
+    }
+    lists
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -459,5 +638,91 @@ mod tests {
         );
         assert!(identifier("orders") && identifier("mcp_insights"));
         assert!(!identifier("/tmp/shop.db") && !identifier("two words") && !identifier("42"));
+    }
+
+    #[test]
+    fn an_error_that_names_the_value_is_followed_with_what_it_offers() {
+        let args = |pairs: &[(&str, &str)]| -> Map<String, Value> {
+            pairs
+                .iter()
+                .map(|(k, v)| ((*k).to_owned(), Value::String((*v).to_owned())))
+                .collect()
+        };
+        let handle = |value: &str| Handle {
+            value: value.to_owned(),
+            from: Some(0),
+            key: "table_name".to_owned(),
+            alias: None,
+            parent: None,
+        };
+        let (orchards, harvests, memo) = (
+            handle("orchards"),
+            handle("harvests"),
+            handle("budget_2024.xlsx"),
+        );
+        // duckdb-mcp-server: the refused name, a known table offered; known
+        // values the error does not name are the rounds' to try.
+        let said = "Table: kanoxvi\nError executing query: Catalog Error: Table with name kanoxvi does not exist!\nDid you mean \"harvests\"?";
+        let known = [&orchards, &harvests, &memo];
+        assert_eq!(
+            follow_error(said, &args(&[("file_path", "kanoxvi")]), &known, 3),
+            vec![args(&[("file_path", "harvests")])]
+        );
+        // An offered name the walk never saw is not tried.
+        let said =
+            "Catalog Error: Table with name saso does not exist!\nDid you mean \"pg_constraint\"?";
+        assert!(follow_error(said, &args(&[("table", "saso")]), &[], 3).is_empty());
+        // A word inside SQL is replaced whole.
+        let said = "no such table: kanoxvi. Did you mean 'orchards'?";
+        assert_eq!(
+            follow_error(said, &args(&[("sql", "SELECT * FROM kanoxvi")]), &known, 3),
+            vec![args(&[("sql", "SELECT * FROM orchards")])]
+        );
+        // An error that offers nothing is not followed.
+        let said = "Path '/srv/books' must point to an Excel file (.xlsm, .xlsx).";
+        assert!(follow_error(said, &args(&[("path", "/srv/books")]), &known, 3).is_empty());
+        // The choices an error lists, for the value it refused.
+        let said = "Sheet 'values' not found. Available sheets: 'Expenses', 'Budget'.";
+        assert_eq!(
+            follow_error(
+                said,
+                &args(&[("path", "b.xlsx"), ("sheet", "values")]),
+                &[],
+                3
+            ),
+            vec![
+                args(&[("path", "b.xlsx"), ("sheet", "Expenses")]),
+                args(&[("path", "b.xlsx"), ("sheet", "Budget")]),
+            ]
+        );
+        // The argument named by its name gets the choices listed.
+        let said = "error: mode must be source|signature|doc";
+        assert_eq!(
+            follow_error(said, &args(&[("mode", "zzz"), ("symbol", "parse")]), &[], 5),
+            vec![
+                args(&[("mode", "source"), ("symbol", "parse")]),
+                args(&[("mode", "signature"), ("symbol", "parse")]),
+                args(&[("mode", "doc"), ("symbol", "parse")]),
+            ]
+        );
+        // obsidian-mcp 2.0.1: the choices are in the structured error only.
+        let said = "VAULT_NOT_FOUND: Vault 'kanoxvi' is not configured.\n{\"ok\":false,\"error\":{\"code\":\"VAULT_NOT_FOUND\",\"details\":{\"available_vaults\":[\"home\"]}}}";
+        assert_eq!(
+            follow_error(
+                said,
+                &args(&[("vault", "kanoxvi"), ("path", "torka")]),
+                &[],
+                3
+            ),
+            vec![args(&[("vault", "home"), ("path", "torka")])]
+        );
+        // An example the error gives, for the value it refused.
+        let said = "Invalid cell reference 'vequi'. Use A1 notation such as 'B2'.";
+        assert_eq!(
+            follow_error(said, &args(&[("cell", "vequi")]), &[], 3),
+            vec![args(&[("cell", "B2")])]
+        );
+        // An error that names nothing of the call points nowhere.
+        assert!(follow_error("internal error", &args(&[("q", "kanoxvi")]), &known, 3).is_empty());
     }
 }

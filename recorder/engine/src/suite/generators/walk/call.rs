@@ -36,7 +36,18 @@ pub async fn call(
                 .is_some_and(|t| t != "complete");
             let text = result_text(&v);
             if v.get("isError").and_then(Value::as_bool) == Some(true) || incomplete {
-                return Called::Error(text);
+                // A structured error says what its text may not (the
+                // choices it would take): it follows the text, on a line
+                // of its own.
+                let structured = v
+                    .get("structuredContent")
+                    .filter(|s| !s.is_null())
+                    .map(Value::to_string)
+                    .filter(|s| s.len() <= 4_000 && !text.contains(s.as_str()));
+                return Called::Error(match structured {
+                    Some(s) => format!("{text}\n{s}"),
+                    None => text,
+                });
             }
             if is_empty(&text) {
                 Called::Empty
