@@ -10,7 +10,7 @@ use super::control::Interruption;
 use super::run::{Flow, Run};
 use super::sandbox::Server;
 use super::trials::{Job, TrialKind, Trials};
-use super::{record, trials};
+use super::{registration, score, trials};
 use crate::model::agent::TrialOutcome;
 use crate::model::cost::Role as Spender;
 use crate::model::types::{LlmErrorClass, ModelClient};
@@ -160,7 +160,7 @@ impl Run<'_> {
         self.agent.event(
             "fitness.task_end",
             json!({"taskId": task.id, "success": success, "checkResult": check,
-                   "failure": (!success).then(|| super::record::failure_of(&outcome)),
+                   "failure": (!success).then(|| score::failure_of(&outcome)),
                    "toolCalls": outcome.calls.len()}),
             Some(&corr),
         );
@@ -257,7 +257,7 @@ impl Run<'_> {
             .runner_reported
             .clone()
             .unwrap_or_else(|| self.cfg.settings.runner.to_string());
-        let score = record::score(&runner_model, tools, &results, &self.prices);
+        let score = score::score(&runner_model, tools, &results, &self.prices);
         self.progress.finish_phase(&format!(
             "first try {} of {}",
             score.first_try.k, score.first_try.n
@@ -275,7 +275,8 @@ fn trial_order(tasks: usize, reps: u64, seed: u64) -> Vec<(usize, usize)> {
     let mut order: Vec<(usize, usize)> = (0..tasks)
         .flat_map(|t| (0..reps as usize).map(move |r| (t, r)))
         .collect();
-    let mut rng = rand::rngs::ChaCha8Rng::seed_from_u64(seed ^ record::stable_hash("drive order"));
+    let mut rng =
+        rand::rngs::ChaCha8Rng::seed_from_u64(seed ^ registration::stable_hash("drive order"));
     order.shuffle(&mut rng);
     order
 }

@@ -13,8 +13,10 @@ mod findings;
 mod free_gates;
 mod null_gate;
 mod record;
+mod registration;
 mod run;
 pub mod sandbox;
+mod score;
 mod suite_files;
 mod tape_reading;
 mod trials;
@@ -51,14 +53,14 @@ pub async fn execute(
     cancel: Cancel,
     progress: &dyn Progress,
 ) -> anyhow::Result<RunOutput> {
-    let prereg = record::preregistration(cfg)?;
+    let prereg = registration::preregistration(cfg)?;
     let prices = match &cfg.settings.prices {
         Some(path) => PriceTable::load(path)?,
         None => PriceTable::bundled(),
     };
     let started_at = crate::clock::now();
-    let slug = record::slug_for(cfg);
-    let id = record::run_id(
+    let slug = registration::slug_for(cfg);
+    let id = registration::run_id(
         &slug,
         &started_at,
         cfg.settings.seed,

@@ -10,7 +10,7 @@ use serde_json::json;
 use super::run::{Flow, Run, name_of};
 use super::sandbox::Server;
 use super::trials::{Job, TrialKind, Trials};
-use super::{record, trials};
+use super::{registration, trials};
 use crate::model::types::ModelClient;
 use crate::suite::task::Task;
 
@@ -146,7 +146,7 @@ impl Run<'_> {
         else {
             return Ok(false);
         };
-        let seed = self.cfg.settings.seed ^ record::stable_hash(&corr) ^ arm;
+        let seed = self.cfg.settings.seed ^ registration::stable_hash(&corr) ^ arm;
         let mut rng = ChaCha8Rng::seed_from_u64(seed);
         let schema = serde_json::Value::Object((*tool.input_schema).clone());
         let limits = crate::suite::schema_args::Limits::default().within(self.cfg.settings.timeout);

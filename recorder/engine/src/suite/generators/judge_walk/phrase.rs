@@ -9,7 +9,7 @@
 use rmcp::model::Tool;
 use serde_json::Value;
 
-use super::{Judge, JudgeWalkConfig, TOKENS_PER_TASK_PHRASED, output_cap};
+use super::judge::{Judge, JudgeWalkConfig, TOKENS_PER_TASK_PHRASED, output_cap};
 use crate::suite::admission::names_tool;
 use crate::suite::predicate::contains_token;
 use crate::suite::task::Candidate;
