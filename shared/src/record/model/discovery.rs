@@ -36,7 +36,8 @@ impl OperatorHints {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct DiscoveryMove {
     /// The move's name (`resources`, `catalogue`, `broad-search`,
-    /// `seed-calls`, `prompts`, `instructions`, `file-uri`, `root-paths`).
+    /// `seed-calls`, `prompts`, `instructions`, `file-uri`, `root-paths`,
+    /// `follow-errors`).
     #[serde(rename = "move")]
     pub name: String,
     /// The tool it was made on, when it calls one.
