@@ -17,8 +17,8 @@ use serde_json::{Map, Value};
 
 use super::config::WalkConfig2;
 use super::fit::{
-    PATH_WORDS, Plan, documented_examples, first_round_args, fitted, follow_error, handle_plans,
-    identifier, replace_token,
+    Fits, PATH_WORDS, Plan, documented_examples, first_round_args, fitted, follow_error,
+    handle_plans, identifier, replace_token,
 };
 use super::text::{Handle, harvest};
 use super::witness::Witnesses;
@@ -186,6 +186,7 @@ impl<'a> Explorer<'a> {
             to_repair: Vec::new(),
             follows: Vec::new(),
             followed: BTreeMap::new(),
+            refused: HashSet::new(),
             follow_calls: (0, 0),
             witness: None,
             stats,
@@ -374,6 +375,9 @@ pub(super) struct Explorer<'a> {
     follows: Vec<Proposed>,
     /// Follow-up calls queued per tool, at most [`FOLLOWS_PER_TOOL`].
     followed: BTreeMap<String, usize>,
+    /// `(argument, value)` pairs a server refused by naming the value in
+    /// quotes: never planned again.
+    refused: HashSet<(String, String)>,
     /// Follow-up calls made, and how many of them answered.
     follow_calls: (usize, usize),
     /// The state witnesses of a walk that only reads.
@@ -400,6 +404,14 @@ impl Explorer<'_> {
     /// write is never followed: its error is no invitation to call it on
     /// a harvested value).
     fn follow(&mut self, tool: &str, args: &Map<String, Value>, said: &str) {
+        // A value the error quotes was refused in its argument.
+        for (key, value) in args {
+            if let Some(v) = value.as_str().filter(|v| v.chars().count() >= 2)
+                && (said.contains(&format!("'{v}'")) || said.contains(&format!("\"{v}\"")))
+            {
+                self.refused.insert((key.clone(), v.to_owned()));
+            }
+        }
         let queued = self.followed.get(tool).copied().unwrap_or(0);
         if self.writers.contains(tool) || queued >= FOLLOWS_PER_TOOL {
             return;
@@ -631,9 +643,21 @@ impl Explorer<'_> {
             first_round_args(&schema, &mut self.rng, samples, &self.limits)
                 .map(|sets| sets.into_iter().map(|a| (a, Vec::new())).collect())
         } else {
+            let worked: HashSet<(String, String)> = self
+                .ex
+                .observations
+                .iter()
+                .flat_map(|o| &o.inputs)
+                .map(|(slot, h)| (slot.clone(), self.ex.handles[*h].value.clone()))
+                .collect();
+            let fits = Fits {
+                handles: &self.ex.handles,
+                worked: &worked,
+                refused: &self.refused,
+            };
             handle_plans(
                 &schema,
-                &self.ex.handles,
+                &fits,
                 &mut self.rng,
                 samples,
                 &self.tried,

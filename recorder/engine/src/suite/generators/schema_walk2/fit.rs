@@ -176,14 +176,30 @@ pub(super) fn documented_examples(description: &str) -> Vec<String> {
         .collect()
 }
 
+/// The handles a slot may take, and what calls taught about them:
+/// `(argument, value)` pairs that answered, and pairs the server refused by
+/// naming the value.
+pub(super) struct Fits<'a> {
+    pub handles: &'a [Handle],
+    pub worked: &'a HashSet<(String, String)>,
+    pub refused: &'a HashSet<(String, String)>,
+}
+
 /// Argument sets that put harvested handles into a tool's string slots.
 /// One slot varies over its fitting handles, best fit first and then in
 /// the order found; every other required slot gets its best-fitting handle;
 /// optional arguments stay out (a stray random filter would hide the
-/// answer). At most `samples` new sets.
+/// answer). The slots take turns varying (the first slot's next handle,
+/// then the second's, ...), so a slot with many loose fits does not spend
+/// every set before another slot's good fit is tried (a vault id and a
+/// note's path). What a call taught the walk comes first: a value that
+/// answered in an argument of the same name leads, and a value the server
+/// refused in it by quoting it (`Vault 'Configured Obsidian Vaults' is not
+/// configured`) is not given to it again, unless it also answered there.
+/// At most `samples` new sets.
 pub(super) fn handle_plans(
     schema: &Value,
-    handles: &[Handle],
+    fits: &Fits<'_>,
     rng: &mut ChaCha8Rng,
     samples: usize,
     tried: &HashSet<String>,
@@ -195,53 +211,69 @@ pub(super) fn handle_plans(
     let ranked: Vec<Vec<usize>> = slots
         .iter()
         .map(|(slot, _)| {
-            let mut r: Vec<(i32, usize)> = handles
+            let taught = |h: &Handle, set: &HashSet<(String, String)>| {
+                set.contains(&(slot.clone(), h.value.clone()))
+            };
+            let mut r: Vec<(bool, i32, usize)> = fits
+                .handles
                 .iter()
                 .enumerate()
-                .filter_map(|(i, h)| affinity(slot, h).map(|a| (a, i)))
+                // A value that answered in the slot is never refused in
+                // it (an error may quote a value that was not its cause).
+                .filter(|(_, h)| !taught(h, fits.refused) || taught(h, fits.worked))
+                .filter_map(|(i, h)| affinity(slot, h).map(|a| (!taught(h, fits.worked), a, i)))
                 .collect();
-            r.sort_by_key(|(a, _)| -a);
-            r.into_iter().map(|(_, i)| i).collect()
+            r.sort_by_key(|(untaught, a, _)| (*untaught, -a));
+            r.into_iter().map(|(_, _, i)| i).collect()
         })
         .collect();
     let mut plans = Vec::new();
-    for (vary, (slot, _)) in slots.iter().enumerate() {
-        for &i in &ranked[vary] {
-            if plans.len() >= samples {
-                return Ok(plans);
-            }
-            let mut args = valid_arguments_within(schema, rng, limits)?;
-            args.retain(|k, _| k == slot || required.contains(k));
-            let mut inputs = Vec::new();
-            for (j, (other, is_array)) in slots.iter().enumerate() {
-                let chosen = if j == vary {
-                    Some(i)
-                } else if required.contains(other) {
-                    ranked[j].first().copied()
-                } else {
-                    None
-                };
-                if let Some(h) = chosen {
-                    let value = Value::String(handles[h].value.clone());
-                    args.insert(
-                        other.clone(),
-                        if *is_array {
-                            Value::Array(vec![value])
-                        } else {
-                            value
-                        },
-                    );
-                    inputs.push((other.clone(), h));
+    let mut next = vec![0usize; slots.len()];
+    loop {
+        let mut turned = false;
+        for (vary, (slot, _)) in slots.iter().enumerate() {
+            while let Some(&i) = ranked[vary].get(next[vary]) {
+                next[vary] += 1;
+                if plans.len() >= samples {
+                    return Ok(plans);
                 }
+                let mut args = valid_arguments_within(schema, rng, limits)?;
+                args.retain(|k, _| k == slot || required.contains(k));
+                let mut inputs = Vec::new();
+                for (j, (other, is_array)) in slots.iter().enumerate() {
+                    let chosen = if j == vary {
+                        Some(i)
+                    } else if required.contains(other) {
+                        ranked[j].first().copied()
+                    } else {
+                        None
+                    };
+                    if let Some(h) = chosen {
+                        let value = Value::String(fits.handles[h].value.clone());
+                        args.insert(
+                            other.clone(),
+                            if *is_array {
+                                Value::Array(vec![value])
+                            } else {
+                                value
+                            },
+                        );
+                        inputs.push((other.clone(), h));
+                    }
+                }
+                let key = format!("{tool}\u{0}{}", Value::Object(args.clone()));
+                if tried.contains(&key) || plans.iter().any(|(a, _): &Plan| *a == args) {
+                    continue;
+                }
+                plans.push((args, inputs));
+                turned = true;
+                break;
             }
-            let key = format!("{tool}\u{0}{}", Value::Object(args.clone()));
-            if tried.contains(&key) {
-                continue;
-            }
-            plans.push((args, inputs));
+        }
+        if !turned {
+            return Ok(plans);
         }
     }
-    Ok(plans)
 }
 
 /// A harvested value that can stand for a name in an argument: one short
