@@ -757,4 +757,83 @@ mod tests {
         // An error that names nothing of the call points nowhere.
         assert!(follow_error("internal error", &args(&[("q", "kanoxvi")]), &known, 3).is_empty());
     }
+
+    #[test]
+    fn handle_plans_take_turns_and_learn_from_what_answered_and_what_was_refused() {
+        use rand::SeedableRng;
+        let handle = |value: &str, key: &str| Handle {
+            value: value.to_owned(),
+            from: Some(0),
+            key: key.to_owned(),
+            alias: None,
+            parent: None,
+        };
+        // obsidian-mcp's read_note(vault, path): a resource's title and the
+        // listed vault both fit `vault`; the notes a search found fit `path`.
+        let handles = vec![
+            handle("Configured Obsidian Vaults", "vaults"),
+            handle("home", "vaults"),
+            handle("Beekeeping/Varroa.md", "path"),
+            handle("Kitchen/Plum chutney.md", "path"),
+        ];
+        let schema = serde_json::json!({"type": "object", "properties": {
+            "vault": {"type": "string"}, "path": {"type": "string"}},
+            "required": ["vault", "path"]});
+        let plan = |worked: &HashSet<(String, String)>, refused: &HashSet<(String, String)>| {
+            let fits = Fits {
+                handles: &handles,
+                worked,
+                refused,
+            };
+            handle_plans(
+                &schema,
+                &fits,
+                &mut ChaCha8Rng::seed_from_u64(1),
+                4,
+                &HashSet::new(),
+                "read_note",
+                &Limits::default(),
+            )
+            .expect("plans")
+            .into_iter()
+            .map(|(a, _)| {
+                (
+                    a["vault"].as_str().unwrap().to_owned(),
+                    a["path"].as_str().unwrap().to_owned(),
+                )
+            })
+            .collect::<Vec<_>>()
+        };
+        let pair = |v: &str, p: &str| (v.to_owned(), p.to_owned());
+        let none = HashSet::new();
+        // The slots take turns: the second set already varies the path.
+        let first = plan(&none, &none);
+        assert_eq!(first[0].0, "Configured Obsidian Vaults");
+        assert!(
+            first[..2]
+                .iter()
+                .any(|(_, p)| p == "Kitchen/Plum chutney.md" || p == "Beekeeping/Varroa.md")
+        );
+        assert!(
+            first.iter().filter(|(_, p)| p.ends_with(".md")).count() >= 2,
+            "{first:?}"
+        );
+        // The server refused the title as a vault, and `home` answered as
+        // one: every set reads a note in `home`.
+        let refused: HashSet<_> = [pair("vault", "Configured Obsidian Vaults")].into();
+        let worked: HashSet<_> = [pair("vault", "home")].into();
+        let taught = plan(&worked, &refused);
+        assert!(taught.iter().all(|(v, _)| v == "home"), "{taught:?}");
+        assert!(
+            taught.contains(&pair("home", "Beekeeping/Varroa.md")),
+            "{taught:?}"
+        );
+        assert!(
+            taught.contains(&pair("home", "Kitchen/Plum chutney.md")),
+            "{taught:?}"
+        );
+        // A value that answered in the slot is never refused there.
+        let both: HashSet<_> = [pair("vault", "home")].into();
+        assert!(plan(&both, &both).iter().any(|(v, _)| v == "home"));
+    }
 }
