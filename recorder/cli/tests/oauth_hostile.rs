@@ -123,8 +123,10 @@ async fn token(
             )
                 .into_response();
         }
+        // Long enough for the login itself to list the tools with it on a
+        // busy machine (at 1 s the login's own call found it expired).
         return axum::Json(json!({
-            "access_token": TOKEN, "token_type": "Bearer", "expires_in": 1,
+            "access_token": TOKEN, "token_type": "Bearer", "expires_in": 4,
             "refresh_token": "hostile-refresh-token-9b2c",
         }))
         .into_response();
@@ -245,7 +247,7 @@ fn an_expired_login_whose_refresh_is_refused_says_to_log_in_again() {
     let (out, stored) = login_at(&url, &logins);
     assert!(out.status.success(), "{}", text(&out));
     assert!(stored);
-    std::thread::sleep(Duration::from_millis(1500));
+    std::thread::sleep(Duration::from_millis(4500));
     let probe = run_bounded_in(
         None,
         &[("FITNESS_LOGIN_DIR", s(&logins).to_owned())],
