@@ -241,6 +241,12 @@ fn is_verb(word: &str, verbs: &'static [&'static str]) -> Option<&'static str> {
 /// The offline rule set: (writes, evidence).
 pub fn infer(tool: &Tool) -> (bool, String) {
     let name = tool.name.to_string();
+    // A place to put its output (`output_path`, `save_to`, `dest_dir`)
+    // writes a file, whatever the tool's verb says (excel-mcp-polars'
+    // `to_pandas` "converts" and writes `output_path`).
+    if let Some(p) = output_location(tool) {
+        return (true, format!("schema has the output location `{p}`"));
+    }
     // A writing verb anywhere in the name writes, unless it is only an
     // inflected noun after a reading verb (`get_orders`, `list_posts`,
     // `git_diff_staged`): the object read, not an act.
@@ -317,6 +323,33 @@ pub fn infer(tool: &Tool) -> (bool, String) {
         true,
         "no reading verb in the name or description: assumed destructive".into(),
     )
+}
+
+/// A property of the tool's input that names where its output goes: an
+/// output, save, export or destination word with a path, file, folder or
+/// directory word (`output_path`, `save_to_file`, `dest_dir`), or
+/// `destination` / `dest` alone.
+fn output_location(tool: &Tool) -> Option<String> {
+    const OUT: &[&str] = &["output", "out", "save", "export", "dest", "destination"];
+    const PLACE: &[&str] = &[
+        "path",
+        "file",
+        "filename",
+        "dir",
+        "directory",
+        "folder",
+        "to",
+    ];
+    let props = tool.input_schema.get("properties")?.as_object()?;
+    props
+        .keys()
+        .find(|k| {
+            let w = words(k);
+            let out = w.iter().any(|x| OUT.contains(&x.as_str()));
+            let place = w.iter().any(|x| PLACE.contains(&x.as_str()));
+            (out && place) || matches!(w.as_slice(), [x] if x == "destination" || x == "dest")
+        })
+        .cloned()
 }
 
 /// Reading verbs that also name a change: resolving a blocker, opening an
@@ -715,5 +748,43 @@ mod tests {
         access.mode = AccessMode::Sandbox;
         assert!(!access.blocks("delete_city"));
         assert!(access.writes("delete_city"));
+    }
+
+    #[test]
+    fn a_tool_with_a_place_for_its_output_writes_whatever_its_verb() {
+        let tool = |name: &str, description: &str, props: serde_json::Value| {
+            let schema = serde_json::json!({"type": "object", "properties": props});
+            Tool::new(
+                name.to_owned(),
+                description.to_owned(),
+                std::sync::Arc::new(schema.as_object().cloned().unwrap_or_default()),
+            )
+        };
+        // excel-mcp-polars 0.1.3: "convert" reads, `output_path` writes.
+        let to_pandas = tool(
+            "to_pandas",
+            "Convert a sheet to a pandas-compatible Parquet file.",
+            serde_json::json!({"file_path": {"type": "string"}, "output_path": {"type": "string"}}),
+        );
+        let (writes, why) = infer(&to_pandas);
+        assert!(writes, "{why}");
+        assert!(why.contains("output_path"), "{why}");
+        for p in ["save_to", "dest_dir", "destination", "export_file"] {
+            let t = tool(
+                "get_report",
+                "Get the report.",
+                serde_json::json!({p: {"type": "string"}}),
+            );
+            assert!(infer(&t).0, "{p}");
+        }
+        // An output format or a target time zone is no place.
+        for p in ["output_format", "target_timezone", "file_path", "out"] {
+            let t = tool(
+                "get_report",
+                "Get the report.",
+                serde_json::json!({p: {"type": "string"}}),
+            );
+            assert!(!infer(&t).0, "{p}");
+        }
     }
 }
