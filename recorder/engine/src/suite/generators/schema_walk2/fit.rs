@@ -164,16 +164,32 @@ pub(super) fn first_round_args(
 /// Quoted values in a property description: `'America/New_York'`,
 /// `"en-GB"`, `` `main` ``.
 pub(super) fn documented_examples(description: &str) -> Vec<String> {
+    let mut out = quoted_values(description);
+    out.retain(|v| v.chars().count() >= 2);
+    out.truncate(8);
+    out
+}
+
+/// The values a text quotes (`'x'`, `"x"`, `` `x` ``: no spaces, at most
+/// 60 characters), each once, in order, 16 at most.
+fn quoted_values(text: &str) -> Vec<String> {
     static QUOTED: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
-        regex::Regex::new(r#"'([^'\s]{2,60})'|"([^"\s]{2,60})"|`([^`\s]{2,60})`"#)
+        regex::Regex::new(r#"'([^'\s]{1,60})'|"([^"\s]{1,60})"|`([^`\s]{1,60})`"#)
             .expect("the quoted pattern compiles")
     });
-    QUOTED
-        .captures_iter(description)
-        .filter_map(|c| c.get(1).or(c.get(2)).or(c.get(3)))
-        .map(|m| m.as_str().to_owned())
-        .take(8)
-        .collect()
+    let mut out: Vec<String> = Vec::new();
+    for c in QUOTED.captures_iter(text) {
+        if let Some(m) = c.get(1).or(c.get(2)).or(c.get(3)) {
+            let v = m.as_str().to_owned();
+            if !out.contains(&v) {
+                out.push(v);
+            }
+        }
+        if out.len() >= 16 {
+            break;
+        }
+    }
+    out
 }
 
 /// The handles a slot may take, and what calls taught about them:
@@ -446,7 +462,7 @@ pub(super) fn follow_error(
     known: &[&Handle],
     max: usize,
 ) -> Vec<Map<String, Value>> {
-    let offered = offered_values(said);
+    let offered = quoted_values(said);
     let choices = choice_lists(said);
     let mut out: Vec<Map<String, Value>> = Vec::new();
     let push = |out: &mut Vec<Map<String, Value>>, key: &str, value: String| {
@@ -544,28 +560,6 @@ fn listed_choices(v: &Value, depth: usize, lists: &mut Vec<Vec<String>>) {
     }
 }
 
-/// Values an error quotes (`'x'`, `"x"`, `` `x` ``): what it offers or
-/// gives as an example, and the value it refused.
-fn offered_values(said: &str) -> Vec<String> {
-    static QUOTED: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
-        regex::Regex::new(r#"'([^'\s]{1,60})'|"([^"\s]{1,60})"|`([^`\s]{1,60})`"#)
-            .expect("the quoted pattern compiles")
-    });
-    let mut out: Vec<String> = Vec::new();
-    for c in QUOTED.captures_iter(said) {
-        if let Some(m) = c.get(1).or(c.get(2)).or(c.get(3)) {
-            let v = m.as_str().to_owned();
-            if !out.contains(&v) {
-                out.push(v);
-            }
-        }
-        if out.len() >= 16 {
-            break;
-        }
-    }
-    out
-}
-
 /// The choices an error lists: `a|b|c`, or the quoted values after `one
 /// of`, `must be`, `valid … are`, `expected`, `such as`, `e.g.`, `for
 /// example`, `available`, `supported` in the same sentence.
@@ -596,7 +590,7 @@ fn choice_lists(said: &str) -> Vec<Vec<String>> {
         let rest = &said[cue.end()..];
         let sentence = rest.split_terminator(['\n', ';']).next().unwrap_or(rest);
         let sentence = sentence.split(". ").next().unwrap_or(sentence);
-        let quoted = offered_values(sentence);
+        let quoted = quoted_values(sentence);
         if !quoted.is_empty() {
             lists.push(quoted);
         }
