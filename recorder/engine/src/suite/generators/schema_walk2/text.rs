@@ -88,13 +88,28 @@ pub fn is_naming(key: &str) -> bool {
     NAMING_KEYS.iter().any(|k| k.eq_ignore_ascii_case(key))
 }
 
+/// The label [`records`] gives a Markdown heading's text: it names its
+/// record where no field of the record does.
+pub const HEADING_LABEL: &str = "heading";
+
+/// Does this label of a [`records`] pair name its record?
+fn names_record(label: &str) -> bool {
+    is_naming(label) || label == HEADING_LABEL
+}
+
 static LISTING: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"^\s*\[([A-Z][A-Z ]{0,15})\]\s+(\S.{0,199})$")
         .expect("the listing pattern compiles")
 });
+/// `Label: value`, the label in any script's letters (`파일: notes/a.md`),
+/// after a list's bullet where there is one (`- concepts: Seed Saving`).
 static LABELLED: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"^\s*([A-Za-z][A-Za-z0-9 _\-]{0,40}?)\s*:\s+(\S.{0,199})$")
+    Regex::new(r"^\s*(?:[-*+•]\s+)?(\p{L}[\p{L}\p{N} _\-]{0,40}?)\s*:\s+(\S.{0,199})$")
         .expect("the label pattern compiles")
+});
+/// A Markdown heading (`## Drying and Storage`): its level and its text.
+static HEADING: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"^\s{0,3}(#{1,4})\s+(\S.{0,119}?)\s*#*\s*$").expect("the heading pattern compiles")
 });
 /// Words a prose label does not end in (`grew to 4.2` labels nothing).
 const PROSE_STOP: &[&str] = &[
@@ -115,18 +130,48 @@ fn unquote(s: &str) -> String {
 }
 
 /// `Label: value` records of a text: a blank line, or a label already seen
-/// in the current record, starts the next record.
+/// in the current record, starts the next record. A line of several
+/// fields split by ` | ` (`Category: concepts | Tags: practice`) gives each.
+/// A Markdown heading at the level of the text's first heading (or above)
+/// starts a record it names, as its [`HEADING_LABEL`] (`## Seed Saving`
+/// over the lines that describe it); a deeper one (`### Links`) names
+/// nothing.
 pub fn records(text: &str) -> Vec<Vec<(String, String)>> {
     let mut out: Vec<Vec<(String, String)>> = Vec::new();
     let mut current: Vec<(String, String)> = Vec::new();
+    let mut top_level: Option<usize> = None;
+    let mut titled = false;
     for line in text.lines() {
         if line.trim().is_empty() {
-            if !current.is_empty() {
+            // A titled record goes on past the blank line under its heading.
+            let only_heading = titled && current.len() == 1;
+            if !current.is_empty() && !only_heading {
                 out.push(std::mem::take(&mut current));
+                titled = false;
             }
             continue;
         }
-        if let Some(c) = LABELLED.captures(line) {
+        if let Some(c) = HEADING.captures(line) {
+            let level = c[1].len();
+            if top_level.is_none_or(|t| level <= t) {
+                top_level = Some(level);
+                if !current.is_empty() {
+                    out.push(std::mem::take(&mut current));
+                }
+                current.push((HEADING_LABEL.to_owned(), unquote(&c[2])));
+                titled = true;
+            }
+            continue;
+        }
+        let parts: Vec<&str> = line.split(" | ").collect();
+        let fields: Vec<regex::Captures> =
+            parts.iter().filter_map(|p| LABELLED.captures(p)).collect();
+        let fields = if parts.len() > 1 && fields.len() == parts.len() {
+            fields
+        } else {
+            LABELLED.captures(line).into_iter().collect()
+        };
+        for c in fields {
             let label = c[1].trim().to_owned();
             let value = unquote(&c[2]);
             if value.is_empty() {
@@ -134,6 +179,7 @@ pub fn records(text: &str) -> Vec<Vec<(String, String)>> {
             }
             if current.iter().any(|(l, _)| *l == label) {
                 out.push(std::mem::take(&mut current));
+                titled = false;
             }
             current.push((label, value));
         }
@@ -149,10 +195,12 @@ pub fn records(text: &str) -> Vec<Vec<(String, String)>> {
 
 /// The naming field of a record other than `except`.
 fn alias_in(pairs: &[(String, String)], except: &str) -> Option<(String, String)> {
+    let fits = |(l, v): &&(String, String)| l != except && (3..=80).contains(&v.chars().count());
     pairs
         .iter()
-        .filter(|(l, v)| l != except && (3..=80).contains(&v.chars().count()))
+        .filter(fits)
         .find(|(l, _)| is_naming(l))
+        .or_else(|| pairs.iter().filter(fits).find(|(l, _)| l == HEADING_LABEL))
         .or_else(|| {
             pairs
                 .iter()
@@ -405,13 +453,33 @@ pub fn harvest(text: &str, json: Option<&Value>, from: usize) -> Vec<Handle> {
     }
     for record in records(text) {
         for (label, value) in &record {
-            if value.contains(' ') && !is_naming(label) {
+            if value.contains(' ') && !names_record(label) {
+                // A list of names under a label (`entities: Greta Nilsson,
+                // Lending Shelf`): each is a name.
+                for item in name_list(value) {
+                    push(item.to_owned(), label, None);
+                }
                 continue;
             }
             push(value.clone(), label, alias_in(&record, label));
         }
     }
     out
+}
+
+/// The items of a value that is a list of names (`Greta Nilsson, Lending
+/// Shelf`): two or more, split by `, ` or `; `, each a few words and no
+/// sentence. Empty when the value is prose.
+fn name_list(value: &str) -> Vec<&str> {
+    let items: Vec<&str> = value.split([',', ';']).map(str::trim).collect();
+    let named = items.len() >= 2
+        && items.iter().all(|i| {
+            (2..=60).contains(&i.chars().count())
+                && i.split_whitespace().count() <= 5
+                && !i.ends_with('.')
+                && i.chars().next().is_some_and(char::is_alphanumeric)
+        });
+    if named { items } else { Vec::new() }
 }
 
 /// A line that is a record whose first field, an identifier, is followed
@@ -500,7 +568,10 @@ pub fn facts(text: &str, json: Option<&Value>) -> Vec<Fact> {
     if out.is_empty() {
         for record in records(text) {
             for (label, value) in &record {
-                let subject = alias_in(&record, label).filter(|(l, _)| is_naming(l));
+                if label == HEADING_LABEL {
+                    continue;
+                }
+                let subject = alias_in(&record, label).filter(|(l, _)| names_record(l));
                 out.push(Fact {
                     label: label.clone(),
                     value: value.clone(),
@@ -684,6 +755,55 @@ pub fn label_words(label: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_markdown_page_in_any_language_names_its_record_and_lists() {
+        // Labels in Hangul, fields split by ` | `, bulleted lists of names,
+        // a section heading below the page's own.
+        let page = "## Harbour Ferry\n분류: routes | 태그: coastal\n파일: routes/harbour-ferry.md\n\n\
+                    ### 연결\n- stops: North Pier, Salt Market, Old Mill\n- 연결도: 4\n";
+        let values: Vec<String> = harvest(page, None, 0)
+            .into_iter()
+            .map(|h| h.value)
+            .collect();
+        for want in [
+            "Harbour Ferry",
+            "routes/harbour-ferry.md",
+            "coastal",
+            "North Pier",
+            "Old Mill",
+        ] {
+            assert!(values.iter().any(|v| v == want), "{want} not in {values:?}");
+        }
+        assert!(
+            !values.iter().any(|v| v == "연결"),
+            "a section heading names nothing: {values:?}"
+        );
+        let f = facts(page, None);
+        let category = f
+            .iter()
+            .find(|f| f.label == "분류")
+            .expect("the labelled field is a fact");
+        assert_eq!(category.value, "routes");
+        assert_eq!(
+            category.subject,
+            Some((HEADING_LABEL.to_owned(), "Harbour Ferry".to_owned())),
+            "the page's heading is its record's subject"
+        );
+        assert!(!f.iter().any(|f| f.label == HEADING_LABEL));
+        // A naming field still names the record before a heading does.
+        let named = "# Results\n\nname: ledger-7\nowner: Ines\n";
+        let owner = facts(named, None)
+            .into_iter()
+            .find(|f| f.label == "owner")
+            .expect("owner");
+        assert_eq!(
+            owner.subject,
+            Some(("name".to_owned(), "ledger-7".to_owned()))
+        );
+        // Prose under a label is no list of names.
+        assert!(name_list("the ferry stops here, then turns back to the pier.").is_empty());
+    }
 
     #[test]
     fn a_diffs_file_lines_state_no_facts() {
