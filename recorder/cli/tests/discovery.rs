@@ -4,8 +4,9 @@
 //! information_schema, SQLite's sqlite_master), table schemas a server
 //! lists as resources are read and shown to the judge (PostgreSQL), a
 //! regex search over a notes vault is given a value that matches much
-//! before any invented word, and a document converter nothing lists files
-//! for starts from the operator's seed calls. Each test fails without its
+//! before any invented word, a document converter nothing lists files
+//! for starts from the operator's seed calls, and a server over the files
+//! of its working folder is given their names. Each test fails without its
 //! move: the walk alone finds no such task.
 
 use crate::common;
@@ -743,6 +744,79 @@ fn a_listed_file_name_is_the_database_the_other_tools_are_given() {
         "{printed}"
     );
     assert_eq!(sha256(&db), before, "the database is untouched");
+}
+
+#[test]
+fn a_server_over_the_files_of_its_folder_is_given_their_names() {
+    // dataset-explorer-mcp 0.2.2 analyses CSV and Excel files by a `path`
+    // relative to its working folder; no tool of it lists them. A person
+    // who started it in their data folder names the files they see.
+    let dir = temp();
+    let members = dir.path().join("volunteers.csv");
+    std::fs::write(
+        &members,
+        "volunteer_id,name,shifts,hours\nV1,Aino Lehto,12,31.5\nV2,Bram Visser,7,18\nV3,Chidi Okafor,15,40.25\nV4,Dana Iqbal,3,6\n",
+    )
+    .expect("write");
+    let shifts = dir.path().join("shifts.csv");
+    std::fs::write(
+        &shifts,
+        "shift_id,site,volunteers,litres\nS1,Harbour,4,120\nS2,Orchard,6,95\nS3,Harbour,3,140\n",
+    )
+    .expect("write");
+    let before = (sha256(&members), sha256(&shifts));
+    let server = installed("venv-dataset-explorer/bin/dataset-explorer-mcp");
+    // The suite is written outside the folder the server works in.
+    let elsewhere = temp();
+    let out = elsewhere.path().join("suite.json");
+    let ran = common::run_bounded_in(
+        Some(dir.path()),
+        &[],
+        &[
+            "suite",
+            "--generator",
+            "schema-walk/2",
+            "--tasks",
+            "8",
+            "--out",
+            s(&out),
+            "--",
+            s(&server),
+        ],
+        Duration::from_secs(300),
+    );
+    let printed = text(&ran);
+    assert!(ran.status.success(), "{printed}");
+    assert!(
+        printed.contains(
+            "discovery operator-files: tried the files in the server's working directory"
+        ) && printed.contains("`shifts.csv`")
+            && printed.contains("`volunteers.csv`"),
+        "the move is said with what it found\n{printed}"
+    );
+    let report: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&out).expect("the suite")).expect("json");
+    let tasks = report["suite"]["tasks"].as_array().expect("tasks");
+    let over: std::collections::BTreeSet<&str> = tasks
+        .iter()
+        .flat_map(|t| t["solution"].as_array().into_iter().flatten())
+        .filter_map(|c| c["arguments"]["path"].as_str())
+        .collect();
+    assert!(tasks.len() >= 4, "{printed}");
+    assert!(
+        over.iter()
+            .all(|p| *p == "volunteers.csv" || *p == "shifts.csv")
+            && !over.is_empty(),
+        "the tasks are over the operator's files by their names: {over:?}\n{printed}"
+    );
+    // The suite's config counts the files it was offered: another folder
+    // is another suite.
+    assert!(report["suite"]["config"]["operator_files"].as_u64() >= Some(2));
+    assert_eq!(
+        (sha256(&members), sha256(&shifts)),
+        before,
+        "the files are untouched"
+    );
 }
 
 /// The notes of a vault, each file's path and sha256, sorted (what the

@@ -130,6 +130,7 @@ pub fn run(args: SuiteArgs) -> anyhow::Result<()> {
         id_prefix: args.id_prefix.clone(),
         exclude_prompts: Vec::new(),
         seed_handles: target.operator_paths(),
+        operator_files: target.operator_files(!sandbox.writes_at_generation()),
         must_reach: None,
         access: sandbox.mode(),
         writes: sandbox.writes_at_generation(),

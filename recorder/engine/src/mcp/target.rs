@@ -54,6 +54,75 @@ impl Target {
         }
         out
     }
+
+    /// The files in reach of a stdio server, as a person who started it
+    /// would name them: those in its working directory (which it shares
+    /// with the recorder), by their relative names, then those under each
+    /// folder among [`operator_paths`](Self::operator_paths), by their
+    /// absolute paths. Breadth first, to [`FILES_DEPTH`] levels, at most
+    /// [`FILES_PER_PLACE`] a place, never a hidden entry or a symbolic link.
+    /// Only names are read, never a file's content. An HTTP target gives
+    /// none. `working_dir: false` leaves the working directory out: a
+    /// generation that writes works on a sandbox's copies, never on the
+    /// originals a relative name reaches.
+    pub fn operator_files(&self, working_dir: bool) -> Vec<String> {
+        let Target::Stdio(_) = self else {
+            return Vec::new();
+        };
+        let mut out = Vec::new();
+        if let Some(cwd) = std::env::current_dir().ok().filter(|_| working_dir) {
+            for f in files_under(&cwd) {
+                if let Ok(relative) = f.strip_prefix(&cwd) {
+                    out.push(relative.to_string_lossy().into_owned());
+                }
+            }
+        }
+        for root in self.operator_paths() {
+            for f in files_under(std::path::Path::new(&root)) {
+                let f = f.to_string_lossy().into_owned();
+                if !out.contains(&f) {
+                    out.push(f);
+                }
+            }
+        }
+        out
+    }
+}
+
+/// Levels of folders [`Target::operator_files`] looks into.
+pub const FILES_DEPTH: usize = 2;
+/// Files [`Target::operator_files`] names at most in one place.
+pub const FILES_PER_PLACE: usize = 40;
+
+/// The regular files under `dir`, breadth first, sorted within a folder.
+fn files_under(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
+    let mut out = Vec::new();
+    let mut level = vec![dir.to_path_buf()];
+    for _ in 0..FILES_DEPTH {
+        let mut next = Vec::new();
+        for d in &level {
+            let Ok(entries) = std::fs::read_dir(d) else {
+                continue;
+            };
+            let mut entries: Vec<_> = entries
+                .filter_map(Result::ok)
+                .filter(|e| !e.file_name().to_string_lossy().starts_with('.'))
+                .take(1_000)
+                .collect();
+            entries.sort_by_key(|e| e.file_name());
+            for e in entries {
+                // `file_type` does not follow a link: a link is neither.
+                let Ok(kind) = e.file_type() else { continue };
+                if kind.is_file() && out.len() < FILES_PER_PLACE {
+                    out.push(e.path());
+                } else if kind.is_dir() {
+                    next.push(e.path());
+                }
+            }
+        }
+        level = next;
+    }
+    out
 }
 
 /// Which handshake the session used.

@@ -148,6 +148,9 @@ impl Run<'_> {
             id_prefix: format!("x{index}-"),
             exclude_prompts: driven.iter().map(|t| t.prompt.clone()).collect(),
             seed_handles: server.target().operator_paths(),
+            operator_files: server
+                .target()
+                .operator_files(!self.cfg.settings.sandbox.writes_at_generation()),
             // A batch short of its registered size voids the run.
             must_reach: Some(self.suite_floors(self.cfg.settings.extension_size)),
             access: self.cfg.settings.sandbox.mode(),

@@ -324,6 +324,9 @@ impl Run<'_> {
             id_prefix: "t".to_owned(),
             exclude_prompts: Vec::new(),
             seed_handles: server.target().operator_paths(),
+            operator_files: server
+                .target()
+                .operator_files(!cfg.settings.sandbox.writes_at_generation()),
             must_reach: Some(
                 self.suite_floors(cfg.settings.tasks.max(cfg.settings.floors.min_suite)),
             ),

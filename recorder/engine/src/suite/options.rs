@@ -82,6 +82,10 @@ pub struct GenerateOptions {
     /// Values the operator gave the server (absolute paths on a stdio
     /// server's command line): schema-walk/2's first handles.
     pub seed_handles: Vec<String>,
+    /// The files in the server's reach, named as the operator would
+    /// ([`Target::operator_files`](crate::mcp::connect::Target::operator_files)):
+    /// schema-walk/2 offers them to parameters that take a path.
+    pub operator_files: Vec<String>,
     /// What the suite must reach for its run to go on: the screen is never
     /// paid for a suite that can no longer reach it. `None`: no floors
     /// (`fitness suite`), the screen always runs.
@@ -197,6 +201,7 @@ impl GenerateOptions {
             id_prefix: "t".into(),
             exclude_prompts: Vec::new(),
             seed_handles: Vec::new(),
+            operator_files: Vec::new(),
             must_reach: None,
             access: AccessMode::ReadOnly,
             writes: false,

@@ -18,9 +18,15 @@
 //! * **broad-search**: a search-like parameter (query, pattern, regex,
 //!   filter, q, …) is first given values that match much (`.`, `*`, the
 //!   empty string, a common letter, `%`) before any invented word.
+//! * **operator-files**: a path parameter is offered the files in the
+//!   server's reach, named as the operator would: those in its working
+//!   directory by their relative names, those in the folders on its
+//!   command line by their paths (names only, bounded; see
+//!   `Target::operator_files`).
 //! * **file-uri**, **root-paths**: a URI parameter gets `file://` URIs of
-//!   the paths the operator gave; a relative path a listing gave is also
-//!   tried under each root on the server's command line.
+//!   the paths the operator gave and of the files under them; a relative
+//!   path a listing gave is also tried under each root on the server's
+//!   command line.
 
 use fitness_shared::record::{DiscoveryMove, SeedCall};
 use fitness_shared::tape::timeline::excerpt;
@@ -282,6 +288,7 @@ impl Explorer<'_> {
                 self.ex.discovered.insert(i);
             }
         }
+        self.operator_files(callable);
         // `file://` URIs, where a tool takes a URI.
         if callable.iter().any(|t| {
             string_params(t)
@@ -609,13 +616,57 @@ impl Explorer<'_> {
         });
     }
 
-    /// `file://` URIs of the operator's absolute paths, for the tools that
-    /// take a URI.
+    /// The files in the server's reach (its working directory, the folders
+    /// on its command line), offered to the tools that take a path: said
+    /// in the ledger where a tool takes one.
+    fn operator_files(&mut self, callable: &[&Tool]) {
+        let taking: Vec<String> = callable
+            .iter()
+            .filter(|t| !self.writers.contains(t.name.as_ref()))
+            .filter(|t| {
+                string_params(t).iter().any(|(k, _)| {
+                    crate::access::words(k)
+                        .iter()
+                        .any(|w| super::fit::PATH_WORDS.contains(&w.as_str()))
+                })
+            })
+            .map(|t| format!("`{}`", t.name))
+            .collect();
+        if taking.is_empty() {
+            return;
+        }
+        let files = self.ex.operator_files();
+        let named: Vec<String> = files.iter().take(3).map(|f| format!("`{f}`")).collect();
+        self.stats.discovery.push(DiscoveryMove {
+            name: "operator-files".into(),
+            tool: None,
+            tried: format!(
+                "the files in the server's working directory and in the folders on its command line, for the {} tools that take a path ({})",
+                taking.len(),
+                taking.iter().take(5).cloned().collect::<Vec<_>>().join(", ")
+            ),
+            found: match files.len() {
+                0 => "no file".into(),
+                n if n > named.len() => format!("{n} files ({}, …)", named.join(", ")),
+                n => format!("{n} files ({})", named.join(", ")),
+            },
+            worked: !files.is_empty(),
+        });
+    }
+
+    /// `file://` URIs of the operator's absolute paths and of the files
+    /// under them, for the tools that take a URI.
     fn file_uris(&mut self) {
-        let roots = self.ex.operator_roots();
+        let mut roots = self.ex.operator_roots();
         if roots.is_empty() {
             return;
         }
+        roots.extend(
+            self.ex
+                .operator_files()
+                .into_iter()
+                .filter(|f| f.starts_with('/')),
+        );
         let mut made = 0;
         for r in &roots {
             if let Some(i) = self

@@ -85,6 +85,9 @@ pub struct Exploration {
     pub discovered: BTreeSet<usize>,
 }
 
+/// The key of a handle that is one of the operator's files.
+pub(super) const OPERATOR_FILE: &str = "file";
+
 impl Exploration {
     /// The absolute paths the operator gave the server (on its command
     /// line).
@@ -92,6 +95,15 @@ impl Exploration {
         self.handles
             .iter()
             .filter(|h| h.from.is_none() && h.key == "path" && h.value.starts_with('/'))
+            .map(|h| h.value.clone())
+            .collect()
+    }
+
+    /// The operator's files by the names they were offered under.
+    pub(super) fn operator_files(&self) -> Vec<String> {
+        self.handles
+            .iter()
+            .filter(|h| h.from.is_none() && h.key == OPERATOR_FILE)
             .map(|h| h.value.clone())
             .collect()
     }
@@ -164,10 +176,11 @@ impl<'a> Explorer<'a> {
         config: &'a WalkConfig2,
         stats: &'a mut WalkStats,
     ) -> Explorer<'a> {
-        let (session, writers, seeds, seed) = (
+        let (session, writers, seeds, files, seed) = (
             input.session,
             input.writers,
             &input.opts.seed_handles,
+            &input.opts.operator_files,
             input.opts.seed,
         );
         let mut explorer = Explorer {
@@ -177,7 +190,7 @@ impl<'a> Explorer<'a> {
             limits: config.limits(),
             rng: ChaCha8Rng::seed_from_u64(seed),
             discovery_rng: ChaCha8Rng::seed_from_u64(seed ^ 0x6469_7363), // "disc"
-            ex: Exploration::seeded(seeds, callable),
+            ex: Exploration::seeded(seeds, files, callable),
             tried: HashSet::new(),
             dead: HashSet::new(),
             covered: HashSet::new(),
@@ -269,10 +282,14 @@ impl<'a> Explorer<'a> {
 impl Exploration {
     /// An exploration holding its first handles: the operator's values,
     /// then the examples each tool's schema documents.
-    fn seeded(seeds: &[String], callable: &[&Tool]) -> Exploration {
+    fn seeded(seeds: &[String], files: &[String], callable: &[&Tool]) -> Exploration {
         let mut ex = Exploration::default();
         for s in seeds {
             ex.add_handle(Handle::unlinked(s.as_str(), "path"));
+        }
+        // The files in the server's reach, as the operator names them.
+        for f in files {
+            ex.add_handle(Handle::unlinked(f.as_str(), OPERATOR_FILE));
         }
         // The examples a tool's own schema documents (`e.g. 'Europe/London'`)
         // are values the server says it takes.

@@ -68,6 +68,10 @@ impl Generator for SchemaWalk2 {
             WalkConfig2::default().to_json(max_per_tool(input.want)),
         );
         config.insert("seed_handles".into(), json!(input.opts.seed_handles.len()));
+        config.insert(
+            "operator_files".into(),
+            json!(input.opts.operator_files.len()),
+        );
         config
     }
 
@@ -177,7 +181,12 @@ fn known_without_server(input: &GenerationInput<'_>) -> String {
         forbidden.push('\n');
         forbidden.push_str(t.description.as_deref().unwrap_or(""));
     }
-    for seed in &input.opts.seed_handles {
+    for seed in input
+        .opts
+        .seed_handles
+        .iter()
+        .chain(&input.opts.operator_files)
+    {
         forbidden.push('\n');
         forbidden.push_str(seed);
     }
