@@ -7,6 +7,7 @@
 //! | `no-expected-tools` | no expected tools |
 //! | `unknown-tool` | an expected or solution tool the server does not list |
 //! | `secrets-tool` | a solution that calls a tool whose name says it returns the environment or credentials (`env`, `secret`, `token`...) |
+//! | `names-secret` | a prompt, answer key, check or solution argument holding a value the redaction policy keeps off disk (an `--env` or `--header` value, a token): a path a server resolved under the folder it was configured with, harvested and given back |
 //! | `check-invalid` | a predicate that cannot be evaluated (bad regex, bad path…) |
 //! | `check-too-permissive` | see [`Predicate::is_too_permissive`] |
 //! | `check-rejects-key` | a predicate that does not accept the task's own answer key: it could never match |
@@ -106,6 +107,7 @@ pub const RULES: &[&str] = &[
     "no-expected-tools",
     "unknown-tool",
     "secrets-tool",
+    "names-secret",
     "check-invalid",
     "check-too-permissive",
     "check-rejects-key",
@@ -343,6 +345,7 @@ pub fn check(task: &Task, ctx: &AdmissionContext) -> Result<(), Broken> {
         return Err(("no-expected-tools", "expected_tools is empty".into()));
     }
     listed_tools(task, ctx)?;
+    names_no_secret(task)?;
     sound_check(task)?;
     if ctx.answer_rules
         && let Some(why) = derivable(task)
@@ -389,6 +392,32 @@ fn listed_tools(task: &Task, ctx: &AdmissionContext) -> Result<(), Broken> {
         }
     }
     Ok(())
+}
+
+/// `names-secret`: nothing the task says or sends holds a value the
+/// redaction policy keeps off disk; such a value would reach a model API
+/// in the prompt, or a record only redacted and no longer callable.
+fn names_no_secret(task: &Task) -> Result<(), Broken> {
+    let policy = crate::secrets::policy();
+    let places = [
+        ("prompt", task.prompt.clone()),
+        ("answer key", task.answer_key.clone()),
+        (
+            "check",
+            serde_json::to_string(&task.check).unwrap_or_default(),
+        ),
+        (
+            "solution",
+            serde_json::to_string(&task.solution).unwrap_or_default(),
+        ),
+    ];
+    match places.iter().find(|(_, text)| policy.finds(text)) {
+        Some((place, _)) => Err((
+            "names-secret",
+            format!("its {place} holds a value kept off disk"),
+        )),
+        None => Ok(()),
+    }
 }
 
 /// `check-invalid`, `check-too-permissive`, `check-rejects-key`: the check
@@ -662,6 +691,31 @@ pub fn normalise(s: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_task_naming_a_value_kept_off_disk_is_not_admitted() {
+        use fitness_shared::redact::Secret;
+        crate::secrets::register(
+            vec![Secret::env("DATA_DIRS", "/srv/private-ledgers")],
+            Vec::new(),
+        );
+        let task = |path: &str| {
+            serde_json::from_value::<Task>(serde_json::json!({
+                "id": "t1",
+                "prompt": format!("Using the server's tools, find the rows of `{path}`."),
+                "expected_tools": ["value_counts"],
+                "answer_key": "Kvarnen",
+                "check": {"kind": "substring", "value": "Kvarnen"},
+                "solution": [{"tool": "value_counts", "arguments": {"file_path": path}}]
+            }))
+            .expect("a task")
+        };
+        assert_eq!(names_no_secret(&task("suppliers.csv")), Ok(()));
+        let (rule, why) = names_no_secret(&task("/srv/private-ledgers/suppliers.csv"))
+            .expect_err("a path under the configured folder names it");
+        assert_eq!(rule, "names-secret");
+        assert!(why.contains("prompt"), "{why}");
+    }
 
     #[test]
     fn only_an_identifier_is_a_tool_named() {

@@ -208,12 +208,6 @@ fn specs_by_tool(
     // every task would is counted as sensitive. The rest of the response
     // stays usable: its other values are the server's data.
     let policy = crate::secrets::policy();
-    let sensitive: BTreeSet<usize> = ex
-        .observations
-        .iter()
-        .filter(|o| policy.finds(&o.text))
-        .map(|o| o.index)
-        .collect();
     let names_secret = |spec: &Spec| {
         policy.finds(&spec.answer)
             || policy.finds(&spec.prompt)
@@ -231,12 +225,14 @@ fn specs_by_tool(
             continue;
         }
         let mut specs = specs_for(o, ex, forbidden, per_call);
-        if sensitive.contains(&o.index) {
-            specs.retain(|spec| !names_secret(spec));
-            if specs.is_empty() {
-                stats.sensitive_results += 1;
-                continue;
-            }
+        // Any task may name a secret in its calls, also one over a response
+        // that holds none: a path the server resolved under the folder it
+        // was configured with (`--env`), harvested and given back.
+        let before = specs.len();
+        specs.retain(|spec| !names_secret(spec));
+        if before > 0 && specs.is_empty() {
+            stats.sensitive_results += 1;
+            continue;
         }
         // In a walk that only reads, nothing is asked about state the walk
         // itself created (a table a reading tool made on its first call).
