@@ -8,9 +8,14 @@
 //! 1. a name word that is a writing verb (`delete`, `create`, `set`, `send`,
 //!    `run`, … see [`WRITE_VERBS`]) → writes;
 //! 2. else a name word that is a reading verb (`get`, `list`, `read`,
-//!    `search`, `fetch`, `describe`, … see [`READ_VERBS`]) → reads;
+//!    `search`, `fetch`, `describe`, … see [`READ_VERBS`]) → reads; so
+//!    does a name ending in a noun of what it returns (`graph_summary`,
+//!    `db_stats`, see [`READ_NOUNS`]) where no other word renews it and the
+//!    description's first sentence names no change;
 //! 3. else the first verb of either kind among the description's first five
-//!    words ("Shows the commit logs" reads);
+//!    words ("Shows the commit logs" reads; so does a third person that
+//!    says what the tool returns, "Reports duplicate rows", see
+//!    [`DESCRIBING_VERBS`]);
 //! 4. else a schema property named `confirm`, `force` or `overwrite` →
 //!    writes;
 //! 5. else writes (nothing says it only reads).
@@ -136,6 +141,16 @@ pub const WRITE_VERBS: &[&str] = &[
     "migrate",
     "flush",
     "prune",
+    "bump",
+    "refresh",
+    "rebuild",
+    "regenerate",
+    "reindex",
+    "sync",
+    "recompute",
+    "recalculate",
+    "reload",
+    "increment",
 ];
 
 /// Name or description words that mean the tool only reads.
@@ -200,6 +215,44 @@ pub const READ_VERBS: &[&str] = &[
     "verify",
     "extract",
     "measure",
+];
+
+/// Nouns that name what a tool returns, as a name's last word
+/// (`graph_summary`, `db_stats`, `server_version`): the name reads where
+/// none of its other words renews state (`bump_version`,
+/// `refresh_metadata`) and its description's first sentence names no
+/// change.
+const READ_NOUNS: &[&str] = &[
+    "summary",
+    "stats",
+    "statistics",
+    "overview",
+    "details",
+    "schema",
+    "metadata",
+    "health",
+    "version",
+];
+
+/// Words that make what a reading noun names (`generate_summary`): with
+/// such a noun, the tool may write (those that renew it, `rebuild_stats`,
+/// `bump_version`, are [`WRITE_VERBS`]).
+const RENEWING: &[&str] = &["generate", "build", "make", "collect"];
+
+/// Verbs that say what a tool returns, only as a description's third
+/// person ("Reports duplicate rows", "Detects outliers", "Gives a
+/// summary"): as a name's word (`report_issue`, `give_access`) they may
+/// act, and say nothing.
+const DESCRIBING_VERBS: &[&str] = &[
+    "reports",
+    "detects",
+    "identifies",
+    "gives",
+    "provides",
+    "displays",
+    "prints",
+    "scans",
+    "screens",
 ];
 
 /// A name or text split into lowercase words (on punctuation and camelCase).
@@ -295,6 +348,19 @@ pub fn infer(tool: &Tool) -> (bool, String) {
         }
         return (false, format!("name `{name}` has the reading verb `{v}`"));
     }
+    let name_words = words(&name);
+    if let Some((last, others)) = name_words.split_last()
+        && READ_NOUNS.contains(&last.as_str())
+        && !others.iter().any(|w| is_verb(w, RENEWING).is_some())
+        && !first_sentence(description)
+            .iter()
+            .any(|w| is_verb(w, WRITE_VERBS).is_some() || is_verb(w, CHANGE_WORDS).is_some())
+    {
+        return (
+            false,
+            format!("name `{name}` ends in `{last}`, what it returns"),
+        );
+    }
     // In the description, the first verb of either kind decides: "Shows
     // the commit logs" reads, though `commit` is a writing verb.
     for w in words(description).iter().take(5) {
@@ -304,7 +370,9 @@ pub fn infer(tool: &Tool) -> (bool, String) {
                 format!("description begins with the writing verb `{v}`"),
             );
         }
-        if let Some(v) = is_verb(w, READ_VERBS) {
+        if let Some(v) =
+            is_verb(w, READ_VERBS).or_else(|| DESCRIBING_VERBS.iter().copied().find(|d| d == w))
+        {
             return (
                 false,
                 format!("description begins with the reading verb `{v}`"),
@@ -668,6 +736,35 @@ mod tests {
             "Format a specific range of text within a paragraph."
         )));
         assert!(may_write(&tool("frobnicate", "")), "unknown means writes");
+        // What a tool returns, said in the third person or named by a noun.
+        assert!(!may_write(&tool(
+            "duplicate_finder",
+            "Reports duplicate rows in the dataset."
+        )));
+        assert!(!may_write(&tool(
+            "detect_outliers",
+            "Detects Outliers in the dataset."
+        )));
+        assert!(!may_write(&tool(
+            "graph_summary",
+            "현재 위키 그래프의 전체 요약 통계를 반환한다."
+        )));
+        assert!(!may_write(&tool("db_stats", "")));
+        assert!(may_write(&tool(
+            "report_issue",
+            "Report an issue to the maintainers"
+        )));
+        assert!(may_write(&tool("update_summary", "")));
+        assert!(may_write(&tool("bump_version", "")));
+        assert!(may_write(&tool("rebuild_stats", "")));
+        assert!(may_write(&tool(
+            "project_summary",
+            "Summary of the project, saved to the wiki"
+        )));
+        assert!(may_write(&tool(
+            "give_access",
+            "Give a user access to a project"
+        )));
         // A writing verb as the inflected object of a reading one is a noun.
         assert!(!may_write(&tool("get_orders", "")));
         assert!(!may_write(&tool("get_all_comments", "")));
