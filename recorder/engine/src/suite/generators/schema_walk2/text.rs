@@ -214,12 +214,31 @@ fn alias_in(pairs: &[(String, String)], except: &str) -> Option<(String, String)
 /// JSON rows it stands for: one object per row keyed by the header, a
 /// cell that is a number as a number. At most one title line ending in `:`
 /// before it. `None` when the text is not such a table.
+/// Lines of caption a Markdown table may have above it.
+const TABLE_CAPTION_LINES: usize = 3;
+
 pub fn tabular(text: &str) -> Option<Value> {
     if text.len() > 1_000_000 {
         return None;
     }
     let mut lines: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
-    if lines.first().is_some_and(|l| l.trim_end().ends_with(':')) {
+    let rule = |l: &str| {
+        let l = l.trim();
+        l.starts_with('|')
+            && l.contains('-')
+            && l.chars().all(|c| matches!(c, '|' | '-' | ':' | ' '))
+    };
+    // A Markdown table under a short caption ("Rows 0–2 of 3 total."), a
+    // footer after it: the table alone.
+    if let Some(at) = (0..lines.len().saturating_sub(1).min(TABLE_CAPTION_LINES + 1))
+        .find(|&i| lines[i].trim_start().starts_with('|') && rule(lines[i + 1]))
+    {
+        let end = lines[at..]
+            .iter()
+            .position(|l| !l.trim_start().starts_with('|'))
+            .map_or(lines.len(), |n| at + n);
+        lines = lines[at..end].to_vec();
+    } else if lines.first().is_some_and(|l| l.trim_end().ends_with(':')) {
         lines.remove(0);
     }
     if lines.len() < 2 || lines.len() > 10_000 {
@@ -876,6 +895,12 @@ mod tests {
                 {"id": 1, "title": "Kindred", "pages": 264},
                 {"id": 2, "title": "Dune", "pages": 412}
             ]))
+        );
+        // A caption that is a sentence above it, a footer below.
+        let captioned = "Rows 0–1 of 2 total.\n\n| id | title |\n| --- | --- |\n| 1 | Kindred |\n| 2 | Dune |\n\nShowing all rows.";
+        assert_eq!(
+            tabular(captioned),
+            Some(serde_json::json!([{"id": 1, "title": "Kindred"}, {"id": 2, "title": "Dune"}]))
         );
         let tsv = "name\tsize\nnotes.md\t12.5";
         assert_eq!(
