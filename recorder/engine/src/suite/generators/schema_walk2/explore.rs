@@ -83,12 +83,28 @@ pub struct Exploration {
     /// Handles only a discovery move found (a resource's values, a table,
     /// a `file://` URI): a call made with one is discovered.
     pub discovered: BTreeSet<usize>,
+    /// Tools some call of which failed: what they answer depends on what
+    /// they are given.
+    pub failed_tools: BTreeSet<String>,
 }
 
 /// The key of a handle that is one of the operator's files.
 pub(super) const OPERATOR_FILE: &str = "file";
 
 impl Exploration {
+    /// Must a task from `o` be told apart from `p`'s answer? As
+    /// [`Observation::told_apart_from`], except that the same answer to a
+    /// call given some of the same values, by a tool that fails on other
+    /// values, is that call's answer again: the values they differ in were
+    /// not read (excel-mcp-polars answers a CSV file whatever `sheet_name`
+    /// says), and its values are no constant of the tool.
+    pub(super) fn tells_apart(&self, o: &Observation, p: &Observation) -> bool {
+        let same_answer_again = self.failed_tools.contains(&o.tool)
+            && p.text == o.text
+            && o.args.iter().any(|(k, v)| p.args.get(k) == Some(v));
+        o.told_apart_from(p) && !same_answer_again
+    }
+
     /// The absolute paths the operator gave the server (on its command
     /// line).
     pub(super) fn operator_roots(&self) -> Vec<String> {
@@ -322,7 +338,14 @@ impl Exploration {
         let parent = path_arg
             .as_ref()
             .and_then(|p| self.handles.iter().position(|h| &h.value == p));
+        let policy = crate::secrets::policy();
         for mut h in harvest(&o.text, o.json.as_ref(), o.index) {
+            // A value that holds a secret is never sent back (a path the
+            // server resolved under the folder given with `--env`): no
+            // task could name the call it would be in.
+            if policy.finds(&h.value) {
+                continue;
+            }
             // A file's name (`boardgames.db`) holds no entries to join.
             if let Some(p) = &path_arg
                 && !h.value.contains('/')
@@ -474,6 +497,7 @@ impl Explorer<'_> {
     /// Keep what a failed call said, for a guide.
     fn failed(&mut self, tool: &str, args: &Map<String, Value>, said: &str) {
         self.last_said = Some(said.to_owned());
+        self.ex.failed_tools.insert(tool.to_owned());
         let kept = self.errors.entry(tool.to_owned()).or_default();
         let said = excerpt(said, SAID_CHARS);
         if kept.len() < ERRORS_KEPT && !kept.iter().any(|k| k.ends_with(&said)) {

@@ -193,7 +193,8 @@ fn subject_of(o: &Observation, fact: &Fact, ex: &Exploration) -> (String, Vec<us
         })
         && !o.inputs.is_empty()
     {
-        return (record_phrase(o.record.as_deref(), k, v), Vec::new());
+        let phrase = record_phrase(o.record.as_deref(), k, v);
+        return (format!("{phrase}{}", operator_place(o, ex)), Vec::new());
     }
     // A handle from another call's result, named by its record's alias.
     for (_, h) in &o.inputs {
@@ -211,7 +212,8 @@ fn subject_of(o: &Observation, fact: &Fact, ex: &Exploration) -> (String, Vec<us
         }
     }
     if let Some((k, v)) = &fact.subject {
-        return (record_phrase(o.record.as_deref(), k, v), Vec::new());
+        let phrase = record_phrase(o.record.as_deref(), k, v);
+        return (format!("{phrase}{}", operator_place(o, ex)), Vec::new());
     }
     let phrase = args_phrase(&o.args, &[]);
     if phrase.is_empty() {
@@ -219,6 +221,23 @@ fn subject_of(o: &Observation, fact: &Fact, ex: &Exploration) -> (String, Vec<us
     } else {
         (format!("for {phrase}"), Vec::new())
     }
+}
+
+/// `` in `suppliers.csv` ``: the operator's own file or folder the call
+/// was made in, which nothing the server lists names; a task about a
+/// record of it says where the record is. Empty otherwise.
+fn operator_place(o: &Observation, ex: &Exploration) -> String {
+    o.args
+        .iter()
+        .filter(|(k, _)| {
+            crate::access::words(k)
+                .iter()
+                .any(|w| super::fit::PATH_WORDS.contains(&w.as_str()))
+        })
+        .filter_map(|(_, v)| v.as_str())
+        .find(|v| ex.handles.iter().any(|h| h.from.is_none() && h.value == *v))
+        .map(|v| format!(" in `{v}`"))
+        .unwrap_or_default()
 }
 
 /// `of the record whose LABEL is `VALUE``.
@@ -375,7 +394,7 @@ fn fact_score(f: &Fact, o: &Observation, ex: &Exploration) -> i32 {
     let elsewhere = ex
         .observations
         .iter()
-        .filter(|p| o.told_apart_from(p))
+        .filter(|p| ex.tells_apart(o, p))
         .filter(|p| contains_token(&p.text, &f.value))
         .count();
     score -= 2 * elsewhere.min(3) as i32;
@@ -446,7 +465,7 @@ fn salient_spec(o: &Observation, ex: &Exploration, forbidden: &str) -> Option<Sp
     let args = Value::Object(o.args.clone()).to_string();
     // Words other calls of the tool return too are its constants.
     let mut known = forbidden.to_owned();
-    for p in ex.observations.iter().filter(|p| o.told_apart_from(p)) {
+    for p in ex.observations.iter().filter(|p| ex.tells_apart(o, p)) {
         if known.len() > 1 << 20 {
             break;
         }
@@ -489,6 +508,43 @@ mod tests {
             record: None,
             broad: false,
         }
+    }
+
+    #[test]
+    fn the_same_answer_to_an_argument_not_read_is_no_constant_and_names_the_operators_file() {
+        // A tool that answers a CSV file whatever `sheet` says, called
+        // twice on the operator's file; it failed on other files.
+        let rows = r#"[{"name": "Kvarnen Mill", "city": "Uppsala"}, {"name": "Ferme Dubois", "city": "Malmo"}]"#;
+        let mut ex = Exploration::default();
+        ex.add_handle(Handle::unlinked("suppliers.csv", "file"));
+        for (i, sheet) in ["Sheet1", "totals", "mean", "2024"].iter().enumerate() {
+            ex.observations.push(observation(
+                i,
+                "preview",
+                json!({"file_path": "suppliers.csv", "sheet": sheet}),
+                rows,
+            ));
+        }
+        let o = ex.observations[0].clone();
+        assert!(
+            specs_for(&o, &ex, "", 4).is_empty(),
+            "a tool never seen to fail may be a constant: its values tell no call apart"
+        );
+        ex.failed_tools.insert("preview".into());
+        let specs = specs_for(&o, &ex, "", 4);
+        let city = specs
+            .iter()
+            .find(|s| s.answer == "Uppsala")
+            .unwrap_or_else(|| {
+                let prompts: Vec<&str> = specs.iter().map(|s| s.prompt.as_str()).collect();
+                panic!("{prompts:#?}")
+            });
+        assert!(
+            city.prompt
+                .contains("record whose name is `Kvarnen Mill` in `suppliers.csv`"),
+            "the prompt says which of the operator's files: {}",
+            city.prompt
+        );
     }
 
     #[test]
