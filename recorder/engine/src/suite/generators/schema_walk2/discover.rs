@@ -554,6 +554,8 @@ impl Explorer<'_> {
         let name = tool.name.to_string();
         let mut tried = Vec::new();
         let mut answered = None;
+        // Values that answered but named nothing (`{"results": []}`).
+        let mut named_nothing = Vec::new();
         for v in broad_values(tool, slot) {
             let Some(args) = self.with_slot(tool, slot, v) else {
                 break;
@@ -565,11 +567,12 @@ impl Explorer<'_> {
             tried.push(format!("`{v}`"));
             // An answer that names nothing (`{"total": 0, "results": []}`)
             // is no match: the next value is tried.
-            if let Some(i) = self.made(&name, args, Origin::Discovered, true).await
-                && self.ex.handles.iter().any(|h| h.from == Some(i))
-            {
-                answered = Some((v, i));
-                break;
+            if let Some(i) = self.made(&name, args, Origin::Discovered, true).await {
+                if self.ex.handles.iter().any(|h| h.from == Some(i)) {
+                    answered = Some((v, i));
+                    break;
+                }
+                named_nothing.push(format!("`{v}`"));
             }
         }
         // The value that answered, with each value of the tool's first
@@ -605,7 +608,11 @@ impl Explorer<'_> {
                 let handles = self.ex.handles.iter().filter(|h| h.from == Some(i)).count();
                 format!("`{v}` answered: {handles} values taken")
             }
-            None => "none answered".into(),
+            None if named_nothing.is_empty() => "none answered".into(),
+            None => format!(
+                "{} answered but named nothing a call could take",
+                named_nothing.join(", ")
+            ),
         };
         self.stats.discovery.push(DiscoveryMove {
             name: "broad-search".into(),

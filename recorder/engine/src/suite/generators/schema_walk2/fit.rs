@@ -465,17 +465,40 @@ pub(super) fn follow_error(
     let offered = quoted_values(said);
     let choices = choice_lists(said);
     let mut out: Vec<Map<String, Value>> = Vec::new();
-    let push = |out: &mut Vec<Map<String, Value>>, key: &str, value: String| {
-        if out.len() >= max || value.is_empty() {
+    let push_value = |out: &mut Vec<Map<String, Value>>, key: &str, value: Value| {
+        if out.len() >= max || value.as_str() == Some("") {
             return;
         }
         let mut a = args.clone();
-        a.insert(key.to_owned(), Value::String(value));
+        a.insert(key.to_owned(), value);
         if a != *args && !out.contains(&a) {
             out.push(a);
         }
     };
+    let push = |out: &mut Vec<Map<String, Value>>, key: &str, value: String| {
+        push_value(out, key, Value::String(value));
+    };
+    let range = numeric_range(said);
     for (key, value) in args {
+        // A number, or a list of numbers, the error names by its argument's
+        // name with the range it takes ("Quantiles must be between 0.0 and
+        // 1.0"): a value inside it.
+        if let Some((low, high)) = range
+            && names_argument(said, key)
+        {
+            let middle = if low.fract() == 0.0 && high.fract() == 0.0 && high - low >= 2.0 {
+                Value::from(((low + high) / 2.0).floor() as i64)
+            } else {
+                Value::from((low + high) / 2.0)
+            };
+            match value {
+                Value::Number(_) => push_value(&mut out, key, middle),
+                Value::Array(items) if items.iter().all(Value::is_number) => {
+                    push_value(&mut out, key, Value::Array(vec![middle]));
+                }
+                _ => {}
+            }
+        }
         let Some(value) = value.as_str() else {
             continue;
         };
@@ -518,6 +541,33 @@ pub(super) fn follow_error(
         }
     }
     out
+}
+
+/// The closed range an error says a value must be in: `between 0.0 and
+/// 1.0`, `from 1 to 100`, `in [0, 1]`, `in the range 1-12`.
+fn numeric_range(said: &str) -> Option<(f64, f64)> {
+    static RANGE: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+        regex::Regex::new(
+            r"(?i)(?:between|from|range(?: of)?)\s+(-?\d+(?:\.\d+)?)\s*(?:and|to|-|–)\s*(-?\d+(?:\.\d+)?)|\bin\s+\[\s*(-?\d+(?:\.\d+)?)\s*,\s*(-?\d+(?:\.\d+)?)\s*\]",
+        )
+        .expect("the range pattern compiles")
+    });
+    let c = RANGE.captures(said)?;
+    let low: f64 = c.get(1).or_else(|| c.get(3))?.as_str().parse().ok()?;
+    let high: f64 = c.get(2).or_else(|| c.get(4))?.as_str().parse().ok()?;
+    (low.is_finite() && high.is_finite() && low < high).then_some((low, high))
+}
+
+/// Does an error name this argument by its name's words (`Quantiles` for
+/// `quantiles`, `n rows` for `n_rows`)?
+fn names_argument(said: &str, key: &str) -> bool {
+    let said = crate::access::words(said).join(" ");
+    let key = crate::access::words(key).join(" ");
+    !key.is_empty()
+        && (contains_token(&said, &key)
+            || key
+                .strip_suffix('s')
+                .is_some_and(|k| k.len() >= 3 && contains_token(&said, k)))
 }
 
 /// Lists of strings under keys that name choices (`available`, `valid`,
@@ -750,6 +800,21 @@ mod tests {
         );
         // An error that names nothing of the call points nowhere.
         assert!(follow_error("internal error", &args(&[("q", "kanoxvi")]), &known, 3).is_empty());
+        // A number outside the range the error states: one inside it.
+        let said = "Error executing tool: Quantiles must be between 0.0 and 1.0, got: [50.0, 72.0]";
+        let mut a = Map::new();
+        a.insert("quantiles".into(), serde_json::json!([50, 72]));
+        a.insert("column".into(), serde_json::json!("kenvi"));
+        let fixed = follow_error(said, &a, &[], 3);
+        assert_eq!(fixed.len(), 1);
+        assert_eq!(fixed[0]["quantiles"], serde_json::json!([0.5]));
+        let mut a = Map::new();
+        a.insert("month".into(), serde_json::json!(40));
+        assert_eq!(
+            follow_error("month must be in the range 1-12", &a, &[], 3)[0]["month"],
+            serde_json::json!(6)
+        );
+        assert!(follow_error("limit must be between 1 and 5", &a, &[], 3).is_empty());
     }
 
     #[test]
