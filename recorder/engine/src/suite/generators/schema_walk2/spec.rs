@@ -194,7 +194,7 @@ fn subject_of(o: &Observation, fact: &Fact, ex: &Exploration) -> (String, Vec<us
         && !o.inputs.is_empty()
     {
         let phrase = record_phrase(o.record.as_deref(), k, v);
-        return (format!("{phrase}{}", operator_place(o, ex)), Vec::new());
+        return (format!("{phrase}{}", scope(o, fact, ex)), Vec::new());
     }
     // A handle from another call's result, named by its record's alias.
     for (_, h) in &o.inputs {
@@ -213,13 +213,47 @@ fn subject_of(o: &Observation, fact: &Fact, ex: &Exploration) -> (String, Vec<us
     }
     if let Some((k, v)) = &fact.subject {
         let phrase = record_phrase(o.record.as_deref(), k, v);
-        return (format!("{phrase}{}", operator_place(o, ex)), Vec::new());
+        return (format!("{phrase}{}", scope(o, fact, ex)), Vec::new());
     }
     let phrase = args_phrase(&o.args, &[]);
     if phrase.is_empty() {
         (String::new(), Vec::new())
     } else {
         (format!("for {phrase}"), Vec::new())
+    }
+}
+
+/// Where a record is, where its subject alone does not say: the operator's
+/// file it is in ([`operator_place`]), else, where another call of the tool
+/// gave a record of the same subject a different value for the label (a
+/// column whose type is `date` in two tables), the call's arguments
+/// (` for table `visits``). Empty when the subject is enough.
+fn scope(o: &Observation, fact: &Fact, ex: &Exploration) -> String {
+    let place = operator_place(o, ex);
+    if !place.is_empty() || o.record.is_some() {
+        return place;
+    }
+    let Some(subject) = &fact.subject else {
+        return String::new();
+    };
+    let ambiguous = ex.observations.iter().any(|p| {
+        p.tool == o.tool
+            && p.index != o.index
+            && p.args != o.args
+            && !p.broad
+            && !p.handles_only
+            && contains_token(&p.text, &subject.1)
+            && text::facts(&p.text, p.json.as_ref()).iter().any(|g| {
+                g.label == fact.label
+                    && g.subject.as_ref() == Some(subject)
+                    && g.value != fact.value
+            })
+    });
+    let phrase = args_phrase(&o.args, &[]);
+    if ambiguous && !phrase.is_empty() {
+        format!(" for {phrase}")
+    } else {
+        String::new()
     }
 }
 
@@ -545,6 +579,49 @@ mod tests {
             "the prompt says which of the operator's files: {}",
             city.prompt
         );
+    }
+
+    #[test]
+    fn a_record_two_calls_describe_differently_is_named_with_its_calls_arguments() {
+        let columns = |rows: &str| format!(r#"{{"columns": {rows}}}"#);
+        let visits = columns(
+            r#"[{"name": "visited_on", "type": "date"}, {"name": "fee", "type": "numeric"}]"#,
+        );
+        let vets =
+            columns(r#"[{"name": "hired_on", "type": "date"}, {"name": "vet", "type": "text"}]"#);
+        let mut ex = Exploration::default();
+        ex.observations.push(observation(
+            0,
+            "describe_table",
+            json!({"table": "visits"}),
+            &visits,
+        ));
+        ex.observations.push(observation(
+            1,
+            "describe_table",
+            json!({"table": "vets"}),
+            &vets,
+        ));
+        let o = ex.observations[1].clone();
+        let specs = specs_for(&o, &ex, "", 6);
+        let hired = specs
+            .iter()
+            .find(|s| s.answer == "hired_on")
+            .unwrap_or_else(|| {
+                let prompts: Vec<&str> = specs.iter().map(|s| s.prompt.as_str()).collect();
+                panic!("{prompts:#?}")
+            });
+        assert!(
+            hired
+                .prompt
+                .contains("whose type is `date` for table `vets`"),
+            "{}",
+            hired.prompt
+        );
+        // A subject only one call describes needs no more.
+        if let Some(vet) = specs.iter().find(|s| s.answer == "vet") {
+            assert!(!vet.prompt.contains("for table"), "{}", vet.prompt);
+        }
     }
 
     #[test]
