@@ -49,6 +49,8 @@ const RESOURCES_READ: usize = 8;
 const RESOURCE_CHARS: usize = 64 * 1024;
 /// Rows asked of each table.
 const ROWS_PER_TABLE: usize = 10;
+/// The operator's files a broad search is repeated in, at most.
+const BROAD_FILES: usize = 8;
 /// Characters of the server's own description shown to a judge.
 pub(super) const ABOUT_CHARS: usize = 3_000;
 
@@ -597,11 +599,46 @@ impl Explorer<'_> {
                 }
             }
         }
+        // The value that answered, in each of the operator's files where
+        // the tool also takes a path (a grep over `paths`): a person
+        // searches every file they have, not the first.
+        if let Some((v, _)) = answered {
+            let path_slots: Vec<String> = string_params(tool)
+                .into_iter()
+                .map(|(k, _)| k)
+                .filter(|k| {
+                    k != slot
+                        && crate::access::words(k)
+                            .iter()
+                            .any(|w| super::fit::PATH_WORDS.contains(&w.as_str()))
+                })
+                .collect();
+            let files = self.ex.operator_files();
+            for key in path_slots.iter().take(1) {
+                for f in files.iter().take(BROAD_FILES) {
+                    let Some(mut args) = self.with_slot(tool, slot, v) else {
+                        break;
+                    };
+                    args.insert(key.clone(), Value::String(f.clone()));
+                    let tried_key = format!("{name}\u{0}{}", Value::Object(args.clone()));
+                    if !self.tried.insert(tried_key) {
+                        continue;
+                    }
+                    if self
+                        .made(&name, args, Origin::Discovered, true)
+                        .await
+                        .is_some()
+                    {
+                        more += 1;
+                    }
+                }
+            }
+        }
         let found = match answered {
             Some((v, i)) if more > 0 => {
                 let handles = self.ex.handles.iter().filter(|h| h.from >= Some(i)).count();
                 format!(
-                    "`{v}` answered, and with {more} values of its enumerated argument: {handles} values taken"
+                    "`{v}` answered, and with {more} values of its enumerated argument or the operator's files: {handles} values taken"
                 )
             }
             Some((v, i)) => {

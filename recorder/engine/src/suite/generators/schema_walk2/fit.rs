@@ -40,9 +40,11 @@ const REVISION_WORDS: &[&str] = &["revision", "commit", "sha", "hash", "ref", "r
 /// A string slot a handle may fill: a string property with no enum, const,
 /// format or pattern, or an array of such strings.
 fn free_string(p: &Value) -> bool {
+    let Some(p) = kinds::of_type(p, "string") else {
+        return false;
+    };
     let format = p.get("format").and_then(Value::as_str);
-    p.get("type").and_then(Value::as_str) == Some("string")
-        && p.get("enum").is_none()
+    p.get("enum").is_none()
         && p.get("const").is_none()
         && format.is_none_or(|f| matches!(f, "uri" | "uri-reference" | "iri"))
         && p.get("pattern").is_none()
@@ -58,8 +60,8 @@ pub(super) fn slots(schema: &Value) -> Vec<(String, bool)> {
     {
         if free_string(p) {
             out.push((k.clone(), false));
-        } else if p.get("type").and_then(Value::as_str) == Some("array")
-            && p.get("items").is_some_and(free_string)
+        } else if kinds::of_type(p, "array")
+            .is_some_and(|a| a.get("items").is_some_and(free_string))
         {
             out.push((k.clone(), true));
         }

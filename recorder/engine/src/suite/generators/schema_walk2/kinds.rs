@@ -174,13 +174,41 @@ pub(super) fn string_params(t: &Tool) -> Vec<(String, Value)> {
         .and_then(Value::as_object)
         .into_iter()
         .flatten()
-        .filter(|(_, p)| {
-            p.get("type").and_then(Value::as_str) == Some("string")
-                && p.get("enum").is_none()
-                && p.get("const").is_none()
+        .filter_map(|(k, p)| {
+            let s = of_type(p, "string")?;
+            (s.get("enum").is_none() && s.get("const").is_none()).then(|| (k.clone(), s.clone()))
         })
-        .map(|(k, p)| (k.clone(), p.clone()))
         .collect()
+}
+
+/// The branch of a property that has JSON type `ty`: the property itself
+/// (`"type": "string"`, or `["string", "null"]`), else its first `anyOf` /
+/// `oneOf` branch of that type (an optional Python `str | None` is
+/// `anyOf: [{string}, {null}]`, a `str | list[str]` two branches). The
+/// branch keeps the property's own description.
+pub(super) fn of_type(p: &Value, ty: &str) -> Option<Value> {
+    let has = |v: &Value| match v.get("type") {
+        Some(Value::String(t)) => t == ty,
+        Some(Value::Array(ts)) => ts.iter().any(|t| t.as_str() == Some(ty)),
+        _ => false,
+    };
+    if has(p) {
+        let mut own = p.clone();
+        if let Some(o) = own.as_object_mut() {
+            o.insert("type".into(), Value::String(ty.to_owned()));
+        }
+        return Some(own);
+    }
+    let branch = ["anyOf", "oneOf"]
+        .iter()
+        .filter_map(|k| p.get(*k).and_then(Value::as_array))
+        .flatten()
+        .find(|b| has(b))?;
+    let mut own = branch.clone();
+    if let (Some(o), Some(d)) = (own.as_object_mut(), p.get("description")) {
+        o.entry("description").or_insert_with(|| d.clone());
+    }
+    Some(own)
 }
 
 /// The parameter a tool takes SQL in: one named `sql`, or one named for a
@@ -415,6 +443,25 @@ fn identifiers(text: &str, statement: &str, skip: &[&str]) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_optional_or_either_typed_parameter_has_its_string_branch() {
+        let p = serde_json::json!({"anyOf": [{"type": "string"}, {"items": {"type": "string"}, "type": "array"}], "title": "Paths"});
+        assert_eq!(
+            of_type(&p, "string"),
+            Some(serde_json::json!({"type": "string"}))
+        );
+        assert!(of_type(&p, "array").is_some_and(|a| a["items"]["type"] == "string"));
+        let optional = serde_json::json!({"type": ["string", "null"], "description": "a file"});
+        assert_eq!(
+            of_type(&optional, "string").map(|s| s["type"].clone()),
+            Some("string".into())
+        );
+        assert_eq!(
+            of_type(&serde_json::json!({"type": "integer"}), "string"),
+            None
+        );
+    }
     use serde_json::json;
 
     fn tool(name: &str, description: &str, schema: Value) -> Tool {

@@ -327,9 +327,29 @@ fn split_delimited(line: &str, delimiter: char) -> Vec<String> {
 /// The JSON a result stands for: its first JSON value, a Python literal,
 /// or a table with a header line.
 pub fn structured(text: &str) -> Option<Value> {
-    crate::suite::predicate::first_json_value(text)
+    let value = crate::suite::predicate::first_json_value(text)
         .or_else(|| python_literal(text))
-        .or_else(|| tabular(text))
+        .or_else(|| tabular(text))?;
+    // A tool result printed as the text of a tool result
+    // (`{"content": [{"type": "text", "text": "[{...}]"}]}`, as a server
+    // that returns its own result serialized sends it): what its text
+    // stands for.
+    let inner: Vec<&str> = value
+        .get("content")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter(|c| c.get("type").and_then(Value::as_str) == Some("text"))
+        .filter_map(|c| c.get("text").and_then(Value::as_str))
+        .collect();
+    if let [only] = inner.as_slice()
+        && let Some(unwrapped) = crate::suite::predicate::first_json_value(only)
+            .or_else(|| python_literal(only))
+            .or_else(|| tabular(only))
+    {
+        return Some(unwrapped);
+    }
+    Some(value)
 }
 
 /// A result written as a Python literal (`[{'name': 'orders'}]`, as
@@ -774,6 +794,21 @@ pub fn label_words(label: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_result_printed_inside_a_result_reads_as_what_it_holds() {
+        let wrapped = r#"{"content": [{"type": "text", "text": "[{\"file\": \"src/main.py\", \"line_num\": 3}]"}], "isError": false}"#;
+        assert_eq!(
+            structured(wrapped),
+            Some(serde_json::json!([{"file": "src/main.py", "line_num": 3}]))
+        );
+        // A result whose text is prose stays as it is.
+        let prose = r#"{"content": [{"type": "text", "text": "No matches found"}]}"#;
+        assert_eq!(
+            structured(prose),
+            crate::suite::predicate::first_json_value(prose)
+        );
+    }
 
     #[test]
     fn a_markdown_page_in_any_language_names_its_record_and_lists() {
