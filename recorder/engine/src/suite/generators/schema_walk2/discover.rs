@@ -578,10 +578,27 @@ impl Explorer<'_> {
             }
         }
         // The value that answered, with each value of the tool's first
-        // enumerated argument (a search over `table`, `column`, `index`…).
+        // enumerated argument (a search over `table`, `column`, `index`…),
+        // and in each of the operator's files where the tool also takes a
+        // path (a grep over `paths`): a person searches every file they
+        // have, not the first.
         let mut more = 0;
         if let Some((v, _)) = answered {
-            for (key, value) in first_enum(tool, slot) {
+            let mut variations = first_enum(tool, slot);
+            if let Some(key) = string_params(tool)
+                .into_iter()
+                .map(|(k, _)| k)
+                .find(|k| k != slot && super::fit::takes_path(k))
+            {
+                variations.extend(
+                    self.ex
+                        .operator_files()
+                        .into_iter()
+                        .take(BROAD_FILES)
+                        .map(|f| (key.clone(), Value::String(f))),
+                );
+            }
+            for (key, value) in variations {
                 let Some(mut args) = self.with_slot(tool, slot, v) else {
                     break;
                 };
@@ -596,41 +613,6 @@ impl Explorer<'_> {
                     .is_some()
                 {
                     more += 1;
-                }
-            }
-        }
-        // The value that answered, in each of the operator's files where
-        // the tool also takes a path (a grep over `paths`): a person
-        // searches every file they have, not the first.
-        if let Some((v, _)) = answered {
-            let path_slots: Vec<String> = string_params(tool)
-                .into_iter()
-                .map(|(k, _)| k)
-                .filter(|k| {
-                    k != slot
-                        && crate::access::words(k)
-                            .iter()
-                            .any(|w| super::fit::PATH_WORDS.contains(&w.as_str()))
-                })
-                .collect();
-            let files = self.ex.operator_files();
-            for key in path_slots.iter().take(1) {
-                for f in files.iter().take(BROAD_FILES) {
-                    let Some(mut args) = self.with_slot(tool, slot, v) else {
-                        break;
-                    };
-                    args.insert(key.clone(), Value::String(f.clone()));
-                    let tried_key = format!("{name}\u{0}{}", Value::Object(args.clone()));
-                    if !self.tried.insert(tried_key) {
-                        continue;
-                    }
-                    if self
-                        .made(&name, args, Origin::Discovered, true)
-                        .await
-                        .is_some()
-                    {
-                        more += 1;
-                    }
                 }
             }
         }
@@ -668,11 +650,9 @@ impl Explorer<'_> {
             .iter()
             .filter(|t| !self.writers.contains(t.name.as_ref()))
             .filter(|t| {
-                string_params(t).iter().any(|(k, _)| {
-                    crate::access::words(k)
-                        .iter()
-                        .any(|w| super::fit::PATH_WORDS.contains(&w.as_str()))
-                })
+                string_params(t)
+                    .iter()
+                    .any(|(k, _)| super::fit::takes_path(k))
             })
             .map(|t| format!("`{}`", t.name))
             .collect();

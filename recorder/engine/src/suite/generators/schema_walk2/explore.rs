@@ -17,8 +17,8 @@ use serde_json::{Map, Value};
 
 use super::config::WalkConfig2;
 use super::fit::{
-    Fits, PATH_WORDS, Plan, documented_examples, first_round_args, fitted, follow_error,
-    handle_plans, identifier, replace_token,
+    Fits, Plan, documented_examples, first_round_args, fitted, follow_error, handle_plans,
+    identifier, replace_token,
 };
 use super::text::{Handle, harvest};
 use super::witness::Witnesses;
@@ -330,8 +330,7 @@ impl Exploration {
     /// entry name listed for a path is also that path joined with the name.
     fn observe(&mut self, o: Observation) {
         let path_arg = o.args.iter().find_map(|(k, v)| {
-            let words = crate::access::words(k);
-            (words.iter().any(|w| PATH_WORDS.contains(&w.as_str())))
+            super::fit::takes_path(k)
                 .then(|| v.as_str().map(str::to_owned))
                 .flatten()
         });

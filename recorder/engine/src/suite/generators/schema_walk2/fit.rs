@@ -18,7 +18,7 @@ use crate::suite::schema_args::{Limits, Unsatisfiable, valid_arguments_within};
 pub(super) type Plan = (Map<String, Value>, Vec<(String, usize)>);
 
 /// Argument names that take a location.
-pub(super) const PATH_WORDS: &[&str] = &[
+const PATH_WORDS: &[&str] = &[
     "path",
     "paths",
     "dir",
@@ -33,6 +33,14 @@ pub(super) const PATH_WORDS: &[&str] = &[
     "destination",
     "cwd",
 ];
+
+/// Does an argument of this name take a location (`path`, `file_path`,
+/// `paths`, `dir`…)?
+pub(super) fn takes_path(arg: &str) -> bool {
+    crate::access::words(arg)
+        .iter()
+        .any(|w| PATH_WORDS.contains(&w.as_str()))
+}
 
 /// Argument names that take a revision.
 const REVISION_WORDS: &[&str] = &["revision", "commit", "sha", "hash", "ref", "rev", "target"];

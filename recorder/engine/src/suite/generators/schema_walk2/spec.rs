@@ -263,11 +263,7 @@ fn scope(o: &Observation, fact: &Fact, ex: &Exploration) -> String {
 fn operator_place(o: &Observation, ex: &Exploration) -> String {
     o.args
         .iter()
-        .filter(|(k, _)| {
-            crate::access::words(k)
-                .iter()
-                .any(|w| super::fit::PATH_WORDS.contains(&w.as_str()))
-        })
+        .filter(|(k, _)| super::fit::takes_path(k))
         .filter_map(|(_, v)| v.as_str())
         .find(|v| ex.handles.iter().any(|h| h.from.is_none() && h.value == *v))
         .map(|v| format!(" in `{v}`"))
