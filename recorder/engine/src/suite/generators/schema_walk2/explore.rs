@@ -723,6 +723,19 @@ impl Explorer<'_> {
             self.stats.writing_arguments += 1;
             return ControlFlow::Continue(());
         }
+        // Nor is a path that climbs or names the machine's own folders,
+        // whoever proposed it (the walk, a judge): it is no data the
+        // operator gave.
+        if args.iter().any(|(k, v)| {
+            super::fit::takes_path(k)
+                && (v.as_str().is_some_and(super::fit::outside_any_data)
+                    || v.as_array().is_some_and(|a| {
+                        a.iter()
+                            .any(|x| x.as_str().is_some_and(super::fit::outside_any_data))
+                    }))
+        }) {
+            return ControlFlow::Continue(());
+        }
         self.stats.calls += 1;
         let writes = self.writers.contains(name);
         if writes {

@@ -42,6 +42,22 @@ pub(super) fn takes_path(arg: &str) -> bool {
         .any(|w| PATH_WORDS.contains(&w.as_str()))
 }
 
+/// A path no measurement sends, whatever result it was read from: one
+/// that climbs (`../../etc/passwd`, a request line in a web server's log)
+/// or one in the machine's own folders (`/etc`, `/proc`, `/root`…), never
+/// the operator's data.
+pub(super) fn outside_any_data(value: &str) -> bool {
+    const SYSTEM: &[&str] = &[
+        "/etc", "/proc", "/sys", "/dev", "/boot", "/root", "/usr", "/bin", "/sbin", "/lib",
+        "/var/lib", "/var/run", "/run",
+    ];
+    let climbs = value.split(['/', '\\']).any(|part| part == "..");
+    climbs
+        || SYSTEM
+            .iter()
+            .any(|s| value == *s || value.starts_with(&format!("{s}/")))
+}
+
 /// Argument names that take a revision.
 const REVISION_WORDS: &[&str] = &["revision", "commit", "sha", "hash", "ref", "rev", "target"];
 
@@ -96,6 +112,9 @@ pub(super) fn affinity(arg: &str, handle: &Handle) -> Option<i32> {
         && !value.contains("://");
     let hex_like = (7..=64).contains(&value.len()) && value.chars().all(|c| c.is_ascii_hexdigit());
     if wants_path {
+        if outside_any_data(value) {
+            return None;
+        }
         // A path, or a file's bare name as a listing gives it (a server
         // that takes paths relative to its folder takes it as it is).
         return if path_like {
@@ -661,6 +680,17 @@ fn choice_lists(said: &str) -> Vec<Vec<String>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_path_that_climbs_or_is_the_machines_own_is_never_sent() {
+        let h = |v: &str| Handle::unlinked(v, "url");
+        assert_eq!(affinity("file_path", &h("/../../etc/passwd")), None);
+        assert_eq!(affinity("path", &h("logs/../../secret.txt")), None);
+        assert_eq!(affinity("paths", &h("/usr/bin/grep")), None);
+        assert_eq!(affinity("file_path", &h("/etc")), None);
+        assert_eq!(affinity("file_path", &h("logs/waf.log")), Some(3));
+        assert_eq!(affinity("file_path", &h("/srv/data/etc/notes.md")), Some(3));
+    }
 
     #[test]
     fn a_path_argument_takes_a_listed_files_bare_name() {
