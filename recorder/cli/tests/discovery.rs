@@ -685,6 +685,28 @@ fn a_converter_nothing_lists_files_for_starts_from_the_operators_seed_calls() {
     );
 }
 
+/// `fitness suite --generator schema-walk/2 --tasks N --out OUT -- SERVER`,
+/// started in `dir` as a person who works there would start it.
+fn walk_in(dir: &Path, tasks: usize, out: &Path, server: &Path) -> std::process::Output {
+    let tasks = tasks.to_string();
+    common::run_bounded_in(
+        Some(dir),
+        &[],
+        &[
+            "suite",
+            "--generator",
+            "schema-walk/2",
+            "--tasks",
+            &tasks,
+            "--out",
+            s(out),
+            "--",
+            s(server),
+        ],
+        Duration::from_secs(300),
+    )
+}
+
 #[test]
 fn a_listed_file_name_is_the_database_the_other_tools_are_given() {
     // sqlite-mcp-server 0.1.7 lists the SQLite files of its working folder
@@ -703,22 +725,7 @@ fn a_listed_file_name_is_the_database_the_other_tools_are_given() {
     let before = sha256(&db);
     let server = installed("venv-sqlite-server/bin/sqlite-mcp-server");
     let out = dir.path().join("suite.json");
-    let ran = common::run_bounded_in(
-        Some(dir.path()),
-        &[],
-        &[
-            "suite",
-            "--generator",
-            "schema-walk/2",
-            "--tasks",
-            "12",
-            "--out",
-            s(&out),
-            "--",
-            s(&server),
-        ],
-        Duration::from_secs(300),
-    );
+    let ran = walk_in(dir.path(), 12, &out, &server);
     let printed = text(&ran);
     assert!(ran.status.success(), "{printed}");
     let report: serde_json::Value =
@@ -769,22 +776,7 @@ fn a_server_over_the_files_of_its_folder_is_given_their_names() {
     // The suite is written outside the folder the server works in.
     let elsewhere = temp();
     let out = elsewhere.path().join("suite.json");
-    let ran = common::run_bounded_in(
-        Some(dir.path()),
-        &[],
-        &[
-            "suite",
-            "--generator",
-            "schema-walk/2",
-            "--tasks",
-            "8",
-            "--out",
-            s(&out),
-            "--",
-            s(&server),
-        ],
-        Duration::from_secs(300),
-    );
+    let ran = walk_in(dir.path(), 8, &out, &server);
     let printed = text(&ran);
     assert!(ran.status.success(), "{printed}");
     assert!(
