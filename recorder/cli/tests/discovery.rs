@@ -885,3 +885,56 @@ async fn a_failed_call_is_made_again_with_the_values_its_error_offers() {
     );
     assert_eq!(notes_state(&root), before, "the notes are untouched");
 }
+
+/// mcp-postgres-full-access 0.3.0 answers rows wrapped with their count and
+/// the fields' types (`{"rows": [...], "rowCount": 2, "fields": [...]}`),
+/// each query in a read-only transaction that a failed statement leaves
+/// aborted on its pooled connection. The catalogue names the tables by the
+/// rows' values, never by the wrapper's keys: no statement over a table
+/// called `rowCount` or `fields` is sent, and the suite has tasks over the
+/// real tables' rows. The database is as it was.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn rows_wrapped_with_their_count_name_their_tables_by_their_values() {
+    let dir = temp();
+    let pg = Postgres::start(dir.path());
+    let before = pg.dump();
+    let url = format!("postgresql://postgres@127.0.0.1:{}/library", pg.port);
+    let server = installed("discovery/node_modules/.bin/mcp-postgres-full-access");
+    let opts = GenerateOptions::new(GeneratorId::SchemaWalk2, 12, 1);
+    let (report, tape) = suite(&server, &[&url], opts, None, dir.path()).await;
+    assert_eq!(pg.dump(), before, "the database is as it was");
+    let catalogue = moves(&report, "catalogue");
+    assert!(
+        catalogue
+            .iter()
+            .any(|m| m.tool.as_deref() == Some("execute_query")
+                && m.worked
+                && m.found.contains("branches")
+                && m.found.contains("loans")),
+        "the catalogue named the real tables: {catalogue:?}"
+    );
+    for line in tape.lines().filter(|l| l.contains("\"tools/call\"")) {
+        let v: serde_json::Value = serde_json::from_str(line).expect("a tape line");
+        let sql = v["raw"]["params"]["arguments"]["sql"]
+            .as_str()
+            .unwrap_or_default();
+        for key in ["rowCount", "fields", "dataTypeID", "execution_time_ms"] {
+            assert!(
+                !sql.contains(&format!("FROM {key}")) && !sql.contains(&format!("'{key}'")),
+                "a key of the wrapper was taken for a table: {sql}"
+            );
+        }
+    }
+    let over_rows: Vec<&Task> = ending_at(&report, "execute_query")
+        .into_iter()
+        .filter(|t| {
+            let sql = statement(t);
+            sql.contains("FROM loans") || sql.contains("FROM branches")
+        })
+        .collect();
+    assert!(
+        over_rows.len() >= 3,
+        "tasks over the real tables' rows: {:#?}",
+        report.suite.tasks
+    );
+}

@@ -235,7 +235,7 @@ async fn a_judge_guided_walk_reads_a_real_database_it_never_writes() {
     assert!(
         first
             .1
-            .contains("Tables (through `read_query`, sqlite_master dialect): orders(id, customer, item, status, total)"),
+            .contains("Tables (through `read_query`, the sqlite_master dialect): orders(id, customer, item, status, total)"),
         "{}",
         first.1
     );

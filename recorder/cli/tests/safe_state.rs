@@ -692,3 +692,57 @@ fn changes_are_asked_in_a_sandbox_and_checked_by_the_state_they_leave() {
     );
     assert_eq!(std::fs::read_to_string(&file).unwrap(), MEMORY_GRAPH);
 }
+
+/// A tool can read by every word and still write: the read-that-writes
+/// fixture declares `list_insights` read-only and writes `insights.db` in
+/// the folder on its command line on the first call, as a database server
+/// creates its file. A walk that only reads cannot stop that, and says it:
+/// the walk's line names the tool and the file, and the recorder's own
+/// tapes in the working folder are not taken for the server's writes.
+#[test]
+fn a_reading_tool_that_writes_a_file_is_named_with_the_file() {
+    let work = tempfile::tempdir().expect("temp dir");
+    let data = tempfile::tempdir().expect("temp dir");
+    std::fs::write(data.path().join("orders.csv"), "id,item\n1,Parcel\n").expect("data");
+    let out = work.path().join("suite.json");
+    let tapes = work.path().join("tapes");
+    let output = common::run_bounded_in(
+        Some(work.path()),
+        &[],
+        &[
+            "suite",
+            "--generator",
+            "schema-walk/2",
+            "--tasks",
+            "6",
+            "--out",
+            s(&out),
+            "--tape",
+            s(&tapes),
+            "--",
+            common::FITNESS,
+            "fixture-server",
+            "read-that-writes",
+            "--data",
+            s(data.path()),
+        ],
+        LIMIT,
+    );
+    let printed = text(&output);
+    assert!(output.status.success(), "{printed}");
+    assert!(
+        data.path().join("insights.db").is_file(),
+        "the fixture wrote its file"
+    );
+    let line = printed
+        .lines()
+        .find(|l| l.contains("the server's state changed in a walk that only reads"))
+        .unwrap_or_else(|| panic!("the walk says the state changed: {printed}"));
+    assert!(line.contains("`list_insights`"), "{line}");
+    let written = data.path().join("insights.db");
+    assert!(
+        line.contains(&format!("files written: `{}`", s(&written))),
+        "the file is named, and nothing else: {line}"
+    );
+    assert!(!line.contains("mcp.jsonl"), "the recorder's own tape: {line}");
+}

@@ -151,6 +151,12 @@ pub const WRITE_VERBS: &[&str] = &[
     "recalculate",
     "reload",
     "increment",
+    "undo",
+    "redo",
+    "fix",
+    "renumber",
+    "dedupe",
+    "deduplicate",
 ];
 
 /// Name or description words that mean the tool only reads.
@@ -215,6 +221,7 @@ pub const READ_VERBS: &[&str] = &[
     "verify",
     "extract",
     "measure",
+    "trace",
 ];
 
 /// Nouns that name what a tool returns, as a name's last word
@@ -282,12 +289,32 @@ pub fn words(s: &str) -> Vec<String> {
 
 /// Is `word` one of `verbs`, or that verb with a plain inflection?
 fn is_verb(word: &str, verbs: &'static [&'static str]) -> Option<&'static str> {
-    verbs.iter().copied().find(|v| {
-        word == *v
-            || word.strip_suffix('s') == Some(v)
-            || word.strip_suffix("es") == Some(v)
-            || word.strip_suffix("ed") == Some(v)
-            || word.strip_suffix('d') == Some(v)
+    verbs.iter().copied().find(|v| inflects(word, v))
+}
+
+/// Is `word` the verb `v`, or `v` with a plain inflection?
+fn inflects(word: &str, v: &str) -> bool {
+    word == v
+        || word.strip_suffix('s') == Some(v)
+        || word.strip_suffix("es") == Some(v)
+        || word.strip_suffix("ed") == Some(v)
+        || word.strip_suffix('d') == Some(v)
+}
+
+/// Is `word` a writing verb, or a writing verb done again or undone
+/// (`reorder`, `rewrite`, `unarchive`, `unset`)? ai-todo 3.0.2's `reorder`
+/// rewrote its `TODO.md` in a walk that only reads: `reorder` had read as
+/// no verb at all.
+fn writing_verb(word: &str) -> Option<&'static str> {
+    is_verb(word, WRITE_VERBS).or_else(|| {
+        ["re", "un"].iter().find_map(|prefix| {
+            let rest = word.strip_prefix(prefix)?;
+            // `re` + a verb of three letters or more: never `read`
+            // (`ad`), `rest`, `unit`.
+            (rest.chars().count() >= 3)
+                .then(|| is_verb(rest, WRITE_VERBS))
+                .flatten()
+        })
     })
 }
 
@@ -307,7 +334,7 @@ pub fn infer(tool: &Tool) -> (bool, String) {
     // reads ("Execute a SELECT query … strictly READ-ONLY") reads.
     let name_verbs: Vec<&str> = words(&name)
         .iter()
-        .filter_map(|w| is_verb(w, WRITE_VERBS))
+        .filter_map(|w| writing_verb(w))
         .collect();
     if !name_verbs.is_empty()
         && name_verbs.iter().all(|v| RUNNING_VERBS.contains(v))
@@ -319,14 +346,29 @@ pub fn infer(tool: &Tool) -> (bool, String) {
         );
     }
     let mut read: Option<&'static str> = None;
-    for w in words(&name) {
-        if let Some(v) = is_verb(&w, WRITE_VERBS)
+    let mut after_read = false;
+    let name_words = words(&name);
+    for (position, w) in name_words.iter().enumerate() {
+        let w = w.clone();
+        // A thing a writing verb also names, right after the reading verb
+        // (`get_post`, `analyze_commit`, `show_order`), is what is read; so
+        // is a writing verb that only qualifies the noun after it
+        // (`get_sync_status`, `show_deploy_history`).
+        let qualifies = after_read
+            && name_words.get(position + 1).is_some_and(|next| {
+                STATE_NOUNS.contains(&next.as_str()) || READ_NOUNS.contains(&next.as_str())
+            });
+        let thing = after_read && NOUN_VERBS.contains(&w.as_str()) || qualifies;
+        if let Some(v) = writing_verb(&w)
             && !(read.is_some() && w != v)
+            && !thing
         {
             return (true, format!("name `{name}` has the writing verb `{v}`"));
         }
+        after_read = false;
         if read.is_none() {
             read = is_verb(&w, READ_VERBS);
+            after_read = read.is_some();
         }
     }
     let description = tool.description.as_deref().unwrap_or("");
@@ -335,9 +377,23 @@ pub fn infer(tool: &Tool) -> (bool, String) {
         // `summarize_task_activity`, `open_issue`) reads only where the
         // description's first sentence names no change.
         if AMBIGUOUS_READ_VERBS.contains(&v)
-            && let Some(said) = first_sentence(description)
-                .iter()
-                .find_map(|w| is_verb(w, WRITE_VERBS).or_else(|| is_verb(w, CHANGE_WORDS)))
+            && let Some(said) = names_change(description)
+        {
+            return (
+                true,
+                format!(
+                    "name `{name}` has the reading verb `{v}`, which may change state, and the description says `{said}`"
+                ),
+            );
+        }
+        // Resolving a problem settles it (`resolve_conflicts`: "Detect and
+        // resolve duplicate task IDs" renumbered ai-todo's tasks);
+        // resolving a name to what it stands for reads.
+        if v == "resolve"
+            && let Some(said) = words(&name)
+                .into_iter()
+                .chain(first_sentence(description))
+                .find(|w| PROBLEMS.iter().any(|p| inflects(w, p)))
         {
             return (
                 true,
@@ -348,13 +404,10 @@ pub fn infer(tool: &Tool) -> (bool, String) {
         }
         return (false, format!("name `{name}` has the reading verb `{v}`"));
     }
-    let name_words = words(&name);
     if let Some((last, others)) = name_words.split_last()
         && READ_NOUNS.contains(&last.as_str())
         && !others.iter().any(|w| is_verb(w, RENEWING).is_some())
-        && !first_sentence(description)
-            .iter()
-            .any(|w| is_verb(w, WRITE_VERBS).is_some() || is_verb(w, CHANGE_WORDS).is_some())
+        && names_change(description).is_none()
     {
         return (
             false,
@@ -364,7 +417,7 @@ pub fn infer(tool: &Tool) -> (bool, String) {
     // In the description, the first verb of either kind decides: "Shows
     // the commit logs" reads, though `commit` is a writing verb.
     for w in words(description).iter().take(5) {
-        if let Some(v) = is_verb(w, WRITE_VERBS) {
+        if let Some(v) = writing_verb(w) {
             return (
                 true,
                 format!("description begins with the writing verb `{v}`"),
@@ -420,9 +473,26 @@ fn output_location(tool: &Tool) -> Option<String> {
         .cloned()
 }
 
+/// Nouns of the state a tool reports, after the word they are of
+/// (`sync_status`, `deploy_history`).
+const STATE_NOUNS: &[&str] = &[
+    "status", "state", "info", "history", "log", "logs", "progress", "result", "results", "report",
+    "count", "list", "settings", "options", "preview",
+];
+
+/// Writing verbs that are also things (a post, a commit, an order): as the
+/// word right after a reading verb, the thing read.
+const NOUN_VERBS: &[&str] = &[
+    "post", "commit", "order", "comment", "link", "stage", "book", "mark", "reply", "archive",
+    "patch", "run", "import", "transfer", "charge", "lock", "switch", "deploy", "merge", "push",
+    "trigger",
+];
+
 /// Reading verbs that also name a change: resolving a blocker, opening an
-/// issue, summarising (and so compacting) a history, checking an item off.
+/// issue, summarising (and so compacting) a history, checking an item off,
+/// parsing files again into an index.
 const AMBIGUOUS_READ_VERBS: &[&str] = &[
+    "parse",
     "resolve",
     "summarize",
     "summarise",
@@ -438,14 +508,57 @@ const AMBIGUOUS_READ_VERBS: &[&str] = &[
 /// them (`reduce context size`, `reopen`, `a new issue`).
 const CHANGE_WORDS: &[&str] = &["reduce", "compact", "reopen", "new"];
 
+/// What resolving settles, as a name's or a first sentence's word: a
+/// `resolve` over one of these changes the record.
+const PROBLEMS: &[&str] = &[
+    "conflict",
+    "duplicate",
+    "blocker",
+    "issue",
+    "incident",
+    "dispute",
+    "alert",
+    "ticket",
+    "bug",
+    "problem",
+    "thread",
+];
+
+/// The word in which a description's first sentence names a change, if
+/// it does: a writing verb, a word of [`CHANGE_WORDS`], or a verb done
+/// again with a hyphen (`Re-parse a project's markdown into the index`:
+/// md-todo-hub 0.3.2's `parse_todos` rewrote its index in a walk that only
+/// reads).
+fn names_change(description: &str) -> Option<String> {
+    static AGAIN: LazyLock<regex::Regex> = LazyLock::new(|| {
+        regex::Regex::new(r"(?i)\b(re-[a-z]{3,})").expect("the re- pattern compiles")
+    });
+    let words = first_sentence(description);
+    if let Some(w) = words
+        .iter()
+        .find_map(|w| writing_verb(w).or_else(|| is_verb(w, CHANGE_WORDS)))
+    {
+        return Some(w.to_owned());
+    }
+    let end = first_sentence_end(description);
+    AGAIN.captures(&description[..end]).map(|c| c[1].to_owned())
+}
+
 /// The words of a description's first sentence (to the first full stop
 /// followed by a space or the end, 40 words at most).
 fn first_sentence(description: &str) -> Vec<String> {
-    let end = description
+    words(&description[..first_sentence_end(description)])
+        .into_iter()
+        .take(40)
+        .collect()
+}
+
+/// Where a description's first sentence ends (a byte index).
+fn first_sentence_end(description: &str) -> usize {
+    description
         .find(". ")
         .or_else(|| description.find(".\n"))
-        .unwrap_or(description.len());
-    words(&description[..end]).into_iter().take(40).collect()
+        .unwrap_or(description.len())
 }
 
 /// Writing verbs of a tool that runs what it is given: what it runs
@@ -765,6 +878,15 @@ mod tests {
             "give_access",
             "Give a user access to a project"
         )));
+        // A writing verb that is also a thing, right after a reading verb.
+        assert!(!may_write(&tool("get_post", "")));
+        assert!(!may_write(&tool("analyze_commit", "")));
+        assert!(!may_write(&tool("trace_call_path", "")));
+        assert!(!may_write(&tool("get_sync_status", "")));
+        assert!(!may_write(&tool("show_deploy_history", "")));
+        assert!(may_write(&tool("get_and_delete_log", "")));
+        assert!(may_write(&tool("get_and_post", "")));
+        assert!(may_write(&tool("find_replace", "")));
         // A writing verb as the inflected object of a reading one is a noun.
         assert!(!may_write(&tool("get_orders", "")));
         assert!(!may_write(&tool("get_all_comments", "")));
@@ -805,6 +927,54 @@ mod tests {
         assert!(!may_write(&tool(
             "get_status",
             "Get the status of a new job"
+        )));
+    }
+
+    #[test]
+    fn a_writing_verb_done_again_or_undone_writes() {
+        // ai-todo 3.0.2's `reorder` rewrote TODO.md in a walk that only read.
+        for name in [
+            "reorder",
+            "rewrite_file",
+            "unarchive_task",
+            "unset_flag",
+            "rerun_job",
+        ] {
+            assert!(may_write(&tool(name, "")), "{name}");
+        }
+        assert!(may_write(&tool("tidy", "Reorders the tasks by priority")));
+        // `re` and `un` before no writing verb are no such verb.
+        for name in [
+            "read_notes",
+            "review_summary",
+            "report_stats",
+            "get_unit_rates",
+        ] {
+            assert!(!may_write(&tool(name, "")), "{name}");
+        }
+        // As the inflected object of a reading verb, still a noun.
+        assert!(!may_write(&tool("get_reorders", "")));
+    }
+
+    #[test]
+    fn resolving_a_problem_or_parsing_again_writes() {
+        // ai-todo 3.0.2's `resolve_conflicts` renumbered the tasks.
+        assert!(may_write(&tool(
+            "resolve_conflicts",
+            "Detect and resolve duplicate task IDs"
+        )));
+        // md-todo-hub 0.3.2's `parse_todos` rewrote its index.
+        assert!(may_write(&tool(
+            "parse_todos",
+            "Re-parse a project's markdown into the index. Returns the count."
+        )));
+        assert!(!may_write(&tool(
+            "parse_date",
+            "Parse a date in any format and return it as ISO 8601"
+        )));
+        assert!(!may_write(&tool(
+            "resolve_path",
+            "Resolve a relative path against the project root"
         )));
     }
 

@@ -19,3 +19,4 @@ pub mod secrets;
 pub mod serve;
 pub mod suite;
 pub mod test_servers;
+pub mod watch;

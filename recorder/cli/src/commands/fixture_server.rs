@@ -19,12 +19,16 @@ pub struct FixtureArgs {
     /// Serve streamable HTTP on this address (127.0.0.1 only) instead of stdio.
     #[arg(long, value_name = "ADDR")]
     pub http: Option<SocketAddr>,
+    /// The folder a fixture that keeps data keeps it in (read-that-writes
+    /// writes `insights.db` there on its first `list_insights`).
+    #[arg(long, value_name = "DIR")]
+    pub data: Option<std::path::PathBuf>,
 }
 
 /// Run a fixture until its input closes (stdio) or it is killed (HTTP).
 pub fn run(args: FixtureArgs) -> anyhow::Result<()> {
     if let Some(fault) = args.name.fault() {
-        return test_servers::run_fault(fault, args.http);
+        return test_servers::run_fault(fault, args.http, args.data);
     }
     crate::process::runtime()?.block_on(test_servers::serve(args.name, args.http))
 }

@@ -129,8 +129,9 @@ pub fn run(args: SuiteArgs) -> anyhow::Result<()> {
         screen: args.runner.is_some(),
         id_prefix: args.id_prefix.clone(),
         exclude_prompts: Vec::new(),
-        seed_handles: target.operator_paths(),
+        seed_handles: target.operator_roots(!sandbox.writes_at_generation()),
         operator_files: target.operator_files(!sandbox.writes_at_generation()),
+        watched: target.watched(args.tape.iter().chain([&args.out]).cloned().collect()),
         must_reach: None,
         access: sandbox.mode(),
         writes: sandbox.writes_at_generation(),
@@ -464,14 +465,34 @@ fn walk(out: &mut String, w: &fitness_recorder::suite::generators::walk::WalkSta
         w.unstable
     ));
     if !w.changed_state.is_empty() || w.created_state > 0 {
+        let mut files: Vec<String> = w
+            .files_written
+            .iter()
+            .take(8)
+            .map(|f| format!("`{f}`"))
+            .collect();
+        if w.files_written.len() > files.len() {
+            files.push(format!("{} more", w.files_written.len() - files.len()));
+        }
+        if w.files_written_unnamed > 0 {
+            files.push(format!(
+                "{} under a folder given with --env (not named)",
+                w.files_written_unnamed
+            ));
+        }
         out.push_str(&format!(
-            "walk: the server's state changed in a walk that only reads, after the first call of {} ({} state check(s)); {} task(s) about what appeared passed over\n",
+            "walk: the server's state changed in a walk that only reads, after the first call of {} ({} state check(s)){}; {} task(s) about what appeared passed over\n",
             w.changed_state
                 .iter()
                 .map(|t| format!("`{t}`"))
                 .collect::<Vec<_>>()
                 .join(", "),
             w.state_checks,
+            if files.is_empty() {
+                String::new()
+            } else {
+                format!("; files written: {}", files.join(", "))
+            },
             w.created_state
         ));
     }

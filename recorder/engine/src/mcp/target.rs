@@ -6,6 +6,7 @@ use fitness_shared::redact::Secret;
 use rmcp::model::ProtocolVersion;
 
 use super::stdio::StdioTarget;
+use crate::watch::{Naming, Place, Watched};
 
 /// Environment variable holding a bearer token for HTTP servers.
 pub const BEARER_ENV: &str = "FITNESS_MCP_BEARER_TOKEN";
@@ -55,6 +56,30 @@ impl Target {
         out
     }
 
+    /// The folders a person who started a stdio server would hand it: its
+    /// working folder (where `working_dir` allows: never in a generation
+    /// that writes, whose copies stand for the originals), then the
+    /// paths on its command line ([`operator_paths`](Self::operator_paths)).
+    /// A parameter that takes a project's folder (`project_path`, `repo`,
+    /// `root`) is first given these.
+    pub fn operator_roots(&self, working_dir: bool) -> Vec<String> {
+        let Target::Stdio(_) = self else {
+            return Vec::new();
+        };
+        let mut out: Vec<String> = std::env::current_dir()
+            .ok()
+            .filter(|_| working_dir)
+            .map(|d| d.to_string_lossy().into_owned())
+            .into_iter()
+            .collect();
+        for p in self.operator_paths() {
+            if !out.contains(&p) {
+                out.push(p);
+            }
+        }
+        out
+    }
+
     /// The files in reach of a stdio server, as a person who started it
     /// would name them: those in its working directory (which it shares
     /// with the recorder), by their relative names, then those under each
@@ -86,6 +111,52 @@ impl Target {
             }
         }
         out
+    }
+}
+
+impl Target {
+    /// The places a walk that only reads watches on disk
+    /// ([`crate::watch`]): a stdio server's working folder (named
+    /// relative to it), the paths on its command line (by full path), and
+    /// the absolute paths given with `--env` (counted, never named: those
+    /// values are kept off disk). `own` is what the recorder writes itself.
+    /// An HTTP server's places are not this machine's to watch.
+    pub fn watched(&self, own: Vec<std::path::PathBuf>) -> Watched {
+        let Target::Stdio(stdio) = self else {
+            return Watched::default();
+        };
+        let mut places = Vec::new();
+        // First: a change under a place given with `--env` is counted
+        // there, never named under a place that holds it.
+        for (_, value) in &stdio.env {
+            // `/srv/index`, `sqlite:///srv/shop.db`, `file:///srv/notes`.
+            let path = value.split_once("://").map_or(value.as_str(), |(_, p)| p);
+            let path = std::path::Path::new(path);
+            if path.is_absolute() && path.exists() && path != std::path::Path::new("/") {
+                places.push(Place {
+                    root: path.to_path_buf(),
+                    naming: Naming::Counted,
+                });
+            }
+        }
+        if let Ok(cwd) = std::env::current_dir() {
+            places.push(Place {
+                root: cwd,
+                naming: Naming::Relative,
+            });
+        }
+        for p in self.operator_paths() {
+            places.push(Place {
+                root: p.into(),
+                naming: Naming::Full,
+            });
+        }
+        // The recorder's own paths, as the walk of a place sees them.
+        let own = own
+            .into_iter()
+            .filter_map(|p| std::path::absolute(p).ok())
+            .collect();
+        Watched { places, own }
     }
 }
 

@@ -147,10 +147,13 @@ impl Run<'_> {
             screen: self.cfg.settings.screen,
             id_prefix: format!("x{index}-"),
             exclude_prompts: driven.iter().map(|t| t.prompt.clone()).collect(),
-            seed_handles: server.target().operator_paths(),
+            seed_handles: server
+                .target()
+                .operator_roots(!self.cfg.settings.sandbox.writes_at_generation()),
             operator_files: server
                 .target()
                 .operator_files(!self.cfg.settings.sandbox.writes_at_generation()),
+            watched: server.target().watched(vec![self.dir.clone()]),
             // A batch short of its registered size voids the run.
             must_reach: Some(self.suite_floors(self.cfg.settings.extension_size)),
             access: self.cfg.settings.sandbox.mode(),

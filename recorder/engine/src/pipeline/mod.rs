@@ -323,10 +323,13 @@ impl Run<'_> {
             screen: cfg.settings.screen,
             id_prefix: "t".to_owned(),
             exclude_prompts: Vec::new(),
-            seed_handles: server.target().operator_paths(),
+            seed_handles: server
+                .target()
+                .operator_roots(!cfg.settings.sandbox.writes_at_generation()),
             operator_files: server
                 .target()
                 .operator_files(!cfg.settings.sandbox.writes_at_generation()),
+            watched: server.target().watched(vec![self.dir.clone()]),
             must_reach: Some(
                 self.suite_floors(cfg.settings.tasks.max(cfg.settings.floors.min_suite)),
             ),

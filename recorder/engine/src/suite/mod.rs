@@ -220,11 +220,23 @@ pub async fn add_act_tasks<S: act::SandboxState>(
             }
         }
     }
+    // A change is made in the folders on the server's command line, which
+    // the sandbox copies or its reset puts back, never in the recorder's
+    // working folder, which the operator's values also hold.
+    let working = std::env::current_dir()
+        .ok()
+        .map(|d| d.to_string_lossy().into_owned());
+    let roots: Vec<String> = opts
+        .seed_handles
+        .iter()
+        .filter(|r| working.as_ref() != Some(*r))
+        .cloned()
+        .collect();
     let input = act::ActInput {
         tools,
         writers: &report.writers,
         labels: &report.destructiveness,
-        roots: &opts.seed_handles,
+        roots: &roots,
         seed: opts.seed,
         timeout,
         known: &known,

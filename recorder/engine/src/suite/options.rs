@@ -86,6 +86,10 @@ pub struct GenerateOptions {
     /// ([`Target::operator_files`](crate::mcp::connect::Target::operator_files)):
     /// schema-walk/2 offers them to parameters that take a path.
     pub operator_files: Vec<String>,
+    /// The operator's places on disk, watched while a walk only reads
+    /// ([`crate::watch`]; not hashed: where the server's files are is no
+    /// part of what the suite asks).
+    pub watched: crate::watch::Watched,
     /// What the suite must reach for its run to go on: the screen is never
     /// paid for a suite that can no longer reach it. `None`: no floors
     /// (`fitness suite`), the screen always runs.
@@ -202,6 +206,7 @@ impl GenerateOptions {
             exclude_prompts: Vec::new(),
             seed_handles: Vec::new(),
             operator_files: Vec::new(),
+            watched: Default::default(),
             must_reach: None,
             access: AccessMode::ReadOnly,
             writes: false,

@@ -137,9 +137,13 @@ impl std::str::FromStr for FixtureName {
 
 /// Run a hand-written faulty fixture on stdin/stdout until stdin closes
 /// (synchronous: these fixtures misbehave below any MCP library).
-pub fn run_fault(fault: Fault, http: Option<SocketAddr>) -> anyhow::Result<()> {
+pub fn run_fault(
+    fault: Fault,
+    http: Option<SocketAddr>,
+    data: Option<std::path::PathBuf>,
+) -> anyhow::Result<()> {
     anyhow::ensure!(http.is_none(), "this fixture speaks stdio only");
-    Ok(misbehaving::run(fault)?)
+    Ok(misbehaving::run(fault, data)?)
 }
 
 /// Serve an rmcp fixture until its input closes (stdio) or it is killed

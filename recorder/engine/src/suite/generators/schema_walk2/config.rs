@@ -12,7 +12,10 @@ use crate::suite::schema_args::Limits;
 pub struct WalkConfig2 {
     pub samples_per_tool: usize,
     pub call_timeout: Duration,
+    /// Calls a walk makes at most: this, or [`WalkConfig2::calls_per_tool`]
+    /// for each callable tool where that is more.
     pub max_calls: usize,
+    pub calls_per_tool: usize,
     pub max_rounds: usize,
     /// Facts taken from one observation at most.
     pub facts_per_call: usize,
@@ -30,15 +33,24 @@ impl Default for WalkConfig2 {
             samples_per_tool: 4,
             call_timeout: Duration::from_secs(5),
             max_calls: 400,
+            calls_per_tool: 24,
             max_rounds: 5,
             facts_per_call: 6,
             argument_limits: Limits::default(),
-            witness_state: false,
+            witness_state: true,
         }
     }
 }
 
 impl WalkConfig2 {
+    /// The calls a walk over `tools` callable tools may make: at most
+    /// three times [`WalkConfig2::max_calls`], whatever the surface.
+    pub fn call_budget(&self, tools: usize) -> usize {
+        self.max_calls
+            .max(self.calls_per_tool.saturating_mul(tools))
+            .min(self.max_calls.saturating_mul(3))
+    }
+
     /// The argument caps in force: the time budget is at most a call's.
     pub fn limits(&self) -> Limits {
         self.argument_limits.within(self.call_timeout)
@@ -49,6 +61,7 @@ impl WalkConfig2 {
             "samples_per_tool": self.samples_per_tool,
             "call_timeout_ms": self.call_timeout.as_millis() as u64,
             "max_calls": self.max_calls,
+            "calls_per_tool": self.calls_per_tool,
             "max_rounds": self.max_rounds,
             "facts_per_call": self.facts_per_call,
             "max_per_tool": max_per_tool,

@@ -35,8 +35,8 @@ use serde_json::{Map, Value};
 
 use super::explore::Explorer;
 use super::kinds::{
-    DIALECTS, Dialect, TABLES_READ, broad_values, column_names, first_enum, labelled_rows,
-    search_slot, sql_slot, string_params, table_names, wants_uri,
+    DIALECTS, Dialect, NAMED_TABLES, TABLES_READ, broad_values, column_names, first_enum,
+    labelled_rows, search_slot, sql_slot, string_params, table_names, wants_uri,
 };
 use super::text::{Handle, harvest};
 use crate::mcp::connect::Session;
@@ -290,6 +290,7 @@ impl Explorer<'_> {
                 self.ex.discovered.insert(i);
             }
         }
+        self.operator_roots(callable);
         self.operator_files(callable);
         // `file://` URIs, where a tool takes a URI.
         if callable.iter().any(|t| {
@@ -389,7 +390,7 @@ impl Explorer<'_> {
         origin: Origin,
         handles_only: bool,
     ) -> Option<usize> {
-        if self.stats.calls as usize >= self.config.max_calls {
+        if self.stats.calls as usize >= self.budget {
             return None;
         }
         let before = self.ex.observations.len();
@@ -439,18 +440,32 @@ impl Explorer<'_> {
         let name = tool.name.to_string();
         let mut tried = Vec::new();
         let mut found: Option<(&Dialect, Vec<String>)> = None;
+        // What the refused catalogues said (`Unknown table 'sqlite_master'.
+        // Available tables: marshals, races`).
+        let mut said = Vec::new();
         for d in DIALECTS {
             let Some(args) = self.with_slot(tool, slot, d.tables) else {
                 break;
             };
             tried.push(d.name);
+            self.last_said = None;
             let Some(i) = self.made(&name, args, Origin::Discovered, true).await else {
+                said.extend(self.last_said.clone());
                 continue;
             };
             let names = table_names(&self.ex.observations[i].text, d.tables);
             if !names.is_empty() {
                 found = Some((d, names));
                 break;
+            }
+        }
+        // A server whose guard refuses every catalogue still names its
+        // tables: in what it said refusing them, or through a tool that
+        // lists them. Their rows are read by name.
+        if found.is_none() {
+            let named = self.tables_named(&said);
+            if !named.is_empty() {
+                found = Some((&NAMED_TABLES, named));
             }
         }
         let tried = format!(
@@ -482,11 +497,13 @@ impl Explorer<'_> {
             }
             let statement = dialect.columns.replace("{t}", t);
             let columns = match self.with_slot(tool, slot, &statement) {
-                Some(args) => match self.made(&name, args, Origin::Discovered, true).await {
-                    Some(i) => column_names(&self.ex.observations[i].text, &statement, t),
-                    None => Vec::new(),
-                },
-                None => Vec::new(),
+                Some(args) if !statement.is_empty() => {
+                    match self.made(&name, args, Origin::Discovered, true).await {
+                        Some(i) => column_names(&self.ex.observations[i].text, &statement, t),
+                        None => Vec::new(),
+                    }
+                }
+                _ => Vec::new(),
             };
             let rows = format!("SELECT * FROM {t} LIMIT {ROWS_PER_TABLE}");
             let Some(args) = self.with_slot(tool, slot, &rows) else {
@@ -521,10 +538,16 @@ impl Explorer<'_> {
         if !tables.is_empty() {
             self.covered.insert(name.clone());
         }
+        // How the tables were named: a dialect's catalogue, or what the
+        // server said without one.
+        let by = if dialect.tables.is_empty() {
+            dialect.name.to_owned()
+        } else {
+            format!("the {} dialect", dialect.name)
+        };
         if !lines.is_empty() {
             self.ex.about.push_str(&format!(
-                "Tables (through `{name}`, {} dialect): {}\n",
-                dialect.name,
+                "Tables (through `{name}`, {by}): {}\n",
                 lines.join("; ")
             ));
         }
@@ -533,21 +556,44 @@ impl Explorer<'_> {
             tool: Some(name),
             tried,
             found: if tables.is_empty() {
-                format!(
-                    "the {} dialect named {} but none gave rows",
-                    dialect.name,
-                    names.join(", ")
-                )
+                format!("{by} named {} but none gave rows", names.join(", "))
             } else {
                 format!(
-                    "{} tables in the {} dialect ({}), their columns and first rows read",
+                    "{} tables by {by} ({}), their columns and first rows read",
                     tables.len(),
-                    dialect.name,
                     tables.join(", ")
                 )
             },
             worked: !tables.is_empty(),
         });
+    }
+
+    /// The tables a server named without a catalogue: the choices its
+    /// errors listed, then the values a listing gave under a table's key
+    /// (`{"table": "marshals"}`).
+    fn tables_named(&self, said: &[String]) -> Vec<String> {
+        let mut named: Vec<String> = said
+            .iter()
+            .flat_map(|s| super::fit::choice_lists(s))
+            .flatten()
+            .collect();
+        for h in &self.ex.handles {
+            let key = crate::access::words(&h.key);
+            let a_table = key
+                .iter()
+                .any(|w| w == "table" || w == "tables" || w == "tablename");
+            if h.from.is_some() && a_table && super::fit::identifier(&h.value) {
+                named.push(h.value.clone());
+            }
+        }
+        let mut unique = Vec::new();
+        for n in named {
+            if !unique.contains(&n) {
+                unique.push(n);
+            }
+        }
+        unique.truncate(TABLES_READ * 3);
+        unique
     }
 
     /// Give a search values that match much, before any invented word;
@@ -639,6 +685,49 @@ impl Explorer<'_> {
             tried: format!("`{slot}` given {}", tried.join(", ")),
             found,
             worked: answered.is_some(),
+        });
+    }
+
+    /// The folders the operator handed the server (its working folder, the
+    /// paths on its command line), offered first to the tools that take a
+    /// place: said in the ledger where a tool takes one.
+    fn operator_roots(&mut self, callable: &[&Tool]) {
+        let taking: Vec<String> = callable
+            .iter()
+            .filter(|t| !self.writers.contains(t.name.as_ref()))
+            .filter(|t| {
+                string_params(t)
+                    .iter()
+                    .any(|(k, _)| super::fit::takes_folder(k))
+            })
+            .map(|t| format!("`{}`", t.name))
+            .collect();
+        if taking.is_empty() {
+            return;
+        }
+        let roots = self.ex.operator_roots();
+        self.stats.discovery.push(DiscoveryMove {
+            name: "operator-roots".into(),
+            tool: None,
+            tried: format!(
+                "the server's working folder and the folders on its command line, for the {} tools that take a place ({})",
+                taking.len(),
+                taking.iter().take(5).cloned().collect::<Vec<_>>().join(", ")
+            ),
+            found: match roots.len() {
+                0 => "no folder".into(),
+                _ => format!(
+                    "{} ({})",
+                    roots.len(),
+                    roots
+                        .iter()
+                        .take(3)
+                        .map(|r| format!("`{r}`"))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+            },
+            worked: !roots.is_empty(),
         });
     }
 

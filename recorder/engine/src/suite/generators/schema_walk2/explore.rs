@@ -204,6 +204,7 @@ impl<'a> Explorer<'a> {
             writers,
             config,
             limits: config.limits(),
+            budget: config.call_budget(callable.len()),
             rng: ChaCha8Rng::seed_from_u64(seed),
             discovery_rng: ChaCha8Rng::seed_from_u64(seed ^ 0x6469_7363), // "disc"
             ex: Exploration::seeded(seeds, files, callable),
@@ -227,6 +228,7 @@ impl<'a> Explorer<'a> {
                     callable,
                     writers,
                     config.call_timeout,
+                    &input.opts.watched,
                     explorer.stats,
                 )
                 .await,
@@ -300,8 +302,20 @@ impl Exploration {
     /// then the examples each tool's schema documents.
     fn seeded(seeds: &[String], files: &[String], callable: &[&Tool]) -> Exploration {
         let mut ex = Exploration::default();
+        // The recorder's working folder, which a stdio server shares, is a
+        // place to hand a parameter that takes a folder (`project_path`,
+        // `repo`), never a file's path; the paths on the command line are
+        // the operator's paths.
+        let working = std::env::current_dir()
+            .ok()
+            .map(|d| d.to_string_lossy().into_owned());
         for s in seeds {
-            ex.add_handle(Handle::unlinked(s.as_str(), "path"));
+            let key = if working.as_deref() == Some(s.as_str()) {
+                super::text::WORKING_FOLDER
+            } else {
+                "path"
+            };
+            ex.add_handle(Handle::unlinked(s.as_str(), key));
         }
         // The files in the server's reach, as the operator names them.
         for f in files {
@@ -361,7 +375,23 @@ impl Exploration {
                 });
             }
             h.from = Some(o.index);
+            // A file a result names by its relative path is also its bare
+            // name, for a parameter that takes a file's name apart from its
+            // folder (`filename` beside `subfolder`).
+            let bare = (!h.value.starts_with('/') && super::text::file_name_like(&h.value))
+                .then(|| h.value.rsplit_once('/').map(|(_, name)| name.to_owned()))
+                .flatten();
+            let path = h.value.clone();
             self.add_handle(h);
+            if let Some(name) = bare {
+                self.add_handle(Handle {
+                    value: name,
+                    from: Some(o.index),
+                    key: "filename".to_owned(),
+                    alias: Some(("path".to_owned(), path)),
+                    parent: None,
+                });
+            }
         }
         // A relative path a listing gave is also tried under each folder
         // the operator gave the server.
@@ -390,6 +420,8 @@ pub(super) struct Explorer<'a> {
     pub(super) writers: &'a BTreeSet<String>,
     pub(super) config: &'a WalkConfig2,
     pub(super) limits: Limits,
+    /// Calls the walk may make ([`WalkConfig2::call_budget`]).
+    pub(super) budget: usize,
     pub(super) rng: ChaCha8Rng,
     /// Discovery's own draws (the other arguments of its calls), apart
     /// from the walk's: a move never changes what the walk's rounds draw.
@@ -555,7 +587,7 @@ impl Explorer<'_> {
             if self.dead.contains(&name) || (again && self.writers.contains(name.as_str())) {
                 continue;
             }
-            if self.stats.calls as usize >= self.config.max_calls {
+            if self.stats.calls as usize >= self.budget {
                 break;
             }
             let schema = Value::Object((*tool.input_schema).clone());
@@ -657,7 +689,7 @@ impl Explorer<'_> {
                 continue;
             };
             for (args, inputs) in plans {
-                if self.stats.calls as usize >= self.config.max_calls {
+                if self.stats.calls as usize >= self.budget {
                     return None;
                 }
                 let key = format!("{name}\u{0}{}", Value::Object(args.clone()));

@@ -34,6 +34,29 @@ const PATH_WORDS: &[&str] = &[
     "cwd",
 ];
 
+/// Argument names that take a folder rather than a file.
+const FOLDER_WORDS: &[&str] = &[
+    "dir",
+    "directory",
+    "folder",
+    "root",
+    "repo",
+    "repository",
+    "project",
+    "workspace",
+    "cwd",
+    "vault",
+];
+
+/// Does an argument of this name take a folder (`project_path`, `repo`,
+/// `root`, `directory`)?
+pub(super) fn takes_folder(arg: &str) -> bool {
+    takes_path(arg)
+        && crate::access::words(arg)
+            .iter()
+            .any(|w| FOLDER_WORDS.contains(&w.as_str()))
+}
+
 /// Does an argument of this name take a location (`path`, `file_path`,
 /// `paths`, `dir`…)?
 pub(super) fn takes_path(arg: &str) -> bool {
@@ -82,6 +105,11 @@ pub(super) fn slots(schema: &Value) -> Vec<(String, bool)> {
         .into_iter()
         .flatten()
     {
+        // A date is a window the walk sets ([`sensible_values`]), never a
+        // harvested name.
+        if kinds::of_type(p, "string").is_some_and(|st| takes_date(k, &st).is_some()) {
+            continue;
+        }
         if free_string(p) {
             out.push((k.clone(), false));
         } else if kinds::of_type(p, "array")
@@ -107,6 +135,10 @@ pub(super) fn affinity(arg: &str, handle: &Handle) -> Option<i32> {
     // (a resource's, a `file://` one of the operator's paths), nothing else.
     if kinds::wants_uri(&words) {
         return kinds::local_uri(value).then_some(3);
+    }
+    // The working folder goes to a parameter that takes a folder only.
+    if handle.key == text::WORKING_FOLDER && handle.from.is_none() {
+        return (takes_folder(arg) && !outside_any_data(value)).then_some(3);
     }
     let path_like = (value.starts_with('/') || value.contains('/') || value.starts_with('~'))
         && !value.contains("://");
@@ -170,6 +202,7 @@ pub(super) fn first_round_args(
             .take(samples)
             .map(|v| {
                 let mut args = valid_arguments_within(schema, rng, limits)?;
+                sensible_values(schema, &mut args);
                 args.insert(key.clone(), v);
                 Ok(args)
             })
@@ -179,6 +212,7 @@ pub(super) fn first_round_args(
             (0..samples)
                 .map(|i| {
                     let mut args = valid_arguments_within(schema, rng, limits)?;
+                    sensible_values(schema, &mut args);
                     if i == 0 {
                         args.retain(|k, _| required.contains(k));
                     }
@@ -187,6 +221,96 @@ pub(super) fn first_round_args(
                 .collect()
         }
         None => Ok(vec![Map::new()]),
+    }
+}
+
+/// Words of a parameter's name that open a window of time, and that close
+/// one.
+const WINDOW_OPENS: &[&str] = &[
+    "start", "from", "since", "after", "begin", "min", "earliest",
+];
+const WINDOW_CLOSES: &[&str] = &["end", "to", "until", "till", "before", "max", "latest"];
+/// Words of a parameter's name that place a reader in a document.
+const PLACES: &[&str] = &[
+    "page",
+    "line",
+    "row",
+    "chapter",
+    "part",
+    "paragraph",
+    "slide",
+];
+const SKIPS: &[&str] = &["offset", "skip"];
+
+/// Does a string parameter take a date: its format says so, or its name
+/// (`date`, `start`, `until`…) and its description (`date`, `ISO 8601`,
+/// `YYYY`) do? `Some(true)` for a day without a time.
+pub(super) fn takes_date(key: &str, string: &Value) -> Option<bool> {
+    let words = crate::access::words(key);
+    let has = |set: &[&str]| words.iter().any(|w| set.contains(&w.as_str()));
+    let format = string.get("format").and_then(Value::as_str).unwrap_or("");
+    let said = string
+        .get("description")
+        .and_then(Value::as_str)
+        .unwrap_or("")
+        .to_lowercase();
+    let a_date = matches!(format, "date" | "date-time")
+        || ((words.iter().any(|w| w == "date" || w == "time")
+            || has(WINDOW_OPENS)
+            || has(WINDOW_CLOSES))
+            && (said.contains("date") || said.contains("iso 8601") || said.contains("yyyy")));
+    a_date.then(|| format == "date" || (said.contains("yyyy-mm-dd") && !said.contains("hh")))
+}
+
+/// The values a person gives where a random draw says nothing: a window
+/// of time as wide as it goes (a `start`/`from` date long ago, an
+/// `end`/`until` date far ahead, where the parameter says it takes a date:
+/// its format, or its words and description), the first page or line
+/// (its minimum, else 1), an offset of 0. Each kept only where the schema
+/// allows it (its pattern, its bounds).
+pub(super) fn sensible_values(schema: &Value, args: &mut Map<String, Value>) {
+    let Some(props) = schema.get("properties").and_then(Value::as_object) else {
+        return;
+    };
+    for (key, value) in args.iter_mut() {
+        let Some(p) = props.get(key) else { continue };
+        let words = crate::access::words(key);
+        let has = |set: &[&str]| words.iter().any(|w| set.contains(&w.as_str()));
+        if let Some(string) = kinds::of_type(p, "string") {
+            let Some(day_only) = takes_date(key, &string) else {
+                continue;
+            };
+            let wide = if has(WINDOW_CLOSES) {
+                if day_only {
+                    "2099-12-31"
+                } else {
+                    "2099-12-31T23:59:59Z"
+                }
+            } else if has(WINDOW_OPENS) {
+                if day_only {
+                    "2000-01-01"
+                } else {
+                    "2000-01-01T00:00:00Z"
+                }
+            } else {
+                continue;
+            };
+            let fits = string
+                .get("pattern")
+                .and_then(Value::as_str)
+                .is_none_or(|pattern| regex::Regex::new(pattern).is_ok_and(|re| re.is_match(wide)));
+            if fits {
+                *value = Value::String(wide.to_owned());
+            }
+        } else if value.is_number() && (has(PLACES) || has(SKIPS)) {
+            let min = p.get("minimum").and_then(Value::as_i64);
+            let max = p.get("maximum").and_then(Value::as_i64);
+            let want = if has(SKIPS) { 0 } else { 1 };
+            let chosen = min.map_or(want, |m| m.max(want));
+            if max.is_none_or(|m| chosen <= m) {
+                *value = Value::from(chosen);
+            }
+        }
     }
 }
 
@@ -259,17 +383,21 @@ pub(super) fn handle_plans(
             let taught = |h: &Handle, set: &HashSet<(String, String)>| {
                 set.contains(&(slot.clone(), h.value.clone()))
             };
-            let mut r: Vec<(bool, i32, usize)> = fits
+            let mut r: Vec<(bool, i32, bool, usize)> = fits
                 .handles
                 .iter()
                 .enumerate()
                 // A value that answered in the slot is never refused in
                 // it (an error may quote a value that was not its cause).
                 .filter(|(_, h)| !taught(h, fits.refused) || taught(h, fits.worked))
-                .filter_map(|(i, h)| affinity(slot, h).map(|a| (!taught(h, fits.worked), a, i)))
+                .filter_map(|(i, h)| {
+                    affinity(slot, h).map(|a| (!taught(h, fits.worked), a, h.from.is_none(), i))
+                })
                 .collect();
-            r.sort_by_key(|(untaught, a, _)| (*untaught, -a));
-            r.into_iter().map(|(_, _, i)| i).collect()
+            // What the server itself named (a listing's files) before what
+            // the operator handed it, at the same fit.
+            r.sort_by_key(|(untaught, a, unlinked, _)| (*untaught, -a, *unlinked));
+            r.into_iter().map(|(_, _, _, i)| i).collect()
         })
         .collect();
     let mut plans = Vec::new();
@@ -283,6 +411,7 @@ pub(super) fn handle_plans(
                     return Ok(plans);
                 }
                 let mut args = valid_arguments_within(schema, rng, limits)?;
+                sensible_values(schema, &mut args);
                 args.retain(|k, _| k == slot || required.contains(k));
                 let mut inputs = Vec::new();
                 for (j, (other, is_array)) in slots.iter().enumerate() {
@@ -639,10 +768,23 @@ fn listed_choices(v: &Value, depth: usize, lists: &mut Vec<Vec<String>>) {
     }
 }
 
+/// A list of names after a colon, unquoted (`Available tables: marshals,
+/// races, results.`): two or more identifiers split by commas.
+fn unquoted_list(sentence: &str) -> Option<Vec<String>> {
+    let (_, after) = sentence.split_once(':')?;
+    let items: Vec<String> = after
+        .trim()
+        .trim_end_matches('.')
+        .split(',')
+        .map(|i| i.trim().to_owned())
+        .collect();
+    (items.len() >= 2 && items.len() <= 40 && items.iter().all(|i| identifier(i))).then_some(items)
+}
+
 /// The choices an error lists: `a|b|c`, or the quoted values after `one
 /// of`, `must be`, `valid … are`, `expected`, `such as`, `e.g.`, `for
 /// example`, `available`, `supported` in the same sentence.
-fn choice_lists(said: &str) -> Vec<Vec<String>> {
+pub(super) fn choice_lists(said: &str) -> Vec<Vec<String>> {
     static PIPES: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
         regex::Regex::new(r"\b[A-Za-z_][\w.-]{0,40}(?:\|[A-Za-z_][\w.-]{0,40})+\b")
             .expect("the pipes pattern compiles")
@@ -659,9 +801,13 @@ fn choice_lists(said: &str) -> Vec<Vec<String>> {
         .take(4)
         .collect();
     // A structured error's lists of choices (`"available_vaults":
-    // ["home"]`), on a line of its own.
-    for line in said.lines().filter(|l| l.trim_start().starts_with('{')) {
-        if let Ok(v) = serde_json::from_str::<Value>(line) {
+    // ["home"]`), the whole error or a line of its own.
+    let whole = said.trim_start().starts_with('{').then_some(said);
+    for text in whole
+        .into_iter()
+        .chain(said.lines().filter(|l| l.trim_start().starts_with('{')))
+    {
+        if let Ok(v) = serde_json::from_str::<Value>(text.trim()) {
             listed_choices(&v, 0, &mut lists);
         }
     }
@@ -672,6 +818,8 @@ fn choice_lists(said: &str) -> Vec<Vec<String>> {
         let quoted = quoted_values(sentence);
         if !quoted.is_empty() {
             lists.push(quoted);
+        } else if let Some(listed) = unquoted_list(sentence) {
+            lists.push(listed);
         }
     }
     lists

@@ -47,6 +47,15 @@ pub(crate) const DIALECTS: &[Dialect] = &[
     },
 ];
 
+/// The tables a server named in its errors or a listing, with no
+/// catalogue statement: their rows are read by name, their columns from
+/// the rows.
+pub(crate) const NAMED_TABLES: Dialect = Dialect {
+    name: "tables its errors or a listing named",
+    tables: "",
+    columns: "",
+};
+
 /// Words that say a tool speaks SQL.
 const SQL_WORDS: &[&str] = &[
     "sql",
@@ -64,7 +73,7 @@ const SQL_WORDS: &[&str] = &[
 /// Parameter names that take a statement.
 const STATEMENT_WORDS: &[&str] = &["query", "statement", "stmt", "sql", "command", "cmd"];
 /// Parameter names that take a search.
-const SEARCH_WORDS: &[&str] = &[
+pub(super) const SEARCH_WORDS: &[&str] = &[
     "query", "q", "pattern", "regex", "regexp", "filter", "search", "keyword", "keywords", "term",
     "terms", "glob",
 ];
@@ -216,26 +225,56 @@ pub(super) fn of_type(p: &Value, ty: &str) -> Option<Value> {
 /// SQL, a database or a table.
 pub(crate) fn sql_slot(t: &Tool) -> Option<String> {
     let tool = tool_words(t);
-    string_params(t).into_iter().find_map(|(k, p)| {
-        let name = crate::access::words(&k);
-        let mut said =
-            crate::access::words(p.get("description").and_then(Value::as_str).unwrap_or(""));
-        said.extend(tool.iter().cloned());
-        let sql_named = name.iter().any(|w| w == "sql");
-        let statement = name.iter().any(|w| STATEMENT_WORDS.contains(&w.as_str()));
-        let says_sql = said.iter().any(|w| SQL_WORDS.contains(&w.as_str()));
-        // A search over tables and columns (`search_databases(query)`)
-        // takes keywords, not SQL, unless the parameter says SQL.
-        let param_says_sql =
-            crate::access::words(p.get("description").and_then(Value::as_str).unwrap_or(""))
+    string_params(t)
+        .into_iter()
+        .find_map(|(k, p)| {
+            let name = crate::access::words(&k);
+            let mut said =
+                crate::access::words(p.get("description").and_then(Value::as_str).unwrap_or(""));
+            said.extend(tool.iter().cloned());
+            let sql_named = name.iter().any(|w| w == "sql");
+            let statement = name.iter().any(|w| STATEMENT_WORDS.contains(&w.as_str()));
+            let says_sql = said.iter().any(|w| SQL_WORDS.contains(&w.as_str()));
+            // A search over tables and columns (`search_databases(query)`)
+            // takes keywords, not SQL, unless the parameter says SQL.
+            let param_says_sql =
+                crate::access::words(p.get("description").and_then(Value::as_str).unwrap_or(""))
+                    .iter()
+                    .any(|w| w == "sql" || w == "select" || w == "statement");
+            let a_search = crate::access::words(&t.name)
                 .iter()
-                .any(|w| w == "sql" || w == "select" || w == "statement");
-        let a_search = crate::access::words(&t.name)
-            .iter()
-            .any(|w| SEARCH_TOOL_WORDS.contains(&w.as_str()));
-        (sql_named || (statement && says_sql && (param_says_sql || !a_search))).then_some(k)
-    })
+                .any(|w| SEARCH_TOOL_WORDS.contains(&w.as_str()));
+            (sql_named || (statement && says_sql && (param_says_sql || !a_search))).then_some(k)
+        })
+        // A tool that plans, checks or rewrites a statement answers no rows:
+        // its answer to a catalogue is a plan, never the tables.
+        .filter(|_| {
+            !crate::access::words(&t.name)
+                .iter()
+                .any(|w| STATEMENT_ONLY_WORDS.contains(&w.as_str()))
+        })
 }
+
+/// Name words of a tool that takes SQL but answers about the statement
+/// (its plan, its form, its cost), never its rows.
+const STATEMENT_ONLY_WORDS: &[&str] = &[
+    "explain",
+    "plan",
+    "analyze",
+    "analyse",
+    "optimize",
+    "optimise",
+    "lint",
+    "format",
+    "validate",
+    "parse",
+    "estimate",
+    "tune",
+    "rewrite",
+    "translate",
+    "convert",
+    "export",
+];
 
 /// The parameter a tool takes a search in, when it has one that is not
 /// SQL.
@@ -273,7 +312,9 @@ pub(super) fn broad_values(t: &Tool, slot: &str) -> Vec<&'static str> {
     if has(&["glob", "wildcard", "wildcards", "pattern", "fnmatch"]) {
         first.push("*");
     }
-    for v in ["", "e", "a", ".", "*", "%"] {
+    // The empty string, then the commonest word (a search over words
+    // finds no `e`), then letters for a search over characters.
+    for v in ["", "the", "e", "a", ".", "*", "%"] {
         if !first.contains(&v) {
             first.push(v);
         }
@@ -337,10 +378,79 @@ pub(super) fn relative_path(value: &str) -> bool {
 /// The table names a catalogue's answer names: its identifiers less the
 /// catalogue's own words and the statement's.
 pub(super) fn table_names(text: &str, statement: &str) -> Vec<String> {
+    // Rows wrapped with their count and field list (`{"rows": [...],
+    // "rowCount": 4, "fields": [...]}`) name their tables by their values:
+    // the wrapper's keys are no tables (`SELECT * FROM rowCount` had
+    // aborted mcp-postgres-full-access's transaction for every later
+    // call).
+    if let Some(rows) = super::text::structured(text).as_ref().and_then(row_list) {
+        let names: Vec<String> = rows
+            .iter()
+            .filter_map(|r| match r {
+                Value::String(s) => Some(s.as_str()),
+                Value::Array(a) => a.first().and_then(Value::as_str),
+                Value::Object(o) => {
+                    let key = |want: &dyn Fn(&str) -> bool| {
+                        o.iter()
+                            .find(|(k, v)| v.is_string() && want(&k.to_lowercase()))
+                            .and_then(|(_, v)| v.as_str())
+                    };
+                    // `tablename` before `schemaname`, then any name.
+                    key(&|k| k.contains("table") && k.contains("name"))
+                        .or_else(|| key(&|k| k == "name"))
+                        .or_else(|| key(&|k| k.contains("name")))
+                        .or_else(|| key(&|_| true))
+                }
+                _ => None,
+            })
+            .filter(|n| {
+                let lower = n.to_lowercase();
+                !CATALOGUE_WORDS.contains(&lower.as_str()) && !lower.starts_with("tables_in_")
+            })
+            .map(str::to_owned)
+            .collect();
+        if !names.is_empty() {
+            let mut unique = Vec::new();
+            for n in names {
+                if !unique.contains(&n) {
+                    unique.push(n);
+                }
+            }
+            return unique.into_iter().take(TABLES_READ * 3).collect();
+        }
+    }
+    // Unstructured, an answer names tables only as a list does, a few
+    // words a line: prose (a search's "no match for ...") names none.
+    let listing = text
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .all(|l| l.split_whitespace().count() <= 3);
+    if !listing {
+        return Vec::new();
+    }
     identifiers(text, statement, CATALOGUE_WORDS)
         .into_iter()
         .take(TABLES_READ * 3)
         .collect()
+}
+
+/// The rows of an answer: the answer itself where it is a list, else the
+/// list its wrapper holds them in (`rows`, `data`, `results`…: the first
+/// non-empty list of records).
+fn row_list(v: &Value) -> Option<&Vec<Value>> {
+    match v {
+        Value::Array(a) if !a.is_empty() => Some(a),
+        Value::Object(o) => {
+            const ROWS: &[&str] = &[
+                "rows", "data", "results", "result", "records", "items", "tables",
+            ];
+            ROWS.iter()
+                .filter_map(|k| o.get(*k))
+                .chain(o.values())
+                .find_map(|x| x.as_array().filter(|a| !a.is_empty()))
+        }
+        _ => None,
+    }
 }
 
 /// The column names a columns answer names, in order: the first field of
@@ -539,6 +649,10 @@ mod tests {
             table_names("Tables_in_library\nmembers", "SHOW TABLES"),
             vec!["members"]
         );
+        // Rows wrapped with their count and fields: the values, never the
+        // wrapper's keys.
+        let wrapped = r#"{"rows": [{"table_name": "berths"}, {"table_name": "vessels"}], "rowCount": 2, "fields": [{"name": "table_name", "dataTypeID": 19}]}"#;
+        assert_eq!(table_names(wrapped, statement), vec!["berths", "vessels"]);
         let columns = "[{'name': 'id', 'type': 'INTEGER'}, {'name': 'title', 'type': 'TEXT'}]";
         assert_eq!(
             column_names(columns, DIALECTS[1].columns, "books"),

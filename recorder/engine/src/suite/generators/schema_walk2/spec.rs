@@ -172,7 +172,7 @@ fn args_phrase(args: &Map<String, Value>, skip: &[&str]) -> String {
             other => other,
         };
         match v {
-            Value::String(s) if s.chars().count() <= 80 => {
+            Value::String(s) if !s.is_empty() && s.chars().count() <= 80 => {
                 parts.push(format!("{} `{s}`", label_words(k)));
             }
             Value::Number(n) => parts.push(format!("{} {n}", label_words(k))),
@@ -374,12 +374,79 @@ pub(super) fn specs_for(
         }
         out.extend(labelled_spec(o, ex, fact, score, forbidden));
     }
+    // A search that found one file for a value read elsewhere: which file
+    // holds it.
+    out.extend(match_spec(o, ex));
     // No labelled value worth asking for: the result's salient word, quoted,
     // unless other calls of the tool return it too.
     if out.iter().all(|s| s.score <= 0) {
         out.extend(salient_spec(o, ex, forbidden));
     }
     out
+}
+
+/// The file a search found alone, given a value another call's result
+/// holds (a note's title, a line of it): "find which file holds `Poetry
+/// open mic`", checked by the file's name. What a search server exists
+/// for, and a value no search that finds every file can tell.
+fn match_spec(o: &Observation, ex: &Exploration) -> Option<Spec> {
+    if o.broad || o.handles_only {
+        return None;
+    }
+    // The searched value: a handle another call gave, in an argument that
+    // takes a search.
+    let (slot, handle) = o.inputs.iter().find(|(slot, h)| {
+        let words = crate::access::words(slot);
+        words
+            .iter()
+            .any(|w| super::kinds::SEARCH_WORDS.contains(&w.as_str()))
+            && ex.handles[*h].from.is_some_and(|f| f != o.index)
+    })?;
+    let query = ex.handles[*handle].value.clone();
+    if query.chars().count() < 4 || text::file_name_like(&query) {
+        return None;
+    }
+    let found: Vec<String> = text::harvest(&o.text, o.json.as_ref(), o.index)
+        .into_iter()
+        .map(|h| h.value)
+        .filter(|v| text::file_name_like(v))
+        .collect();
+    let [file] = found.as_slice() else {
+        return None;
+    };
+    let name = file.rsplit('/').next().unwrap_or(file);
+    let stem = name.rsplit_once('.').map_or(name, |(stem, _)| stem);
+    // The operator's own file names are no leak here (unlike a value the
+    // walk was given): the agent is not given them, and the task asks
+    // which of them holds the value.
+    if stem.chars().count() < 3
+        || contains_token(&query, stem)
+        || o.args
+            .values()
+            .any(|v| contains_token(&v.to_string(), stem))
+    {
+        return None;
+    }
+    let prompt = format!(
+        "Using the server's tools, find which file holds `{query}`. Reply with the file's name."
+    );
+    Some(Spec {
+        observation: o.index,
+        fact: Fact {
+            label: format!("file matching {}", label_words(slot)),
+            value: file.clone(),
+            number: None,
+            subject: None,
+        },
+        answer: stem.to_owned(),
+        check: Predicate::Substring {
+            value: stem.to_owned(),
+            case_insensitive: true,
+        },
+        prompt,
+        chain: Vec::new(),
+        score: 3,
+    })
 }
 
 /// The usable facts of a result with their scores, best first.
@@ -420,11 +487,21 @@ fn fact_score(f: &Fact, o: &Observation, ex: &Exploration) -> i32 {
         score -= 3;
     }
     // A value other calls of this tool also return does not tell
-    // this call from them.
+    // this call from them; but a call that names no input is told from
+    // nothing (another call's same whole answer is this answer again), and
+    // a fact of a record the result names is that record's, whichever call
+    // returned the record (a search that finds one entity for several
+    // queries).
     let elsewhere = ex
         .observations
         .iter()
         .filter(|p| ex.tells_apart(o, p))
+        .filter(|p| !(o.args.is_empty() && p.text == o.text))
+        .filter(|p| {
+            f.subject
+                .as_ref()
+                .is_none_or(|(_, record)| !contains_token(&p.text, record))
+        })
         .filter(|p| contains_token(&p.text, &f.value))
         .count();
     score -= 2 * elsewhere.min(3) as i32;
@@ -541,7 +618,7 @@ mod tests {
     }
 
     #[test]
-    fn the_same_answer_to_an_argument_not_read_is_no_constant_and_names_the_operators_file() {
+    fn a_named_record_s_fact_is_no_constant_and_names_the_operators_file() {
         // A tool that answers a CSV file whatever `sheet` says, called
         // twice on the operator's file; it failed on other files.
         let rows = r#"[{"name": "Kvarnen Mill", "city": "Uppsala"}, {"name": "Ferme Dubois", "city": "Malmo"}]"#;
@@ -556,11 +633,8 @@ mod tests {
             ));
         }
         let o = ex.observations[0].clone();
-        assert!(
-            specs_for(&o, &ex, "", 4).is_empty(),
-            "a tool never seen to fail may be a constant: its values tell no call apart"
-        );
-        ex.failed_tools.insert("preview".into());
+        // A fact of a named record is that record's, whichever call
+        // returned it: the tool need not have failed for it to count.
         let specs = specs_for(&o, &ex, "", 4);
         let city = specs
             .iter()

@@ -12,6 +12,10 @@ use std::sync::LazyLock;
 use regex::Regex;
 use serde_json::Value;
 
+/// The key of the handle that is the server's working folder (offered to
+/// a parameter that takes a folder, never to one that takes a file).
+pub const WORKING_FOLDER: &str = "working folder";
+
 /// Another field of a record: `(label, value)`.
 pub type Alias = (String, String);
 
@@ -163,7 +167,9 @@ pub fn records(text: &str) -> Vec<Vec<(String, String)>> {
             }
             continue;
         }
-        let parts: Vec<&str> = line.split(" | ").collect();
+        // Fields split by ` | ` or ` · ` (`active: 12 · retired: 0`).
+        let separator = if line.contains(" | ") { " | " } else { " · " };
+        let parts: Vec<&str> = line.split(separator).collect();
         let fields: Vec<regex::Captures> =
             parts.iter().filter_map(|p| LABELLED.captures(p)).collect();
         let fields = if parts.len() > 1 && fields.len() == parts.len() {
@@ -276,20 +282,131 @@ pub fn tabular(text: &str) -> Option<Value> {
         let object: serde_json::Map<String, Value> = names
             .iter()
             .zip(row)
-            .map(|(n, c)| {
-                let v = match c.parse::<i64>() {
-                    Ok(i) => Value::from(i),
-                    Err(_) => match c.parse::<f64>() {
-                        Ok(f) if f.is_finite() && !c.is_empty() => Value::from(f),
-                        _ => Value::String(c),
-                    },
-                };
-                (n.clone(), v)
-            })
+            .map(|(n, c)| (n.clone(), cell_value(c)))
             .collect();
         rows.push(Value::Object(object));
     }
     (!rows.is_empty()).then_some(Value::Array(rows))
+}
+
+/// A table printed with a rule of dashes under its header (`name` over
+/// `------`, psql's `id | name` over `----+-----`, a fixed-width report's
+/// columns over `---- ------`), as database servers print rows, read as
+/// the JSON rows it stands for. The columns are where the rule's dashes
+/// are; a caption above the header and a footer after a blank line
+/// (`(4 rows)`) are not rows. One column is a table too: the rule says so.
+pub fn ruled_table(text: &str) -> Option<Value> {
+    if text.len() > 1_000_000 {
+        return None;
+    }
+    let lines: Vec<&str> = text.lines().collect();
+    let is_rule = |l: &str| {
+        let t = l.trim();
+        t.len() >= 3
+            && t.contains("---")
+            && t.chars()
+                .all(|c| matches!(c, '-' | '+' | '|' | ' ' | '=' | ':'))
+    };
+    let at = lines.iter().position(|l| is_rule(l)).filter(|&i| i > 0)?;
+    let header = lines[at - 1];
+    let rule: Vec<char> = lines[at].chars().collect();
+    // The column spans: runs of dashes in the rule.
+    let mut spans = Vec::new();
+    let mut start = None;
+    for (i, c) in rule.iter().enumerate() {
+        match (c == &'-' || c == &'=', start) {
+            (true, None) => start = Some(i),
+            (false, Some(s)) => {
+                spans.push((s, i));
+                start = None;
+            }
+            _ => {}
+        }
+    }
+    if let Some(s) = start {
+        spans.push((s, rule.len()));
+    }
+    if spans.is_empty() || spans.len() > 64 {
+        return None;
+    }
+    // One rule under a delimited header (`booking_id, hut_id` over
+    // `------------`): the cells are split by the delimiter.
+    if spans.len() == 1
+        && let Some(delimiter) = [',', '\t', '|']
+            .into_iter()
+            .find(|d| header.matches(*d).count() >= 1)
+    {
+        let names = split_delimited(header, delimiter);
+        let unique: std::collections::BTreeSet<&String> = names.iter().collect();
+        if unique.len() != names.len() || names.iter().any(|n| !column_name_like(n)) {
+            return None;
+        }
+        let mut rows = Vec::new();
+        for line in &lines[at + 1..] {
+            if line.trim().is_empty() || rows.len() >= 10_000 {
+                break;
+            }
+            let cells = split_delimited(line, delimiter);
+            if cells.len() != names.len() {
+                return None;
+            }
+            rows.push(Value::Object(
+                names
+                    .iter()
+                    .cloned()
+                    .zip(cells.into_iter().map(cell_value))
+                    .collect(),
+            ));
+        }
+        return (!rows.is_empty()).then_some(Value::Array(rows));
+    }
+    let cut = |line: &str, k: usize| -> String {
+        let chars: Vec<char> = line.chars().collect();
+        let (from, _) = spans[k];
+        // A cell runs to where the next column starts (a value may be
+        // wider than its rule).
+        let to = spans.get(k + 1).map_or(chars.len(), |(next, _)| *next);
+        chars
+            .get(from.min(chars.len())..to.min(chars.len()))
+            .map(|c| c.iter().collect::<String>())
+            .unwrap_or_default()
+            .trim()
+            .trim_matches('|')
+            .trim()
+            .to_owned()
+    };
+    let names: Vec<String> = (0..spans.len()).map(|k| cut(header, k)).collect();
+    let unique: std::collections::BTreeSet<&String> = names.iter().collect();
+    if unique.len() != names.len() || names.iter().any(|n| !column_name_like(n)) {
+        return None;
+    }
+    let mut rows = Vec::new();
+    for line in &lines[at + 1..] {
+        if line.trim().is_empty() || rows.len() >= 10_000 {
+            break;
+        }
+        if is_rule(line) {
+            continue;
+        }
+        let object: serde_json::Map<String, Value> = names
+            .iter()
+            .enumerate()
+            .map(|(k, n)| (n.clone(), cell_value(cut(line, k))))
+            .collect();
+        rows.push(Value::Object(object));
+    }
+    (!rows.is_empty()).then_some(Value::Array(rows))
+}
+
+/// A table cell's value: a number where it is one, else its text.
+fn cell_value(c: String) -> Value {
+    match c.parse::<i64>() {
+        Ok(i) => Value::from(i),
+        Err(_) => match c.parse::<f64>() {
+            Ok(f) if f.is_finite() && !c.is_empty() => Value::from(f),
+            _ => Value::String(c),
+        },
+    }
 }
 
 /// A table's column name: a few words of letters, digits, `_`, `-`,
@@ -328,8 +445,11 @@ fn split_delimited(line: &str, delimiter: char) -> Vec<String> {
 /// or a table with a header line.
 pub fn structured(text: &str) -> Option<Value> {
     let value = crate::suite::predicate::first_json_value(text)
+        .filter(|v| stands_for(v, text))
         .or_else(|| python_literal(text))
-        .or_else(|| tabular(text))?;
+        .or_else(|| tabular(text))
+        .or_else(|| ruled_table(text))
+        .or_else(|| html_table(text))?;
     // A tool result printed as the text of a tool result
     // (`{"content": [{"type": "text", "text": "[{...}]"}]}`, as a server
     // that returns its own result serialized sends it): what its text
@@ -350,6 +470,85 @@ pub fn structured(text: &str) -> Option<Value> {
         return Some(unwrapped);
     }
     Some(value)
+}
+
+/// Does the first JSON value found in `text` stand for it? The whole text,
+/// or a value that holds records or most of the text: never a checkbox's
+/// `[ ]` or a footnote's `[3]` in prose (a task list `- [ ] **#7** Send
+/// the card` had read as the empty list, and none of its ids were read).
+fn stands_for(v: &Value, text: &str) -> bool {
+    let whole = text.trim();
+    if serde_json::from_str::<Value>(whole).is_ok() {
+        return true;
+    }
+    match v {
+        Value::Array(a) if a.is_empty() => false,
+        Value::Object(o) if o.is_empty() => false,
+        Value::Array(a) => {
+            a.iter().any(|x| x.is_object() || x.is_array())
+                || v.to_string().len() * 3 >= whole.len()
+        }
+        Value::Object(_) => true,
+        _ => false,
+    }
+}
+
+/// An HTML `<table>` (as servers that render rows for a browser send
+/// them), read as the JSON rows it stands for: one object per row keyed
+/// by the header's cells, a number as a number. `None` when the text has
+/// no such table.
+pub fn html_table(text: &str) -> Option<Value> {
+    static ROW: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r"(?is)<tr[^>]*>(.*?)</tr>").expect("the table row pattern compiles")
+    });
+    static CELL: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r"(?is)<t([hd])[^>]*>(.*?)</t[hd]>").expect("the cell pattern compiles")
+    });
+    static TAG: LazyLock<Regex> =
+        LazyLock::new(|| Regex::new(r"(?s)<[^>]*>").expect("the tag pattern compiles"));
+    if text.len() > 1_000_000 || !text.to_ascii_lowercase().contains("<table") {
+        return None;
+    }
+    let cell_text = |html: &str| {
+        let plain = TAG.replace_all(html, "");
+        plain
+            .replace("&amp;", "&")
+            .replace("&lt;", "<")
+            .replace("&gt;", ">")
+            .replace("&quot;", "\"")
+            .replace("&#39;", "'")
+            .replace("&nbsp;", " ")
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    let mut header: Option<Vec<String>> = None;
+    let mut rows = Vec::new();
+    for r in ROW.captures_iter(text).take(10_000) {
+        let cells: Vec<(bool, String)> = CELL
+            .captures_iter(&r[1])
+            .map(|c| (c[1].eq_ignore_ascii_case("h"), cell_text(&c[2])))
+            .collect();
+        if cells.is_empty() {
+            continue;
+        }
+        match &header {
+            None if cells.iter().all(|(th, _)| *th) => {
+                header = Some(cells.into_iter().map(|(_, t)| t).collect());
+            }
+            None => return None,
+            Some(names) if names.len() == cells.len() => {
+                let object: serde_json::Map<String, Value> = names
+                    .iter()
+                    .zip(cells)
+                    .map(|(n, (_, c))| (n.clone(), cell_value(c)))
+                    .collect();
+                rows.push(Value::Object(object));
+            }
+            Some(_) => {}
+        }
+    }
+    (!rows.is_empty()).then_some(Value::Array(rows))
 }
 
 /// A result written as a Python literal (`[{'name': 'orders'}]`, as
@@ -430,7 +629,13 @@ pub fn harvest(text: &str, json: Option<&Value>, from: usize) -> Vec<Handle> {
     let mut out = Vec::new();
     let mut push = |value: String, key: &str, alias: Option<(String, String)>| {
         let n = value.chars().count();
-        if (2..=200).contains(&n) && !value.contains('\n') && out.len() < 500 {
+        // A record's id may be one digit (`#7`); any other value of one
+        // character names nothing.
+        let shortest = if key == "id" { 1 } else { 2 };
+        // A value named twice by one result (a line that is a file's name)
+        // is one handle, under the first reading's key.
+        let again = out.iter().any(|h: &Handle| h.value == value);
+        if (shortest..=200).contains(&n) && !value.contains('\n') && out.len() < 500 && !again {
             out.push(Handle {
                 value,
                 from: Some(from),
@@ -490,6 +695,11 @@ pub fn harvest(text: &str, json: Option<&Value>, from: usize) -> Vec<Handle> {
             }
         }
     }
+    if json.is_none() {
+        for (value, key, alias) in line_handles(text) {
+            push(value, key, alias);
+        }
+    }
     for record in records(text) {
         for (label, value) in &record {
             if value.contains(' ') && !names_record(label) {
@@ -519,6 +729,194 @@ fn name_list(value: &str) -> Vec<&str> {
                 && i.chars().next().is_some_and(char::is_alphanumeric)
         });
     if named { items } else { Vec::new() }
+}
+
+/// A list item that begins with its record's id (`- [ ] **#7** Send the
+/// card`, `3. ENG-12: Fix the login`, `#42 Pay the invoice`): the id, and
+/// the rest of the line as its title.
+static ITEM_ID: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(
+        r"^\s*(?:(?:[-*+•]|\d{1,4}[.)])\s+)?(?:\[[ xX~/-]?\]\s+)?(?:\*\*|__|`)?#?([A-Z][A-Z0-9]{1,9}-\d{1,7}|\d{1,9})(?:\*\*|__|`)?[:.)\]]?\s+(?:[-–—|:]\s+)?(\S.{1,160})$",
+    )
+    .expect("the item id pattern compiles")
+});
+/// A log line that begins with a revision (`bb2c358 2026-04-22 Maren
+/// Holt Fix the pump`, `commit 2be2eb39...`): the revision, and the rest
+/// as its subject.
+static REVISION_LINE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"^\s*(?:[-*]\s+)?(?:commit\s+)?([0-9a-f]{7,40})\b[:\s]+(\S.{0,160})?$")
+        .expect("the revision line pattern compiles")
+});
+/// A tag in running text (`#family`, `#broadcast/fcc`), never a heading's
+/// `# ` or a number's `#7`.
+static TAG: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?:^|[\s(,\[`])#([A-Za-z][\w/-]{1,40})").expect("the tag pattern compiles")
+});
+/// A wiki link (`[[broadcast/fcc-compliance]]`, `[[Pump log|the log]]`).
+static WIKI_LINK: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"\[\[([^\]|#\n]{1,120})(?:[#|][^\]\n]*)?\]\]")
+        .expect("the wiki link pattern compiles")
+});
+/// A Markdown link to a place of the server's own (`[memo](docs/memo.md)`),
+/// never one on the web.
+static MD_LINK: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"\[[^\]\n]{1,120}\]\(([^)\s]{1,200})\)").expect("the link pattern compiles")
+});
+
+/// A log line's subject without the author and the date before it
+/// (`Tove Ahlgren Wed Jan 7 10:20:00 2026 +0000 Fix the rain gauge`, or
+/// `2026-04-22 Maren Holt: Fix the pump`): the words after the date,
+/// where there are some; else the line as it is.
+fn log_subject(rest: &str) -> String {
+    static DATE: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(
+            r"\b(?:[A-Z][a-z]{2} [A-Z][a-z]{2} \d{1,2} \d{2}:\d{2}:\d{2} \d{4}(?: [+-]\d{4})?|\d{4}-\d{2}-\d{2}(?:[ T]\d{2}:\d{2}(?::\d{2})?(?:Z|[+-]\d{2}:?\d{2})?)?)",
+        )
+        .expect("the log date pattern compiles")
+    });
+    if let Some(m) = DATE.find(rest) {
+        let after = rest[m.end()..]
+            .trim_start_matches(|c: char| c.is_whitespace() || c == ':' || c == '-' || c == '|')
+            .trim();
+        if after.chars().count() >= 3 {
+            return after.to_owned();
+        }
+    }
+    rest.to_owned()
+}
+
+/// Handles a text's lines name by their shape, beside its labelled
+/// fields: a list item's id with its title, a log line's revision with its
+/// subject, tags, wiki links and local links, and the files of a tree
+/// listing joined under their folders (`docs/broadcast/ (3 files)` over
+/// `  fcc-compliance.md`, or `├── fcc-compliance.md`).
+fn line_handles(text: &str) -> Vec<(String, &'static str, Option<Alias>)> {
+    let mut out: Vec<(String, &'static str, Option<Alias>)> = Vec::new();
+    let title = |t: &str| {
+        t.trim()
+            .trim_matches(|c: char| c == '*' || c == '_' || c == '`')
+            .trim()
+            .to_owned()
+    };
+    // The folders a tree listing is in, with the indent each was at.
+    let mut folders: Vec<(usize, String)> = Vec::new();
+    for line in text.lines().take(5_000) {
+        if out.len() >= 500 {
+            break;
+        }
+        if let Some(c) = REVISION_LINE.captures(line)
+            && c[1].chars().any(|ch| ch.is_ascii_digit())
+            && c[1].chars().any(|ch| ch.is_ascii_alphabetic())
+        {
+            let subject = c.get(2).map(|m| log_subject(&title(m.as_str())));
+            out.push((
+                c[1].to_owned(),
+                "commit",
+                subject
+                    .filter(|s| (3..=120).contains(&s.chars().count()))
+                    .map(|s| ("subject".to_owned(), s)),
+            ));
+        } else if let Some(c) = ITEM_ID.captures(line) {
+            let t = title(&c[2]);
+            let id = c.get(1).map_or(0..0, |m| m.range());
+            // A bare number is an id only where it is marked as one (`#7`,
+            // `**7**`, after a checkbox): a numbered list's `1.` is its
+            // place, `3 apples` a quantity.
+            let before = &line[..id.start];
+            let marked = !c[1].chars().all(|ch| ch.is_ascii_digit())
+                || before.ends_with('#')
+                || before.ends_with("**")
+                || before.ends_with('`')
+                || before.contains(']');
+            if marked && t.chars().any(char::is_alphabetic) && t.split_whitespace().count() >= 2 {
+                out.push((c[1].to_owned(), "id", Some(("title".to_owned(), t))));
+            }
+        }
+        for c in TAG.captures_iter(line) {
+            out.push((c[1].to_owned(), "tag", None));
+        }
+        for c in WIKI_LINK.captures_iter(line) {
+            out.push((c[1].trim().to_owned(), "link", None));
+        }
+        for c in MD_LINK.captures_iter(line) {
+            let target = c[1].split('#').next().unwrap_or("");
+            if !target.is_empty() && !target.contains(':') && !target.starts_with("//") {
+                out.push((target.to_owned(), "path", None));
+            }
+        }
+        tree_entry(line, &mut folders, &mut out);
+        // A document's path inside a line (`[1] training/rope-manual.pdf
+        // p.1`, `club/loans.md:12: text`): a name a call may take.
+        for token in line.split_whitespace() {
+            let token = token
+                .trim_matches(|c: char| "()[]{},;\"'`<>".contains(c))
+                .split(':')
+                .next()
+                .unwrap_or("");
+            if file_name_like(token)
+                && !token.starts_with('/')
+                && (token.contains('/') || document_extension(token))
+            {
+                out.push((token.to_owned(), "file", None));
+            }
+        }
+    }
+    out
+}
+
+/// Does a name end in an extension of a document, a data file or source
+/// code (`.pdf`, `.md`, `.csv`, `.py`…)?
+fn document_extension(name: &str) -> bool {
+    const EXTENSIONS: &[&str] = &[
+        "pdf", "md", "markdown", "txt", "csv", "tsv", "json", "jsonl", "yaml", "yml", "toml",
+        "xml", "html", "htm", "docx", "doc", "xlsx", "xls", "ods", "odt", "pptx", "rtf", "epub",
+        "db", "sqlite", "sqlite3", "duckdb", "parquet", "log", "ini", "cfg", "py", "js", "ts",
+        "rs", "go", "java", "c", "h", "cpp", "rb", "sh", "sql", "ipynb",
+    ];
+    name.rsplit_once('.')
+        .is_some_and(|(_, ext)| EXTENSIONS.contains(&ext.to_ascii_lowercase().as_str()))
+}
+
+/// One line of a tree listing: a folder (`docs/`, `docs/broadcast/ (3
+/// files)`, `├── notes/`) opens at its indent; a file's name under it is
+/// pushed joined onto the folders it is in.
+fn tree_entry(
+    line: &str,
+    folders: &mut Vec<(usize, String)>,
+    out: &mut Vec<(String, &'static str, Option<Alias>)>,
+) {
+    let body = line.trim_start_matches(|c: char| c.is_whitespace() || "│├└─┬┼|`+-*•".contains(c));
+    let indent = line.len() - body.len();
+    let entry = body
+        .split(" (")
+        .next()
+        .unwrap_or(body)
+        .trim_end()
+        .trim_end_matches(':');
+    if entry.is_empty() || entry.contains(char::is_whitespace) || entry.contains("://") {
+        return;
+    }
+    while folders.last().is_some_and(|(i, _)| *i >= indent) {
+        folders.pop();
+    }
+    if let Some(folder) = entry.strip_suffix('/').filter(|f| !f.is_empty()) {
+        folders.push((indent, folder.to_owned()));
+        return;
+    }
+    if folders.is_empty() || entry.contains('/') || !file_name_like(entry) {
+        return;
+    }
+    let path: Vec<&str> = folders.iter().map(|(_, f)| f.as_str()).collect();
+    // `docs/` over `docs/broadcast/`: a folder named from the root.
+    let joined = match path.iter().rposition(|f| f.contains('/')) {
+        Some(from_root) => path[from_root..].join("/"),
+        None => path.join("/"),
+    };
+    out.push((
+        format!("{joined}/{entry}"),
+        "path",
+        Some(("name".to_owned(), entry.to_owned())),
+    ));
 }
 
 /// A line that is a record whose first field, an identifier, is followed
@@ -857,6 +1255,120 @@ mod tests {
         );
         // Prose under a label is no list of names.
         assert!(name_list("the ferry stops here, then turns back to the pier.").is_empty());
+    }
+
+    fn handles_of(text: &str) -> Vec<(String, String, Option<Alias>)> {
+        let json = structured(text);
+        harvest(text, json.as_ref(), 0)
+            .into_iter()
+            .map(|h| (h.value, h.key, h.alias))
+            .collect()
+    }
+
+    #[test]
+    fn a_list_item_s_id_a_log_line_s_revision_tags_and_links_are_handles() {
+        let tasks = "## Inbox\n- [ ] **#7** Send the card to Oma\n- [x] #12 Book the ferry `#family`\n\
+                     3. ENG-12: Fix the login page\n1. Buy milk and eggs\n";
+        let h = handles_of(tasks);
+        let id = |v: &str| h.iter().find(|(x, k, _)| x == v && k == "id");
+        assert_eq!(
+            id("7").and_then(|(_, _, a)| a.clone()),
+            Some(("title".to_owned(), "Send the card to Oma".to_owned()))
+        );
+        assert!(id("12").is_some() && id("ENG-12").is_some(), "{h:?}");
+        assert!(id("1").is_none(), "a numbered list's place is no id: {h:?}");
+        assert!(
+            h.iter().any(|(v, k, _)| v == "family" && k == "tag"),
+            "{h:?}"
+        );
+        // A checkbox is no JSON answer.
+        assert_eq!(structured(tasks), None);
+
+        let log = "bb2c358 2026-04-22 Maren Holt Fix the pump schedule\n4f1e0aa Add the rota\n\
+                   d9e88fe5458400e2d8dba046f125735a6da3ffa5 Tove Ahlgren Wed Jan 7 10:20:00 2026 +0000 Tests for parsing\n";
+        let h = handles_of(log);
+        let subject = |sha: &str| {
+            h.iter()
+                .find(|(v, k, _)| v == sha && k == "commit")
+                .and_then(|(_, _, a)| a.clone())
+                .map(|(_, s)| s)
+        };
+        assert_eq!(
+            subject("bb2c358").as_deref(),
+            Some("Maren Holt Fix the pump schedule")
+        );
+        assert_eq!(
+            subject("d9e88fe5458400e2d8dba046f125735a6da3ffa5").as_deref(),
+            Some("Tests for parsing"),
+            "the author and the date before the subject are no part of it"
+        );
+        // A word of hex letters alone is no revision.
+        assert!(
+            !handles_of("deadbeef cafe\n")
+                .iter()
+                .any(|(_, k, _)| k == "commit")
+        );
+
+        let links = "See [[broadcast/fcc-compliance]] and [[Pump log|the log]], \
+                     [the memo](docs/memo.md) and [site](https://example.com/x).";
+        let h = handles_of(links);
+        for want in ["broadcast/fcc-compliance", "Pump log", "docs/memo.md"] {
+            assert!(h.iter().any(|(v, _, _)| v == want), "{want} not in {h:?}");
+        }
+        assert!(!h.iter().any(|(v, _, _)| v.contains("example.com")));
+    }
+
+    #[test]
+    fn a_tree_listing_s_files_are_joined_under_their_folders() {
+        let tree = "docs/ (2 folders)\n  broadcast/ (3 files)\n    fcc-compliance.md\n    rota.md\n\
+                    notes/\n├── daily/\n│   └── 2026-04-22.md\n└── ideas.md\n";
+        let paths: Vec<String> = handles_of(tree)
+            .into_iter()
+            .filter(|(_, k, _)| k == "path")
+            .map(|(v, _, _)| v)
+            .collect();
+        for want in [
+            "docs/broadcast/fcc-compliance.md",
+            "docs/broadcast/rota.md",
+            "notes/daily/2026-04-22.md",
+            "notes/ideas.md",
+        ] {
+            assert!(paths.iter().any(|p| p == want), "{want} not in {paths:?}");
+        }
+    }
+
+    #[test]
+    fn a_table_ruled_under_its_header_reads_as_its_rows() {
+        let one = "Query executed successfully. 4 rows returned.\n\nname\n------\nbookings\nguests\nhuts\nmeals";
+        let rows = structured(one).expect("rows");
+        assert_eq!(rows.as_array().map(Vec::len), Some(4));
+        assert_eq!(rows[0]["name"], "bookings");
+        let psql = " hut_id |     name      | altitude_m\n--------+---------------+------------\n      1 | Cabane Rossa  |       2891\n      2 | Refuge du Lac |       2210\n(2 rows)\n";
+        let rows = structured(psql).expect("rows");
+        assert_eq!(rows[1]["name"], "Refuge du Lac");
+        assert_eq!(rows[0]["altitude_m"], 2891);
+        let fixed = "guest_id  full_name      nights\n--------  -------------  ------\n3         Maren Holt     2\n\n1 row\n";
+        let rows = structured(fixed).expect("rows");
+        assert_eq!(rows[0]["full_name"], "Maren Holt");
+        assert_eq!(rows.as_array().map(Vec::len), Some(1));
+        assert_eq!(ruled_table("just prose\nno rule here"), None);
+        let delimited = "Query executed successfully. 2 rows returned.\n\nguest_id, full_name, phone\n---------------------------\n1, Lea Zimmermann, +41 77 498 67 86\n2, Jan Novak, NULL";
+        let rows = structured(delimited).expect("rows");
+        assert_eq!(rows[0]["full_name"], "Lea Zimmermann");
+        assert_eq!(rows[1]["guest_id"], 2);
+    }
+
+    #[test]
+    fn an_html_table_reads_as_its_rows() {
+        let html = "<p>2 rows</p><table><thead><tr><th>name</th><th>role</th><th>age</th></tr></thead>\
+                    <tbody><tr><td>Dr. Aoife Brennan</td><td>director</td><td>51</td></tr>\
+                    <tr><td>Tom &amp; Kit</td><td><b>observer</b></td><td>33</td></tr></tbody></table>";
+        let rows = structured(html).expect("rows");
+        assert_eq!(rows[0]["name"], "Dr. Aoife Brennan");
+        assert_eq!(rows[1]["name"], "Tom & Kit");
+        assert_eq!(rows[1]["role"], "observer");
+        assert_eq!(rows[0]["age"], 51);
+        assert_eq!(html_table("<p>no table</p>"), None);
     }
 
     #[test]

@@ -11,6 +11,11 @@
 //! at the end, they are called again: a change is state the walk created,
 //! its new words are [`Witnesses::created`], and the tool whose first call
 //! preceded it is named in the walk's counts.
+//!
+//! The operator's places on disk ([`crate::watch`]) are watched the same
+//! way, whatever the witnesses: a file written there after a tool's first
+//! call names the tool, and the file is named on the walk's line (a server
+//! that keeps a cache or an index in the project it reads).
 
 use std::collections::{BTreeSet, HashSet};
 use std::time::Duration;
@@ -20,6 +25,8 @@ use serde_json::{Map, Value};
 
 use crate::mcp::connect::Session;
 use crate::suite::generators::walk::{Called, WalkStats, call};
+use crate::suite::reading::{reads_as_empty, reads_as_error};
+use crate::watch::{Snapshot, Watched};
 
 /// Witnesses at most.
 const MAX_WITNESSES: usize = 3;
@@ -34,6 +41,8 @@ pub(super) struct Witnesses {
     /// Words a witness said only after the walk began.
     pub(super) created: BTreeSet<String>,
     timeout: Duration,
+    /// The operator's places, and how they looked at the last check.
+    disk: Option<(Watched, Snapshot)>,
 }
 
 impl Witnesses {
@@ -45,14 +54,17 @@ impl Witnesses {
         callable: &[&Tool],
         writers: &BTreeSet<String>,
         timeout: Duration,
+        watched: &Watched,
         stats: &mut WalkStats,
     ) -> Witnesses {
+        let disk = (!watched.places.is_empty()).then(|| (watched.clone(), watched.snapshot()));
         let mut w = Witnesses {
             seen: Vec::new(),
             before: BTreeSet::new(),
             checked_after: HashSet::new(),
             created: BTreeSet::new(),
             timeout,
+            disk,
         };
         for tool in candidates(callable, writers) {
             if w.seen.len() >= MAX_WITNESSES {
@@ -64,7 +76,12 @@ impl Witnesses {
             let again = w.ask(session, &name, stats).await;
             // Whatever it answered, its call may have changed the state.
             w.recheck(session, Some(&name), stats).await;
-            let Some(first) = first.filter(|f| again.as_deref() == Some(f.as_str())) else {
+            // An answer that reads as an error or as nothing witnesses no
+            // state (a tool that needs an argument its schema calls
+            // optional answers the same error every time).
+            let Some(first) = first.filter(|f| {
+                again.as_deref() == Some(f.as_str()) && !reads_as_error(f) && !reads_as_empty(f)
+            }) else {
                 continue;
             };
             w.before.extend(words(&first));
@@ -76,7 +93,9 @@ impl Witnesses {
     /// After the first call of `tool`: are the witnesses still saying what
     /// they said?
     pub(super) async fn after(&mut self, session: &Session, tool: &str, stats: &mut WalkStats) {
-        if self.seen.is_empty() || !self.checked_after.insert(tool.to_owned()) {
+        if (self.seen.is_empty() && self.disk.is_none())
+            || !self.checked_after.insert(tool.to_owned())
+        {
             return;
         }
         self.recheck(session, Some(tool), stats).await;
@@ -103,6 +122,20 @@ impl Witnesses {
                 }
                 self.seen[i].1 = now;
             }
+        }
+        if let Some((watched, last)) = self.disk.as_mut() {
+            let now = watched.snapshot();
+            let changes = watched.changes(last, &now);
+            if !changes.is_empty() {
+                changed = true;
+                for f in changes.named {
+                    if !stats.files_written.contains(&f) {
+                        stats.files_written.push(f);
+                    }
+                }
+                stats.files_written_unnamed += changes.counted;
+            }
+            *last = now;
         }
         if changed {
             let by = by.unwrap_or("(a later call)").to_owned();

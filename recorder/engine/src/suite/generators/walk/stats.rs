@@ -44,6 +44,13 @@ pub struct WalkStats {
     /// reads: a tool whose name reads but writes.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub changed_state: Vec<String>,
+    /// Files written in the operator's places ([`crate::watch`]) by a walk
+    /// that only reads, by name.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub files_written: Vec<String>,
+    /// Files written under places given with `--env`: counted, never named.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub files_written_unnamed: u64,
     /// Tasks passed over because their calls or answer name state the
     /// walk created.
     #[serde(skip_serializing_if = "is_zero")]
