@@ -138,6 +138,7 @@ pub fn scored_record() -> RunRecord {
             access: None,
             restore: None,
             operator_hints: None,
+            input: None,
             screen_protocol: Some("the screen".into()),
             extension_protocol: Some("6 tasks per batch, at most 2.".into()),
             max_error_rate: Some(0.05),
@@ -422,6 +423,7 @@ pub fn scored_record() -> RunRecord {
         rewrite: None,
         redactions: None,
         conformance: None,
+        input_requests: None,
         signature: None,
     }
 }

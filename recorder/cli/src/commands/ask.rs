@@ -17,6 +17,7 @@ use fitness_shared::record::Cost;
 use crate::commands::target::ConnectFlags;
 use fitness_recorder::clock;
 use fitness_recorder::mcp::connect::Session;
+use fitness_recorder::mcp::input::{InputDesk, Serves};
 use fitness_recorder::mcp::tap::Tap;
 use fitness_recorder::model::agent::{
     AGENT_TAPE_KIND, Budget, ToolMode, TrialEnd, TrialOutcome, TrialSpec, run_trial,
@@ -24,6 +25,7 @@ use fitness_recorder::model::agent::{
 use fitness_recorder::model::cost::{CostLedger, Role};
 use fitness_recorder::model::price::PriceTable;
 use fitness_recorder::model::{ClientOptions, ModelId, client_for};
+use fitness_recorder::pipeline::input::RunnerAnswers;
 
 /// The corr_id of the one trial `ask` runs.
 pub const ASK_CORR_ID: &str = "ask";
@@ -63,6 +65,11 @@ pub struct AskArgs {
     /// they are withheld, and the model is told the harness blocked them.
     #[arg(long)]
     pub sandbox: bool,
+    /// How a server's `elicitation/create` is answered: decline, or accept
+    /// with the values its own form gives. A `sampling/createMessage` is
+    /// answered by the runner, on the agent tape and in the cost.
+    #[arg(long, value_name = "POLICY", default_value = "decline")]
+    pub elicitation: fitness_shared::record::ElicitationPolicy,
     /// The stdio server's command line.
     #[arg(last = true, value_name = "CMD")]
     pub command: Vec<String>,
@@ -100,6 +107,20 @@ pub fn run(args: AskArgs) -> anyhow::Result<()> {
         max_turns: args.max_turns.max(1),
         ..Budget::default()
     };
+    // The server's requests for input: sampling by the runner, on the
+    // agent tape and in the cost; elicitation by the policy.
+    let answers = std::sync::Arc::new(RunnerAnswers {
+        runner: model.clone(),
+        tape: agent_tap.clone(),
+        policy: args.elicitation,
+        max_output_tokens: budget.max_output_tokens,
+        spent: Default::default(),
+    });
+    let desk = InputDesk::new(Serves {
+        sampling: true,
+        elicitation: true,
+    });
+    desk.set(Some(answers.clone()));
     let result = runtime.block_on(crate::process::until_interrupted(ask(
         &target,
         (&mcp_tap, &agent_tap),
@@ -107,7 +128,7 @@ pub fn run(args: AskArgs) -> anyhow::Result<()> {
         model.as_ref(),
         &prompt,
         budget,
-        args.sandbox,
+        (args.sandbox, desk.clone()),
     )));
     runtime.shutdown_timeout(Duration::from_secs(2));
     let Some(result) = result else {
@@ -126,11 +147,22 @@ pub fn run(args: AskArgs) -> anyhow::Result<()> {
     agent_tap.end(reason);
     let mut ledger = CostLedger::new();
     ledger_from(&mut ledger, &runner, &outcome);
+    ledger.absorb(&answers.spent());
+    let asked = desk.counts();
     let cost = ledger.cost(&prices);
     // The answer and the calls quote the server and the model: redacted.
-    crate::process::print(&fitness_recorder::secrets::redact(&summary(
-        &runner, &outcome, &cost, &prices, &dir,
-    )))?;
+    let mut printed = summary(&runner, &outcome, &cost, &prices, &dir);
+    if asked.any() {
+        printed.push_str(&format!(
+            "requests for input: {} sampling ({} answered by {runner}), {} elicitation ({} accepted, {} declined)\n",
+            asked.sampling,
+            asked.sampling_answered,
+            asked.elicitation,
+            asked.elicitation_accepted,
+            asked.elicitation_declined
+        ));
+    }
+    crate::process::print(&fitness_recorder::secrets::redact(&printed))?;
     if outcome.end == TrialEnd::ModelFailed {
         let why = outcome
             .model_errors
@@ -151,9 +183,9 @@ async fn ask(
     model: &dyn fitness_recorder::model::ModelClient,
     prompt: &str,
     budget: Budget,
-    sandbox: bool,
+    (sandbox, desk): (bool, InputDesk),
 ) -> anyhow::Result<TrialOutcome> {
-    let session = Session::connect(target, mcp_tap.clone(), None, timeout).await?;
+    let session = Session::connect_serving(target, mcp_tap.clone(), None, timeout, desk).await?;
     let tools = match session.list_tools().await {
         Ok(t) => t,
         Err(e) => {

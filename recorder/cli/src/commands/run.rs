@@ -43,6 +43,13 @@ pub struct RunArgs {
     /// The model under test: anthropic/<model>, openai/<model> or sim/<profile>.
     #[arg(long, value_name = "P/M")]
     pub runner: String,
+    /// How a server's `elicitation/create` requests are answered, no
+    /// person being there (registered): decline, or accept with the values
+    /// the request's own form gives (its defaults, else its first choices).
+    /// A server's `sampling/createMessage` is answered by the runner model
+    /// in the agent's trials.
+    #[arg(long, value_name = "POLICY", default_value = "decline")]
+    pub elicitation: fitness_shared::record::ElicitationPolicy,
     /// The judge that writes tasks (judge-synth/1) or guides the walk
     /// (judge-walk/1).
     #[arg(long, value_name = "P/M")]
@@ -246,6 +253,7 @@ impl RunArgs {
         run.conformance_baseline = self.conformance_baseline.clone();
         run.sandbox = self.sandbox.settings();
         run.hints = self.hints.hints()?;
+        run.elicitation = self.elicitation;
         RunConfig::from_settings(run)
     }
 }

@@ -8,15 +8,19 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use rmcp::model::{
-    CallToolRequestParams, CallToolResult, ClientCapabilities, ClientConfig, Implementation,
+    CallToolRequestParams, CallToolResult, ClientCapabilities, ClientConfig,
+    CreateMessageRequestMethod, ElicitRequestParams, ElicitResult, ErrorData, Implementation,
     ProtocolVersion, Tool,
 };
-use rmcp::service::{ClientLifecycleMode, ClientServiceExt, NotificationContext, RunningService};
+use rmcp::service::{
+    ClientLifecycleMode, ClientServiceExt, NotificationContext, RequestContext, RunningService,
+};
 use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use rmcp::{ClientHandler, RoleClient};
 use serde_json::json;
 
+use super::input::{InputCounts, InputDesk};
 use super::stdio::StdioChild;
 use super::tap::Tap;
 use super::tapped::{SharedCorrId, TappedTransport};
@@ -27,8 +31,10 @@ pub use super::target::{Era, HttpTarget, Target};
 /// How long any one MCP request may take unless the operator says otherwise.
 pub const DEFAULT_REQUEST_TIMEOUT: Duration = Duration::from_secs(20);
 
-/// The client side: answers `roots/list` and `ping` (rmcp's defaults), and
-/// re-lists tools on `notifications/tools/list_changed`.
+/// The client side: answers `roots/list` and `ping` (rmcp's defaults),
+/// re-lists tools on `notifications/tools/list_changed`, and answers a
+/// server's requests for input (sampling, elicitation) where the session
+/// serves them ([`InputDesk`]).
 #[derive(Clone)]
 pub struct FitnessClient {
     tap: Tap,
@@ -38,24 +44,58 @@ pub struct FitnessClient {
     /// The handshake is the legacy `initialize`: it offers the newest
     /// revision that has one (2025-11-25), not one that has none.
     initialize: bool,
+    desk: InputDesk,
+    /// The trial whose call is in flight.
+    corr_id: SharedCorrId,
 }
 
 impl FitnessClient {
-    fn new(tap: Tap, timeout: Duration, initialize: bool) -> Self {
+    fn new(
+        tap: Tap,
+        timeout: Duration,
+        initialize: bool,
+        desk: InputDesk,
+        corr_id: SharedCorrId,
+    ) -> Self {
         FitnessClient {
             tap,
             tools: Arc::default(),
             relists: Arc::default(),
             timeout,
             initialize,
+            desk,
+            corr_id,
         }
+    }
+
+    /// The capabilities the session declares: only what it serves.
+    fn capabilities(&self) -> ClientCapabilities {
+        let serves = self.desk.serves();
+        let mut declared = serde_json::Map::new();
+        if serves.sampling {
+            declared.insert("sampling".into(), json!({}));
+        }
+        if serves.elicitation {
+            declared.insert("elicitation".into(), json!({"form": {}}));
+        }
+        serde_json::from_value(serde_json::Value::Object(declared)).unwrap_or_default()
+    }
+
+    /// A request for input, taped as `fitness.input` with who answered.
+    fn tape_input(&self, kind: &str, by: &str, outcome: &str) {
+        let corr = self.corr_id.get();
+        self.tap.event(
+            "fitness.input",
+            json!({"kind": kind, "answered_by": by, "outcome": outcome}),
+            corr.as_deref(),
+        );
     }
 }
 
 impl ClientHandler for FitnessClient {
     fn get_info(&self) -> ClientConfig {
         let config = ClientConfig::new(
-            ClientCapabilities::default(),
+            self.capabilities(),
             Implementation::new("fitness", fitness_shared::VERSION),
         );
         if self.initialize {
@@ -63,6 +103,86 @@ impl ClientHandler for FitnessClient {
         } else {
             config
         }
+    }
+
+    // Sampling stays a request of the revisions servers speak today
+    // (2025-11-25, and 2026-07-28's input requests), whatever rmcp's
+    // deprecation says of a later one.
+    #[expect(deprecated, reason = "servers in the registries still sample")]
+    async fn create_message(
+        &self,
+        params: rmcp::model::CreateMessageRequestParams,
+        _context: RequestContext<RoleClient>,
+    ) -> Result<rmcp::model::CreateMessageResult, ErrorData> {
+        self.desk.count(|c| c.sampling += 1);
+        let corr = self.corr_id.get();
+        let answers = self.desk.answers().filter(|_| self.desk.serves().sampling);
+        let Some(answers) = answers else {
+            self.tape_input(
+                "sampling",
+                "nobody",
+                "refused: no model answers in this stage",
+            );
+            return Err(ErrorData::method_not_found::<CreateMessageRequestMethod>());
+        };
+        let sent = serde_json::to_value(&params).unwrap_or_default();
+        let by = answers.sampler();
+        match answers.sample(corr.as_deref(), &sent).await {
+            Ok(answer) => {
+                match serde_json::from_value::<rmcp::model::CreateMessageResult>(answer) {
+                    Ok(result) => {
+                        self.desk.count(|c| c.sampling_answered += 1);
+                        self.tape_input("sampling", &by, "answered");
+                        Ok(result)
+                    }
+                    Err(e) => {
+                        self.tape_input("sampling", &by, "failed");
+                        Err(ErrorData::internal_error(
+                            format!("the client's answer did not form a result: {e}"),
+                            None,
+                        ))
+                    }
+                }
+            }
+            Err(why) => {
+                self.tape_input("sampling", &by, "failed");
+                Err(ErrorData::internal_error(why, None))
+            }
+        }
+    }
+
+    async fn create_elicitation(
+        &self,
+        request: ElicitRequestParams,
+        _context: RequestContext<RoleClient>,
+    ) -> Result<ElicitResult, ErrorData> {
+        self.desk.count(|c| c.elicitation += 1);
+        let corr = self.corr_id.get();
+        let decline = || serde_json::from_value::<ElicitResult>(json!({"action": "decline"}));
+        let answers = self
+            .desk
+            .answers()
+            .filter(|_| self.desk.serves().elicitation);
+        let (answer, by) = match answers {
+            Some(a) => {
+                let sent = serde_json::to_value(&request).unwrap_or_default();
+                (a.elicit(corr.as_deref(), &sent).await, a.policy())
+            }
+            None => (json!({"action": "decline"}), "nobody".to_owned()),
+        };
+        let action = super::input::elicit_action(&answer).to_owned();
+        let result = serde_json::from_value::<ElicitResult>(answer)
+            .or_else(|_| decline())
+            .map_err(|e| ErrorData::internal_error(e.to_string(), None))?;
+        self.desk.count(|c| {
+            if action == "accept" {
+                c.elicitation_accepted += 1;
+            } else {
+                c.elicitation_declined += 1;
+            }
+        });
+        self.tape_input("elicitation", &by, &action);
+        Ok(result)
     }
 
     async fn on_tool_list_changed(&self, context: NotificationContext<RoleClient>) {
@@ -94,6 +214,9 @@ pub struct Session {
     /// (after rmcp's one refresh, with a login): the session has lost its
     /// authorization.
     auth_lost: std::sync::Mutex<Option<String>>,
+    /// The server's requests for input: what the session serves, who
+    /// answers, the counts.
+    desk: InputDesk,
 }
 
 /// A call in flight under its trial's corr_id; the session's other trials
@@ -186,15 +309,37 @@ impl Session {
         corr_id: Option<String>,
         timeout: Duration,
     ) -> anyhow::Result<Session> {
+        Self::connect_serving(target, tap, corr_id, timeout, InputDesk::default()).await
+    }
+
+    /// [`Session::connect`], declaring that the session answers the
+    /// server's requests for input that `desk` serves, answered and
+    /// counted there (one desk may outlive many sessions: a run's server
+    /// started again over a restored copy keeps its counts).
+    pub async fn connect_serving(
+        target: &Target,
+        tap: Tap,
+        corr_id: Option<String>,
+        timeout: Duration,
+        desk: InputDesk,
+    ) -> anyhow::Result<Session> {
         let auto = ClientLifecycleMode::Auto {
             preferred_versions: vec![ProtocolVersion::V_2026_07_28],
             legacy_version: Some(ProtocolVersion::V_2025_11_25),
         };
-        let modern =
-            match Self::connect_with(target, tap.clone(), corr_id.clone(), timeout, auto).await {
-                Ok(session) => return Ok(session),
-                Err(modern) => modern,
-            };
+        let modern = match Self::connect_with(
+            target,
+            tap.clone(),
+            corr_id.clone(),
+            timeout,
+            auto,
+            desk.clone(),
+        )
+        .await
+        {
+            Ok(session) => return Ok(session),
+            Err(modern) => modern,
+        };
         // No program to start, nothing listening: a legacy handshake cannot
         // fare better, so none is made (and none is taped).
         if !modern.retry {
@@ -211,6 +356,7 @@ impl Session {
             corr_id,
             timeout,
             ClientLifecycleMode::Initialize,
+            desk,
         )
         .await
         .map_err(|legacy| Unreachable::both(&modern, legacy).into())
@@ -224,9 +370,16 @@ impl Session {
         tap: Tap,
         timeout: Duration,
     ) -> anyhow::Result<Session> {
-        Self::connect_with(target, tap, None, timeout, ClientLifecycleMode::Initialize)
-            .await
-            .map_err(Into::into)
+        Self::connect_with(
+            target,
+            tap,
+            None,
+            timeout,
+            ClientLifecycleMode::Initialize,
+            InputDesk::default(),
+        )
+        .await
+        .map_err(Into::into)
     }
 
     async fn connect_with(
@@ -235,10 +388,17 @@ impl Session {
         corr_id: Option<String>,
         timeout: Duration,
         lifecycle: ClientLifecycleMode,
+        desk: InputDesk,
     ) -> Result<Session, Unreachable> {
         let initialize = matches!(lifecycle, ClientLifecycleMode::Initialize);
-        let client = FitnessClient::new(tap.clone(), timeout, initialize);
         let corr_id = SharedCorrId::new(corr_id.as_deref());
+        let client = FitnessClient::new(
+            tap.clone(),
+            timeout,
+            initialize,
+            desk.clone(),
+            corr_id.clone(),
+        );
         match target {
             Target::Stdio(s) => {
                 let (pipe, mut child) = StdioChild::spawn_shared(s, tap, corr_id.clone())?;
@@ -255,6 +415,7 @@ impl Session {
                             corr_id,
                             calls: tokio::sync::Mutex::new(()),
                             auth_lost: std::sync::Mutex::new(None),
+                            desk,
                         });
                     }
                     Ok(Err(e)) => Unreachable::handshake(&command, &e),
@@ -294,6 +455,7 @@ impl Session {
                     corr_id,
                     calls: tokio::sync::Mutex::new(()),
                     auth_lost: std::sync::Mutex::new(None),
+                    desk,
                 })
             }
         }
@@ -405,6 +567,17 @@ impl Session {
     /// The corr_id wire lines carry now.
     pub fn corr_id(&self) -> Option<std::sync::Arc<str>> {
         self.corr_id.get()
+    }
+
+    /// The server's requests for input: who answers them from now on,
+    /// and how many there were.
+    pub fn input(&self) -> &InputDesk {
+        &self.desk
+    }
+
+    /// The requests for input the server made on this session.
+    pub fn input_counts(&self) -> InputCounts {
+        self.desk.counts()
     }
 
     /// The timeout that bounds every request.

@@ -191,6 +191,8 @@ pub struct RunSettings {
     /// What the operator told generation (`--seed-calls`, `--context`),
     /// registered.
     pub hints: fitness_shared::record::OperatorHints,
+    /// How the server's elicitation requests are answered (registered).
+    pub elicitation: fitness_shared::record::ElicitationPolicy,
 }
 
 impl RunSettings {
@@ -242,6 +244,7 @@ impl RunSettings {
             sandbox: SandboxSettings::default(),
             concurrency: None,
             hints: fitness_shared::record::OperatorHints::default(),
+            elicitation: Default::default(),
         }
     }
 }

@@ -11,6 +11,7 @@ mod control;
 mod drive;
 mod findings;
 mod free_gates;
+pub mod input;
 mod null_gate;
 mod record;
 mod registration;
@@ -24,7 +25,7 @@ mod trials;
 use std::sync::Arc;
 
 use anyhow::Context as _;
-use fitness_shared::record::Outcome;
+use fitness_shared::record::{self as rec, Outcome};
 use rmcp::model::Tool;
 use serde_json::json;
 
@@ -35,6 +36,7 @@ use run::{Flow, Run, Start};
 pub use sandbox::SandboxSettings;
 use sandbox::{Sandbox, Server};
 
+use crate::mcp::input::{InputDesk, Serves};
 use crate::mcp::report;
 use crate::mcp::tap::Tap;
 use crate::model::client_for;
@@ -199,7 +201,24 @@ impl Run<'_> {
             self.official_conformance(&negotiated).await?;
         }
 
-        let server = Server::new(target, sandbox, self.mcp.clone(), cfg.settings.timeout);
+        // The server's requests for input: sampling answered by the runner
+        // in the agent's trials, elicitation by the registered policy.
+        let desk = InputDesk::new(Serves {
+            sampling: true,
+            elicitation: true,
+        });
+        let answers = Arc::new(input::RunnerAnswers {
+            runner: self
+                .meter
+                .wrap(client_for(&cfg.settings.runner, &self.options())?),
+            tape: self.agent.clone(),
+            policy: cfg.settings.elicitation,
+            max_output_tokens: cfg.settings.budget.max_output_tokens,
+            spent: Default::default(),
+        });
+        desk.set(Some(answers.clone()));
+        let server = Server::new(target, sandbox, self.mcp.clone(), cfg.settings.timeout)
+            .serving(desk.clone());
         server.before_generation().await?;
         let session = server
             .connect()
@@ -226,6 +245,17 @@ impl Run<'_> {
             Err(e) => Err(e.context("tools/list failed")),
         };
         self.copied_paths = server.sandbox().copied_paths();
+        self.cost.absorb(&answers.spent());
+        let asked = desk.counts();
+        if asked.any() {
+            self.input_requests = Some(rec::InputRequests {
+                sampling: asked.sampling,
+                sampling_answered: asked.sampling_answered,
+                elicitation: asked.elicitation,
+                elicitation_accepted: asked.elicitation_accepted,
+                elicitation_declined: asked.elicitation_declined,
+            });
+        }
         if let Err(e) = server.close().await {
             self.own_notes.push(format!("After the run: {e:#}"));
         }

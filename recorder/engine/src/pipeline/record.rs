@@ -209,6 +209,7 @@ pub fn finish(mut run: Run<'_>, outcome: Outcome) -> anyhow::Result<RunOutput> {
         rewrite: None,
         redactions: None,
         conformance: run.conformance,
+        input_requests: run.input_requests,
         signature: None,
     };
     record

@@ -123,6 +123,10 @@ pub fn preregistration(cfg: &RunConfig) -> anyhow::Result<rec::PreRegistration> 
         access: Some(cfg.settings.sandbox.mode()),
         restore: cfg.settings.sandbox.restore(),
         operator_hints: (!cfg.settings.hints.is_empty()).then(|| cfg.settings.hints.clone()),
+        input: Some(rec::InputPolicy {
+            sampling: true,
+            elicitation: cfg.settings.elicitation,
+        }),
         screen_protocol: cfg
             .settings
             .screen

@@ -93,6 +93,8 @@ pub(super) struct Run<'a> {
     pub(super) copied_paths: Vec<String>,
     /// The record's access ledger, read from the tapes at the end.
     pub(super) access_ledger: Option<rec::AccessLedger>,
+    /// The server's requests for input, when it made any.
+    pub(super) input_requests: Option<rec::InputRequests>,
 }
 
 /// What a run is given at its start, before any stage.
@@ -157,6 +159,7 @@ impl<'a> Run<'a> {
             proposals: Vec::new(),
             redacted: fitness_shared::redact::Hits::default(),
             conformance: None,
+            input_requests: None,
             access: None,
             copied_paths: Vec::new(),
             access_ledger: None,

@@ -32,6 +32,7 @@ use fitness_shared::record::{AccessMode, RestoreKind};
 use serde_json::json;
 
 use crate::mcp::connect::{Session, Target};
+use crate::mcp::input::InputDesk;
 use crate::mcp::tap::Tap;
 
 /// Bytes a sandbox copies at most, all paths together.
@@ -427,6 +428,8 @@ pub struct Server {
     /// A call that may write reached the server since the state was last
     /// put back.
     dirty: Cell<bool>,
+    /// Who answers the server's requests for input, over every session.
+    desk: InputDesk,
 }
 
 impl Server {
@@ -438,7 +441,14 @@ impl Server {
             session: RefCell::new(None),
             sandbox,
             dirty: Cell::new(false),
+            desk: InputDesk::default(),
         }
+    }
+
+    /// Sessions that answer the server's requests for input at `desk`.
+    pub fn serving(mut self, desk: InputDesk) -> Server {
+        self.desk = desk;
+        self
     }
 
     /// The target the run talks to.
@@ -456,8 +466,16 @@ impl Server {
         if let Some(old) = old {
             close(old).await;
         }
-        let session =
-            Rc::new(Session::connect(&self.target, self.tap.clone(), None, self.timeout).await?);
+        let session = Rc::new(
+            Session::connect_serving(
+                &self.target,
+                self.tap.clone(),
+                None,
+                self.timeout,
+                self.desk.clone(),
+            )
+            .await?,
+        );
         *self.session.borrow_mut() = Some(session.clone());
         Ok(session)
     }

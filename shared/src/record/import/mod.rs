@@ -140,6 +140,7 @@ fn convert(
         rewrite: None,
         redactions: None,
         conformance: None,
+        input_requests: None,
         signature: None,
     };
     record.validate().map_err(|source| ImportError::Invalid {

@@ -41,6 +41,7 @@ pub(super) fn convert_prereg(r: &RecordV1) -> PreRegistration {
         conformance: None,
         credential_context: parse_credential(&r.server.credential_context),
         operator_hints: None,
+        input: None,
         screen_protocol: None,
         extension_protocol: s(construct_detail, "extensionProtocol"),
         // fitness-report/1 did not register the budgets and timeouts.

@@ -61,6 +61,10 @@ pub struct PreRegistration {
     /// How a sandbox's state is restored between trials.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub restore: Option<super::access::RestoreKind>,
+    /// How the server's requests for input (sampling, elicitation) are
+    /// answered.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub input: Option<super::input::InputPolicy>,
     /// What the operator told generation (`--seed-calls`, `--context`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub operator_hints: Option<super::discovery::OperatorHints>,

@@ -6,6 +6,7 @@ use serde_json::Value;
 
 use super::conformance::Conformance;
 use super::gates::{ExtensionBatch, Gates};
+use super::input::InputRequests;
 use super::notes::Notes;
 use super::outcome::Outcome;
 use super::prereg::PreRegistration;
@@ -86,6 +87,11 @@ pub struct RunRecord {
     /// --conformance`), run beside our probes and never counted among them.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub conformance: Option<Conformance>,
+    /// The requests for input (sampling, elicitation) the server made
+    /// during the run, and how they were answered; absent when it made
+    /// none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub input_requests: Option<InputRequests>,
     /// The publisher's signature over the canonical record (see `integrity`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub signature: Option<RecordSignature>,
