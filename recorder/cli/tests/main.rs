@@ -14,6 +14,7 @@ mod demo_servers;
 mod discovery;
 mod fleet_manifests;
 mod hostile_servers;
+mod input_requests;
 mod integrity_cli;
 mod judge_walk;
 mod mcp_fixtures;

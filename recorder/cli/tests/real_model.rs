@@ -2,7 +2,8 @@
 //! llama.cpp's OpenAI-compatible server (scripts/local-model, installed by
 //! scripts/test), started here on a free loopback port and stopped by its
 //! PID. `fitness ask` and a small `fitness run` (a real runner and a real
-//! judge) drive real MCP servers through it. The model is slow (about ten
+//! judge) drive real MCP servers through it, and the model answers a
+//! server's sampling request as the runner. The model is slow (about ten
 //! tokens a second on two cores), so the run is capped at a handful of model
 //! calls and ends VOID by its spend cap: an honest outcome whose ledger,
 //! gates, costs and tapes are all real.
@@ -322,5 +323,61 @@ fn a_real_model_drives_real_servers_through_ask_and_run() {
         turns.len(),
         summary["outcome"]
     );
+
+    // A tool that samples (issue 46): the server asks the client's model
+    // to write its summary; the local model, as the runner, writes it, on
+    // both tapes, in the cost.
+    let sample_dir = tempfile::tempdir().expect("tempdir");
+    let started = Instant::now();
+    let sampled = run_bounded_in(
+        None,
+        &env,
+        &[
+            "ask",
+            "--runner",
+            MODEL,
+            "--out",
+            s(sample_dir.path()),
+            "--timeout",
+            "600",
+            "Summarise the harbour notes: call the summarize_notes tool and reply with what it returns.",
+            "--",
+            common::FITNESS,
+            "fixture-server",
+            "asks",
+        ],
+        Duration::from_secs(900),
+    );
+    let sample_secs = started.elapsed().as_secs();
+    let printed = String::from_utf8_lossy(&sampled.stdout).into_owned();
+    assert!(sampled.status.success(), "{}", text(&sampled));
+    assert!(
+        printed.contains(&format!(
+            "requests for input: 1 sampling (1 answered by {MODEL})"
+        )),
+        "the local model answered the server's request: {printed}"
+    );
+    let wire = lines(&sample_dir.path().join("mcp.jsonl"));
+    let retry = wire
+        .iter()
+        .find(|l| l["dir"] == "in" && l["raw"]["params"]["inputResponses"].is_object())
+        .expect("the call was made again with the model's answer");
+    let written = retry["raw"]["params"]["inputResponses"]["summary"]["content"]["text"]
+        .as_str()
+        .unwrap_or("");
+    assert!(
+        !written.trim().is_empty(),
+        "the model wrote a summary: {retry}"
+    );
+    let agent = lines(&sample_dir.path().join("agent.jsonl"));
+    let answer = agent
+        .iter()
+        .find(|l| l["corr_id"] == "ask::sampling" && l["role"] == "assistant")
+        .expect("the model's answer is on the agent tape");
+    assert!(
+        answer["usage"]["output_tokens"].as_u64() > Some(0),
+        "counted: {answer}"
+    );
+    eprintln!("fitness ask over a tool that samples, with the local model: {sample_secs} s");
     drop(model);
 }

@@ -744,5 +744,8 @@ fn a_reading_tool_that_writes_a_file_is_named_with_the_file() {
         line.contains(&format!("files written: `{}`", s(&written))),
         "the file is named, and nothing else: {line}"
     );
-    assert!(!line.contains("mcp.jsonl"), "the recorder's own tape: {line}");
+    assert!(
+        !line.contains("mcp.jsonl"),
+        "the recorder's own tape: {line}"
+    );
 }

@@ -151,7 +151,7 @@ pub fn run(args: AskArgs) -> anyhow::Result<()> {
     let asked = desk.counts();
     let cost = ledger.cost(&prices);
     // The answer and the calls quote the server and the model: redacted.
-    let mut printed = summary(&runner, &outcome, &cost, &prices, &dir);
+    let mut printed = summary(&runner, &outcome, &ledger, &cost, &prices, &dir);
     if asked.any() {
         printed.push_str(&format!(
             "requests for input: {} sampling ({} answered by {runner}), {} elicitation ({} accepted, {} declined)\n",
@@ -257,6 +257,7 @@ fn default_dir() -> PathBuf {
 fn summary(
     runner: &ModelId,
     outcome: &TrialOutcome,
+    ledger: &CostLedger,
     cost: &Cost,
     prices: &PriceTable,
     dir: &Path,
@@ -300,11 +301,19 @@ fn summary(
             c.arguments
         );
     }
-    let u = &outcome.usage;
+    // Every call charged: the agent's turns and the runner's answers to
+    // the server's sampling requests.
+    let mut t = fitness_shared::cost::Tokens::default();
+    for line in ledger.spend_lines(prices) {
+        t.input += line.tokens.input;
+        t.output += line.tokens.output;
+        t.cache_read += line.tokens.cache_read;
+        t.cache_write += line.tokens.cache_write;
+    }
     let _ = writeln!(
         s,
         "tokens: {} in, {} out, {} cache read, {} cache write",
-        u.input_tokens, u.output_tokens, u.cache_read_input_tokens, u.cache_creation_input_tokens
+        t.input, t.output, t.cache_read, t.cache_write
     );
     match cost {
         Cost::Total { usd, .. } => {

@@ -284,6 +284,48 @@ mod tests {
         );
     }
 
+    #[tokio::test]
+    async fn only_the_agent_s_and_the_reference_agent_s_trials_get_the_runner_s_help() {
+        let runner = crate::model::client_for(
+            &"sim/diligent".parse().expect("a model id"),
+            &crate::model::ClientOptions::default(),
+        )
+        .expect("the sim runner");
+        let answers = RunnerAnswers {
+            runner,
+            tape: Tap::disabled(),
+            policy: ElicitationPolicy::Decline,
+            max_output_tokens: 256,
+            spent: Default::default(),
+        };
+        let params = json!({"messages": [{"role": "user", "content": {"type": "text", "text": "Hi"}}], "maxTokens": 20});
+        for unhelped in [
+            "t1::null-random",
+            "t1::null-stubbed-empty",
+            "t2::screen",
+            "generate",
+            "generate::x1",
+        ] {
+            assert!(
+                answers.sample(Some(unhelped), &params).await.is_err(),
+                "{unhelped}"
+            );
+        }
+        for helped in ["t1", "t1::construct", "ask"] {
+            let answer = answers.sample(Some(helped), &params).await.expect(helped);
+            assert_eq!(answer["model"], "sim/diligent");
+            assert_eq!(answer["role"], "assistant");
+        }
+        assert_eq!(
+            answers
+                .spent()
+                .spend_lines(&crate::model::price::PriceTable::bundled())[0]
+                .calls,
+            3,
+            "each answer is charged to the runner"
+        );
+    }
+
     #[test]
     fn a_sampling_request_becomes_the_runner_s_request_within_the_cap() {
         let params = json!({"messages": [

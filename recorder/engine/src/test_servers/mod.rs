@@ -2,6 +2,7 @@
 //! fixture-server NAME` subcommand (the command line is the CLI's). The tests probe them; the demo reuses
 //! them. Each has the same three tools (`echo`, `add`, `reverse`).
 
+mod asks;
 mod correct;
 mod echo;
 mod misbehaving;
@@ -18,6 +19,7 @@ use rmcp::ServiceExt;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 
+pub use asks::{AsksServer, HARBOUR_NOTES};
 pub use correct::CorrectServer;
 pub use echo::EchoServer;
 pub use misbehaving::{FLOOD_COUNT, Fault, HUGE_LINE, hostile_tools};
@@ -64,6 +66,9 @@ pub enum FixtureName {
     /// A database whose tools all declare they read, one of which creates
     /// a table on its first call.
     ReadThatWrites,
+    /// rmcp, 2026-07-28: tools answered `InputRequiredResult` (a sampling
+    /// request, an elicitation request) until the client answers; stdio.
+    Asks,
     /// HTTP only: the correct server behind a bearer token
     /// ([`AUTH_FIXTURE_TOKEN`]) that it stops taking after
     /// [`AUTH_FIXTURE_CALLS`] `tools/call` requests (a revoked login).
@@ -96,6 +101,7 @@ impl FixtureName {
         ("hostile-schemas", FixtureName::HostileSchemas),
         ("read-that-writes", FixtureName::ReadThatWrites),
         ("auth-expiring", FixtureName::AuthExpiring),
+        ("asks", FixtureName::Asks),
     ];
 
     /// The hand-written stdio fault this fixture is, if it is one.
@@ -118,6 +124,7 @@ impl FixtureName {
             | FixtureName::HostOnly
             | FixtureName::OldSubscribe
             | FixtureName::Echo
+            | FixtureName::Asks
             | FixtureName::AuthExpiring => None,
         }
     }
@@ -164,6 +171,12 @@ pub async fn serve(name: FixtureName, http: Option<SocketAddr>) -> anyhow::Resul
                 serve_router(addr, http_service(|| Ok(EchoServer::new()), true)).await
             }
         };
+    }
+    if name == FixtureName::Asks {
+        anyhow::ensure!(http.is_none(), "this fixture speaks stdio only");
+        let service = AsksServer::new().serve(rmcp::transport::stdio()).await?;
+        service.waiting().await?;
+        return Ok(());
     }
     if name == FixtureName::AuthExpiring {
         let addr = http.context("this fixture speaks HTTP only (--http ADDR)")?;
