@@ -1,11 +1,11 @@
-//! A server's requests for input in the middle of a call (issue 46), in
-//! both eras: `server-everything` (2025-11-25) sends `sampling/createMessage`
+//! Driving servers as a current client does (issue 46): a server's
+//! requests for input in the middle of a call, in both eras: `server-everything` (2025-11-25) sends `sampling/createMessage`
 //! and `elicitation/create` as requests on the session; the in-tree `asks`
 //! fixture (2026-07-28) answers `tools/call` with an `InputRequiredResult`
 //! the client fulfils and retries. Sampling is answered by the runner, on
 //! both tapes and in the cost; elicitation by the registered policy; a
 //! walk, which spends nothing, gets no model's help, and the record counts
-//! every request.
+//! every request. A long-running call's task is polled to its end.
 
 use crate::common;
 
@@ -229,4 +229,81 @@ fn generation_gets_no_models_help_and_the_record_counts_the_requests() {
             .is_some_and(|c| c.ends_with("::sampling"))),
         "no model answered for the walk"
     );
+}
+
+/// A long-running call (the 2026-07-28 tasks extension): the server
+/// answers with a task, the client polls `tasks/get` at the interval the
+/// server asks for and reads the result; a task that never finishes is
+/// cancelled at its deadline (ten request timeouts) and the trial's call
+/// fails, in words.
+#[test]
+fn a_long_running_call_is_polled_to_its_end_and_one_that_never_ends_is_cancelled() {
+    let fixture = [common::FITNESS, "fixture-server", "asks"];
+    let dir = tempfile::tempdir().expect("tempdir");
+    let printed = ask_within(dir.path(), "1", "Call `survey_depths` with {}", &fixture);
+    assert!(
+        printed.contains("answer: Depth at berth 4: 11.2 m"),
+        "{printed}"
+    );
+    let wire = lines(&dir.path().join("mcp.jsonl"));
+    assert!(
+        wire.iter()
+            .any(|l| l["dir"] == "out" && l["raw"]["result"]["resultType"] == "task"),
+        "the server made a task of the call"
+    );
+    let polls = wire
+        .iter()
+        .filter(|l| l["dir"] == "in" && l["raw"]["method"] == "tasks/get")
+        .count();
+    assert!(polls >= 2, "polled until it completed: {polls}");
+    assert!(
+        wire.iter()
+            .any(|l| l["kind"] == "fitness.task" && l["raw"]["outcome"] == "completed"),
+        "the tape says how the task ended"
+    );
+
+    let dir = tempfile::tempdir().expect("tempdir");
+    let printed = ask_within(dir.path(), "1", "Call `survey_forever` with {}", &fixture);
+    assert!(
+        printed.contains("survey_forever protocol_error"),
+        "{printed}"
+    );
+    let agent = std::fs::read_to_string(dir.path().join("agent.jsonl")).expect("agent tape");
+    assert!(
+        agent.contains("did not finish within 10s") && agent.contains("the client cancelled it"),
+        "the trial's call failed, in words"
+    );
+    let wire = lines(&dir.path().join("mcp.jsonl"));
+    assert!(
+        wire.iter().any(|l| l["kind"] == "fitness.task"
+            && l["raw"]["outcome"] == "cancelled by the client at its deadline"),
+        "the tape says how the task ended"
+    );
+    assert!(
+        wire.iter()
+            .any(|l| l["dir"] == "in" && l["raw"]["method"] == "tasks/cancel"),
+        "the client cancelled the task at its deadline"
+    );
+}
+
+/// [`ask`] with a request timeout of `timeout` seconds.
+fn ask_within(dir: &Path, timeout: &str, prompt: &str, server: &[&str]) -> String {
+    let mut args = vec![
+        "ask",
+        "--runner",
+        "sim/diligent",
+        "--max-turns",
+        "2",
+        "--timeout",
+        timeout,
+        "--out",
+        s(dir),
+        prompt,
+        "--",
+    ];
+    args.extend_from_slice(server);
+    let out = run_bounded(&args, LIMIT);
+    let printed = text(&out);
+    assert!(out.status.success(), "{printed}");
+    printed
 }

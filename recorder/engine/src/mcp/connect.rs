@@ -8,7 +8,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use rmcp::model::{
-    CallToolRequestParams, CallToolResult, ClientCapabilities, ClientConfig,
+    CallToolRequestParams, CallToolResponse, CallToolResult, ClientCapabilities, ClientConfig,
     CreateMessageRequestMethod, ElicitRequestParams, ElicitResult, ErrorData, Implementation,
     ProtocolVersion, Tool,
 };
@@ -20,13 +20,16 @@ use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig
 use rmcp::{ClientHandler, RoleClient};
 use serde_json::json;
 
-use super::input::{InputCounts, InputDesk};
+use super::input::{Answering, InputCounts, InputDesk};
 use super::stdio::StdioChild;
 use super::tap::Tap;
 use super::tapped::{SharedCorrId, TappedTransport};
 use super::unreachable::Unreachable;
 // Where and how a session runs; the probes' raw client needs them too.
 pub use super::target::{Era, HttpTarget, Target};
+
+/// Rounds of input a call may ask for before it answers.
+pub const INPUT_ROUNDS: usize = 10;
 
 /// How long any one MCP request may take unless the operator says otherwise.
 pub const DEFAULT_REQUEST_TIMEOUT: Duration = Duration::from_secs(20);
@@ -44,33 +47,27 @@ pub struct FitnessClient {
     /// The handshake is the legacy `initialize`: it offers the newest
     /// revision that has one (2025-11-25), not one that has none.
     initialize: bool,
-    desk: InputDesk,
-    /// The trial whose call is in flight.
-    corr_id: SharedCorrId,
+    /// Who answers the server's requests for input, for the trial in
+    /// flight.
+    answering: Answering,
 }
 
 impl FitnessClient {
-    fn new(
-        tap: Tap,
-        timeout: Duration,
-        initialize: bool,
-        desk: InputDesk,
-        corr_id: SharedCorrId,
-    ) -> Self {
+    fn new(tap: Tap, timeout: Duration, initialize: bool, answering: Answering) -> Self {
         FitnessClient {
             tap,
             tools: Arc::default(),
             relists: Arc::default(),
             timeout,
             initialize,
-            desk,
-            corr_id,
+            answering,
         }
     }
 
-    /// The capabilities the session declares: only what it serves.
+    /// The capabilities the session declares: only what it serves, and the
+    /// tasks extension, whose tasks [`Session::call_tool`] polls.
     fn capabilities(&self) -> ClientCapabilities {
-        let serves = self.desk.serves();
+        let serves = self.answering.desk.serves();
         let mut declared = serde_json::Map::new();
         if serves.sampling {
             declared.insert("sampling".into(), json!({}));
@@ -78,17 +75,11 @@ impl FitnessClient {
         if serves.elicitation {
             declared.insert("elicitation".into(), json!({"form": {}}));
         }
-        serde_json::from_value(serde_json::Value::Object(declared)).unwrap_or_default()
-    }
-
-    /// A request for input, taped as `fitness.input` with who answered.
-    fn tape_input(&self, kind: &str, by: &str, outcome: &str) {
-        let corr = self.corr_id.get();
-        self.tap.event(
-            "fitness.input",
-            json!({"kind": kind, "answered_by": by, "outcome": outcome}),
-            corr.as_deref(),
+        declared.insert(
+            "extensions".into(),
+            json!({ rmcp::model::TASKS_EXTENSION_ID: {} }),
         );
+        serde_json::from_value(serde_json::Value::Object(declared)).unwrap_or_default()
     }
 }
 
@@ -114,40 +105,18 @@ impl ClientHandler for FitnessClient {
         params: rmcp::model::CreateMessageRequestParams,
         _context: RequestContext<RoleClient>,
     ) -> Result<rmcp::model::CreateMessageResult, ErrorData> {
-        self.desk.count(|c| c.sampling += 1);
-        let corr = self.corr_id.get();
-        let answers = self.desk.answers().filter(|_| self.desk.serves().sampling);
-        let Some(answers) = answers else {
-            self.tape_input(
-                "sampling",
-                "nobody",
-                "refused: no model answers in this stage",
-            );
-            return Err(ErrorData::method_not_found::<CreateMessageRequestMethod>());
-        };
         let sent = serde_json::to_value(&params).unwrap_or_default();
-        let by = answers.sampler();
-        match answers.sample(corr.as_deref(), &sent).await {
-            Ok(answer) => {
-                match serde_json::from_value::<rmcp::model::CreateMessageResult>(answer) {
-                    Ok(result) => {
-                        self.desk.count(|c| c.sampling_answered += 1);
-                        self.tape_input("sampling", &by, "answered");
-                        Ok(result)
-                    }
-                    Err(e) => {
-                        self.tape_input("sampling", &by, "failed");
-                        Err(ErrorData::internal_error(
-                            format!("the client's answer did not form a result: {e}"),
-                            None,
-                        ))
-                    }
-                }
+        match self.answering.sample(&sent).await {
+            Ok(answer) => serde_json::from_value(answer).map_err(|e| {
+                ErrorData::internal_error(
+                    format!("the client's answer did not form a result: {e}"),
+                    None,
+                )
+            }),
+            Err(why) if why == super::input::NOT_SERVED => {
+                Err(ErrorData::method_not_found::<CreateMessageRequestMethod>())
             }
-            Err(why) => {
-                self.tape_input("sampling", &by, "failed");
-                Err(ErrorData::internal_error(why, None))
-            }
+            Err(why) => Err(ErrorData::internal_error(why, None)),
         }
     }
 
@@ -156,33 +125,11 @@ impl ClientHandler for FitnessClient {
         request: ElicitRequestParams,
         _context: RequestContext<RoleClient>,
     ) -> Result<ElicitResult, ErrorData> {
-        self.desk.count(|c| c.elicitation += 1);
-        let corr = self.corr_id.get();
-        let decline = || serde_json::from_value::<ElicitResult>(json!({"action": "decline"}));
-        let answers = self
-            .desk
-            .answers()
-            .filter(|_| self.desk.serves().elicitation);
-        let (answer, by) = match answers {
-            Some(a) => {
-                let sent = serde_json::to_value(&request).unwrap_or_default();
-                (a.elicit(corr.as_deref(), &sent).await, a.policy())
-            }
-            None => (json!({"action": "decline"}), "nobody".to_owned()),
-        };
-        let action = super::input::elicit_action(&answer).to_owned();
-        let result = serde_json::from_value::<ElicitResult>(answer)
-            .or_else(|_| decline())
-            .map_err(|e| ErrorData::internal_error(e.to_string(), None))?;
-        self.desk.count(|c| {
-            if action == "accept" {
-                c.elicitation_accepted += 1;
-            } else {
-                c.elicitation_declined += 1;
-            }
-        });
-        self.tape_input("elicitation", &by, &action);
-        Ok(result)
+        let sent = serde_json::to_value(&request).unwrap_or_default();
+        let answer = self.answering.elicit(&sent).await;
+        serde_json::from_value::<ElicitResult>(answer)
+            .or_else(|_| serde_json::from_value::<ElicitResult>(json!({"action": "decline"})))
+            .map_err(|e| ErrorData::internal_error(e.to_string(), None))
     }
 
     async fn on_tool_list_changed(&self, context: NotificationContext<RoleClient>) {
@@ -217,6 +164,7 @@ pub struct Session {
     /// The server's requests for input: what the session serves, who
     /// answers, the counts.
     desk: InputDesk,
+    answering: Answering,
 }
 
 /// A call in flight under its trial's corr_id; the session's other trials
@@ -263,6 +211,16 @@ fn failed(what: &str, e: &rmcp::ServiceError) -> anyhow::Error {
         }
     }
     anyhow::anyhow!("{what} failed: {e}")
+}
+
+/// Why a `tools/call` has no result: the session's error (a JSON-RPC
+/// error from the server, a transport that failed), or what went wrong
+/// around it, in words (no answer in time, a task that failed or never
+/// finished).
+#[derive(Debug)]
+pub enum CallFailed {
+    Service(rmcp::ServiceError),
+    Said(String),
 }
 
 /// What the handshake established.
@@ -392,13 +350,12 @@ impl Session {
     ) -> Result<Session, Unreachable> {
         let initialize = matches!(lifecycle, ClientLifecycleMode::Initialize);
         let corr_id = SharedCorrId::new(corr_id.as_deref());
-        let client = FitnessClient::new(
-            tap.clone(),
-            timeout,
-            initialize,
-            desk.clone(),
-            corr_id.clone(),
-        );
+        let answering = Answering {
+            desk: desk.clone(),
+            tap: tap.clone(),
+            corr_id: corr_id.clone(),
+        };
+        let client = FitnessClient::new(tap.clone(), timeout, initialize, answering.clone());
         match target {
             Target::Stdio(s) => {
                 let (pipe, mut child) = StdioChild::spawn_shared(s, tap, corr_id.clone())?;
@@ -416,6 +373,7 @@ impl Session {
                             calls: tokio::sync::Mutex::new(()),
                             auth_lost: std::sync::Mutex::new(None),
                             desk,
+                            answering,
                         });
                     }
                     Ok(Err(e)) => Unreachable::handshake(&command, &e),
@@ -456,6 +414,7 @@ impl Session {
                     calls: tokio::sync::Mutex::new(()),
                     auth_lost: std::sync::Mutex::new(None),
                     desk,
+                    answering,
                 })
             }
         }
@@ -493,19 +452,87 @@ impl Session {
             .await
     }
 
-    /// One `tools/call`, within the timeout.
+    /// One `tools/call`, each request within the timeout, as a current
+    /// client makes it ([`Session::call`]); a failure in words.
     pub async fn call_tool(
         &self,
         name: &str,
         arguments: serde_json::Map<String, serde_json::Value>,
     ) -> anyhow::Result<CallToolResult> {
         let params = CallToolRequestParams::new(name.to_owned()).with_arguments(arguments);
-        tokio::time::timeout(self.timeout, self.service.call_tool(params))
+        self.call(params).await.map_err(|e| match e {
+            CallFailed::Service(e) => self.note_failure(&format!("tools/call {name}"), &e),
+            CallFailed::Said(said) => anyhow::anyhow!(said),
+        })
+    }
+
+    /// One `tools/call` as a current client makes it, each request within
+    /// the timeout: an `InputRequiredResult` is answered and the call made
+    /// again with the answers (at most [`INPUT_ROUNDS`] times), and a task
+    /// the server made of the call is polled to its end, cancelled at its
+    /// deadline ([`super::tasks`]).
+    pub async fn call(
+        &self,
+        mut params: CallToolRequestParams,
+    ) -> Result<CallToolResult, CallFailed> {
+        let name = params.name.to_string();
+        for _ in 0..INPUT_ROUNDS {
+            let answered = tokio::time::timeout(
+                self.timeout,
+                self.service.peer().call_tool_once(params.clone()),
+            )
             .await
             .map_err(|_| {
-                anyhow::anyhow!("tools/call {name} got no answer within {:?}", self.timeout)
+                CallFailed::Said(format!(
+                    "tools/call {name} got no answer within {:?}",
+                    self.timeout
+                ))
             })?
-            .map_err(|e| self.note_failure(&format!("tools/call {name}"), &e))
+            .map_err(CallFailed::Service)?;
+            match answered {
+                CallToolResponse::Complete(result) => return Ok(result),
+                CallToolResponse::InputRequired(asked) => {
+                    let requests = serde_json::to_value(&asked.input_requests)
+                        .ok()
+                        .and_then(|v| v.as_object().cloned())
+                        .unwrap_or_default();
+                    if requests.is_empty() && asked.request_state.is_none() {
+                        return Err(CallFailed::Said(format!(
+                            "tools/call {name} asked for input and named none"
+                        )));
+                    }
+                    let answers = self.answering.fulfil(&requests).await;
+                    params.input_responses = (!answers.is_empty())
+                        .then(|| serde_json::from_value(serde_json::Value::Object(answers)).ok())
+                        .flatten();
+                    params.request_state = asked.request_state;
+                }
+                CallToolResponse::Task(created) => {
+                    return super::tasks::await_task(
+                        self.service.peer(),
+                        &self.answering,
+                        created.task,
+                        self.timeout,
+                    )
+                    .await
+                    .map_err(|e| CallFailed::Said(format!("tools/call {name}: {e:#}")));
+                }
+                _ => {
+                    return Err(CallFailed::Said(format!(
+                        "tools/call {name} answered a result of an unknown kind"
+                    )));
+                }
+            }
+        }
+        Err(CallFailed::Said(format!(
+            "tools/call {name} asked for input {INPUT_ROUNDS} times without an answer"
+        )))
+    }
+
+    /// The longest a call may take: a task the server makes of it is
+    /// polled for [`super::tasks::TASK_TIMEOUTS`] request timeouts.
+    pub fn call_limit(&self) -> Duration {
+        self.timeout * (super::tasks::TASK_TIMEOUTS + 1)
     }
 
     /// Every resource the server lists (all pages), as JSON objects.

@@ -15,7 +15,10 @@
 use std::sync::{Arc, Mutex, PoisonError};
 
 use futures::future::BoxFuture;
-use serde_json::Value;
+use serde_json::{Map, Value, json};
+
+use super::tap::Tap;
+use super::tapped::SharedCorrId;
 
 /// What a session declares it serves (its client capabilities).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -100,7 +103,7 @@ impl InputDesk {
         *self.counts.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
-    pub(super) fn count(&self, f: impl FnOnce(&mut InputCounts)) {
+    fn count(&self, f: impl FnOnce(&mut InputCounts)) {
         f(&mut self.counts.lock().unwrap_or_else(PoisonError::into_inner));
     }
 }
@@ -108,4 +111,105 @@ impl InputDesk {
 /// The action of an elicitation answer (`accept`, `decline`, `cancel`).
 pub fn elicit_action(answer: &Value) -> &str {
     answer.get("action").and_then(Value::as_str).unwrap_or("")
+}
+
+/// How a session answers a request for input, whichever form it came in
+/// (a request on the session, an `InputRequiredResult`, a task waiting
+/// for input): the desk's answerer for the trial in flight, counted, and a
+/// `fitness.input` event on the wire tape saying who answered.
+#[derive(Clone)]
+pub struct Answering {
+    pub desk: InputDesk,
+    pub tap: Tap,
+    /// The trial whose call is in flight.
+    pub corr_id: SharedCorrId,
+}
+
+/// The answer to a request the client does not serve, as its error.
+pub const NOT_SERVED: &str = "the client serves no such request in this stage";
+
+impl Answering {
+    fn tape(&self, kind: &str, by: &str, outcome: &str) {
+        let corr = self.corr_id.get();
+        self.tap.event(
+            "fitness.input",
+            json!({"kind": kind, "answered_by": by, "outcome": outcome}),
+            corr.as_deref(),
+        );
+    }
+
+    /// A `sampling/createMessage`'s params: the `CreateMessageResult` as
+    /// JSON, or why it was not answered.
+    pub async fn sample(&self, params: &Value) -> Result<Value, String> {
+        self.desk.count(|c| c.sampling += 1);
+        let answers = self.desk.answers().filter(|_| self.desk.serves().sampling);
+        let Some(answers) = answers else {
+            self.tape(
+                "sampling",
+                "nobody",
+                "refused: no model answers in this stage",
+            );
+            return Err(NOT_SERVED.into());
+        };
+        let corr = self.corr_id.get();
+        let by = answers.sampler();
+        match answers.sample(corr.as_deref(), params).await {
+            Ok(answer) => {
+                self.desk.count(|c| c.sampling_answered += 1);
+                self.tape("sampling", &by, "answered");
+                Ok(answer)
+            }
+            Err(why) => {
+                self.tape("sampling", &by, "failed");
+                Err(why)
+            }
+        }
+    }
+
+    /// An `elicitation/create`'s params: the `ElicitResult` as JSON (a
+    /// decline where nobody answers).
+    pub async fn elicit(&self, params: &Value) -> Value {
+        self.desk.count(|c| c.elicitation += 1);
+        let answers = self
+            .desk
+            .answers()
+            .filter(|_| self.desk.serves().elicitation);
+        let corr = self.corr_id.get();
+        let (answer, by) = match answers {
+            Some(a) => (a.elicit(corr.as_deref(), params).await, a.policy()),
+            None => (json!({"action": "decline"}), "nobody".to_owned()),
+        };
+        let action = elicit_action(&answer).to_owned();
+        self.desk.count(|c| {
+            if action == "accept" {
+                c.elicitation_accepted += 1;
+            } else {
+                c.elicitation_declined += 1;
+            }
+        });
+        self.tape("elicitation", &by, &action);
+        answer
+    }
+
+    /// The answers to a map of input requests (`{"key": {"method": ...,
+    /// "params": ...}}`), by the same keys: a request that is not served
+    /// is answered with an error object, which the server reads as a
+    /// refusal.
+    pub async fn fulfil(&self, requests: &Map<String, Value>) -> Map<String, Value> {
+        let mut out = Map::new();
+        for (key, request) in requests.iter().take(16) {
+            let params = request.get("params").cloned().unwrap_or_default();
+            let answer = match request.get("method").and_then(Value::as_str) {
+                Some("sampling/createMessage") => match self.sample(&params).await {
+                    Ok(a) => a,
+                    Err(why) => json!({"error": {"code": -32601, "message": why}}),
+                },
+                Some("elicitation/create") => self.elicit(&params).await,
+                Some("roots/list") => json!({"roots": []}),
+                _ => json!({"error": {"code": -32601, "message": NOT_SERVED}}),
+            };
+            out.insert(key.clone(), answer);
+        }
+        out
+    }
 }

@@ -6,6 +6,7 @@
 //! - [`tap`]: the shared, line-flushed `mcp.jsonl` writer.
 //! - [`input`]: a server's requests for input (sampling, elicitation) and
 //!   who answers them.
+//! - [`tasks`]: long-running calls, polled to their end.
 //! - [`target`]: where the server is and which handshake era a session speaks.
 //! - [`raw`]: hand-written JSON-RPC for the probes (stdio lines, plain HTTP).
 //! - [`probes`]: the protocol probes and their results.
@@ -21,4 +22,5 @@ pub mod surface;
 pub mod tap;
 pub mod tapped;
 pub mod target;
+pub mod tasks;
 pub mod unreachable;

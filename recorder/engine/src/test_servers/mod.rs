@@ -19,7 +19,7 @@ use rmcp::ServiceExt;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 
-pub use asks::{AsksServer, HARBOUR_NOTES};
+pub use asks::{AsksServer, HARBOUR_NOTES, SURVEY};
 pub use correct::CorrectServer;
 pub use echo::EchoServer;
 pub use misbehaving::{FLOOD_COUNT, Fault, HUGE_LINE, hostile_tools};

@@ -10,7 +10,7 @@ use serde_json::{Map, Value, json};
 
 use super::tape::turn_line;
 use super::trial::{CallFailure, ToolCallRecord, ToolMode, TrialOutcome, TrialSpec};
-use crate::mcp::connect::Session;
+use crate::mcp::connect::{CallFailed, Session};
 use crate::mcp::tap::Tap;
 use crate::model::http::ms;
 use crate::model::types::ContentBlock;
@@ -201,24 +201,23 @@ async fn call(
     let tagged = session.tagged(spec.corr_id).await;
     let started = Instant::now();
     let params = CallToolRequestParams::new(name.to_owned()).with_arguments(args.clone());
-    let result = tokio::time::timeout(session.timeout(), session.service.call_tool(params)).await;
+    // Each request is bounded by the session's timeout; a long-running
+    // call's task by its deadline.
+    let result = session.call(params).await;
     let latency = ms(started.elapsed());
     drop(tagged);
     match result {
-        Err(_) => (
+        Err(CallFailed::Said(said)) => (
             record(false, Some(CallFailure::ProtocolError), latency),
-            format!(
-                "tools/call {name} got no answer within {:?}",
-                session.timeout()
-            ),
+            said,
             true,
         ),
-        Ok(Err(ServiceError::McpError(e))) => (
+        Err(CallFailed::Service(ServiceError::McpError(e))) => (
             record(false, Some(error_failure(&e)), latency),
             format!("error {}: {}", e.code.0, e.message),
             true,
         ),
-        Ok(Err(e)) => (
+        Err(CallFailed::Service(e)) => (
             record(false, Some(CallFailure::ProtocolError), latency),
             format!(
                 "{:#}",
@@ -226,7 +225,7 @@ async fn call(
             ),
             true,
         ),
-        Ok(Ok(result)) => {
+        Ok(result) => {
             let text = result_text(&result);
             if result.is_error == Some(true) {
                 let failure = if missing.is_empty() {
