@@ -41,3 +41,4 @@ mod session_ids;
 mod suite_real_servers;
 mod sweep;
 mod tape_stats_cli;
+mod traces;

@@ -424,6 +424,7 @@ pub fn scored_record() -> RunRecord {
         redactions: None,
         conformance: None,
         input_requests: None,
+        traces: None,
         signature: None,
     }
 }

@@ -50,6 +50,11 @@ pub struct RunArgs {
     /// in the agent's trials.
     #[arg(long, value_name = "POLICY", default_value = "decline")]
     pub elicitation: fitness_shared::record::ElicitationPolicy,
+    /// Send the run's spans (one trace a trial, a span a call, each call's
+    /// `traceparent`) to an OpenTelemetry collector's OTLP/HTTP traces
+    /// endpoint, e.g. http://127.0.0.1:4318/v1/traces, when the run ends.
+    #[arg(long, value_name = "URL")]
+    pub otlp: Option<String>,
     /// The judge that writes tasks (judge-synth/1) or guides the walk
     /// (judge-walk/1).
     #[arg(long, value_name = "P/M")]
@@ -254,6 +259,7 @@ impl RunArgs {
         run.sandbox = self.sandbox.settings();
         run.hints = self.hints.hints()?;
         run.elicitation = self.elicitation;
+        run.otlp = self.otlp.clone();
         RunConfig::from_settings(run)
     }
 }

@@ -24,6 +24,7 @@ use super::input::{Answering, InputCounts, InputDesk};
 use super::stdio::StdioChild;
 use super::tap::Tap;
 use super::tapped::{SharedCorrId, TappedTransport};
+use super::trace::Tracer;
 use super::unreachable::Unreachable;
 // Where and how a session runs; the probes' raw client needs them too.
 pub use super::target::{Era, HttpTarget, Target};
@@ -165,6 +166,8 @@ pub struct Session {
     /// answers, the counts.
     desk: InputDesk,
     answering: Answering,
+    /// The run's trace context: each call carries its trial's trace.
+    tracer: std::sync::Mutex<Option<Tracer>>,
 }
 
 /// A call in flight under its trial's corr_id; the session's other trials
@@ -374,6 +377,7 @@ impl Session {
                             auth_lost: std::sync::Mutex::new(None),
                             desk,
                             answering,
+                            tracer: std::sync::Mutex::new(None),
                         });
                     }
                     Ok(Err(e)) => Unreachable::handshake(&command, &e),
@@ -415,6 +419,7 @@ impl Session {
                     auth_lost: std::sync::Mutex::new(None),
                     desk,
                     answering,
+                    tracer: std::sync::Mutex::new(None),
                 })
             }
         }
@@ -475,6 +480,34 @@ impl Session {
         &self,
         mut params: CallToolRequestParams,
     ) -> Result<CallToolResult, CallFailed> {
+        // The trial's trace, a span for this call, in the call's `_meta`.
+        let tracer = self
+            .tracer
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .clone();
+        let span = tracer
+            .as_ref()
+            .zip(self.corr_id.get())
+            .map(|(t, corr)| t.open(&corr, &format!("tools/call {}", params.name)));
+        if let Some(span) = &span {
+            let mut meta = params.meta.take().map(|m| m.0.0).unwrap_or_default();
+            meta.insert("traceparent".into(), json!(span.traceparent()));
+            params.meta = Some(meta.into());
+        }
+        let result = self.call_untraced(params).await;
+        if let (Some(t), Some(span)) = (tracer, span) {
+            let ok = result.as_ref().is_ok_and(|r| r.is_error != Some(true));
+            t.finish(span, ok);
+        }
+        result
+    }
+
+    /// [`Session::call`] without its span.
+    async fn call_untraced(
+        &self,
+        mut params: CallToolRequestParams,
+    ) -> Result<CallToolResult, CallFailed> {
         let name = params.name.to_string();
         for _ in 0..INPUT_ROUNDS {
             let answered = tokio::time::timeout(
@@ -527,6 +560,14 @@ impl Session {
         Err(CallFailed::Said(format!(
             "tools/call {name} asked for input {INPUT_ROUNDS} times without an answer"
         )))
+    }
+
+    /// Carry `tracer`'s trace context on every call from now on.
+    pub fn set_tracer(&self, tracer: Option<Tracer>) {
+        *self
+            .tracer
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner) = tracer;
     }
 
     /// The longest a call may take: a task the server makes of it is

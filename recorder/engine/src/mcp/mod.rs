@@ -7,6 +7,7 @@
 //! - [`input`]: a server's requests for input (sampling, elicitation) and
 //!   who answers them.
 //! - [`tasks`]: long-running calls, polled to their end.
+//! - [`trace`]: the trace context each call carries.
 //! - [`target`]: where the server is and which handshake era a session speaks.
 //! - [`raw`]: hand-written JSON-RPC for the probes (stdio lines, plain HTTP).
 //! - [`probes`]: the protocol probes and their results.
@@ -23,4 +24,5 @@ pub mod tap;
 pub mod tapped;
 pub mod target;
 pub mod tasks;
+pub mod trace;
 pub mod unreachable;

@@ -193,6 +193,10 @@ pub struct RunSettings {
     pub hints: fitness_shared::record::OperatorHints,
     /// How the server's elicitation requests are answered (registered).
     pub elicitation: fitness_shared::record::ElicitationPolicy,
+    /// An OpenTelemetry collector's OTLP/HTTP traces endpoint the run's
+    /// spans are sent to at its end (not registered: where the spans go
+    /// changes nothing measured).
+    pub otlp: Option<String>,
 }
 
 impl RunSettings {
@@ -245,6 +249,7 @@ impl RunSettings {
             concurrency: None,
             hints: fitness_shared::record::OperatorHints::default(),
             elicitation: Default::default(),
+            otlp: None,
         }
     }
 }

@@ -20,6 +20,7 @@ pub mod sandbox;
 mod score;
 mod suite_files;
 mod tape_reading;
+mod traces;
 mod trials;
 
 use std::sync::Arc;
@@ -120,6 +121,7 @@ pub async fn execute(
     }
     run.findings_and_proposals().await;
     run.access_ledger = run.access_ledger();
+    run.export_traces().await;
     record::finish(run, outcome)
 }
 
@@ -218,7 +220,8 @@ impl Run<'_> {
         });
         desk.set(Some(answers.clone()));
         let server = Server::new(target, sandbox, self.mcp.clone(), cfg.settings.timeout)
-            .serving(desk.clone());
+            .serving(desk.clone())
+            .tracing(self.tracer.clone());
         server.before_generation().await?;
         let session = server
             .connect()

@@ -210,6 +210,7 @@ pub fn finish(mut run: Run<'_>, outcome: Outcome) -> anyhow::Result<RunOutput> {
         redactions: None,
         conformance: run.conformance,
         input_requests: run.input_requests,
+        traces: run.traces,
         signature: None,
     };
     record

@@ -95,6 +95,10 @@ pub(super) struct Run<'a> {
     pub(super) access_ledger: Option<rec::AccessLedger>,
     /// The server's requests for input, when it made any.
     pub(super) input_requests: Option<rec::InputRequests>,
+    /// The trace context every call carries: one trace per trial.
+    pub(super) tracer: crate::mcp::trace::Tracer,
+    /// Each trial's trace id, by corr_id, once the run is over.
+    pub(super) traces: Option<std::collections::BTreeMap<String, String>>,
 }
 
 /// What a run is given at its start, before any stage.
@@ -122,6 +126,7 @@ impl<'a> Run<'a> {
             prereg,
             prices,
         } = start;
+        let tracer = crate::mcp::trace::Tracer::new(&id);
         Run {
             cfg,
             id,
@@ -160,6 +165,8 @@ impl<'a> Run<'a> {
             redacted: fitness_shared::redact::Hits::default(),
             conformance: None,
             input_requests: None,
+            tracer,
+            traces: None,
             access: None,
             copied_paths: Vec::new(),
             access_ledger: None,

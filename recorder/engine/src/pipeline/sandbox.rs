@@ -34,6 +34,7 @@ use serde_json::json;
 use crate::mcp::connect::{Session, Target};
 use crate::mcp::input::InputDesk;
 use crate::mcp::tap::Tap;
+use crate::mcp::trace::Tracer;
 
 /// Bytes a sandbox copies at most, all paths together.
 pub const MAX_COPY_BYTES: u64 = 4 << 30;
@@ -430,6 +431,8 @@ pub struct Server {
     dirty: Cell<bool>,
     /// Who answers the server's requests for input, over every session.
     desk: InputDesk,
+    /// The run's trace context, over every session.
+    tracer: Option<Tracer>,
 }
 
 impl Server {
@@ -442,7 +445,14 @@ impl Server {
             sandbox,
             dirty: Cell::new(false),
             desk: InputDesk::default(),
+            tracer: None,
         }
+    }
+
+    /// Sessions whose calls carry `tracer`'s trace context.
+    pub fn tracing(mut self, tracer: Tracer) -> Server {
+        self.tracer = Some(tracer);
+        self
     }
 
     /// Sessions that answer the server's requests for input at `desk`.
@@ -476,6 +486,7 @@ impl Server {
             )
             .await?,
         );
+        session.set_tracer(self.tracer.clone());
         *self.session.borrow_mut() = Some(session.clone());
         Ok(session)
     }

@@ -141,6 +141,7 @@ fn convert(
         redactions: None,
         conformance: None,
         input_requests: None,
+        traces: None,
         signature: None,
     };
     record.validate().map_err(|source| ImportError::Invalid {

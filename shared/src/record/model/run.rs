@@ -92,6 +92,11 @@ pub struct RunRecord {
     /// none.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub input_requests: Option<InputRequests>,
+    /// Each trial's trace id (W3C, 32 hex digits), by corr_id: every call
+    /// of the trial carried it in its `traceparent`, so a maintainer finds
+    /// the trial in their own server's traces.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub traces: Option<std::collections::BTreeMap<String, String>>,
     /// The publisher's signature over the canonical record (see `integrity`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub signature: Option<RecordSignature>,
