@@ -385,19 +385,7 @@ fn row_facts(row: &Row) -> impl IntoView + use<> {
                 " " {failed}
             </p>
             {row.conformance.as_ref().map(|c| {
-                let text = match &c.error {
-                    Some(why) => format!("no result ({why})"),
-                    None => {
-                        let mut text = format!("{} passed, {} failed", c.passed, c.failed);
-                        if let Some(set) = &c.set {
-                            text.push_str(&format!(" ({set})"));
-                        }
-                        if let Some(baseline) = &c.baseline {
-                            text.push_str(&format!("; {baseline}"));
-                        }
-                        text
-                    }
-                };
+                let text = c.text();
                 view! {
                     <p class="conformance" title=c.suite.clone()>
                         <span class="field-label">"Official conformance suite "</span>{text}

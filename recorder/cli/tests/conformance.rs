@@ -292,6 +292,24 @@ fn the_2026_requirement_set_and_a_baseline_gate_new_failures_only() {
     assert_eq!(c["requirements"], "2026-07-28", "{c:#}");
     assert!(c["failed"].as_u64() > Some(0), "{c:#}");
     assert!(case.status.is_failure(), "{case:?}");
+    // The fixture declares tools only: the scenarios for resources and
+    // prompts are run and kept, never counted against it.
+    let out = case.system_out.clone().unwrap_or_default();
+    assert!(
+        out.contains("for capabilities the server does not declare"),
+        "{out}"
+    );
+    assert!(out.contains("as the suite counts them"), "{out}");
+    let kept: Vec<&str> = c["scenarios"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|s| s["scenario"].as_str())
+        .collect();
+    assert!(
+        kept.iter().any(|k| k.starts_with("resources-")),
+        "every scenario stays on the record: {kept:?}"
+    );
     let unexpected: Vec<String> = c["baseline"]["unexpected"]
         .as_array()
         .unwrap()

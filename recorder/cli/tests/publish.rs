@@ -64,7 +64,7 @@ fn the_anchor_board_has_33_rows_7_scored_26_refused_grouped_by_tier() {
         site.stdout
     );
     let board = board(&site);
-    assert_eq!(board["schema"], "fitness-board/3");
+    assert_eq!(board["schema"], "fitness-board/4");
     assert_eq!(board["rows"].as_array().unwrap().len(), 33);
     assert_eq!(board["counts"]["scored"], 7);
     assert_eq!(board["counts"]["refused"], 26);

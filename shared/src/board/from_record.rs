@@ -9,6 +9,7 @@ use super::row::{
 };
 use crate::integrity::{self, SignatureState};
 use crate::record::{Cost, GateDetail, Outcome, ProbeStatus, RunRecord};
+use serde_json::Value;
 
 /// The compact row for one record, its signature read against `site_key`
 /// (base64). Attempt numbering is filled in by [`build_board`], which sees
@@ -68,13 +69,19 @@ pub fn row_for(record: &RunRecord, site_key: Option<&str>) -> Row {
         }),
         extensions: record.extensions.len() as u64,
         tapes: record.tapes.clone(),
-        conformance: record.conformance.as_ref().map(|c| RowConformance {
-            suite: c.suite.clone(),
-            passed: c.passed,
-            failed: c.failed,
-            error: c.error.clone(),
-            set: c.set_text(),
-            baseline: c.baseline.as_ref().map(|b| b.verdict_text()),
+        conformance: record.conformance.as_ref().map(|c| {
+            let split = c.split(record.server.capabilities.as_ref().unwrap_or(&Value::Null));
+            RowConformance {
+                suite: c.suite.clone(),
+                passed: split.passed,
+                failed: split.failed,
+                not_counted: split.not_counted,
+                not_counted_passed: split.not_counted_passed,
+                not_counted_failed: split.not_counted_failed,
+                error: c.error.clone(),
+                set: c.set_text(),
+                baseline: c.baseline.as_ref().map(|b| b.verdict_text()),
+            }
         }),
     }
 }

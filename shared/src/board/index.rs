@@ -9,13 +9,16 @@ use super::groups::Group;
 use super::row::Row;
 use crate::record::{Cost, StandingNotesSet};
 
-/// Schema id of `board.json`. Version 3: scored groups are keyed by
+/// Schema id of `board.json`. Version 4: the conformance column counts
+/// only the scenarios for what the server declared, the rest apart (a
+/// version 3 board's column counted every scenario, and still reads).
+/// Version 3: scored groups are keyed by
 /// credential context too (group ids change), and a row names its nearest
 /// other attempts. A version 2 board still reads (the new fields default):
 /// attempts counted, tape paths the record's own, rows with their signature
 /// state, per-task economics and any caveat on an imported score, the
 /// board's measured spend.
-pub const BOARD_SCHEMA: &str = "fitness-board/3";
+pub const BOARD_SCHEMA: &str = "fitness-board/4";
 
 /// The whole board index.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

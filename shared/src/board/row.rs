@@ -198,13 +198,23 @@ impl Row {
     }
 }
 
-/// The official conformance suite's counts, as its record stores them.
+/// The official conformance suite's counts, as its record stores them:
+/// only the scenarios for what the server declared count
+/// ([`crate::record::Conformance::split`]); the rest are counted apart.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RowConformance {
     /// The package and version that ran.
     pub suite: String,
     pub passed: u64,
     pub failed: u64,
+    /// Scenarios for capabilities the server does not declare, and their
+    /// checks (boards before `fitness-board/4` counted every scenario).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub not_counted: u64,
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub not_counted_passed: u64,
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub not_counted_failed: u64,
     /// Why the suite gave no result, when it did not.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
@@ -216,6 +226,36 @@ pub struct RowConformance {
     /// given: `held`, or what broke it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub baseline: Option<String>,
+}
+
+impl RowConformance {
+    /// The column's text: the counts that apply, what was run, and what
+    /// was left out.
+    pub fn text(&self) -> String {
+        if let Some(why) = &self.error {
+            return format!("no result ({why})");
+        }
+        let split = crate::record::ConformanceSplit {
+            passed: self.passed,
+            failed: self.failed,
+            not_counted: self.not_counted,
+            not_counted_passed: self.not_counted_passed,
+            not_counted_failed: self.not_counted_failed,
+        };
+        let mut text = format!("{} passed, {} failed", self.passed, self.failed);
+        if let Some(set) = &self.set {
+            text.push_str(&format!(" ({set})"));
+        }
+        let all = split.text();
+        if let Some((_, left_out)) = all.split_once("; ") {
+            text.push_str("; ");
+            text.push_str(left_out);
+        }
+        if let Some(baseline) = &self.baseline {
+            text.push_str(&format!("; {baseline}"));
+        }
+        text
+    }
 }
 
 /// Per completed task, as the record's score states them.

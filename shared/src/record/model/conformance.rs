@@ -89,11 +89,136 @@ impl Conformance {
         }
     }
 
+    /// The checks split by what the server declared (its handshake's
+    /// `capabilities`): a scenario for a capability it does not declare
+    /// is not counted. Without the scenarios (an older record), the
+    /// suite's own counts.
+    pub fn split(&self, declared: &serde_json::Value) -> ConformanceSplit {
+        if self.scenarios.is_empty() {
+            return ConformanceSplit {
+                passed: self.passed,
+                failed: self.failed,
+                ..ConformanceSplit::default()
+            };
+        }
+        let mut split = ConformanceSplit::default();
+        for sc in &self.scenarios {
+            let applies = scenario_capability(&sc.scenario).is_none_or(|c| c.declared_in(declared));
+            if applies {
+                split.passed += sc.passed;
+                split.failed += sc.failed;
+            } else {
+                split.not_counted += 1;
+                split.not_counted_passed += sc.passed;
+                split.not_counted_failed += sc.failed;
+            }
+        }
+        split
+    }
+
     /// Did the suite pass its own gate: every scored check passed, or
     /// every failure was in the baseline and no entry is stale (its exit
     /// code 0)?
     pub fn held(&self) -> bool {
         self.error.is_none() && self.exit_code == Some(0)
+    }
+}
+
+/// What a scenario of the official suite exercises, read from its id:
+/// `None` for the lifecycle and the transport (`server-initialize`,
+/// `ping`, `dns-rebinding-protection`, `caching`, `sse-retry`), which every
+/// server has; else the capability a server must declare for the scenario
+/// to apply to it.
+pub fn scenario_capability(id: &str) -> Option<Capability> {
+    let id = id.to_ascii_lowercase();
+    let starts = |p: &str| id.starts_with(p);
+    if starts("tasks-") {
+        Some(Capability::Tasks)
+    } else if starts("resources-subscribe") || starts("resources-unsubscribe") {
+        Some(Capability::ResourceSubscriptions)
+    } else if starts("resources-") || id.contains("resource-not-found") {
+        Some(Capability::Resources)
+    } else if starts("prompts-") {
+        Some(Capability::Prompts)
+    } else if starts("completion") {
+        Some(Capability::Completions)
+    } else if starts("logging-") || id.contains("-with-logging") {
+        Some(Capability::Logging)
+    } else if starts("tools-")
+        || starts("tools_")
+        || starts("elicitation-")
+        || starts("input-required-result")
+    {
+        // A tool that samples, elicits or answers input_required is still
+        // a tool: a server without tools has none of them.
+        Some(Capability::Tools)
+    } else {
+        None
+    }
+}
+
+/// A capability a server declares in its handshake.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Capability {
+    Tools,
+    Resources,
+    ResourceSubscriptions,
+    Prompts,
+    Completions,
+    Logging,
+    /// The `io.modelcontextprotocol/tasks` extension.
+    Tasks,
+}
+
+impl Capability {
+    /// Does a handshake's `capabilities` declare it?
+    pub fn declared_in(self, capabilities: &serde_json::Value) -> bool {
+        let has = |key: &str| capabilities.get(key).is_some_and(|v| !v.is_null());
+        match self {
+            Capability::Tools => has("tools"),
+            Capability::Resources => has("resources"),
+            Capability::ResourceSubscriptions => {
+                capabilities
+                    .pointer("/resources/subscribe")
+                    .and_then(serde_json::Value::as_bool)
+                    == Some(true)
+            }
+            Capability::Prompts => has("prompts"),
+            Capability::Completions => has("completions"),
+            Capability::Logging => has("logging"),
+            Capability::Tasks => capabilities
+                .get("extensions")
+                .and_then(|e| e.get("io.modelcontextprotocol/tasks"))
+                .is_some(),
+        }
+    }
+}
+
+/// The suite's checks, split by whether their scenario applies to what
+/// the server declared: only those that apply count.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ConformanceSplit {
+    pub passed: u64,
+    pub failed: u64,
+    /// Scenarios for capabilities the server does not declare, and their
+    /// checks' counts: kept on the record, never counted against it.
+    pub not_counted: u64,
+    pub not_counted_passed: u64,
+    pub not_counted_failed: u64,
+}
+
+impl ConformanceSplit {
+    /// The counts in words, as the board's column and a CI report print
+    /// them.
+    pub fn text(&self) -> String {
+        let mut text = format!("{} passed, {} failed", self.passed, self.failed);
+        if self.not_counted > 0 {
+            text.push_str(&format!(
+                "; not counted: {} scenario(s) for capabilities the server does not declare ({} passed, {} failed)",
+                self.not_counted, self.not_counted_passed, self.not_counted_failed
+            ));
+        }
+        text
     }
 }
 
@@ -124,4 +249,67 @@ pub struct ConformanceCheck {
     pub failed: u64,
     #[serde(default)]
     pub other: u64,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn scenario(id: &str, passed: u64, failed: u64) -> ConformanceScenario {
+        ConformanceScenario {
+            scenario: id.to_owned(),
+            passed,
+            failed,
+            other: 0,
+            path: format!("conformance/{id}/checks.json"),
+            sha256: String::new(),
+            bytes: 0,
+            checks: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn only_the_scenarios_for_what_a_server_declares_count() {
+        let c = Conformance {
+            suite: "@modelcontextprotocol/conformance@0.2.0".into(),
+            node: None,
+            passed: 12,
+            failed: 9,
+            other: 0,
+            scenarios: vec![
+                scenario("server-initialize", 3, 0),
+                scenario("tools-call-simple-text", 2, 1),
+                scenario("resources-read-text", 0, 3),
+                scenario("resources-subscribe", 0, 2),
+                scenario("prompts-get-simple", 1, 2),
+                scenario("tasks-lifecycle", 0, 1),
+                scenario("dns-rebinding-protection", 6, 0),
+            ],
+            exit_code: Some(1),
+            error: None,
+            requirements: Some("2026-07-28".into()),
+            spec_version: None,
+            output: None,
+            not_scored: Vec::new(),
+            baseline: None,
+        };
+        let tools_only = serde_json::json!({"tools": {}});
+        let split = c.split(&tools_only);
+        assert_eq!((split.passed, split.failed), (11, 1));
+        assert_eq!(split.not_counted, 4);
+        assert_eq!((split.not_counted_passed, split.not_counted_failed), (1, 8));
+        assert!(
+            split.text().contains("not counted: 4 scenario(s)"),
+            "{}",
+            split.text()
+        );
+        let everything = serde_json::json!({"tools": {}, "resources": {"subscribe": true},
+            "prompts": {}, "extensions": {"io.modelcontextprotocol/tasks": {}}});
+        let all = c.split(&everything);
+        assert_eq!((all.passed, all.failed, all.not_counted), (12, 9, 0));
+        // Resources without subscriptions: the subscription scenario does
+        // not apply.
+        let resources = serde_json::json!({"tools": {}, "resources": {}});
+        assert_eq!(c.split(&resources).not_counted, 3);
+    }
 }
