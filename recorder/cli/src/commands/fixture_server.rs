@@ -30,5 +30,10 @@ pub fn run(args: FixtureArgs) -> anyhow::Result<()> {
     if let Some(fault) = args.name.fault() {
         return test_servers::run_fault(fault, args.http, args.data);
     }
-    crate::process::runtime()?.block_on(test_servers::serve(args.name, args.http))
+    // The test that started an HTTP fixture reads this line to learn its
+    // port.
+    let bound = |local: SocketAddr| {
+        let _ = crate::process::print(&format!("listening http://{local}/mcp\n"));
+    };
+    crate::process::runtime()?.block_on(test_servers::serve(args.name, args.http, &bound))
 }

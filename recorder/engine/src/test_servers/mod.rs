@@ -155,7 +155,11 @@ pub fn run_fault(
 
 /// Serve an rmcp fixture until its input closes (stdio) or it is killed
 /// (HTTP, on `http`, 127.0.0.1 only).
-pub async fn serve(name: FixtureName, http: Option<SocketAddr>) -> anyhow::Result<()> {
+pub async fn serve(
+    name: FixtureName,
+    http: Option<SocketAddr>,
+    bound: &dyn Fn(SocketAddr),
+) -> anyhow::Result<()> {
     if let Some(fault) = name.fault() {
         anyhow::bail!("the fixture {fault:?} is not an rmcp server: run it with run_fault");
     }
@@ -168,7 +172,7 @@ pub async fn serve(name: FixtureName, http: Option<SocketAddr>) -> anyhow::Resul
             }
             Some(addr) => {
                 anyhow::ensure!(addr.ip().is_loopback(), "fixtures bind 127.0.0.1 only");
-                serve_router(addr, http_service(|| Ok(EchoServer::new()), true)).await
+                serve_router(addr, http_service(|| Ok(EchoServer::new()), true), bound).await
             }
         };
     }
@@ -186,7 +190,7 @@ pub async fn serve(name: FixtureName, http: Option<SocketAddr>) -> anyhow::Resul
             true,
         )
         .layer(axum::middleware::from_fn(expiring_bearer));
-        return serve_router(addr, router).await;
+        return serve_router(addr, router, bound).await;
     }
     let legacy_only = name == FixtureName::Legacy;
     // Which header a lax fixture overwrites with the body's own value, so a
@@ -227,7 +231,7 @@ pub async fn serve(name: FixtureName, http: Option<SocketAddr>) -> anyhow::Resul
         (addr, _) => {
             let addr = addr.unwrap_or_else(|| SocketAddr::from(([127, 0, 0, 1], 0)));
             anyhow::ensure!(addr.ip().is_loopback(), "fixtures bind 127.0.0.1 only");
-            serve_http(addr, server_name, legacy_only, lax, host_only).await
+            serve_http(addr, server_name, legacy_only, lax, host_only, bound).await
         }
     }
 }
@@ -238,6 +242,7 @@ async fn serve_http(
     legacy_only: bool,
     lax: Option<&'static str>,
     host_only: bool,
+    bound: &dyn Fn(SocketAddr),
 ) -> anyhow::Result<()> {
     let mut router = http_service(
         move || Ok(CorrectServer::new(name, legacy_only)),
@@ -252,7 +257,7 @@ async fn serve_http(
         }
         None => {}
     }
-    serve_router(addr, router).await
+    serve_router(addr, router, bound).await
 }
 
 /// `/mcp` serving a fresh `S` per session. A correct local server refuses
@@ -272,11 +277,15 @@ where
     axum::Router::new().nest_service("/mcp", service)
 }
 
-async fn serve_router(addr: SocketAddr, router: axum::Router) -> anyhow::Result<()> {
+/// Serve `router` on `addr`; `bound` is told the address it is bound to
+/// (the command line prints it: a test reads it to learn the port).
+async fn serve_router(
+    addr: SocketAddr,
+    router: axum::Router,
+    bound: &dyn Fn(SocketAddr),
+) -> anyhow::Result<()> {
     let listener = tokio::net::TcpListener::bind(addr).await?;
-    let local = listener.local_addr()?;
-    // The test reads this line to learn the port.
-    println!("listening http://{local}/mcp");
+    bound(listener.local_addr()?);
     axum::serve(listener, router).await?;
     Ok(())
 }

@@ -31,24 +31,18 @@
 use fitness_shared::record::{DiscoveryMove, SeedCall};
 use fitness_shared::tape::timeline::excerpt;
 use rmcp::model::Tool;
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 use super::explore::Explorer;
-use super::kinds::{
-    DIALECTS, Dialect, NAMED_TABLES, TABLES_READ, broad_values, column_names, first_enum,
-    labelled_rows, search_slot, sql_slot, string_params, table_names, wants_uri,
-};
+use super::kinds::{broad_values, first_enum, search_slot, sql_slot, string_params, wants_uri};
 use super::text::{Handle, harvest};
 use crate::mcp::connect::Session;
 use crate::suite::predicate::first_json_value;
-use crate::suite::schema_args::valid_arguments_within;
 use crate::suite::task::Origin;
 
 /// Resources read at most, and the characters of each kept.
 const RESOURCES_READ: usize = 8;
 const RESOURCE_CHARS: usize = 64 * 1024;
-/// Rows asked of each table.
-const ROWS_PER_TABLE: usize = 10;
 /// The operator's files a broad search is repeated in, at most.
 const BROAD_FILES: usize = 8;
 /// Characters of the server's own description shown to a judge.
@@ -378,222 +372,6 @@ impl Explorer<'_> {
             },
             worked: answered > 0,
         });
-    }
-
-    /// A call made by a move: the observation it added, marked with its
-    /// origin (and as giving handles only, where its own answer is no
-    /// task: a catalogue, a broad search).
-    pub(super) async fn made(
-        &mut self,
-        tool: &str,
-        args: Map<String, Value>,
-        origin: Origin,
-        handles_only: bool,
-    ) -> Option<usize> {
-        if self.stats.calls as usize >= self.budget {
-            return None;
-        }
-        let before = self.ex.observations.len();
-        let _ = self.call(tool, args, Vec::new()).await;
-        if self.ex.observations.len() == before {
-            return None;
-        }
-        let o = self.ex.observations.last_mut()?;
-        o.origin = Some(origin);
-        o.handles_only = handles_only;
-        Some(o.index)
-    }
-
-    /// Arguments for `tool` with `slot` set to `value`: the required others
-    /// schema-valid, a required path given the operator's first path.
-    fn with_slot(&mut self, tool: &Tool, slot: &str, value: &str) -> Option<Map<String, Value>> {
-        let schema = Value::Object((*tool.input_schema).clone());
-        let mut args =
-            valid_arguments_within(&schema, &mut self.discovery_rng, &self.limits).ok()?;
-        let required = super::fit::required_of(&schema);
-        args.retain(|k, _| k == slot || required.contains(k));
-        // Every other argument takes the operator's best-fitting value (a
-        // path they gave, a seed call's own value), where one fits.
-        for (k, v) in args.iter_mut() {
-            if k == slot || !v.is_string() {
-                continue;
-            }
-            let best = self
-                .ex
-                .handles
-                .iter()
-                .filter(|h| h.from.is_none() && !self.ex.discovered_value(&h.value))
-                .filter_map(|h| super::fit::affinity(k, h).map(|a| (a, h)))
-                .max_by_key(|(a, _)| *a)
-                .filter(|(a, _)| *a >= 3);
-            if let Some((_, h)) = best {
-                *v = Value::String(h.value.clone());
-            }
-        }
-        args.insert(slot.to_owned(), Value::String(value.to_owned()));
-        Some(args)
-    }
-
-    /// Ask a SQL tool for its tables in each dialect until one answers,
-    /// then for each table's columns and first rows.
-    async fn catalogue(&mut self, tool: &Tool, slot: &str) {
-        let name = tool.name.to_string();
-        let mut tried = Vec::new();
-        let mut found: Option<(&Dialect, Vec<String>)> = None;
-        // What the refused catalogues said (`Unknown table 'sqlite_master'.
-        // Available tables: marshals, races`).
-        let mut said = Vec::new();
-        for d in DIALECTS {
-            let Some(args) = self.with_slot(tool, slot, d.tables) else {
-                break;
-            };
-            tried.push(d.name);
-            self.last_said = None;
-            let Some(i) = self.made(&name, args, Origin::Discovered, true).await else {
-                said.extend(self.last_said.clone());
-                continue;
-            };
-            let names = table_names(&self.ex.observations[i].text, d.tables);
-            if !names.is_empty() {
-                found = Some((d, names));
-                break;
-            }
-        }
-        // A server whose guard refuses every catalogue still names its
-        // tables: in what it said refusing them, or through a tool that
-        // lists them. Their rows are read by name.
-        if found.is_none() {
-            let named = self.tables_named(&said);
-            if !named.is_empty() {
-                found = Some((&NAMED_TABLES, named));
-            }
-        }
-        let tried = format!(
-            "its tables in {} dialects ({})",
-            tried.len(),
-            tried.join(", ")
-        );
-        let Some((dialect, names)) = found else {
-            self.stats.discovery.push(DiscoveryMove {
-                name: "catalogue".into(),
-                tool: Some(name),
-                tried,
-                found: format!(
-                    "none answered{}",
-                    self.last_said
-                        .as_deref()
-                        .map(|w| format!("; it last said: {}", excerpt(w, 160)))
-                        .unwrap_or_default()
-                ),
-                worked: false,
-            });
-            return;
-        };
-        let mut tables = Vec::new();
-        let mut lines = Vec::new();
-        for t in &names {
-            if tables.len() >= TABLES_READ {
-                break;
-            }
-            let statement = dialect.columns.replace("{t}", t);
-            let columns = match self.with_slot(tool, slot, &statement) {
-                Some(args) if !statement.is_empty() => {
-                    match self.made(&name, args, Origin::Discovered, true).await {
-                        Some(i) => column_names(&self.ex.observations[i].text, &statement, t),
-                        None => Vec::new(),
-                    }
-                }
-                _ => Vec::new(),
-            };
-            let rows = format!("SELECT * FROM {t} LIMIT {ROWS_PER_TABLE}");
-            let Some(args) = self.with_slot(tool, slot, &rows) else {
-                break;
-            };
-            // A name that is no table gives no rows, and is dropped.
-            let Some(i) = self.made(&name, args, Origin::Discovered, false).await else {
-                continue;
-            };
-            // Rows answered as bare lists are labelled by their columns,
-            // so each value is a fact with its column's name.
-            // A table's rows are a read of everything: a task from them
-            // names a record, never the statement.
-            self.ex.observations[i].record = Some(t.clone());
-            self.ex.observations[i].broad = true;
-            let o = &self.ex.observations[i];
-            if let Some(labelled) = labelled_rows(o.json.as_ref(), &o.text, &columns) {
-                let handles = harvest(&o.text, Some(&labelled), i);
-                self.ex.observations[i].json = Some(labelled);
-                for h in handles {
-                    self.ex.add_handle(h);
-                }
-            }
-            tables.push(t.clone());
-            if let Some(h) = self.ex.add_handle(Handle::unlinked(t.as_str(), "table")) {
-                self.ex.discovered.insert(h);
-            }
-            lines.push(format!("{t}({})", columns.join(", ")));
-        }
-        // The catalogue stands for the walk's own guesses at this tool: an
-        // invented word or a harvested name is no statement.
-        if !tables.is_empty() {
-            self.covered.insert(name.clone());
-        }
-        // How the tables were named: a dialect's catalogue, or what the
-        // server said without one.
-        let by = if dialect.tables.is_empty() {
-            dialect.name.to_owned()
-        } else {
-            format!("the {} dialect", dialect.name)
-        };
-        if !lines.is_empty() {
-            self.ex.about.push_str(&format!(
-                "Tables (through `{name}`, {by}): {}\n",
-                lines.join("; ")
-            ));
-        }
-        self.stats.discovery.push(DiscoveryMove {
-            name: "catalogue".into(),
-            tool: Some(name),
-            tried,
-            found: if tables.is_empty() {
-                format!("{by} named {} but none gave rows", names.join(", "))
-            } else {
-                format!(
-                    "{} tables by {by} ({}), their columns and first rows read",
-                    tables.len(),
-                    tables.join(", ")
-                )
-            },
-            worked: !tables.is_empty(),
-        });
-    }
-
-    /// The tables a server named without a catalogue: the choices its
-    /// errors listed, then the values a listing gave under a table's key
-    /// (`{"table": "marshals"}`).
-    fn tables_named(&self, said: &[String]) -> Vec<String> {
-        let mut named: Vec<String> = said
-            .iter()
-            .flat_map(|s| super::fit::choice_lists(s))
-            .flatten()
-            .collect();
-        for h in &self.ex.handles {
-            let key = crate::access::words(&h.key);
-            let a_table = key
-                .iter()
-                .any(|w| w == "table" || w == "tables" || w == "tablename");
-            if h.from.is_some() && a_table && super::fit::identifier(&h.value) {
-                named.push(h.value.clone());
-            }
-        }
-        let mut unique = Vec::new();
-        for n in named {
-            if !unique.contains(&n) {
-                unique.push(n);
-            }
-        }
-        unique.truncate(TABLES_READ * 3);
-        unique
     }
 
     /// Give a search values that match much, before any invented word;

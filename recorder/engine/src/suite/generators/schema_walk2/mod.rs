@@ -31,12 +31,17 @@
 //! Admission then applies the rules `schema-walk/1` never needed:
 //! `error-answer`, `answer-derivable` and `check-not-discriminating`.
 
+mod catalogue;
 mod config;
 mod discover;
+mod exploration;
 mod explore;
 mod fit;
+mod follow;
 pub(crate) mod kinds;
+mod lines;
 mod spec;
+mod tables;
 pub mod text;
 mod witness;
 
@@ -53,8 +58,9 @@ use crate::mcp::connect::Session;
 use crate::model::types::PlannedCall;
 use crate::suite::task::{Candidate, HandleBinding, Origin, Task};
 pub use config::WalkConfig2;
+use exploration::{Exploration, Observation};
+use explore::Explorer;
 pub use explore::{Asked, Guide, Proposed};
-use explore::{Exploration, Explorer, Observation};
 use spec::{Spec, specs_for};
 
 /// `schema-walk/2`.

@@ -7,7 +7,7 @@ use std::collections::BTreeSet;
 use serde_json::{Map, Value};
 
 use super::config::{labelled_prompt, quote_prompt};
-use super::explore::{Exploration, Observation};
+use super::exploration::{Exploration, Observation};
 use super::text::{self, Fact, Handle, label_words};
 use crate::suite::generators::walk::{STOPWORDS, VOLATILE, salient};
 use crate::suite::predicate::contains_token;
