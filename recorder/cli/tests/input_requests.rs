@@ -25,21 +25,18 @@ fn lines(path: &Path) -> Vec<Value> {
         .collect()
 }
 
-/// `fitness ask` with the sim runner against `server`, its tapes in `dir`:
-/// what it printed.
+/// `fitness ask` with the sim runner against `server`, its tapes in `dir`,
+/// read-writes allowed, elicitation by `policy`: what it printed.
 fn ask(dir: &Path, policy: &str, prompt: &str, server: &[&str]) -> String {
-    let mut args = vec![
-        "ask",
-        "--runner",
-        "sim/diligent",
-        "--sandbox",
-        "--elicitation",
-        policy,
-        "--out",
-        s(dir),
-        prompt,
-        "--",
-    ];
+    ask_with(dir, &["--sandbox", "--elicitation", policy], prompt, server)
+}
+
+/// `fitness ask` with the sim runner and `extra` flags: what it printed.
+fn ask_with(dir: &Path, extra: &[&str], prompt: &str, server: &[&str]) -> String {
+    let mut args = vec!["ask", "--runner", "sim/diligent", "--out", s(dir)];
+    args.extend_from_slice(extra);
+    args.push(prompt);
+    args.push("--");
     args.extend_from_slice(server);
     let out = run_bounded(&args, LIMIT);
     let printed = text(&out);
@@ -240,7 +237,12 @@ fn generation_gets_no_models_help_and_the_record_counts_the_requests() {
 fn a_long_running_call_is_polled_to_its_end_and_one_that_never_ends_is_cancelled() {
     let fixture = [common::FITNESS, "fixture-server", "asks"];
     let dir = tempfile::tempdir().expect("tempdir");
-    let printed = ask_within(dir.path(), "1", "Call `survey_depths` with {}", &fixture);
+    let printed = ask_with(
+        dir.path(),
+        &["--max-turns", "2", "--timeout", "1"],
+        "Call `survey_depths` with {}",
+        &fixture,
+    );
     assert!(
         printed.contains("answer: Depth at berth 4: 11.2 m"),
         "{printed}"
@@ -263,7 +265,12 @@ fn a_long_running_call_is_polled_to_its_end_and_one_that_never_ends_is_cancelled
     );
 
     let dir = tempfile::tempdir().expect("tempdir");
-    let printed = ask_within(dir.path(), "1", "Call `survey_forever` with {}", &fixture);
+    let printed = ask_with(
+        dir.path(),
+        &["--max-turns", "2", "--timeout", "1"],
+        "Call `survey_forever` with {}",
+        &fixture,
+    );
     assert!(
         printed.contains("survey_forever protocol_error"),
         "{printed}"
@@ -284,26 +291,4 @@ fn a_long_running_call_is_polled_to_its_end_and_one_that_never_ends_is_cancelled
             .any(|l| l["dir"] == "in" && l["raw"]["method"] == "tasks/cancel"),
         "the client cancelled the task at its deadline"
     );
-}
-
-/// [`ask`] with a request timeout of `timeout` seconds.
-fn ask_within(dir: &Path, timeout: &str, prompt: &str, server: &[&str]) -> String {
-    let mut args = vec![
-        "ask",
-        "--runner",
-        "sim/diligent",
-        "--max-turns",
-        "2",
-        "--timeout",
-        timeout,
-        "--out",
-        s(dir),
-        prompt,
-        "--",
-    ];
-    args.extend_from_slice(server);
-    let out = run_bounded(&args, LIMIT);
-    let printed = text(&out);
-    assert!(out.status.success(), "{printed}");
-    printed
 }

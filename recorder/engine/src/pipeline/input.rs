@@ -220,20 +220,16 @@ pub fn elicitation_answer(policy: ElicitationPolicy, params: &Value) -> Value {
                         .map(|v| json!([v.get("const").unwrap_or(v)]))
                 })
         });
+        // A required field with nothing to say: a plain value of its type
+        // (a string in its format).
         let value = value.or_else(|| {
             required.contains(&name.as_str()).then(|| {
-                match field.get("type").and_then(Value::as_str) {
-                    Some("boolean") => json!(true),
-                    Some("integer") => json!(field.get("minimum").cloned().unwrap_or(json!(1))),
-                    Some("number") => json!(field.get("minimum").cloned().unwrap_or(json!(1))),
-                    Some("array") => json!([]),
-                    _ => match field.get("format").and_then(Value::as_str) {
-                        Some("email") => json!("operator@example.org"),
-                        Some("uri") => json!("https://example.org"),
-                        Some("date") => json!("2026-01-01"),
-                        Some("date-time") => json!("2026-01-01T00:00:00Z"),
-                        _ => json!("fitness"),
-                    },
+                match field.get("format").and_then(Value::as_str) {
+                    Some("email") => json!("operator@example.org"),
+                    Some("uri") => json!("https://example.org"),
+                    Some("date") => json!("2026-01-01"),
+                    Some("date-time") => json!("2026-01-01T00:00:00Z"),
+                    _ => crate::model::sim::example_value(field),
                 }
             })
         });

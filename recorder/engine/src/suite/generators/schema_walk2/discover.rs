@@ -466,20 +466,22 @@ impl Explorer<'_> {
         });
     }
 
+    /// The tools that only read and have a string parameter `takes` says
+    /// yes to, named as the ledger names them.
+    fn tools_taking(&self, callable: &[&Tool], takes: fn(&str) -> bool) -> Vec<String> {
+        callable
+            .iter()
+            .filter(|t| !self.writers.contains(t.name.as_ref()))
+            .filter(|t| string_params(t).iter().any(|(k, _)| takes(k)))
+            .map(|t| format!("`{}`", t.name))
+            .collect()
+    }
+
     /// The folders the operator handed the server (its working folder, the
     /// paths on its command line), offered first to the tools that take a
     /// place: said in the ledger where a tool takes one.
     fn operator_roots(&mut self, callable: &[&Tool]) {
-        let taking: Vec<String> = callable
-            .iter()
-            .filter(|t| !self.writers.contains(t.name.as_ref()))
-            .filter(|t| {
-                string_params(t)
-                    .iter()
-                    .any(|(k, _)| super::fit::takes_folder(k))
-            })
-            .map(|t| format!("`{}`", t.name))
-            .collect();
+        let taking = self.tools_taking(callable, super::fit::takes_folder);
         if taking.is_empty() {
             return;
         }
@@ -513,16 +515,7 @@ impl Explorer<'_> {
     /// on its command line), offered to the tools that take a path: said
     /// in the ledger where a tool takes one.
     fn operator_files(&mut self, callable: &[&Tool]) {
-        let taking: Vec<String> = callable
-            .iter()
-            .filter(|t| !self.writers.contains(t.name.as_ref()))
-            .filter(|t| {
-                string_params(t)
-                    .iter()
-                    .any(|(k, _)| super::fit::takes_path(k))
-            })
-            .map(|t| format!("`{}`", t.name))
-            .collect();
+        let taking = self.tools_taking(callable, super::fit::takes_path);
         if taking.is_empty() {
             return;
         }
