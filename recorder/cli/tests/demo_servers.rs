@@ -298,7 +298,7 @@ async fn canary_shows_every_hazard() {
     // Slow.
     let started = Instant::now();
     let slow = call(&s, "slow_report", json!({"id": 9})).await;
-    assert!(started.elapsed() >= Duration::from_millis(1500));
+    assert!(started.elapsed() >= fitness_recorder::demo::SLOW_REPORT_DELAY);
     assert!(text(&slow).starts_with("Report 9:"));
     // structuredContent violates the declared outputSchema.
     let metrics = tool("get_metrics");

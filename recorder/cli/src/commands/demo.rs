@@ -10,7 +10,7 @@ use anyhow::Context as _;
 use clap::Args;
 use fitness_shared::record::Outcome;
 
-use crate::process::{Bars, cancel_on_signals, runtime};
+use crate::process::{cancel_on_signals, runtime};
 use fitness_recorder::mcp::connect::Target;
 use fitness_recorder::mcp::stdio::StdioTarget;
 use fitness_recorder::pipeline::config::DEFAULT_MAX_EXTENSIONS;
@@ -210,6 +210,16 @@ fn chosen(args: &DemoArgs) -> anyhow::Result<Vec<&'static Scenario>> {
     Ok(scenarios)
 }
 
+/// The progress of one scenario among the others running at once: no
+/// bars, which would draw over each other; its notes under its name.
+struct ScenarioNotes(&'static str);
+
+impl pipeline::Progress for ScenarioNotes {
+    fn note(&self, text: &str) {
+        crate::process::errln!("demo {:<13} {text}", self.0);
+    }
+}
+
 /// Publish the demo's runs, signed, as the demo board.
 fn publish(args: &DemoArgs, key: PathBuf) -> anyhow::Result<()> {
     let viewer = args.viewer.clone().unwrap_or_else(|| PathBuf::from("dist"));
@@ -253,15 +263,30 @@ pub fn run(args: DemoArgs) -> anyhow::Result<()> {
         .with_context(|| format!("failed to create {}", args.out.display()))?;
     let key = demo_key(&args)?;
     let rt = runtime()?;
+    let configs = scenarios
+        .iter()
+        .map(|s| {
+            crate::process::errln!("demo {:<13} {}", s.name, s.shows);
+            scenario_config(s, &args.out, Some(key.clone()))
+        })
+        .collect::<anyhow::Result<Vec<_>>>()?;
+    // The scenarios share nothing (a server process each) and mostly wait,
+    // the broken one on its timeouts: they run at once, and the demo takes
+    // as long as its slowest.
+    let outputs = rt.block_on(async {
+        let cancel = cancel_on_signals();
+        let notes: Vec<ScenarioNotes> = scenarios.iter().map(|s| ScenarioNotes(s.name)).collect();
+        futures::future::join_all(
+            configs
+                .iter()
+                .zip(&notes)
+                .map(|(cfg, notes)| pipeline::execute(cfg, cancel.clone(), notes)),
+        )
+        .await
+    });
     let mut lines = Vec::new();
-    for s in &scenarios {
-        crate::process::errln!("demo {:<13} {}", s.name, s.shows);
-        let cfg = scenario_config(s, &args.out, Some(key.clone()))?;
-        let bars = Bars::new(false);
-        let output = rt.block_on(async {
-            let cancel = cancel_on_signals();
-            pipeline::execute(&cfg, cancel, &bars).await
-        })?;
+    for (s, output) in scenarios.iter().zip(outputs) {
+        let output = output?;
         if output.interrupted == Some(pipeline::Interruption::Cancelled) {
             anyhow::bail!("the demo was interrupted");
         }

@@ -8,7 +8,7 @@
 //! | `get_profile` | ambiguous parameter: `user` is a numeric id, typed as a string |
 //! | `fetch_quote` | flaky: every third call fails with a transient `isError` |
 //! | `list_items` | actionable `isError` when `limit` is over 50 (the schema has no maximum) |
-//! | `slow_report` | takes 1.5 s |
+//! | `slow_report` | takes half a second ([`SLOW_REPORT_DELAY`]) |
 //! | `get_metrics` | `structuredContent` violates its declared `outputSchema` |
 //! | `elevation_of`, `checksum` | well-behaved |
 
