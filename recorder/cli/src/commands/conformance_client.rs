@@ -167,13 +167,7 @@ fn context() -> Value {
 /// Arguments a tool's schema accepts: each required property a plain value
 /// of its type.
 fn arguments(schema: &Map<String, Value>) -> Map<String, Value> {
-    let required: Vec<&str> = schema
-        .get("required")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-        .filter_map(Value::as_str)
-        .collect();
+    let required = fitness_recorder::suite::schema_args::required_names(schema.get("required"));
     let mut args = Map::new();
     for (name, p) in schema
         .get("properties")

@@ -180,13 +180,7 @@ pub fn elicitation_answer(policy: ElicitationPolicy, params: &Value) -> Value {
         return json!({"action": "decline"});
     }
     let schema = params.get("requestedSchema").cloned().unwrap_or_default();
-    let required: Vec<&str> = schema
-        .get("required")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-        .filter_map(Value::as_str)
-        .collect();
+    let required = crate::suite::schema_args::required_names(schema.get("required"));
     let mut content = Map::new();
     for (name, field) in schema
         .get("properties")

@@ -22,6 +22,17 @@ use std::time::{Duration, Instant};
 use rand::{Rng, RngExt};
 use serde_json::{Map, Number, Value, json};
 
+/// The names an object schema's `required` lists (pass it
+/// `schema.get("required")`): its strings, anything else passed over.
+pub fn required_names(required: Option<&Value>) -> Vec<&str> {
+    required
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_str)
+        .collect()
+}
+
 /// Syllables for pronounceable, unlikely-to-be-guessed words (no digits, so
 /// a number in a response never collides with a word argument).
 const SYLLABLES: &[&str] = &[
@@ -351,11 +362,7 @@ impl<R: Rng> Gen<'_, R> {
         depth: usize,
         level: usize,
     ) -> Result<Value, Unsatisfiable> {
-        let required: Vec<&str> = obj
-            .get("required")
-            .and_then(Value::as_array)
-            .map(|r| r.iter().filter_map(Value::as_str).collect())
-            .unwrap_or_default();
+        let required = required_names(obj.get("required"));
         self.tick(required.len())?;
         let needed: HashSet<&str> = required.iter().copied().collect();
         self.charge(2)?;

@@ -223,11 +223,7 @@ impl Filler<'_> {
         match ty {
             "object" => {
                 let props = schema.get("properties").and_then(Value::as_object)?;
-                let required: Vec<&str> = schema
-                    .get("required")
-                    .and_then(Value::as_array)
-                    .map(|r| r.iter().filter_map(Value::as_str).collect())
-                    .unwrap_or_default();
+                let required = crate::suite::schema_args::required_names(schema.get("required"));
                 // The required ones; where none takes text, the first
                 // optional ones that do, so the change names the fresh word.
                 let mut keys = required;

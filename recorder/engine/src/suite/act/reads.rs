@@ -63,16 +63,11 @@ pub(super) fn state_reads(
             .and_then(Value::as_object)
             .cloned()
             .unwrap_or_default();
-        let required: Vec<String> = schema
-            .get("required")
-            .and_then(Value::as_array)
-            .map(|r| {
-                r.iter()
-                    .filter_map(Value::as_str)
-                    .map(str::to_owned)
-                    .collect()
-            })
-            .unwrap_or_default();
+        let required: Vec<String> =
+            crate::suite::schema_args::required_names(schema.get("required"))
+                .into_iter()
+                .map(str::to_owned)
+                .collect();
         if let Some(slot) = kinds::sql_slot(t) {
             for d in kinds::DIALECTS {
                 catalogues.push(planned(t, [(slot.clone(), json!(d.tables))]));

@@ -229,14 +229,7 @@ pub(crate) fn tool_line(t: &Tool) -> String {
         t.name,
         excerpt(t.description.as_deref().unwrap_or(""), DESCRIPTION_CHARS)
     );
-    let required: Vec<&str> = t
-        .input_schema
-        .get("required")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-        .filter_map(Value::as_str)
-        .collect();
+    let required = crate::suite::schema_args::required_names(t.input_schema.get("required"));
     let props = t.input_schema.get("properties").and_then(Value::as_object);
     let mut args = Vec::new();
     for (name, p) in props.into_iter().flatten() {

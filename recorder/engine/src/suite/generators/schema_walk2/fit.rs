@@ -565,12 +565,8 @@ fn fit(schema: &Value, value: Value) -> Option<Value> {
 }
 
 pub(super) fn required_of(schema: &Value) -> Vec<String> {
-    schema
-        .get("required")
-        .and_then(Value::as_array)
+    crate::suite::schema_args::required_names(schema.get("required"))
         .into_iter()
-        .flatten()
-        .filter_map(Value::as_str)
         .map(str::to_owned)
         .collect()
 }

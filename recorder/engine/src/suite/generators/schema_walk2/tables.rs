@@ -130,28 +130,10 @@ pub fn ruled_table(text: &str) -> Option<Value> {
             .find(|d| header.matches(*d).count() >= 1)
     {
         let names = split_delimited(header, delimiter);
-        let unique: std::collections::BTreeSet<&String> = names.iter().collect();
-        if unique.len() != names.len() || names.iter().any(|n| !column_name_like(n)) {
-            return None;
-        }
-        let mut rows = Vec::new();
-        for line in &lines[at + 1..] {
-            if line.trim().is_empty() || rows.len() >= 10_000 {
-                break;
-            }
+        return rows_under(&names, &lines[at + 1..], |line| {
             let cells = split_delimited(line, delimiter);
-            if cells.len() != names.len() {
-                return None;
-            }
-            rows.push(Value::Object(
-                names
-                    .iter()
-                    .cloned()
-                    .zip(cells.into_iter().map(cell_value))
-                    .collect(),
-            ));
-        }
-        return (!rows.is_empty()).then_some(Value::Array(rows));
+            (cells.len() == names.len()).then_some(Some(cells))
+        });
     }
     let cut = |line: &str, k: usize| -> String {
         let chars: Vec<char> = line.chars().collect();
@@ -169,24 +151,39 @@ pub fn ruled_table(text: &str) -> Option<Value> {
             .to_owned()
     };
     let names: Vec<String> = (0..spans.len()).map(|k| cut(header, k)).collect();
+    rows_under(&names, &lines[at + 1..], |line| {
+        Some((!is_rule(line)).then(|| (0..names.len()).map(|k| cut(line, k)).collect()))
+    })
+}
+
+/// The rows under a table's header `names`, up to the first blank line:
+/// `cells` splits a line into its cells, `Some(None)` passes a line over (a
+/// rule), `None` says the lines are no table. Names that repeat or that
+/// read as no column's are no table either.
+fn rows_under(
+    names: &[String],
+    lines: &[&str],
+    cells: impl Fn(&str) -> Option<Option<Vec<String>>>,
+) -> Option<Value> {
     let unique: std::collections::BTreeSet<&String> = names.iter().collect();
     if unique.len() != names.len() || names.iter().any(|n| !column_name_like(n)) {
         return None;
     }
     let mut rows = Vec::new();
-    for line in &lines[at + 1..] {
+    for line in lines {
         if line.trim().is_empty() || rows.len() >= 10_000 {
             break;
         }
-        if is_rule(line) {
+        let Some(cells) = cells(line)? else {
             continue;
-        }
-        let object: serde_json::Map<String, Value> = names
-            .iter()
-            .enumerate()
-            .map(|(k, n)| (n.clone(), cell_value(cut(line, k))))
-            .collect();
-        rows.push(Value::Object(object));
+        };
+        rows.push(Value::Object(
+            names
+                .iter()
+                .cloned()
+                .zip(cells.into_iter().map(cell_value))
+                .collect(),
+        ));
     }
     (!rows.is_empty()).then_some(Value::Array(rows))
 }
