@@ -17,14 +17,6 @@ use serde_json::Value;
 
 const LIMIT: Duration = Duration::from_secs(120);
 
-fn lines(path: &Path) -> Vec<Value> {
-    std::fs::read_to_string(path)
-        .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
-        .lines()
-        .map(|l| serde_json::from_str(l).expect("every tape line is JSON"))
-        .collect()
-}
-
 /// `fitness ask` with the sim runner against `server`, its tapes in `dir`,
 /// read-writes allowed, elicitation by `policy`: what it printed.
 fn ask(dir: &Path, policy: &str, prompt: &str, server: &[&str]) -> String {
@@ -66,7 +58,7 @@ fn the_2026_form_is_fulfilled_and_retried_with_the_runners_and_the_policys_answe
         printed.contains("requests for input: 1 sampling (1 answered by sim/diligent)"),
         "{printed}"
     );
-    let wire = lines(&dir.path().join("mcp.jsonl"));
+    let wire = common::jsonl_lines(&dir.path().join("mcp.jsonl"));
     assert!(
         wire.iter()
             .any(|l| l["dir"] == "out" && l["raw"]["result"]["resultType"] == "input_required"),
@@ -87,7 +79,7 @@ fn the_2026_form_is_fulfilled_and_retried_with_the_runners_and_the_policys_answe
             && l["raw"]["answered_by"] == "sim/diligent"),
         "the tape says who answered"
     );
-    let agent = lines(&dir.path().join("agent.jsonl"));
+    let agent = common::jsonl_lines(&dir.path().join("agent.jsonl"));
     let sampled: Vec<&Value> = agent
         .iter()
         .filter(|l| l["type"] == "turn" && l["corr_id"] == "ask::sampling")
@@ -142,7 +134,7 @@ fn server_everything_samples_and_elicits_in_the_2025_form() {
         printed.contains("requests for input: 1 sampling (1 answered by sim/diligent)"),
         "{printed}"
     );
-    let wire = lines(&dir.path().join("mcp.jsonl"));
+    let wire = common::jsonl_lines(&dir.path().join("mcp.jsonl"));
     let asked = wire
         .iter()
         .find(|l| l["dir"] == "out" && l["raw"]["method"] == "sampling/createMessage")
@@ -154,7 +146,7 @@ fn server_everything_samples_and_elicits_in_the_2025_form() {
         .expect("the client's answer is on the wire tape");
     assert_eq!(answered["raw"]["result"]["model"], "sim/diligent");
     assert_eq!(answered["corr_id"], "ask", "under the trial's corr_id");
-    let agent = lines(&dir.path().join("agent.jsonl"));
+    let agent = common::jsonl_lines(&dir.path().join("agent.jsonl"));
     assert!(
         agent
             .iter()
@@ -173,7 +165,7 @@ fn server_everything_samples_and_elicits_in_the_2025_form() {
         printed.contains("1 elicitation (1 accepted, 0 declined)"),
         "{printed}"
     );
-    let wire = lines(&dir.path().join("mcp.jsonl"));
+    let wire = common::jsonl_lines(&dir.path().join("mcp.jsonl"));
     let answer = wire
         .iter()
         .find(|l| l["dir"] == "in" && l["raw"]["result"]["action"] == "accept")
@@ -219,7 +211,7 @@ fn generation_gets_no_models_help_and_the_record_counts_the_requests() {
         serde_json::json!({"sampling": true, "elicitation": "decline"}),
         "the pre-registration says how requests are answered"
     );
-    let agent = lines(&dir.join("agent.jsonl"));
+    let agent = common::jsonl_lines(&dir.join("agent.jsonl"));
     assert!(
         !agent.iter().any(|l| l["corr_id"]
             .as_str()
@@ -247,7 +239,7 @@ fn a_long_running_call_is_polled_to_its_end_and_one_that_never_ends_is_cancelled
         printed.contains("answer: Depth at berth 4: 11.2 m"),
         "{printed}"
     );
-    let wire = lines(&dir.path().join("mcp.jsonl"));
+    let wire = common::jsonl_lines(&dir.path().join("mcp.jsonl"));
     assert!(
         wire.iter()
             .any(|l| l["dir"] == "out" && l["raw"]["result"]["resultType"] == "task"),
@@ -280,7 +272,7 @@ fn a_long_running_call_is_polled_to_its_end_and_one_that_never_ends_is_cancelled
         agent.contains("did not finish within 10s") && agent.contains("the client cancelled it"),
         "the trial's call failed, in words"
     );
-    let wire = lines(&dir.path().join("mcp.jsonl"));
+    let wire = common::jsonl_lines(&dir.path().join("mcp.jsonl"));
     assert!(
         wire.iter().any(|l| l["kind"] == "fitness.task"
             && l["raw"]["outcome"] == "cancelled by the client at its deadline"),

@@ -112,14 +112,6 @@ fn sim(profile: &str, seed: u64) -> SimClient {
     SimClient::new(&format!("sim/{profile}").parse().expect("id"), seed).expect("sim")
 }
 
-fn lines(path: &Path) -> Vec<Value> {
-    std::fs::read_to_string(path)
-        .expect("tape")
-        .lines()
-        .map(|l| serde_json::from_str(l).expect("json line"))
-        .collect()
-}
-
 /// `fitness tape stats --json MCP AGENT`: tool rows per plane.
 fn plane_tools(mcp: &Path, agent: &Path) -> (Value, Value) {
     let out = run_bounded(
@@ -167,7 +159,7 @@ fn rows(tools: &Value) -> Vec<(String, u64, u64)> {
 /// Every tools/call request and response on the wire carries a corr_id,
 /// and the set of those corr_ids matches the agent tape's tool_use corr_ids.
 fn wire_corr_ids(mcp: &Path) -> Vec<String> {
-    let wire = lines(mcp);
+    let wire = common::jsonl_lines(mcp);
     let mut call_ids = std::collections::HashMap::new();
     let mut out = Vec::new();
     for l in &wire {
@@ -192,7 +184,7 @@ fn wire_corr_ids(mcp: &Path) -> Vec<String> {
 }
 
 fn agent_tool_use_corr_ids(agent: &Path) -> Vec<String> {
-    lines(agent)
+    common::jsonl_lines(agent)
         .iter()
         .filter(|l| l["type"] == "turn")
         .flat_map(|l| {
@@ -269,7 +261,7 @@ async fn sim_diligent_against_the_fixture_tapes_agree_and_corr_ids_line_up() {
         ]
     );
     assert_eq!(wire_corr_ids(&mcp), agent_tool_use_corr_ids(&agent));
-    let agent_lines = lines(&agent);
+    let agent_lines = common::jsonl_lines(&agent);
     for l in agent_lines
         .iter()
         .filter(|l| l["type"] == "turn" || l["dir"] == "event")
@@ -578,7 +570,7 @@ async fn the_fake_openai_server_drives_the_fixture_and_tapes_agree() {
     assert_eq!(rows(&g), [("add".into(), 1, 0), ("echo".into(), 1, 1)]);
     let wire = wire_corr_ids(&mcp);
     assert_eq!(wire, ["oa-1", "oa-1"]);
-    let agent_lines = lines(&agent);
+    let agent_lines = common::jsonl_lines(&agent);
     let requests = agent_lines
         .iter()
         .filter(|l| l["kind"] == "llm.request")
@@ -652,7 +644,7 @@ async fn a_read_only_trial_withholds_every_call_that_may_write() {
     assert!(!wire.contains("tools/call"), "{wire}");
     // The agent was told why, the tape says so, and the tape statistics
     // count no tool error: the call never reached a tool.
-    let agent_lines = lines(&agent);
+    let agent_lines = common::jsonl_lines(&agent);
     let blocked: Vec<&Value> = agent_lines
         .iter()
         .filter(|l| l["kind"] == "fitness.blocked_call")
@@ -786,7 +778,7 @@ async fn a_turn_past_its_call_limit_has_the_surplus_refused_and_never_sent() {
         ["many"; 4],
         "two calls and their responses reached the wire"
     );
-    let events = lines(&agent)
+    let events = common::jsonl_lines(&agent)
         .into_iter()
         .filter(|l| l["kind"] == "fitness.refused_call")
         .count();

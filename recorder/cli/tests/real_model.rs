@@ -102,14 +102,6 @@ fn start_model() -> ModelServer {
     }
 }
 
-fn lines(path: &Path) -> Vec<Value> {
-    std::fs::read_to_string(path)
-        .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
-        .lines()
-        .map(|l| serde_json::from_str(l).expect("every tape line is JSON"))
-        .collect()
-}
-
 /// The assistant turns of an agent tape: each has the model the server
 /// reported and counted usage.
 fn assistant_turns(agent: &[Value]) -> Vec<&Value> {
@@ -160,7 +152,7 @@ fn a_real_model_drives_real_servers_through_ask_and_run() {
         stdout.contains("cost: none ("),
         "an unpriced model has no figure: {stdout}"
     );
-    let wire = lines(&ask_dir.path().join("mcp.jsonl"));
+    let wire = common::jsonl_lines(&ask_dir.path().join("mcp.jsonl"));
     let calls: Vec<&Value> = wire
         .iter()
         .filter(|l| l["dir"] == "in" && l["raw"]["method"] == "tools/call")
@@ -178,7 +170,7 @@ fn a_real_model_drives_real_servers_through_ask_and_run() {
             && l["raw"].get("result").is_some()),
         "the server answered the call"
     );
-    let agent = lines(&ask_dir.path().join("agent.jsonl"));
+    let agent = common::jsonl_lines(&ask_dir.path().join("agent.jsonl"));
     let turns = assistant_turns(&agent);
     assert!(!turns.is_empty());
     for t in &turns {
@@ -252,7 +244,7 @@ fn a_real_model_drives_real_servers_through_ask_and_run() {
     assert_eq!(record["preregistration"]["runner_model"], MODEL);
     assert_eq!(record["preregistration"]["judge_model"], MODEL);
     assert_eq!(record["preregistration"]["model_timeout_ms"], 600_000);
-    let agent = lines(&dir.join("agent.jsonl"));
+    let agent = common::jsonl_lines(&dir.join("agent.jsonl"));
     let turns = assistant_turns(&agent);
     assert!(
         turns.len() >= 2,
@@ -299,7 +291,7 @@ fn a_real_model_drives_real_servers_through_ask_and_run() {
     );
 
     // Real calls on the wire: the walk's, and the random null arm's.
-    let wire = lines(&dir.join("mcp.jsonl"));
+    let wire = common::jsonl_lines(&dir.join("mcp.jsonl"));
     assert!(
         wire.iter()
             .any(|l| l["dir"] == "in" && l["raw"]["method"] == "tools/call"),
@@ -357,7 +349,7 @@ fn a_real_model_drives_real_servers_through_ask_and_run() {
         )),
         "the local model answered the server's request: {printed}"
     );
-    let wire = lines(&sample_dir.path().join("mcp.jsonl"));
+    let wire = common::jsonl_lines(&sample_dir.path().join("mcp.jsonl"));
     let retry = wire
         .iter()
         .find(|l| l["dir"] == "in" && l["raw"]["params"]["inputResponses"].is_object())
@@ -369,7 +361,7 @@ fn a_real_model_drives_real_servers_through_ask_and_run() {
         !written.trim().is_empty(),
         "the model wrote a summary: {retry}"
     );
-    let agent = lines(&sample_dir.path().join("agent.jsonl"));
+    let agent = common::jsonl_lines(&sample_dir.path().join("agent.jsonl"));
     let answer = agent
         .iter()
         .find(|l| l["corr_id"] == "ask::sampling" && l["role"] == "assistant")

@@ -151,6 +151,16 @@ pub fn probe(target: &[&str], extra: &[&str], limit: Duration) -> ProbeRun {
     }
 }
 
+/// Every line of a JSON-lines file (a tape), parsed; a test fails on a line
+/// that is not JSON.
+pub fn jsonl_lines(path: &Path) -> Vec<Value> {
+    std::fs::read_to_string(path)
+        .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("every tape line is JSON"))
+        .collect()
+}
+
 pub fn tape_stats(tape: &Path) -> Value {
     let out = run_bounded(
         &[
