@@ -372,6 +372,12 @@ pub fn infer(tool: &Tool) -> (bool, String) {
         }
     }
     let description = tool.description.as_deref().unwrap_or("");
+    if let Some(said) = chains_change(description) {
+        return (
+            true,
+            format!("the description goes on from what it finds to a change: `{said}`"),
+        );
+    }
     if let Some(v) = read {
         // A reading verb that also names a change (`resolve_blocker`,
         // `summarize_task_activity`, `open_issue`) reads only where the
@@ -542,6 +548,26 @@ fn names_change(description: &str) -> Option<String> {
     }
     let end = first_sentence_end(description);
     AGAIN.captures(&description[..end]).map(|c| c[1].to_owned())
+}
+
+/// Where a description's first sentence goes on to a change, `and` or
+/// `then` with a writing verb and its object ("Find recurring patterns …
+/// and write a promotion proposal to _consolidations/": mnemosyne-lite
+/// 0.6.0's `memory_distill` wrote its vault in a walk that only reads;
+/// "Search and replace the text"). The object makes it an act: "open and
+/// close prices", "start and stop times" name no change.
+fn chains_change(description: &str) -> Option<String> {
+    const JOINS: &[&str] = &["and", "then"];
+    const OBJECTS: &[&str] = &[
+        "a", "an", "the", "it", "them", "its", "their", "this", "that", "these", "those", "to",
+        "into", "each", "every", "all", "any", "one", "new",
+    ];
+    first_sentence(description).windows(3).find_map(|w| {
+        (JOINS.contains(&w[0].as_str())
+            && writing_verb(&w[1]).is_some()
+            && OBJECTS.contains(&w[2].as_str()))
+        .then(|| w.join(" "))
+    })
 }
 
 /// The words of a description's first sentence (to the first full stop
@@ -927,6 +953,35 @@ mod tests {
         assert!(!may_write(&tool(
             "get_status",
             "Get the status of a new job"
+        )));
+    }
+
+    #[test]
+    fn a_description_that_goes_on_to_a_change_writes() {
+        assert!(may_write(&tool(
+            "memory_distill",
+            "Find recurring patterns (cases/tags ingested >= min_repeat times within\n    window_days) and write a promotion proposal to _consolidations/."
+        )));
+        assert!(may_write(&tool(
+            "tidy_notes",
+            "Finds notes without a title, then renames them after their first line."
+        )));
+        assert!(may_write(&tool(
+            "search_text",
+            "Search files for a pattern and replace it with the given text."
+        )));
+        // Joined words that name no act: what is read.
+        assert!(!may_write(&tool(
+            "get_quotes",
+            "Get open and close prices for a ticker."
+        )));
+        assert!(!may_write(&tool(
+            "list_shifts",
+            "Lists shifts with their start and stop times."
+        )));
+        assert!(!may_write(&tool(
+            "git_log",
+            "Shows the commit logs and commit messages"
         )));
     }
 
