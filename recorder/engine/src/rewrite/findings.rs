@@ -748,6 +748,7 @@ mod tests {
             origin: None,
             kind: Default::default(),
             state_check: None,
+            shape: None,
         }
     }
 
