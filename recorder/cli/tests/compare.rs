@@ -118,6 +118,7 @@ fn the_action_steps_as_written_measure_compare_report_and_fail_on_the_verdicts_a
         "record",
         "markdown",
         "outcome",
+        "server",
         "low",
         "high",
         "junit",
@@ -193,6 +194,7 @@ fn the_action_steps_as_written_measure_compare_report_and_fail_on_the_verdicts_a
     assert_eq!(output("verdict"), "inconclusive");
     assert_eq!(output("exit-code"), "5");
     assert_eq!(output("outcome"), "INSUFFICIENT_SURFACE");
+    assert_eq!(output("server"), "server");
     assert_eq!(
         (output("low"), output("high")),
         (String::new(), String::new())

@@ -6,6 +6,7 @@ mod common;
 #[path = "../../engine/tests/model_fake/mod.rs"]
 mod model_fake;
 
+mod action_comment;
 mod ask;
 mod cli_ends;
 mod compare;
