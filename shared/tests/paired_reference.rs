@@ -14,20 +14,13 @@
 
 use crate::common;
 
-use common::{assert_close_dp, assert_rel, f, reference, u};
+use common::{assert_close_dp, assert_rel, f, reference_rows, u};
 use fitness_shared::stats::{
     mcnemar_exact, mcnemar_midp, paired_detectable_drop, paired_difference_interval,
     paired_pairs_for_drop,
 };
 
 const REL: f64 = 1e-12;
-
-fn rows(name: &str) -> Vec<serde_json::Value> {
-    reference()[name]
-        .as_array()
-        .unwrap_or_else(|| panic!("{name} missing"))
-        .clone()
-}
 
 /// `|got - want| <= tol` with a relative tolerance, or an absolute one near
 /// zero (an interval's bound may be 0 or a rounding away from it).
@@ -44,7 +37,7 @@ fn assert_near(got: f64, want: f64, what: &str) {
 
 #[test]
 fn mcnemar_exact_and_mid_p_match_exact_rationals_and_statsmodels() {
-    let cases = rows("mcnemar");
+    let cases = reference_rows("mcnemar");
     assert!(cases.len() > 150);
     for c in &cases {
         let (b, k) = (u(&c["b"]), u(&c["c"]));
@@ -73,7 +66,7 @@ fn mcnemar_exact_and_mid_p_match_exact_rationals_and_statsmodels() {
 
 #[test]
 fn paired_interval_matches_an_independent_implementation() {
-    let cases = rows("paired_interval");
+    let cases = reference_rows("paired_interval");
     assert!(cases.len() > 800);
     for c in &cases {
         let (a, b, k, d) = (u(&c["a"]), u(&c["b"]), u(&c["c"]), u(&c["d"]));
@@ -87,7 +80,7 @@ fn paired_interval_matches_an_independent_implementation() {
 
 #[test]
 fn paired_interval_and_mcnemar_reproduce_the_published_examples() {
-    let cases = rows("paired_published");
+    let cases = reference_rows("paired_published");
     assert!(!cases.is_empty());
     for c in &cases {
         let (a, b, k, d) = (u(&c["a"]), u(&c["b"]), u(&c["c"]), u(&c["d"]));
@@ -108,7 +101,7 @@ fn paired_interval_and_mcnemar_reproduce_the_published_examples() {
 
 #[test]
 fn paired_sizes_match_connors_formula_with_scipy_quantiles() {
-    let cases = rows("paired_pairs_for_drop");
+    let cases = reference_rows("paired_pairs_for_drop");
     assert!(cases.len() > 50);
     for c in &cases {
         let (drop, q, alpha, power) = (
@@ -128,7 +121,7 @@ fn paired_sizes_match_connors_formula_with_scipy_quantiles() {
 
 #[test]
 fn the_smallest_detectable_drop_matches_a_root_finder() {
-    let cases = rows("paired_detectable_drop");
+    let cases = reference_rows("paired_detectable_drop");
     let solved = cases.iter().filter(|c| !c["drop"].is_null()).count();
     assert!(
         solved > 50 && solved < cases.len(),

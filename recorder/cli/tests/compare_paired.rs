@@ -210,7 +210,7 @@ fn check_paired(before: &Path, after: &Path) -> (String, Table) {
         format!("| **before passed** | {} | {} | {} |", t.a, t.b, t.a + t.b),
         format!("| **before failed** | {} | {} | {} |", t.c, t.d, t.c + t.d),
         format!("| **total** | {} | {} | 36 |", t.a + t.c, t.b + t.d),
-        format!("Drop in first-try success: **{:.1} points**", drop * 100.0),
+        format!("Drop in first-try success: {:.1} points", drop * 100.0),
         format!("95% CI {:.1} to {:.1} points", low * 100.0, high * 100.0),
         format!("McNemar mid-p {} (exact {})", p4(midp), p4(exact)),
     ] {
@@ -293,16 +293,15 @@ fn compare_plan_prints_what_a_paired_rerun_of_the_suite_can_establish() {
     let alpha = prereg["alpha"].as_f64().expect("alpha");
     let power = prereg["planned_power"].as_f64().expect("planned power");
 
-    let (code, json) = compare(&[
+    let plan = [
         "--plan",
         s(&before),
         "--discordance",
         "0.3",
         "--drop",
         "0.15",
-        "--format",
-        "json",
-    ]);
+    ];
+    let (code, json) = compare(&[&plan[..], &["--format", "json"]].concat());
     assert_eq!(code, 0, "{json}");
     let v: Value = serde_json::from_str(&json).unwrap();
     assert_eq!(
@@ -316,14 +315,7 @@ fn compare_plan_prints_what_a_paired_rerun_of_the_suite_can_establish() {
     assert_eq!(v["pairs_for_drop"].as_u64(), Some(needed));
     assert_eq!(v["tasks_for_drop"].as_u64(), Some(needed.div_ceil(3)));
 
-    let (_, text) = compare(&[
-        "--plan",
-        s(&before),
-        "--discordance",
-        "0.3",
-        "--drop",
-        "0.15",
-    ]);
+    let (_, text) = compare(&plan);
     for line in [
         format!(
             "Smallest drop a paired rerun of 36 pairs (12 tasks x 3 trials) establishes, at alpha {alpha} (95% interval), power {:.0}%, with 30.0% of pairs disagreeing: {:.1} points of first-try success.",
@@ -352,20 +344,13 @@ fn compare_plan_prints_what_a_paired_rerun_of_the_suite_can_establish() {
 /// `fitness run` of a demo server under its own name (no `--label`): the
 /// slug `demo-NAME`, as `fitness demo` records it.
 fn unlabelled_run(out: &Path, server: &[&str]) -> PathBuf {
-    let mut args = vec![
-        "run",
-        "--runner",
+    let server = [&[FITNESS, "demo-server"][..], server].concat();
+    let args = common::run_args(
         "sim/diligent",
-        "--generator",
-        "schema-walk/1",
-        "--out",
-        s(out),
-        "--json",
-        "--",
-        FITNESS,
-        "demo-server",
-    ];
-    args.extend(server);
+        out,
+        &["--generator", "schema-walk/1"],
+        &server,
+    );
     common::run_summary(&args, std::time::Duration::from_secs(240)).1
 }
 

@@ -78,6 +78,13 @@ pub struct Comparison {
     pub reason: String,
 }
 
+impl Comparison {
+    /// The paired reading, when the runs were read pair by pair.
+    pub fn paired(&self) -> Option<&PairedReading> {
+        self.reading.as_ref().and_then(Reading::paired)
+    }
+}
+
 fn side(r: &RunRecord) -> Side {
     Side {
         run: r.run.id.clone(),

@@ -98,6 +98,18 @@ impl PairedReading {
         )
     }
 
+    /// The drop with the two rates and its interval: `33.3 points (before
+    /// 75.0%, after 41.7%), 95% CI 10.9 to 51.4 points`.
+    pub fn drop_text(&self) -> String {
+        format!(
+            "{:.1} points (before {:.1}%, after {:.1}%), {}",
+            self.drop * 100.0,
+            self.before_rate * 100.0,
+            self.after_rate * 100.0,
+            self.interval_text()
+        )
+    }
+
     /// The p-values: `McNemar mid-p 0.0347 (exact 0.0525)`.
     pub fn p_line(&self) -> String {
         format!(

@@ -3,15 +3,7 @@ use crate::stats::{BOARD_CONFIDENCE, wilson};
 
 /// The anchor board's scored runs (real records of the reference).
 fn anchor_scored() -> Vec<RunRecord> {
-    let path = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../fixtures/anchor-board/runs.json"
-    );
-    let doc: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(path).expect("anchor runs.json"))
-            .expect("anchor runs.json is JSON");
-    crate::record::import::import_runs(&doc)
-        .expect("anchor imports")
+    crate::record::import::anchor_import()
         .records
         .into_iter()
         .filter(|r| r.outcome == Outcome::Scored)
@@ -167,11 +159,7 @@ fn one_suite_is_read_pair_by_pair() {
         &["011", "000", "000", "000", "011", "000", "011", "000"],
     );
     let c = compare(&before, &worse);
-    let p = c
-        .reading
-        .as_ref()
-        .and_then(Reading::paired)
-        .expect("paired");
+    let p = c.paired().expect("paired");
     assert!(p.low > 0.0, "{:?}", (p.low, p.high));
     assert_eq!(c.verdict, Verdict::Regressed, "{}", c.reason);
     assert_eq!(c.verdict.exit_code(), 4);
@@ -193,11 +181,7 @@ fn a_record_without_per_trial_outcomes_pairs_first_trials() {
     }
     after.run.id.push_str("-after");
     let c = compare(&old, &after);
-    let p = c
-        .reading
-        .as_ref()
-        .and_then(Reading::paired)
-        .expect("paired");
+    let p = c.paired().expect("paired");
     assert_eq!((p.pairs, p.trials_per_task), (4, 1));
     assert_eq!(
         (p.both, p.before_only, p.after_only, p.neither),

@@ -254,7 +254,7 @@ fn flips_line(flips: &[Flip]) -> String {
 fn paired_text(p: &PairedReading) -> String {
     format!(
         "table       both passed {}, before only {}, after only {}, neither {} ({} pairs)\n\
-         drop        {:.1} points (before {:.1}%, after {:.1}%), {}\n\
+         drop        {}\n\
          p           {}\n\
          lost        {}\n\
          gained      {}\n",
@@ -263,10 +263,7 @@ fn paired_text(p: &PairedReading) -> String {
         p.after_only,
         p.neither,
         p.pairs,
-        p.drop * 100.0,
-        p.before_rate * 100.0,
-        p.after_rate * 100.0,
-        p.interval_text(),
+        p.drop_text(),
         p.p_line(),
         flips_line(&p.lost),
         flips_line(&p.gained),
@@ -355,7 +352,7 @@ fn paired_markdown(p: &PairedReading, c: &Comparison, links: &Links) -> String {
          | **before passed** | {} | {} | {} |\n\
          | **before failed** | {} | {} | {} |\n\
          | **total** | {} | {} | {} |\n\n\
-         Drop in first-try success: **{:.1} points** (before {:.1}%, after {:.1}%), {}. {}.\n",
+         Drop in first-try success: {}. {}.\n",
         p.pairs_text(),
         p.both,
         p.before_only,
@@ -366,10 +363,7 @@ fn paired_markdown(p: &PairedReading, c: &Comparison, links: &Links) -> String {
         p.both + p.after_only,
         p.before_only + p.neither,
         p.pairs,
-        p.drop * 100.0,
-        p.before_rate * 100.0,
-        p.after_rate * 100.0,
-        p.interval_text(),
+        p.drop_text(),
         p.p_line(),
     );
     out.push_str(&flips_markdown(
