@@ -414,6 +414,7 @@ fn read_only_and_sandbox_runs_sit_in_two_groups_and_say_what_they_did() {
         reset_command: None,
         copied_paths: vec![],
         writers: vec!["write_file".into(), "move_file".into()],
+        setup_steps: Vec::new(),
         blocked: vec![BlockedTool {
             tool: "write_file".into(),
             calls: 3,
@@ -430,6 +431,7 @@ fn read_only_and_sandbox_runs_sit_in_two_groups_and_say_what_they_did() {
         reset_command: None,
         copied_paths: vec!["/srv/notes".into()],
         writers: vec!["write_file".into()],
+        setup_steps: Vec::new(),
         blocked: vec![],
         writes: vec![WriteCall {
             tool: "write_file".into(),

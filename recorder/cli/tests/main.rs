@@ -31,6 +31,7 @@ mod oauth_login;
 mod publish;
 mod publish_incremental;
 mod publish_unredacted;
+mod reach;
 mod real_model;
 mod redaction_canary;
 mod redirect_credentials;

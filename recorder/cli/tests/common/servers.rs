@@ -282,7 +282,9 @@ pub async fn suite(
         .peer_info()
         .and_then(|i| i.instructions.clone());
     let mut opts = opts;
-    opts.seed_handles = target.operator_paths();
+    if opts.seed_handles.is_empty() {
+        opts.seed_handles = target.operator_paths();
+    }
     opts.fresh = Some(target.clone());
     let report = generate(
         &session,

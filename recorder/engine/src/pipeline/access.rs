@@ -42,6 +42,12 @@ impl Run<'_> {
                 .map(crate::secrets::redact),
             copied_paths: self.copied_paths.clone(),
             writers: access.writers.iter().cloned().collect(),
+            setup_steps: self
+                .generation
+                .as_ref()
+                .and_then(|g| g.walk.as_ref())
+                .map(|w| w.setup_steps.clone())
+                .unwrap_or_default(),
             blocked: Vec::new(),
             writes: Vec::new(),
             writes_total: 0,

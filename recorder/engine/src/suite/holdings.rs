@@ -21,6 +21,10 @@ pub struct Holdings {
     /// Kinds seen but not modelled, and why (too many records, rows that
     /// did not parse, a count that did not match), for the ledger.
     pub notes: Vec<String>,
+    /// Setup steps the records are read after (a project registered): a
+    /// fresh server process is set up the same way, and a question that
+    /// reads by calls starts with them.
+    pub setup: Vec<PlannedCall>,
 }
 
 /// One kind of record.
@@ -151,12 +155,14 @@ pub fn lists<'v>(v: &'v Value, key: Option<&'v str>) -> Vec<(Option<&'v str>, &'
     }
 }
 
-/// An object's scalar fields (a list of short texts joined, as a tag list
-/// reads).
+/// An object's scalar fields, and for each list it holds how many items
+/// it has (`observations` gives `observations_count`: "which entity has
+/// the most observations" is a question its records answer).
 pub fn scalars(o: &Map<String, Value>) -> Map<String, Value> {
     o.iter()
         .filter_map(|(k, v)| match v {
             Value::String(_) | Value::Number(_) | Value::Bool(_) => Some((k.clone(), v.clone())),
+            Value::Array(a) => Some((format!("{k}_count"), Value::from(a.len()))),
             _ => None,
         })
         .collect()

@@ -116,6 +116,22 @@ pub async fn generate(
     spend.extend(proposed.synthesis);
     let n_candidates = proposed.candidates.len() as u64;
     let candidate_ids: Vec<String> = proposed.candidates.iter().map(|c| c.id.clone()).collect();
+    // A setup step the walk showed changes only the session (a project
+    // registered) may be made by the run, read-only or not.
+    let setup: Vec<String> = proposed
+        .walk
+        .as_ref()
+        .map(|w| w.setup_steps.clone())
+        .unwrap_or_default();
+    let writers: BTreeSet<String> = writers
+        .iter()
+        .filter(|w| !setup.contains(w))
+        .cloned()
+        .collect();
+    let input = GenerationInput {
+        writers: &writers,
+        ..input
+    };
     let (admitted_tasks, rejections) = admit(proposed.candidates, &input);
     let n_admitted = admitted_tasks.len() as u64;
     let skip = screen_skip(

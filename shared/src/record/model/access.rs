@@ -83,6 +83,12 @@ pub struct AccessLedger {
     /// Tools that may write: never called in a read-only run.
     #[serde(default)]
     pub writers: Vec<String>,
+    /// Tools that may write by their words, made as setup steps (a
+    /// project registered) that generation showed change only the
+    /// session: every file and listing it watched was as before. The run
+    /// may call them; they are not among `writers`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub setup_steps: Vec<String>,
     /// Calls the harness withheld from the server (read-only), by tool.
     /// Never a server error: they did not reach it.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]

@@ -35,6 +35,11 @@ pub fn compose(holdings: &Holdings, seed: u64, want: usize) -> Vec<Composed> {
             }
         }
     }
+    // A question read by calls starts where the records were read from: a
+    // project registered first.
+    for c in all.iter_mut().filter(|c| c.reference.is_none()) {
+        c.solution.splice(0..0, holdings.setup.iter().cloned());
+    }
     spread(all, want)
 }
 

@@ -76,6 +76,20 @@ pub async fn prove(
             return proved;
         }
     };
+    // The fresh process set up as the walk's was (a project registered).
+    for step in &holdings.setup {
+        proved.calls += 1;
+        if !matches!(
+            call(fresh, &step.tool, &step.arguments, timeout).await,
+            Called::Text(_)
+        ) {
+            proved.no_fresh = Some(format!(
+                "the fresh server process refused the setup step `{}`",
+                step.tool
+            ));
+            return proved;
+        }
+    }
     // The reference queries, again.
     for c in items.iter_mut().filter(|c| c.disproved.is_none()) {
         let Some(reference) = &c.reference else {

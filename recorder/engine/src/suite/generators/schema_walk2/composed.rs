@@ -23,7 +23,9 @@ pub(super) async fn composed(
     want: usize,
     stats: &mut WalkStats,
 ) -> (Vec<Candidate>, BTreeMap<String, String>) {
-    let holdings = &ex.holdings;
+    let mut model = ex.holdings.clone();
+    model.setup = ex.setup.clone();
+    let holdings = &model;
     if holdings.kinds.is_empty() && holdings.notes.is_empty() {
         return (Vec::new(), BTreeMap::new());
     }

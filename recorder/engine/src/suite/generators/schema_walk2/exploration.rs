@@ -70,6 +70,9 @@ pub struct Exploration {
     /// What the server holds, as discovery read it whole: the composer's
     /// model.
     pub holdings: crate::suite::holdings::Holdings,
+    /// Setup steps made ([`super::setup`]), in order: a fresh server
+    /// process is set up the same way.
+    pub setup: Vec<crate::model::types::PlannedCall>,
 }
 
 /// The key of a handle that is one of the operator's files.
@@ -122,6 +125,11 @@ impl Exploration {
             return None;
         }
         if let Some(i) = self.handles.iter().position(|h| h.value == handle.value) {
+            // A value a tool gave as what it lists or sets up keeps that
+            // noun, wherever it was first seen.
+            if self.handles[i].noun.is_none() {
+                self.handles[i].noun = handle.noun;
+            }
             return Some(i);
         }
         self.handles.push(handle);

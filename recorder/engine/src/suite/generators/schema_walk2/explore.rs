@@ -171,6 +171,21 @@ impl<'a> Explorer<'a> {
         }
     }
 
+    /// Does the walk watch the state (the operator's places, or a listing
+    /// that takes no argument)?
+    pub(super) fn watching(&self) -> bool {
+        self.witness.as_ref().is_some_and(Witnesses::watches)
+    }
+
+    /// After a setup step: the files it changed, the witnesses' answers
+    /// taken as the state from now on ([`Witnesses::settle`]).
+    pub(super) async fn settled(&mut self) -> Vec<String> {
+        match self.witness.as_mut() {
+            Some(w) => w.settle(self.session, self.stats).await,
+            None => Vec::new(),
+        }
+    }
+
     /// What the exploration found, the witnesses closed.
     pub(super) async fn close(mut self) -> Exploration {
         if let Some(mut w) = self.witness.take() {
@@ -500,7 +515,20 @@ impl Explorer<'_> {
     /// when the calls are spent.
     async fn round(&mut self, callable: &[&Tool], round: usize) -> Option<usize> {
         let mut new_calls = 0;
-        for tool in callable {
+        // In round 0, the tools that add state (where generation may
+        // write) go first, then the ones that need no argument: what they
+        // list (the languages, the projects) is what the others are then
+        // given.
+        let mut ordered: Vec<&Tool> = callable.to_vec();
+        if round == 0 {
+            ordered.sort_by_key(|t| {
+                (
+                    !self.writers.contains(t.name.as_ref()),
+                    !super::fit::required_of(&Value::Object((*t.input_schema).clone())).is_empty(),
+                )
+            });
+        }
+        for tool in ordered {
             let name = tool.name.to_string();
             if self.dead.contains(&name) || self.covered.contains(&name) {
                 continue;
@@ -532,6 +560,40 @@ impl Explorer<'_> {
         Some(new_calls)
     }
 
+    /// Round 0's schema-valid sets, each string argument the server offers
+    /// values for (a value a tool listed as what it lists: `list_languages`
+    /// for `language`) given those values in turn instead of an invented
+    /// word.
+    fn offered_values(&self, sets: Vec<Map<String, Value>>) -> Vec<Plan> {
+        sets.into_iter()
+            .enumerate()
+            .map(|(n, mut args)| {
+                let mut inputs = Vec::new();
+                let keys: Vec<String> = args.keys().cloned().collect();
+                for key in keys {
+                    if !args[&key].is_string() {
+                        continue;
+                    }
+                    let offered: Vec<usize> = self
+                        .ex
+                        .handles
+                        .iter()
+                        .enumerate()
+                        .filter(|(_, h)| {
+                            h.noun.is_some() && super::fit::affinity(&key, h) == Some(4)
+                        })
+                        .map(|(i, _)| i)
+                        .collect();
+                    if let Some(&h) = offered.get(n % offered.len().max(1)) {
+                        args.insert(key.clone(), Value::String(self.ex.handles[h].value.clone()));
+                        inputs.push((key, h));
+                    }
+                }
+                (args, inputs)
+            })
+            .collect()
+    }
+
     /// This round's argument sets for a tool: schema-valid ones in round 0,
     /// harvested handles after; `None` (the tool is dropped) when no valid
     /// set fits the caps.
@@ -540,7 +602,7 @@ impl Explorer<'_> {
         let samples = self.config.samples_per_tool;
         let planned = if round == 0 {
             first_round_args(&schema, &mut self.rng, samples, &self.limits)
-                .map(|sets| sets.into_iter().map(|a| (a, Vec::new())).collect())
+                .map(|sets| self.offered_values(sets))
         } else {
             let worked: HashSet<(String, String)> = self
                 .ex

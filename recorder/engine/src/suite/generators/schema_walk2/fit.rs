@@ -167,8 +167,8 @@ pub(super) fn affinity(arg: &str, handle: &Handle) -> Option<i32> {
         let n = crate::access::words(n);
         n.last()
             .is_some_and(|last| words.iter().any(|w| singular(w) == singular(last)))
-    }) && !path_like
-        && !value.contains("://")
+    }) && !value.contains("://")
+        && !outside_any_data(value)
     {
         return Some(4);
     }

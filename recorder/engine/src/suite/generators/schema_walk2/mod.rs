@@ -43,6 +43,7 @@ mod follow;
 pub(crate) mod kinds;
 mod lines;
 mod model;
+mod setup;
 mod spec;
 pub mod text;
 mod witness;
@@ -136,6 +137,7 @@ async fn explore(
     explorer
         .discover(callable, &input.opts.hints.seed_calls, input.instructions)
         .await;
+    explorer.setup(input.tools, callable).await;
     let context = input.opts.hints.context.as_deref();
     explorer.walk(callable, guide, context).await;
     // What the listings hold, read whole where they can be, while the

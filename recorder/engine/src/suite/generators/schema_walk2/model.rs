@@ -83,6 +83,27 @@ fn is_paging(name: &str) -> bool {
 }
 
 impl Explorer<'_> {
+    /// Does a call list everything, or only what a filter chose? Each of
+    /// its arguments pages it, or is what the operator gave (the working
+    /// folder) or a setup step set up (the project registered): none
+    /// filters.
+    fn lists_everything(&self, args: &Map<String, Value>) -> bool {
+        args.iter().all(|(k, v)| {
+            is_paging(k)
+                || v.as_str().is_some_and(|v| {
+                    self.ex.handles.iter().any(|h| {
+                        h.value == v
+                            && (h.from.is_none()
+                                || h.from.is_some_and(|f| self.ex.observations[f].writes))
+                    }) || self
+                        .ex
+                        .setup
+                        .iter()
+                        .any(|c| c.arguments.values().any(|x| x.as_str() == Some(v)))
+                })
+        })
+    }
+
     /// Model every listing that answered with records: each a kind whose
     /// records are known to be whole (or noted why not).
     pub(super) async fn model_listings(&mut self, callable: &[&Tool]) {
@@ -90,7 +111,7 @@ impl Explorer<'_> {
         let n = self.ex.observations.len();
         for i in 0..n {
             let o = &self.ex.observations[i];
-            if o.writes || o.record.is_some() || !o.args.keys().all(|k| is_paging(k)) {
+            if o.writes || o.record.is_some() || !self.lists_everything(&o.args) {
                 continue;
             }
             let Some(tool) = callable.iter().find(|t| t.name == o.tool.as_str()) else {
@@ -177,39 +198,54 @@ impl Explorer<'_> {
     pub(super) async fn model_entries(&mut self, callable: &[&Tool]) {
         let mut done: Vec<String> = Vec::new();
         let n = self.ex.observations.len();
-        for r in 0..n {
-            let o = &self.ex.observations[r];
-            if o.writes || o.record.is_some() {
-                continue;
-            }
-            // A read of one entry a listing named: its one input a handle
-            // from a listing that took no filter.
-            let [(arg, h)] = o.inputs.as_slice() else {
-                continue;
-            };
-            let Some(from) = self.ex.handles[*h].from else {
-                continue;
-            };
-            let listing = &self.ex.observations[from];
+        for l in 0..n {
+            let listing = &self.ex.observations[l];
             if listing.writes
-                || listing.tool == o.tool
-                || !listing.args.keys().all(|k| is_paging(k))
+                || listing.record.is_some()
                 || done.contains(&listing.tool)
+                || !self.lists_everything(&listing.args)
             {
                 continue;
             }
-            let key = self.ex.handles[*h].key.clone();
-            let (reader, arg, listing_tool) = (o.tool.clone(), arg.clone(), listing.tool.clone());
-            let entries: Vec<String> = {
-                let mut v: Vec<String> = self
-                    .ex
-                    .handles
+            let listing_tool = listing.tool.clone();
+            // What it lists, by the key each value was found under.
+            let mut by_key: BTreeMap<String, Vec<String>> = BTreeMap::new();
+            for h in super::text::harvest(&listing.text, listing.json.as_ref(), l) {
+                let values = by_key.entry(h.key).or_default();
+                if !values.contains(&h.value) {
+                    values.push(h.value);
+                }
+            }
+            // A tool the walk gave one of those values, with its other
+            // arguments what the operator gave or a setup step set up.
+            // The reader's own read gives fields (a record, not a file's
+            // whole text).
+            let read = self.ex.observations.iter().find_map(|o| {
+                if o.writes
+                    || o.tool == listing_tool
+                    || o.handles_only
+                    || holdings::entry_fields(&o.text).is_none_or(|f| f.len() < 2)
+                {
+                    return None;
+                }
+                let (arg, key) = o.args.iter().find_map(|(k, v)| {
+                    let v = v.as_str()?;
+                    by_key
+                        .iter()
+                        .find(|(_, vs)| vs.len() >= 3 && vs.iter().any(|x| x == v))
+                        .map(|(key, _)| (k.clone(), key.clone()))
+                })?;
+                let rest: Map<String, Value> = o
+                    .args
                     .iter()
-                    .filter(|x| x.from == Some(from) && x.key == key)
-                    .map(|x| x.value.clone())
+                    .filter(|(k, _)| **k != arg)
+                    .map(|(k, v)| (k.clone(), v.clone()))
                     .collect();
-                v.dedup();
-                v
+                self.lists_everything(&rest)
+                    .then(|| (o.index, o.tool.clone(), arg, key))
+            });
+            let Some((r, reader, arg, key)) = read else {
+                continue;
             };
             let (Some(reader_tool), Some(list_tool)) = (
                 callable.iter().find(|t| t.name == reader.as_str()),
@@ -218,36 +254,28 @@ impl Explorer<'_> {
                 continue;
             };
             done.push(listing_tool.clone());
+            let entries = by_key.remove(&key).unwrap_or_default();
             let name = noun_of(&listing_tool);
-            if entries.len() < 3 || entries.len() > MAX_ENTRIES {
+            if entries.len() > MAX_ENTRIES {
                 self.ex.holdings.notes.push(format!(
-                    "{name}: `{listing_tool}` listed {} entries, not read one by one (between 3 and {MAX_ENTRIES} are)",
+                    "{name}: `{listing_tool}` listed {} entries, not read one by one (at most {MAX_ENTRIES} are)",
                     entries.len()
                 ));
                 continue;
             }
             let listing_call = PlannedCall {
                 tool: listing_tool.clone(),
-                arguments: self.ex.observations[from].args.clone(),
+                arguments: self.ex.observations[l].args.clone(),
             };
-            let listing_json = self.ex.observations[from]
-                .json
-                .clone()
-                .unwrap_or(Value::Null);
+            let listing_json = self.ex.observations[l].json.clone().unwrap_or(Value::Null);
             let whole_list = continuation(&listing_json).is_none()
                 && params(list_tool).iter().all(|p| !is_paging(p));
             let mut calls = vec![listing_call];
             let mut records = Vec::new();
+            let field = crate::access::words(&arg).join("_");
             for entry in &entries {
-                let Some(mut args) = self.with_slot(reader_tool, &arg, entry) else {
-                    break;
-                };
-                // The arguments the walk's own read gave, but the entry's.
-                for (k, v) in &self.ex.observations[r].args {
-                    if *k != arg {
-                        args.insert(k.clone(), v.clone());
-                    }
-                }
+                let mut args = self.ex.observations[r].args.clone();
+                args.insert(arg.clone(), Value::String(entry.clone()));
                 let read = match self
                     .ex
                     .observations
@@ -266,16 +294,17 @@ impl Explorer<'_> {
                 let Some(mut record) = holdings::entry_fields(&self.ex.observations[i].text) else {
                     break;
                 };
-                record.insert(key.clone(), Value::String(entry.clone()));
+                record.insert(field.clone(), Value::String(entry.clone()));
                 records.push(record);
                 calls.push(PlannedCall {
                     tool: reader.clone(),
                     arguments: args,
                 });
             }
+            let _ = reader_tool;
             let all_read = records.len() == entries.len();
-            let mut fields = vec![key.clone()];
-            fields.extend(shared_fields(&records).into_iter().filter(|f| *f != key));
+            let mut fields = vec![field.clone()];
+            fields.extend(shared_fields(&records).into_iter().filter(|f| *f != field));
             let complete = (whole_list && all_read && fields.len() >= 2).then(|| {
                 format!(
                     "`{listing_tool}` takes no page and no limit and listed {} entries, each read by `{reader}`",
@@ -297,7 +326,7 @@ impl Explorer<'_> {
                 complete,
                 reach: Reach::Calls(ReadCalls {
                     calls,
-                    per_entry: Some(Entries { field: key, arg }),
+                    per_entry: Some(Entries { field, arg }),
                     list: None,
                 }),
             });

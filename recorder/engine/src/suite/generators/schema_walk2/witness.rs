@@ -90,6 +90,11 @@ impl Witnesses {
         w
     }
 
+    /// Is anything watched: a witness listing, or the operator's places?
+    pub(super) fn watches(&self) -> bool {
+        !self.seen.is_empty() || self.disk.is_some()
+    }
+
     /// After the first call of `tool`: are the witnesses still saying what
     /// they said?
     pub(super) async fn after(&mut self, session: &Session, tool: &str, stats: &mut WalkStats) {
@@ -99,6 +104,35 @@ impl Witnesses {
             return;
         }
         self.recheck(session, Some(tool), stats).await;
+    }
+
+    /// After a setup step the walk made in a read-only run: the files it
+    /// changed in the operator's places (by name), and the witnesses'
+    /// answers now taken as the state the walk starts from (the step's own
+    /// registry, a `list_projects`, names what it registered: no state
+    /// the walk created).
+    pub(super) async fn settle(&mut self, session: &Session, stats: &mut WalkStats) -> Vec<String> {
+        for i in 0..self.seen.len() {
+            let name = self.seen[i].0.clone();
+            if let Some(now) = self.ask(session, &name, stats).await {
+                self.before.extend(words(&now));
+                self.seen[i].1 = now;
+            }
+        }
+        let Some((watched, last)) = self.disk.as_mut() else {
+            return Vec::new();
+        };
+        let now = watched.snapshot();
+        let changes = watched.changes(last, &now);
+        *last = now;
+        let mut files = changes.named;
+        if changes.counted > 0 {
+            files.push(format!(
+                "{} file(s) under a place given with --env",
+                changes.counted
+            ));
+        }
+        files
     }
 
     /// The last check, when the walk is over.

@@ -55,6 +55,11 @@ pub struct WalkStats {
     /// walk created.
     #[serde(skip_serializing_if = "is_zero")]
     pub created_state: u64,
+    /// Tools that may write by their words, made as setup steps that the
+    /// walk showed change only the session (`register_project`): the run
+    /// lets them be called.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub setup_steps: Vec<String>,
     /// Discovery's moves, in the order made: what each tried and found.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub discovery: Vec<DiscoveryMove>,
