@@ -119,40 +119,72 @@ fn keep_fields(records: Vec<Map<String, Value>>, fields: &[String]) -> Vec<Map<S
         .collect()
 }
 
-/// The records a listing's text holds: the list of objects in what it
-/// stands for (the text itself, or the list a wrapper holds under `key`,
-/// else its first), each object's scalar fields.
+/// The records a listing's text holds: the records it stands for (the
+/// text itself, or the list a wrapper holds under `key`, else its first),
+/// each object's scalar fields.
 pub fn listed(text: &str, key: Option<&str>) -> Option<Vec<Map<String, Value>>> {
     let v = crate::suite::printed::structured(text)?;
     let all = lists(&v, None);
     let (_, rows) = match key {
-        Some(k) => all.into_iter().find(|(at, _)| *at == Some(k))?,
+        Some(k) => all.into_iter().find(|(at, _)| at.as_deref() == Some(k))?,
         None => all.into_iter().next()?,
     };
-    Some(
-        rows.iter()
-            .filter_map(Value::as_object)
-            .map(scalars)
-            .collect(),
-    )
+    Some(rows)
 }
 
-/// The first list of objects in `v`, with the key it is under.
-pub fn first_list<'v>(
-    v: &'v Value,
-    key: Option<&'v str>,
-) -> Option<(Option<&'v str>, &'v Vec<Value>)> {
+/// A list of records with the key it is under (none at the top).
+pub type KeyedList = (Option<String>, Vec<Map<String, Value>>);
+
+/// The first list of records in `v`, with the key it is under.
+pub fn first_list(v: &Value, key: Option<&str>) -> Option<KeyedList> {
     lists(v, key).into_iter().next()
 }
 
-/// Every list of objects in `v` (a graph's entities and its relations),
-/// each with the key it is under, in the order found; none inside another.
-pub fn lists<'v>(v: &'v Value, key: Option<&'v str>) -> Vec<(Option<&'v str>, &'v Vec<Value>)> {
+/// Every list of records in `v` (a graph's entities and its relations),
+/// each with the key it is under, in the order found, each record its
+/// scalar fields: a list of objects, or rows printed as lists under a
+/// list of their columns' names (`{"columns": [...], "rows": [[...]]}`,
+/// a column a name or an object with a `name`).
+pub fn lists(v: &Value, key: Option<&str>) -> Vec<KeyedList> {
     match v {
-        Value::Array(a) if !a.is_empty() && a.iter().all(Value::is_object) => vec![(key, a)],
-        Value::Object(o) => o.iter().flat_map(|(k, x)| lists(x, Some(k))).collect(),
+        Value::Array(a) if !a.is_empty() && a.iter().all(Value::is_object) => vec![(
+            key.map(str::to_owned),
+            a.iter().filter_map(Value::as_object).map(scalars).collect(),
+        )],
+        Value::Object(o) => {
+            if let Some(rows) = columned(o) {
+                return vec![(key.map(str::to_owned), rows)];
+            }
+            o.iter().flat_map(|(k, x)| lists(x, Some(k))).collect()
+        }
         _ => Vec::new(),
     }
+}
+
+/// Rows printed as lists beside their columns' names, as records.
+fn columned(o: &Map<String, Value>) -> Option<Vec<Map<String, Value>>> {
+    let rows = o.values().find_map(|v| {
+        v.as_array()
+            .filter(|a| !a.is_empty() && a.iter().all(Value::is_array))
+    })?;
+    let width = rows[0].as_array().map_or(0, Vec::len);
+    let names: Vec<String> = o.values().find_map(|v| {
+        let a = v.as_array().filter(|a| a.len() == width && width > 0)?;
+        a.iter()
+            .map(|c| match c {
+                Value::String(s) => Some(s.clone()),
+                Value::Object(c) => c.get("name").and_then(Value::as_str).map(str::to_owned),
+                _ => None,
+            })
+            .collect::<Option<Vec<String>>>()
+    })?;
+    rows.iter()
+        .map(|r| {
+            let r = r.as_array().filter(|r| r.len() == width)?;
+            let record: Map<String, Value> = names.iter().cloned().zip(r.iter().cloned()).collect();
+            Some(scalars(&record))
+        })
+        .collect()
 }
 
 /// An object's scalar fields, and for each list it holds how many items

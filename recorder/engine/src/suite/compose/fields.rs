@@ -46,6 +46,11 @@ impl Scalar {
                         decimals: written::decimals_of(t),
                     });
                 }
+                // An amount with its currency or unit (`3400.00 EUR`,
+                // `$1,234.50`, `12 kg`, `45%`) is its number.
+                if let Some(n) = amount(t) {
+                    return Some(n);
+                }
                 Some(Scalar::Text(t.to_owned()))
             }
             _ => None,
@@ -73,6 +78,30 @@ fn number_text(t: &str) -> bool {
         && !digits.starts_with('.')
         && !digits.ends_with('.')
         && !(digits.len() > 1 && digits.starts_with('0') && !digits.starts_with("0."))
+}
+
+/// An amount written with its currency or unit: the number.
+fn amount(t: &str) -> Option<Scalar> {
+    static AMOUNT: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+        regex::Regex::new(r"^(?:[$€£¥]\s?)?(-?\d{1,3}(?:,\d{3})+(?:\.\d+)?|-?\d+(?:\.\d+)?)(?:\s?(?:[A-Za-z]{1,4}|%))?$")
+            .expect("the amount pattern compiles")
+    });
+    // An amount in brackets (a ledger's position, `(640.50 EUR)`).
+    let t = t
+        .strip_prefix('(')
+        .and_then(|x| x.strip_suffix(')'))
+        .unwrap_or(t)
+        .trim();
+    let c = AMOUNT.captures(t)?;
+    // A bare number is [`number_text`]'s; here only one that carries more.
+    if c[1].len() == t.len() {
+        return None;
+    }
+    let digits = c[1].replace(',', "");
+    Some(Scalar::Num {
+        value: digits.parse().ok()?,
+        decimals: written::decimals_of(&digits),
+    })
 }
 
 /// `value` written to `decimals` decimals, trailing zeros of a whole
@@ -283,6 +312,17 @@ mod tests {
         assert_eq!(f.iter().find(|x| x.name == "price").unwrap().decimals, 2);
         assert_eq!(label_field(&f).unwrap().name, "title");
         assert_eq!(number_text_of(12.0, 2), "12");
+        assert_eq!(
+            Scalar::of(&json!("3,400.00 EUR")),
+            Some(Scalar::Num {
+                value: 3400.0,
+                decimals: 2
+            })
+        );
+        assert_eq!(
+            Scalar::of(&json!("B-12")),
+            Some(Scalar::Text("B-12".into()))
+        );
         assert_eq!(number_text_of(3.45678, 4), "3.4568");
     }
 }

@@ -294,6 +294,8 @@ impl Explorer<'_> {
         }) {
             self.file_uris();
         }
+        // The calls the descriptions show, before any guess.
+        self.examples(callable).await;
         for tool in callable {
             if self.writers.contains(tool.name.as_ref()) {
                 continue;

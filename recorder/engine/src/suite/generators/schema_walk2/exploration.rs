@@ -73,6 +73,10 @@ pub struct Exploration {
     /// Setup steps made ([`super::setup`]), in order: a fresh server
     /// process is set up the same way.
     pub setup: Vec<crate::model::types::PlannedCall>,
+    /// Observations of the examples a tool's description gave
+    /// ([`super::examples`]): the tool's own calls, whose records are its
+    /// listing.
+    pub examples: BTreeSet<usize>,
 }
 
 /// The key of a handle that is one of the operator's files.

@@ -64,6 +64,55 @@ fn log_subject(rest: &str) -> String {
     rest.to_owned()
 }
 
+/// A listing printed as a header and then one name a line (`Found
+/// keys:` over `alpha` and `beta`), or as bullets or numbered lines of
+/// short names: the names, under the header's noun (`keys`) or `item`.
+pub fn listed_names(text: &str) -> Option<(String, Vec<String>)> {
+    static ITEM: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r"^\s*(?:[-*+•]|\d{1,4}[.)])\s+(\S.{0,80}?)\s*$")
+            .expect("the item pattern compiles")
+    });
+    let lines: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
+    let (header, rest) = match lines.split_first() {
+        Some((h, rest)) if h.trim_end().ends_with(':') && h.chars().count() <= 60 => {
+            (Some(h.trim().trim_end_matches(':').trim()), rest)
+        }
+        _ => (None, lines.as_slice()),
+    };
+    if rest.len() < 2 || rest.len() > 500 {
+        return None;
+    }
+    let names: Vec<String> = rest
+        .iter()
+        .map(|l| {
+            ITEM.captures(l).map_or_else(
+                || (header.is_some()).then(|| l.trim().to_owned()),
+                |c| Some(c[1].to_owned()),
+            )
+        })
+        .collect::<Option<Vec<String>>>()?
+        .into_iter()
+        .map(|n| {
+            n.trim_matches(|c| c == '`' || c == '"' || c == '\'')
+                .to_owned()
+        })
+        .collect();
+    let short = names.iter().all(|n| {
+        (1..=80).contains(&n.chars().count())
+            && n.split_whitespace().count() <= 5
+            && !n.ends_with(':')
+            && !n.contains(": ")
+    });
+    if !short {
+        return None;
+    }
+    // The header's noun: its last word (`Found keys` lists keys).
+    let key = header
+        .and_then(|h| crate::access::words(h).pop())
+        .unwrap_or_else(|| "item".to_owned());
+    Some((key, names))
+}
+
 /// Handles a text's lines name by their shape, beside its labelled
 /// fields: a list item's id with its title, a log line's revision with its
 /// subject, tags, wiki links and local links, and the files of a tree
@@ -214,5 +263,38 @@ pub fn file_name_like(v: &str) -> bool {
                 && ext.chars().any(|c| c.is_ascii_alphabetic())
         }
         None => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_listing_under_a_header_or_of_bullets_is_read_as_names() {
+        assert_eq!(
+            listed_names("Found keys:\nuser:42\nsession-cart\nfeature flags"),
+            Some((
+                "keys".to_owned(),
+                vec![
+                    "user:42".into(),
+                    "session-cart".into(),
+                    "feature flags".into()
+                ]
+            ))
+        );
+        assert_eq!(
+            listed_names("- Maren Holt\n- Idris Vale\n- Ana Reyes"),
+            Some((
+                "item".to_owned(),
+                vec!["Maren Holt".into(), "Idris Vale".into(), "Ana Reyes".into()]
+            ))
+        );
+        // Prose is no listing, nor is a list of labelled fields.
+        assert_eq!(
+            listed_names("The server is ready.\nIt holds three keys."),
+            None
+        );
+        assert_eq!(listed_names("Keys:\nname: alpha\nsize: 3"), None);
     }
 }

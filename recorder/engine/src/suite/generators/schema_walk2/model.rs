@@ -111,13 +111,20 @@ impl Explorer<'_> {
         let n = self.ex.observations.len();
         for i in 0..n {
             let o = &self.ex.observations[i];
-            if o.writes || o.record.is_some() || !self.lists_everything(&o.args) {
+            // A listing, or an example the tool's description gives (its
+            // records are the tool's own answer to its own call).
+            if o.writes
+                || o.record.is_some()
+                || !(self.lists_everything(&o.args) || self.ex.examples.contains(&i))
+            {
                 continue;
             }
             let Some(tool) = callable.iter().find(|t| t.name == o.tool.as_str()) else {
                 continue;
             };
-            if super::kinds::sql_slot(tool).is_some() {
+            // A query language's tables are the catalogue's to read; its
+            // own example's answer is a listing like any other.
+            if super::kinds::sql_slot(tool).is_some() && !self.ex.examples.contains(&i) {
                 continue;
             }
             let Some(json) = o.json.clone() else {
@@ -130,14 +137,11 @@ impl Explorer<'_> {
             let listed: Vec<Listed> = holdings::lists(&json, None)
                 .into_iter()
                 .map(|(key, rows)| {
-                    (
-                        key.map(str::to_owned),
-                        key.map_or_else(|| noun_of(&call.tool), str::to_owned),
-                        rows.iter()
-                            .filter_map(Value::as_object)
-                            .map(holdings::scalars)
-                            .collect(),
-                    )
+                    let name = key
+                        .clone()
+                        .or_else(|| labelled_by(&rows))
+                        .unwrap_or_else(|| noun_of(&call.tool));
+                    (key, name, rows)
                 })
                 .collect();
             let one_list = listed.len() == 1;
@@ -421,12 +425,7 @@ impl Explorer<'_> {
                 .json
                 .as_ref()
                 .and_then(|j| holdings::first_list(j, None))
-                .map(|(_, rows)| {
-                    rows.iter()
-                        .filter_map(Value::as_object)
-                        .map(holdings::scalars)
-                        .collect::<Vec<_>>()
-                })
+                .map(|(_, rows)| rows)
                 .unwrap_or_default();
             records.extend(page);
             if records.len() > MAX_RECORDS {
@@ -492,12 +491,7 @@ impl Explorer<'_> {
             .json
             .as_ref()
             .and_then(|j| holdings::first_list(j, None))
-            .map(|(_, rows)| {
-                rows.iter()
-                    .filter_map(Value::as_object)
-                    .map(holdings::scalars)
-                    .collect()
-            })
+            .map(|(_, rows)| rows)
             .unwrap_or_default();
         if (got.len() as u64) >= most || got.len() < records.len() {
             return None;
@@ -561,6 +555,33 @@ fn total(v: &Value) -> Option<u64> {
     o.iter()
         .find(|(k, _)| TOTALS.contains(&squashed(k).as_str()))
         .and_then(|(_, x)| x.as_u64())
+}
+
+/// A kind named by the field its records are named by, where that field
+/// names a thing (`account` for a ledger's balances by account), never a
+/// bare `name` or `id`: its plural.
+fn labelled_by(rows: &[Map<String, Value>]) -> Option<String> {
+    let first = rows.first()?;
+    first.keys().find_map(|k| {
+        let words = crate::access::words(k);
+        let thing = words.len() == 1
+            && words[0].chars().all(char::is_alphabetic)
+            && !["name", "title", "id", "key", "label", "value", "type"]
+                .contains(&words[0].as_str());
+        let mut seen = std::collections::BTreeSet::new();
+        let unique_texts = rows.iter().all(|r| {
+            r.get(k)
+                .and_then(Value::as_str)
+                .is_some_and(|v| seen.insert(v.to_owned()))
+        });
+        (thing && unique_texts).then(|| {
+            if words[0].ends_with('s') {
+                words[0].clone()
+            } else {
+                format!("{}s", words[0])
+            }
+        })
+    })
 }
 
 /// A listing tool's noun: its name less the verbs (`list_tasks` is

@@ -164,6 +164,15 @@ pub fn harvest(text: &str, json: Option<&Value>, from: usize) -> Vec<Handle> {
     if let Some(v) = json {
         json_handles(v, "", &mut |value, key, alias| push(value, key, alias));
     }
+    // A listing under a header, or of bullets (`Found keys:` over one
+    // key a line): each a name of what the header names.
+    if json.is_none()
+        && let Some((key, names)) = super::lines::listed_names(text)
+    {
+        for n in names {
+            push(n, &key, None);
+        }
+    }
     // A listing answered one bare name a line (`games\nplays`): each a
     // name.
     let names: Vec<&str> = text
