@@ -31,6 +31,7 @@ mod publish_unredacted;
 mod real_model;
 mod redaction_canary;
 mod redirect_credentials;
+mod refusal_words;
 mod rewrite_check;
 mod rewrite_check_trust;
 mod rewrite_judge;

@@ -458,6 +458,29 @@ pub fn fake_viewer(dir: &Path) -> PathBuf {
     viewer
 }
 
+/// `fitness publish` of the run directories in `runs` to `site`, with a
+/// stand-in viewer made in `tmp`.
+pub fn publish_runs(tmp: &Path, runs: &Path, site: &Path) {
+    let viewer = fake_viewer(tmp);
+    let published = fitness(&["publish", "--out", s(site), "--viewer", s(&viewer), s(runs)]);
+    assert!(published.status.success(), "{}", text(&published));
+}
+
+/// A published site's board index.
+pub fn board_of(site: &Path) -> Value {
+    serde_json::from_slice(&std::fs::read(site.join("data/board.json")).expect("board.json"))
+        .expect("json")
+}
+
+/// A page's text: its tags dropped, its spaces folded.
+pub fn page_text(html: &str) -> String {
+    let tags = regex::Regex::new(r"<[^>]*>").expect("pattern");
+    tags.replace_all(html, " ")
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
 /// Every file under `root` with its bytes, and every directory: a tree
 /// that gained an empty directory differs.
 pub fn tree(root: &Path) -> Vec<(String, Vec<u8>)> {
