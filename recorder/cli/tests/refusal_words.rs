@@ -111,7 +111,7 @@ fn the_null_baseline_reads_each_arm_against_the_line_and_only_what_the_arms_that
     for arm in ["no-tools", "stubbed-empty"] {
         assert!(
             page.contains(&format!(
-                "{arm} {} none not run not run: the arms run cheapest first, and the gate had already decided on random-valid-args",
+                "{arm} {} none not run not run: the gate had decided on random-valid-args (the arms run cheapest first)",
                 fitness_shared::reading::null_baseline::given(arm)
             )),
             "{arm}: {page}"

@@ -223,7 +223,7 @@ fn not_run_why(r: &NullRate, earlier: &[NullRate], decision: &str, before_agent:
         .collect();
     match decision {
         "KILL" if before_agent && !decided_by.is_empty() => format!(
-            "not run: the arms run cheapest first, and the gate had already decided on {}, so no call was spent on this arm",
+            "not run: the gate had decided on {} (the arms run cheapest first)",
             decided_by.join(" and ")
         ),
         "COMPROMISED" => {

@@ -112,7 +112,7 @@ pub(super) fn gate_family(detail: &GateDetail, record: &RunRecord) -> impl IntoV
             let finding = tape_reading
                 .as_ref()
                 .and_then(fitness_shared::reading::construct::finding)
-                .map(|f| view! { <p class="finding">{f}</p> });
+                .map(|f| view! { <p class="finding server-finding">{f}</p> });
             EitherOf10::D(view! {
                 <p>"A reference agent handed the answer key must still reach it through the server."</p>
                 <ul>
@@ -238,8 +238,7 @@ pub(super) fn null_baseline_view(detail: &GateDetail) -> impl IntoView + use<> {
             };
             view! {
                 <tr class=class data-arm=a.label.clone()>
-                    <th scope="row">{a.label.clone()}</th>
-                    <td>{a.given}</td>
+                    <th scope="row">{a.label.clone()}" "<span class="given">{a.given}</span></th>
                     <td>{a.passed.clone()}</td>
                     <td>{a.rate.clone()}</td>
                     <td class="against">{a.against.clone()}</td>
@@ -256,7 +255,7 @@ pub(super) fn null_baseline_view(detail: &GateDetail) -> impl IntoView + use<> {
     Either::Right(view! {
         <p class="null-intro">{reading.intro.clone()}</p>
         <div class="scroll"><table class="nulls">
-            <thead><tr><th scope="col">"Null model"</th><th scope="col">"Given"</th><th scope="col">"Passed"</th><th scope="col">"Rate"</th><th scope="col">"Against the line"</th><th scope="col">"Calls that failed"</th></tr></thead>
+            <thead><tr><th scope="col">"Null model, and what it is given"</th><th scope="col">"Passed"</th><th scope="col">"Rate"</th><th scope="col">"Against the line"</th><th scope="col">"Calls that failed"</th></tr></thead>
             <tbody>{rows}</tbody>
         </table></div>
         <ul class="null-line">

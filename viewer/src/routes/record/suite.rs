@@ -170,14 +170,14 @@ pub(super) fn extensions_view(record: &RunRecord) -> Option<impl IntoView + use<
             <h3>"Extension batches"</h3>
             <p>{start}</p>
             <p class="sequence">{format!("Pooled sequence: {sequence}")}</p>
-            <table>
+            <div class="scroll"><table>
                 <thead><tr>
                     <th scope="col">"Batch"</th><th scope="col">"Gate"</th>
                     <th scope="col">"Tasks added"</th><th scope="col">"Trials added"</th>
                     <th scope="col">"Pooled after"</th><th scope="col">"Resolved to"</th><th scope="col">"Dropped, failed calls"</th>
                 </tr></thead>
                 <tbody>{rows}</tbody>
-            </table>
+            </table></div>
             {end}
         </section>
     })
