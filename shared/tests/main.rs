@@ -9,6 +9,7 @@ mod gates;
 mod golden_vectors;
 mod integrity;
 mod invariants;
+mod reading;
 mod record_import;
 mod record_parser_robustness;
 mod record_roundtrip;

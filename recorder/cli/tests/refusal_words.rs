@@ -499,37 +499,17 @@ async fn a_model_name_that_names_nothing_is_not_printed_as_the_providers() {
         })
         .collect();
     let fake = FakeApi::start(script).await;
-    let base = format!("{}/v1", fake.base);
-    let tmp = tempfile::tempdir().expect("tempdir");
-    let runs = tmp.path().join("runs");
-    let runs_arg = runs.clone();
-    let output = tokio::task::spawn_blocking(move || {
-        common::run_bounded_in(
-            None,
-            &[
-                ("OPENAI_BASE_URL", base),
-                ("OPENAI_API_KEY", "sk-fake".to_owned()),
-            ],
-            &common::run_args(
-                "openai/fake-runner",
-                &runs_arg,
-                &["--generator", "schema-walk/2", "--no-screen"],
-                &[FITNESS, "demo-server", "good"],
-            ),
-            Duration::from_secs(240),
-        )
-    })
-    .await
-    .expect("the run");
-    let (dir, record) = common::run_result(&output);
+    let (runs, dir, record) =
+        common::run_on_fake_api(&fake, &["--generator", "schema-walk/2", "--no-screen"]).await;
     assert!(!fake.seen().is_empty(), "the runner was called");
     assert!(
         record["run"].get("runner_reported").is_none(),
         "{}",
         record["run"]
     );
+    let tmp = tempfile::tempdir().expect("tempdir");
     let site = tmp.path().join("site");
-    publish_runs(tmp.path(), &runs, &site);
+    publish_runs(tmp.path(), runs.path(), &site);
     let page = read_page(&site, &dir);
     assert!(
         page.contains("Runner model openai/fake-runner Judge model"),

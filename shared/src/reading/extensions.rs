@@ -93,23 +93,18 @@ pub fn resolution_text(record: &RunRecord, gate: &str) -> Option<String> {
             "On the registered size the pool stood at {pool}, and {test}. The registration bought no extension batch, so the unresolved gate is refused where it stands: EXTEND_EXHAUSTED."
         )),
         _ if record.extensions.is_empty() => None,
-        "ok" => Some(format!(
-            "After {} the pool stood at {pool}: PASS, so the gate let the run through.",
-            plural(
-                record.extensions.len() as u64,
-                "extension batch",
-                "extension batches"
-            )
-        )),
-        "below_threshold" => Some(format!(
-            "After {} the pool stood at {pool}: FAIL, the exact test rejected the threshold.",
-            plural(
-                record.extensions.len() as u64,
-                "extension batch",
-                "extension batches"
-            )
-        )),
-        _ => None,
+        reason => {
+            let ending = match reason {
+                "ok" => "PASS, so the gate let the run through",
+                "below_threshold" => "FAIL, the exact test rejected the threshold",
+                _ => return None,
+            };
+            let batches = record.extensions.len() as u64;
+            Some(format!(
+                "After {} the pool stood at {pool}: {ending}.",
+                plural(batches, "extension batch", "extension batches")
+            ))
+        }
     }
 }
 

@@ -75,6 +75,9 @@ impl NullReading {
         };
         let decision = decision.as_deref().unwrap_or("not recorded");
         let ratio = ratio.unwrap_or(crate::gates::NULL_KILL_RATIO);
+        // An undecidable gate (the agent passed nothing, a rate missing)
+        // draws no line to read the arms against, whatever it stored.
+        let kill_threshold = &kill_threshold.filter(|_| decision != "INDETERMINATE");
         // Decided before any paid call: the line for an agent at 100%.
         let before_agent = t_agent.is_none() && decision == "KILL";
         let arms: Vec<ArmReading> = rates
@@ -185,7 +188,7 @@ fn arm(
     let against = match (ran, reached, line) {
         (true, Some(true), Some(l)) => format!("at or above the line of {}", pct(l)),
         (true, Some(false), Some(l)) => format!("below the line of {}", pct(l)),
-        (true, _, _) => "no line drawn yet".to_owned(),
+        (true, _, _) => "no line to read it against".to_owned(),
         (false, _, _) => not_run_why(r, earlier, decision, before_agent),
     };
     ArmReading {
@@ -283,6 +286,9 @@ fn line_text(
             pct(a)
         ),
         (Some(l), None) => format!("Kill line: {}, the ratio {ratio}.", pct(l)),
+        (None, _) if decision == "INDETERMINATE" => {
+            "Kill line: none. The gate could not be decided, and an undecided baseline halts the run like a kill.".to_owned()
+        }
         (None, _) if decision == "DEFERRED" => format!(
             "Kill line: not drawn yet. It is {ratio} times the agent's rate; before any paid call only a null rate at or above {} could kill, and none did.",
             pct(ratio)
