@@ -10,7 +10,7 @@ use fitness_shared::gates::{
     NullReason, PlanPowerReason, PreRegistration, StructuralReason, SuiteFates, compromised,
     null_baseline, null_baseline_with_ratio, perfect_agent_min_trials, plan_power_gate,
     publishable_sizes, published_verdict, resolve_extensions, resolve_extensions_with, structural,
-    structural_with, verdict,
+    structural_registered, structural_with, suite_size_text, verdict,
 };
 use fitness_shared::record::Outcome as RunOutcome;
 use fitness_shared::stats::wilson;
@@ -435,6 +435,45 @@ fn registered_floors_tighten_the_structural_gate() {
     let tight = structural_with(&f, MIN_SUITE_SIZE, 0.8).unwrap();
     assert_eq!(tight.reason, StructuralReason::AdmissionRateBelowFloor);
     assert!(structural_with(&f, 8, 1.5).is_err());
+}
+
+#[test]
+fn a_suite_at_the_floor_but_under_its_registered_size_is_refused_for_that() {
+    // A one-tool server's 8 tasks: the seed's floor of 8 is met, the 12 the
+    // run registered are not. The reason says so; the words never print a
+    // floor the suite met beside a refusal for missing it.
+    let f = fates(0, 0, 0, 8);
+    let r = structural_registered(&f, MIN_SUITE_SIZE, Some(12), MIN_ADMISSION_RATE).unwrap();
+    assert_eq!(
+        (r.reason, r.refusal, r.registered_size),
+        (
+            StructuralReason::SuiteBelowRegisteredSize,
+            Some(RunOutcome::InsufficientSurface),
+            Some(12)
+        )
+    );
+    assert_eq!(
+        serde_json::to_value(r.reason).unwrap(),
+        "suite_below_registered_size"
+    );
+    assert_eq!(
+        suite_size_text(8, Some(12), Some(8)),
+        "8 tasks admitted to the suite: the floor of 8 is met, not the 12 registered"
+    );
+    // Below the floor, the floor is what was missed.
+    let r = structural_registered(&fates(0, 0, 0, 7), 8, Some(12), MIN_ADMISSION_RATE).unwrap();
+    assert_eq!(r.reason, StructuralReason::SuiteBelowMinimum);
+    assert_eq!(
+        suite_size_text(7, Some(12), Some(8)),
+        "7 tasks admitted to the suite, below the floor of 8 (registered 12)"
+    );
+    // The registered size met: both numbers, no refusal.
+    let r = structural_registered(&fates(0, 12, 0, 12), 8, Some(12), MIN_ADMISSION_RATE).unwrap();
+    assert!(r.ok);
+    assert_eq!(
+        suite_size_text(12, Some(12), Some(8)),
+        "12 tasks admitted to the suite: registered 12, floor 8"
+    );
 }
 
 #[test]

@@ -149,7 +149,7 @@ fn a_thin_suite_prints_the_floor_it_was_held_to_on_the_row_and_the_page() {
     r.gates.records.push(g);
     r.suite.tasks = Some(10);
     let b = board(std::slice::from_ref(&r));
-    let words = "10 tasks admitted to the suite: registered 12, floor 8";
+    let words = "10 tasks admitted to the suite: the floor of 8 is met, not the 12 registered";
     let RowResult::Refused { teaser, .. } = &row(&b, &r.run.id).result else {
         panic!("a refused row");
     };

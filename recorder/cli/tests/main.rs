@@ -9,6 +9,7 @@ mod model_fake;
 mod ask;
 mod cli_ends;
 mod compare;
+mod composed;
 mod conformance;
 mod demo_servers;
 mod discovery;

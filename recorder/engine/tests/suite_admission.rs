@@ -64,6 +64,7 @@ fn good(prompt: &str, answer: &str) -> Task {
         origin: None,
         kind: Default::default(),
         state_check: None,
+        shape: None,
     }
 }
 

@@ -60,7 +60,7 @@ pub use prereg::{
 pub use published::{PublishedReason, PublishedVerdict, published_verdict};
 pub use structural::{
     MIN_ADMISSION_RATE, MIN_SUITE_SIZE, StructuralReason, StructuralReport, SuiteFates, structural,
-    structural_with, suite_size_text,
+    structural_registered, structural_with, suite_size_text,
 };
 pub use verdict::{
     MAX_PLAN_N, Plan, Verdict, achieved_power, critical_k, plan, plan_within, verdict,

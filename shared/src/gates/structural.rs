@@ -43,8 +43,13 @@ pub enum StructuralReason {
     NoCandidates,
     /// The null screen deleted every task that survived admission.
     AllCandidatesNullAnswerable,
-    /// Fewer than 8 tasks.
+    /// Fewer tasks than the floor (8, or a floor the run registered
+    /// higher): the seed's thin surface.
     SuiteBelowMinimum,
+    /// The floor is met but not the size the run registered: a run
+    /// completes its registered size or it is refused, so the suite that
+    /// the surface did give cannot be driven under this registration.
+    SuiteBelowRegisteredSize,
     /// Too few candidates survived the admission rules.
     AdmissionRateBelowFloor,
 }
@@ -63,8 +68,11 @@ pub struct StructuralReport {
     pub admission_rate: Option<f64>,
     /// The floor (0.25).
     pub min_admission_rate: f64,
-    /// The minimum suite size (8).
+    /// The minimum suite size (8, or a floor the run registered higher).
     pub min_suite_size: u64,
+    /// The size the run registered, where the gate held the suite to it.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub registered_size: Option<u64>,
     /// True when both floors are met.
     pub ok: bool,
     /// Why.
@@ -86,7 +94,9 @@ pub struct StructuralReport {
 /// In order: no candidates -> INSUFFICIENT_SURFACE (`no_candidates`); suite
 /// empty after the screen deleted candidates -> DEGENERATE
 /// (`all_candidates_null_answerable`); suite < 8 -> INSUFFICIENT_SURFACE
-/// (`suite_below_minimum`); rate < 0.25 -> INSUFFICIENT_SURFACE
+/// (`suite_below_minimum`); suite below the size the run registered ->
+/// INSUFFICIENT_SURFACE (`suite_below_registered_size`, with
+/// [`structural_registered`]); rate < 0.25 -> INSUFFICIENT_SURFACE
 /// (`admission_rate_below_floor`); else ok.
 ///
 /// Errors when the fates do not add up to the candidates.
@@ -103,6 +113,18 @@ pub fn structural(fates: &SuiteFates) -> Result<StructuralReport, GateError> {
 pub fn structural_with(
     fates: &SuiteFates,
     min_suite_size: u64,
+    min_admission_rate: f64,
+) -> Result<StructuralReport, GateError> {
+    structural_registered(fates, min_suite_size, None, min_admission_rate)
+}
+
+/// [`structural_with`] for a run that registered its size: a suite that
+/// meets the floor but holds fewer tasks than `registered` is refused
+/// for that (`suite_below_registered_size`), never as below the floor.
+pub fn structural_registered(
+    fates: &SuiteFates,
+    min_suite_size: u64,
+    registered: Option<u64>,
     min_admission_rate: f64,
 ) -> Result<StructuralReport, GateError> {
     if !(0.0..=1.0).contains(&min_admission_rate) {
@@ -147,6 +169,11 @@ pub fn structural_with(
             StructuralReason::SuiteBelowMinimum,
             Some(RunOutcome::InsufficientSurface),
         )
+    } else if registered.is_some_and(|r| fates.suite_size < r) {
+        (
+            StructuralReason::SuiteBelowRegisteredSize,
+            Some(RunOutcome::InsufficientSurface),
+        )
     } else if admission_rate.is_some_and(|r| r < min_admission_rate) {
         (
             StructuralReason::AdmissionRateBelowFloor,
@@ -162,6 +189,7 @@ pub fn structural_with(
         admission_rate,
         min_admission_rate,
         min_suite_size,
+        registered_size: registered,
         ok: refusal.is_none(),
         reason,
         refusal,
@@ -169,25 +197,31 @@ pub fn structural_with(
 }
 
 /// The suite-size rule in words, as every page prints it: the tasks the
-/// suite holds against the size the run registered and the floor, e.g.
-/// `10 tasks admitted to the suite: registered 12, floor 8`. The size the
-/// gate applies is the larger of the two: a run completes its registered
-/// size or it is refused. A number the record does not hold is left out.
+/// suite holds against the size the run registered and the floor. The
+/// size the gate applies is the larger of the two (a run completes its
+/// registered size or it is refused), and the words say which one a
+/// suite missed, never a floor it met beside a refusal for missing it:
+/// `12 tasks admitted to the suite: registered 12, floor 8`;
+/// `8 tasks admitted to the suite: the floor of 8 is met, not the 12 registered`;
+/// `5 tasks admitted to the suite, below the floor of 8 (registered 12)`.
+/// A number the record does not hold is left out.
 pub fn suite_size_text(tasks: u64, registered: Option<u64>, floor: Option<u64>) -> String {
     let noun = if tasks == 1 { "task" } else { "tasks" };
-    let limits: Vec<String> = [
-        registered.map(|r| format!("registered {r}")),
-        floor.map(|f| format!("floor {f}")),
-    ]
-    .into_iter()
-    .flatten()
-    .collect();
-    if limits.is_empty() {
-        format!("{tasks} {noun} admitted to the suite")
-    } else {
-        format!(
-            "{tasks} {noun} admitted to the suite: {}",
-            limits.join(", ")
-        )
+    let head = format!("{tasks} {noun} admitted to the suite");
+    match (registered, floor) {
+        (_, Some(f)) if tasks < f => format!(
+            "{head}, below the floor of {f}{}",
+            registered
+                .map(|r| format!(" (registered {r})"))
+                .unwrap_or_default()
+        ),
+        (Some(r), Some(f)) if tasks < r => {
+            format!("{head}: the floor of {f} is met, not the {r} registered")
+        }
+        (Some(r), None) if tasks < r => format!("{head}, fewer than the {r} registered"),
+        (Some(r), Some(f)) => format!("{head}: registered {r}, floor {f}"),
+        (Some(r), None) => format!("{head}: registered {r}"),
+        (None, Some(f)) => format!("{head}: floor {f}"),
+        (None, None) => head,
     }
 }

@@ -364,6 +364,7 @@ pub fn scored_record() -> RunRecord {
                 reps: Some(2),
                 reps_succeeded: Some(2),
                 kind: None,
+                shape: None,
             }],
             consistency: Some(Consistency {
                 tasks: 1,
@@ -373,6 +374,7 @@ pub fn scored_record() -> RunRecord {
                 never: 0,
             }),
             per_kind: Vec::new(),
+            per_shape: Vec::new(),
             ambiguous_parameters: vec![json!({"tool": "search", "param": "q"})],
             schema_drift: Some(json!({"checked": true, "drifted": false})),
         }),

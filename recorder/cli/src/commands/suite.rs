@@ -34,8 +34,9 @@ pub struct SuiteArgs {
     /// calls).
     #[arg(long)]
     pub generator: String,
-    /// Tasks in the driven suite.
-    #[arg(long, default_value_t = 20)]
+    /// Tasks in the driven suite (the default is `fitness run`'s, so the two
+    /// commands at their defaults generate the same suite).
+    #[arg(long, default_value_t = fitness_recorder::pipeline::config::DEFAULT_TASKS as usize)]
     pub tasks: usize,
     /// Candidates asked for per task kept (registered).
     #[arg(long, default_value_t = fitness_recorder::suite::DEFAULT_OVERGEN)]
@@ -137,6 +138,7 @@ pub fn run(args: SuiteArgs) -> anyhow::Result<()> {
         writes: sandbox.writes_at_generation(),
         concurrency: 1,
         hints: args.hints.hints()?,
+        fresh: Some(target.clone()),
     };
     let runtime = crate::process::runtime()?;
     let timeout = Duration::from_secs(args.timeout.max(1));
@@ -434,6 +436,23 @@ fn quality(out: &mut String, q: &fitness_shared::record::SuiteQuality) {
         .iter()
         .map(|k| format!("{} {}", k.kind, k.count))
         .collect();
+    let shapes: Vec<String> = q
+        .per_shape
+        .iter()
+        .map(|k| format!("{} {}", k.kind, k.count))
+        .collect();
+    let (composed, computed) = q.composed_and_computed();
+    if !shapes.is_empty() {
+        out.push_str(&format!(
+            "shapes: {}; two calls or a computation over several records {} ({}); count, total, rank or compare {} ({}); worded from a template {}\n",
+            shapes.join(", "),
+            composed,
+            pct(composed),
+            computed,
+            pct(computed),
+            q.template_worded.map_or("-".to_owned(), |n| format!("{n} ({})", pct(n))),
+        ));
+    }
     out.push_str(&format!(
         "quality: {} of {} listed tool(s) covered ({}); answers from a successful call {} of {} ({}); more than one call {} ({}); checks: {}\n",
         q.tools_covered(),

@@ -12,6 +12,8 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
+pub mod servers;
+
 pub const FITNESS: &str = env!("CARGO_BIN_EXE_fitness");
 
 /// Run `fitness ARGS`, killing it after `limit`; fails the test on a hang.

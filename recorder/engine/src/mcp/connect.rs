@@ -649,6 +649,12 @@ impl Session {
     }
 
     /// The timeout that bounds every request.
+    /// The wire tape this session's frames go to: a second session of the
+    /// same run (a fresh process to read again from) tapes there too.
+    pub fn tap(&self) -> Tap {
+        self.service.service().tap.clone()
+    }
+
     pub fn timeout(&self) -> Duration {
         self.timeout
     }

@@ -160,6 +160,7 @@ impl Run<'_> {
             writes: self.cfg.settings.sandbox.writes_at_generation(),
             concurrency: self.width(),
             hints: self.cfg.settings.hints.clone(),
+            fresh: Some(server.target().clone()),
         };
         let corr = format!("generate::x{index}");
         // A reused suite brings its extension batches along.

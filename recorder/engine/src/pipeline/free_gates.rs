@@ -220,35 +220,37 @@ impl Run<'_> {
             null_screened: ledger.null_screened.as_ref().map_or(0, |s| s.dropped),
             suite_size: generation.suite.tasks.len() as u64,
         };
-        // The registered size is the floor the suite must reach: a suite
-        // smaller than registered cannot run the registered test.
-        let min_suite = self
-            .cfg
-            .settings
-            .floors
-            .min_suite
-            .max(self.cfg.settings.tasks);
-        let report = gates::structural_with(
+        // The suite must reach the floor (the seed's 8, or a floor the run
+        // registered higher) and the size the run registered: a run
+        // completes its registered size or it is refused, in words that
+        // say which of the two it missed.
+        let floor = self.cfg.settings.floors.min_suite;
+        let registered = self.cfg.settings.tasks;
+        let report = gates::structural_registered(
             &fates,
-            min_suite,
+            floor,
+            Some(registered),
             self.cfg.settings.floors.min_admission_rate,
         )?;
-        let explain = format!(
+        let mut explain = format!(
             "{} candidates: {} rejected by rule, {} trimmed as surplus, {} deleted by the null screen; {}; admission rate {} against a floor of {}.",
             fates.candidates,
             report.rejected,
             fates.trimmed_surplus,
             fates.null_screened,
-            gates::suite_size_text(
-                fates.suite_size,
-                Some(self.cfg.settings.tasks),
-                Some(self.cfg.settings.floors.min_suite)
-            ),
+            gates::suite_size_text(fates.suite_size, Some(registered), Some(floor)),
             report
                 .admission_rate
                 .map_or("undefined".to_owned(), |r| format!("{r:.2}")),
             report.min_admission_rate
         );
+        if report.reason == gates::StructuralReason::SuiteBelowRegisteredSize {
+            explain.push_str(&format!(
+                " A run completes the size it registered, so these {n} tasks are not driven under a registration of {registered}; {would} registers a size this surface meets.",
+                n = fates.suite_size,
+                would = self.smaller_registration(fates.suite_size)
+            ));
+        }
         // A judge writes judge-synth's candidates: what admission rejected
         // says as much about the judge as about the server.
         let judged: u64 = fates
@@ -295,12 +297,12 @@ impl Run<'_> {
             verdict: None,
             reason: name_of(&report.reason),
             detail: GateDetail::Structural {
-                n_requested: Some(self.cfg.settings.tasks),
+                n_requested: Some(registered),
                 n_generated: Some(fates.candidates),
                 n_tasks: Some(fates.suite_size),
                 admission_rate: report.admission_rate,
                 min_admission_rate: Some(report.min_admission_rate),
-                min_generated: Some(min_suite),
+                min_generated: Some(floor),
                 explain: Some(explain),
             },
             source_detail: None,
@@ -351,6 +353,23 @@ impl Run<'_> {
                 outcome: Outcome::Degenerate,
                 gate: "answer_leak".to_owned(),
             }
+        }
+    }
+
+    /// The flags that register `n` tasks, with the reps a flawless
+    /// reference agent needs to publish at that size (`--tasks 8 --reps 5`).
+    fn smaller_registration(&self, n: u64) -> String {
+        let prereg = gates::PreRegistration {
+            n_tasks: n.max(1),
+            ..self.gate_prereg()
+        };
+        let publishes = gates::plan_power_gate(&prereg).is_ok_and(|r| r.ok);
+        match gates::publishable_sizes(&prereg) {
+            _ if publishes => format!("`--tasks {n}`"),
+            Ok(gates::PublishableSizes {
+                min_reps: Some(r), ..
+            }) => format!("`--tasks {n} --reps {r}`"),
+            _ => format!("`--tasks {n}` (no reps up to 10,000 trials would let it publish)"),
         }
     }
 

@@ -370,6 +370,7 @@ impl Run<'_> {
             writes: cfg.settings.sandbox.writes_at_generation(),
             concurrency: self.width(),
             hints: cfg.settings.hints.clone(),
+            fresh: Some(server.target().clone()),
         };
         let session = server.session()?;
         session.set_corr_id(Some("generate"));

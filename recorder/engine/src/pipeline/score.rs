@@ -52,6 +52,7 @@ pub fn score(
         tools: tool_scores(tally.per_tool, tools),
         consistency: rec::Consistency::of(&tasks),
         per_kind: rec::KindScore::of(&tasks),
+        per_shape: rec::ShapeScore::of(&tasks),
         tasks,
         ambiguous_parameters: Vec::new(),
         schema_drift: None,
@@ -125,6 +126,7 @@ impl Tally {
             reps: Some(reps.len() as u64),
             reps_succeeded: Some(solved.iter().filter(|s| **s).count() as u64),
             kind: task.is_act().then(|| "act".to_owned()),
+            shape: task.shape,
         }
     }
 

@@ -171,6 +171,7 @@ mod tests {
             origin: None,
             kind: TaskKind::Ask,
             state_check: None,
+            shape: None,
         };
         // An agent that only says it made the change.
         let claimed = outcome("Done: I created kaso_tor.", Some("{\"entities\": []}"));

@@ -790,6 +790,7 @@ mod tests {
             origin: None,
             kind: Default::default(),
             state_check: None,
+            shape: None,
         }
     }
 

@@ -18,13 +18,19 @@
 //! | `write-excluded` | a task whose solution writes, where the run may not write |
 //! | `answer-not-reached` | a judge's task whose solution, made at generation, fails or returns no answer its check accepts (or that has no solution to make) |
 //! | `error-answer` | the answer came from a result that reads as an error (`ENOENT`, `not found`, a traceback...) |
+//! | `two-right-answers` | a question with more than one right answer: two records share the largest value asked for, a name that names two records |
+//! | `order-dependent` | an answer that depends on the order a server happens to list things in (the first of a list) |
+//! | `reference-disagrees` | a composed question whose reference query, run through the server, does not give the answer computed from the records |
+//! | `answer-changed` | an answer that is not the same when read again from a fresh server process |
 //! | `names-tool` | `judge-walk/1`: the prompt names a tool, so it dictates the call |
 //! | `label-as-given` | `judge-walk/1`: the harness's wording asks for a label it also states as given (`the hex of the item whose hex is ...`) |
 //! | `duplicate` | the same normalised prompt as an admitted task or an earlier batch, or the same (solution, answer) |
 //! | `check-not-discriminating` | a predicate that accepts another admitted task's answer key (of two tasks with one answer, the later): it cannot tell the tasks apart |
 //!
 //! `answer-derivable` and `check-not-discriminating` apply to every
-//! generator but `schema-walk/1`, whose suites stay as they were generated;
+//! generator but `schema-walk/1`, whose suites stay as they were generated
+//! (a composed question's answer is computed over many records, so two
+//! counts of 3 are no clash: `check-not-discriminating` passes it over);
 //! `error-answer` reads the result a candidate's answer came from, which
 //! only `schema-walk/2` and a verified `judge-synth/1` candidate carry.
 //! `names-tool` and `label-as-given` apply to `judge-walk/1` alone, whose
@@ -111,6 +117,10 @@ pub const RULES: &[&str] = &[
     "write-excluded",
     "answer-not-reached",
     "error-answer",
+    "two-right-answers",
+    "order-dependent",
+    "reference-disagrees",
+    "answer-changed",
     "names-tool",
     "label-as-given",
     "duplicate",
@@ -191,6 +201,9 @@ impl Batch {
         check(task, ctx)?;
         if let Some(why) = &c.unreached {
             return Err(("answer-not-reached", why.clone()));
+        }
+        if let Some((rule, why)) = &c.disproved {
+            return Err((rule, why.clone()));
         }
         if let Some(source) = &c.source
             && super::reading::reads_as_error(source)
@@ -295,8 +308,17 @@ fn discriminating(admitted: Vec<Task>, rejections: &mut Vec<Rejection>) -> Vec<T
     let keys: Vec<String> = admitted.iter().map(|t| normalise(&t.answer_key)).collect();
     let mut kept = Vec::with_capacity(admitted.len());
     for (j, task) in admitted.iter().enumerate() {
+        // A typed check is the composer's: its answer was computed.
+        let composed = matches!(
+            task.check,
+            Predicate::Number { .. }
+                | Predicate::Date { .. }
+                | Predicate::Set { .. }
+                | Predicate::Text { .. }
+        );
         let clash = admitted.iter().enumerate().find(|(i, other)| {
-            *i != j
+            !composed
+                && *i != j
                 && if keys[*i] == keys[j] {
                     *i < j
                 } else {

@@ -29,8 +29,47 @@ pub fn check_text(p: &Predicate) -> String {
                 format!("the answer holds a number within {tolerance} of {value}")
             }
         }
+        Predicate::Number { value, .. } => format!(
+            "the answer gives the number {} (as a person writes it: `1,234`, `1234.0`, rounded no coarser than the data), with no more than a few other numbers beside it",
+            super::compose::number_text_of(*value, 6)
+        ),
+        Predicate::Date { value } => {
+            format!("the answer gives the date {value} in any common form")
+        }
+        Predicate::Set { members, others } => format!(
+            "the answer names every one of {} (any order, whole words){}",
+            quoted(members),
+            if others.is_empty() {
+                String::new()
+            } else {
+                format!(" and none of the {} others", others.len())
+            }
+        ),
+        Predicate::Text {
+            value,
+            others,
+            max_others,
+        } => format!(
+            "the answer names `{value}` (whole words, any case){}",
+            if others.is_empty() {
+                String::new()
+            } else {
+                format!(
+                    ", and at most {max_others} of the {} other candidates",
+                    others.len()
+                )
+            }
+        ),
         other => serde_json::to_string(other).unwrap_or_else(|_| "a check".to_owned()),
     }
+}
+
+fn quoted(values: &[String]) -> String {
+    values
+        .iter()
+        .map(|v| format!("`{v}`"))
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// A task's check: on the answer for a question; on what the harness
@@ -67,8 +106,11 @@ pub fn tasks_text(tasks: &[Task]) -> String {
     let mut out = format!("tasks ({}):\n", tasks.len());
     for t in tasks {
         out.push_str(&format!(
-            "  {}  {}\n      calls: {}\n      check: {}\n",
+            "  {}  {}{}\n      calls: {}\n      check: {}\n",
             t.id,
+            t.shape
+                .map(|s| format!("[{}] ", s.as_str()))
+                .unwrap_or_default(),
             one_line(&t.prompt),
             chain(t),
             task_check_text(t)
@@ -102,8 +144,11 @@ pub fn markdown(s: &Suite, rejections: &[Rejection], ledger: &str) -> String {
     }
     for t in &s.tasks {
         md.push_str(&format!(
-            "### {}\n\n> {}\n\n- calls: {}\n- check: {}\n- answer: `{}`\n",
+            "### {}{}\n\n> {}\n\n- calls: {}\n- check: {}\n- answer: `{}`\n",
             t.id,
+            t.shape
+                .map(|s| format!(" ({}: {})", s.as_str(), s.words()))
+                .unwrap_or_default(),
             one_line(&t.prompt),
             chain(t).replace('`', "'"),
             task_check_text(t),

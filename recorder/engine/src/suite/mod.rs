@@ -9,17 +9,22 @@
 
 pub mod act;
 pub mod admission;
+pub mod call;
+pub mod compose;
 pub mod destructive;
 pub mod generators;
 pub mod hashed;
+pub mod holdings;
 pub mod listing;
 pub mod options;
 pub mod predicate;
+pub mod printed;
 pub mod reading;
 pub mod schema_args;
 pub mod screen;
 pub mod spend;
 pub mod task;
+pub mod written;
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -105,6 +110,11 @@ pub async fn generate(
     let mut config = suite_config(opts, want, screen_runner, judge);
     config.extend(generator.config(&input));
     let proposed = generator.propose(&input).await?;
+    // The model of what the server holds that questions were composed
+    // over changes what is asked: hashed with it.
+    if let Some(h) = &proposed.holdings {
+        config.insert("holdings".into(), h.clone());
+    }
     spend.extend(proposed.synthesis);
     let n_candidates = proposed.candidates.len() as u64;
     let candidate_ids: Vec<String> = proposed.candidates.iter().map(|c| c.id.clone()).collect();
@@ -549,6 +559,16 @@ pub fn quality(
             .unwrap_or_default();
         *kinds.entry(kind).or_default() += 1;
     }
+    let per_shape = fitness_shared::record::TaskShape::ALL
+        .into_iter()
+        .filter_map(|shape| {
+            let count = tasks.iter().filter(|t| t.shape == Some(shape)).count() as u64;
+            (count > 0).then(|| KindCount {
+                kind: shape.as_str().to_owned(),
+                count,
+            })
+        })
+        .collect();
     let mut per_tool: Vec<ToolTasks> = per_tool
         .into_iter()
         .map(|(tool, tasks)| ToolTasks { tool, tasks })
@@ -564,10 +584,45 @@ pub fn quality(
             .into_iter()
             .map(|(kind, count)| KindCount { kind, count })
             .collect(),
+        per_shape,
+        template_worded: Some(tasks.iter().filter(|t| templated(&t.prompt)).count() as u64),
     }
 }
 
-/// Keep `n` of `tasks`, chosen by a seeded shuffle, in their original order.
+/// Is a prompt worded from a template that echoes a key rather than
+/// asked as a person asks? The walk's fallbacks (all open "Using the
+/// server's tools, ...": "find the ... of the `members` record whose ...",
+/// "find what the server returns ... and quote it"), the older "exactly
+/// as the server gives it", or a raw key (`approx_rows`) outside quotes.
+pub fn templated(prompt: &str) -> bool {
+    static KEY: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+        regex::Regex::new(r"(?:^|[\s(])[a-z]+_[a-z0-9_]+(?:[\s.,?)]|$)")
+            .expect("the key pattern compiles")
+    });
+    let lower = prompt.to_lowercase();
+    let outside_quotes: String = prompt
+        .split(['`', '"'])
+        .step_by(2)
+        .collect::<Vec<_>>()
+        .join(" ");
+    lower.starts_with("using the server's tools")
+        || [
+            "exactly as the server gives it",
+            "what the server returns",
+            "the server report",
+            "of the item where",
+            "of the record whose",
+            "of the item whose",
+        ]
+        .iter()
+        .any(|t| lower.contains(t))
+        || KEY.is_match(&outside_quotes)
+}
+
+/// Keep `n` of `tasks`, chosen by a seeded shuffle, in their original
+/// order: first one task for each tool a task ends at (in shuffled order,
+/// while there is room), so trimming never drops a tool the suite
+/// covered, then the rest in shuffled order.
 pub fn trim(tasks: Vec<Task>, n: usize, seed: u64) -> Vec<Task> {
     if tasks.len() <= n {
         return tasks;
@@ -575,7 +630,20 @@ pub fn trim(tasks: Vec<Task>, n: usize, seed: u64) -> Vec<Task> {
     let mut order: Vec<usize> = (0..tasks.len()).collect();
     let mut rng = ChaCha8Rng::seed_from_u64(seed ^ 0x7472_696d); // "trim"
     order.shuffle(&mut rng);
-    let keep: BTreeSet<usize> = order.into_iter().take(n).collect();
+    let last_tool = |t: &Task| t.solution.last().map(|c| c.tool.clone());
+    let mut keep: BTreeSet<usize> = BTreeSet::new();
+    let mut tools: BTreeSet<Option<String>> = BTreeSet::new();
+    for &i in &order {
+        if keep.len() < n && tools.insert(last_tool(&tasks[i])) {
+            keep.insert(i);
+        }
+    }
+    for &i in &order {
+        if keep.len() >= n {
+            break;
+        }
+        keep.insert(i);
+    }
     tasks
         .into_iter()
         .enumerate()

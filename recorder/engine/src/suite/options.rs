@@ -109,6 +109,10 @@ pub struct GenerateOptions {
     /// What the operator told generation: calls that succeed (a walk
     /// starts from their results) and words for the judge (hashed).
     pub hints: OperatorHints,
+    /// The server, to start again (stdio) or open a new session with
+    /// (HTTP): composed answers are read again from a fresh process
+    /// before admission. `None`: they are not, and the ledger says so.
+    pub fresh: Option<crate::mcp::connect::Target>,
 }
 
 /// Seed calls a file holds at most, and its size at most.
@@ -212,6 +216,7 @@ impl GenerateOptions {
             writes: false,
             concurrency: 1,
             hints: OperatorHints::default(),
+            fresh: None,
         }
     }
 }

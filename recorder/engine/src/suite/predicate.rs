@@ -63,6 +63,36 @@ impl Predicate {
                 }
                 Ok(())
             }
+            Predicate::Number { value, given, .. } => {
+                if !value.is_finite() || given.iter().any(|g| !g.is_finite()) {
+                    return Err(format!("number: value {value} is not finite"));
+                }
+                Ok(())
+            }
+            Predicate::Date { value } => super::written::ymd(value)
+                .map(|_| ())
+                .ok_or_else(|| format!("date: {value:?} is not YYYY-MM-DD")),
+            Predicate::Set { members, others } => {
+                if members.is_empty() || members.iter().any(|m| m.trim().is_empty()) {
+                    return Err("set: a member is empty, or there are none".into());
+                }
+                if let Some(o) = others
+                    .iter()
+                    .find(|o| members.iter().any(|m| contains_token(m, o)))
+                {
+                    return Err(format!("set: {o:?} is both a member and not one"));
+                }
+                Ok(())
+            }
+            Predicate::Text { value, others, .. } => {
+                if value.trim().is_empty() {
+                    return Err("text: the value is empty".into());
+                }
+                if others.iter().any(|o| contains_token(value, o)) {
+                    return Err(format!("text: {value:?} names one of the others"));
+                }
+                Ok(())
+            }
         }
     }
 
@@ -104,6 +134,26 @@ impl Predicate {
                     .any(|n| (n - value).abs() <= *tolerance)
             }
             Predicate::AllOf { of } => !of.is_empty() && of.iter().all(|p| p.check(answer)),
+            Predicate::Number {
+                value,
+                decimals,
+                given,
+            } => number_answers(answer, *value, *decimals, given),
+            Predicate::Date { value } => super::written::writes_date(answer, value),
+            Predicate::Set { members, others } => {
+                !members.is_empty()
+                    && members.iter().all(|m| contains_token(answer, m))
+                    && !others.iter().any(|o| contains_token(answer, o))
+            }
+            Predicate::Text {
+                value,
+                others,
+                max_others,
+            } => {
+                !value.trim().is_empty()
+                    && contains_token(answer, value)
+                    && others.iter().filter(|o| contains_token(answer, o)).count() <= *max_others
+            }
         }
     }
 
@@ -129,9 +179,41 @@ impl Predicate {
                 (0.0 - value).abs() <= *tolerance && (1_000_000.0 - value).abs() <= *tolerance
             }
             Predicate::AllOf { of } => of.is_empty() || of.iter().all(Predicate::is_too_permissive),
+            Predicate::Number { .. } | Predicate::Date { .. } => false,
+            Predicate::Set { members, .. } => members.iter().all(|m| m.trim().chars().count() <= 1),
+            Predicate::Text { value, .. } => value.trim().chars().count() <= 1,
         };
         structural || GENERIC_ANSWERS.iter().any(|g| self.check(g))
     }
+}
+
+/// Other numbers a reply may write beside the answer: a sentence or two of
+/// context (a year, a count), never a record dumped whole.
+const MAX_OTHER_NUMBERS: usize = 4;
+
+/// Does `answer` give the number `value` (known to `decimals` decimals) as
+/// its answer: written as a person writes it, and not one number among a
+/// dump of many? Numbers the question states (`given`) count for neither.
+fn number_answers(answer: &str, value: f64, decimals: u32, given: &[f64]) -> bool {
+    if !value.is_finite() {
+        return false;
+    }
+    let written = super::written::numbers(answer);
+    let is_given = |w: &super::written::Written| given.iter().any(|g| (g - w.value).abs() < 1e-9);
+    if !written
+        .iter()
+        .any(|w| super::written::writes(*w, value, decimals))
+    {
+        return false;
+    }
+    let mut others: Vec<f64> = written
+        .iter()
+        .filter(|w| !super::written::writes(**w, value, decimals) && !is_given(w))
+        .map(|w| w.value)
+        .collect();
+    others.sort_by(f64::total_cmp);
+    others.dedup();
+    others.len() <= MAX_OTHER_NUMBERS
 }
 
 /// One step of a `$.a.b[0]` path.
@@ -392,5 +474,65 @@ mod tests {
             .is_too_permissive()
         );
         assert!(Predicate::AllOf { of: vec![] }.is_too_permissive());
+    }
+
+    #[test]
+    fn a_number_is_right_however_a_person_writes_it_and_never_in_a_dump() {
+        let p = Predicate::Number {
+            value: 1234.0,
+            decimals: 0,
+            given: vec![12.0],
+        };
+        assert!(p.check("There are 1,234 of them."));
+        assert!(p.check("1234.0"));
+        assert!(p.check("In shelf 12 there are 1234 items."));
+        assert!(!p.check("1233"));
+        assert!(!p.check("item_1234"));
+        // A record dumped where one value was asked.
+        assert!(!p.check("id 7, pages 1234, year 1979, price 12.5, stock 40, rating 4.1"));
+        let avg = Predicate::Number {
+            value: 3.4567,
+            decimals: 4,
+            given: vec![],
+        };
+        assert!(avg.check("about 3.46"));
+        assert!(!avg.check("about 3"));
+    }
+
+    #[test]
+    fn a_set_is_right_in_any_order_on_word_boundaries_and_with_nothing_else() {
+        let p = Predicate::Set {
+            members: vec!["open".into(), "Kindred".into()],
+            others: vec!["Beloved".into()],
+        };
+        assert!(p.validate().is_ok());
+        assert!(p.check("Kindred and open"));
+        assert!(p.check("- open\n- kindred"));
+        assert!(
+            !p.check("reopened, Kindred"),
+            "a member only inside a longer word"
+        );
+        assert!(
+            !p.check("open, Kindred, Beloved"),
+            "a member that is not one"
+        );
+    }
+
+    #[test]
+    fn a_text_is_right_on_word_boundaries_and_not_among_every_candidate() {
+        let p = Predicate::Text {
+            value: "open".into(),
+            others: vec!["closed".into(), "blocked".into()],
+            max_others: 1,
+        };
+        assert!(p.check("It is open."));
+        assert!(p.check("open, not closed"));
+        assert!(!p.check("it was reopened"));
+        assert!(!p.check("open, closed or blocked"));
+        let d = Predicate::Date {
+            value: "2024-03-05".into(),
+        };
+        assert!(d.check("March 5, 2024"));
+        assert!(!d.check("2024-03-15"));
     }
 }

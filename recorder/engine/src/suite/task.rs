@@ -46,6 +46,11 @@ pub struct Task {
     /// shown to the agent, whose text `check` must accept.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub state_check: Option<StateCheck>,
+    /// What the task asks of the server by the work its answer takes (a
+    /// lookup, a link followed, a count, a comparison, a set, a change);
+    /// absent where a generator gave none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shape: Option<fitness_shared::record::TaskShape>,
 }
 
 /// What a task asks of the agent (the record scores each kind apart).
@@ -172,6 +177,41 @@ pub enum Predicate {
     AllOf {
         of: Vec<Predicate>,
     },
+    /// A number as a person writes it: with thousands separators, rounded
+    /// to the precision shown (never coarser than the data's own, unless
+    /// within half a percent), a unit after it. A reply with many other
+    /// numbers (a record dumped where one value was asked) is no answer.
+    Number {
+        value: f64,
+        /// Decimals the value is known to (the data's own precision).
+        #[serde(default)]
+        decimals: u32,
+        /// Numbers the question states: never the answer, never noise.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        given: Vec<f64>,
+    },
+    /// A calendar date (`YYYY-MM-DD`) in any of its common written forms.
+    Date {
+        value: String,
+    },
+    /// Every member named on word boundaries, in any order, and none of
+    /// `others` (the values that are not members: a reply that lists them
+    /// too has not answered which ones).
+    Set {
+        members: Vec<String>,
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        others: Vec<String>,
+    },
+    /// A text named on word boundaries, any case, with at most
+    /// `max_others` of `others` named beside it (a reply naming every
+    /// candidate has not chosen one).
+    Text {
+        value: String,
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        others: Vec<String>,
+        #[serde(default)]
+        max_others: usize,
+    },
 }
 
 /// A candidate task before admission.
@@ -189,6 +229,10 @@ pub struct Candidate {
     /// The harness's own wording of the task, where a judge reworded it
     /// (`judge-walk/1`): what admission reads for the walk's wording rules.
     pub template: Option<String>,
+    /// A rule the generator proved the candidate breaks, and what it saw
+    /// (`two-right-answers`, `order-dependent`, `reference-disagrees`,
+    /// `answer-changed`): admission rejects it by that rule.
+    pub disproved: Option<(&'static str, String)>,
 }
 
 impl Candidate {
@@ -199,6 +243,7 @@ impl Candidate {
             source: None,
             unreached: None,
             template: None,
+            disproved: None,
         }
     }
 }

@@ -53,10 +53,12 @@ pub(super) fn convert_score(s: &ScoreV1) -> Score {
                 reps: None,
                 reps_succeeded: None,
                 kind: None,
+                shape: None,
             })
             .collect(),
         consistency: None,
         per_kind: Vec::new(),
+        per_shape: Vec::new(),
         ambiguous_parameters: s.ambiguous_parameters.clone(),
         schema_drift: s.schema_drift.clone(),
     }

@@ -36,6 +36,11 @@ pub struct Score {
     /// empty for a suite of questions alone.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub per_kind: Vec<KindScore>,
+    /// First-try success per shape of task (a lookup, a link followed, a
+    /// count, a comparison, a set, a change), each with its interval, when
+    /// the suite's tasks carry their shapes ([`ShapeScore::of`]).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub per_shape: Vec<ShapeScore>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub ambiguous_parameters: Vec<Value>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -85,6 +90,10 @@ pub struct TaskResult {
     /// question.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub kind: Option<String>,
+    /// The task's shape ([`super::shape::TaskShape`]); absent on records made
+    /// before it and for tasks a generator gave none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shape: Option<super::shape::TaskShape>,
 }
 
 impl TaskResult {
@@ -133,6 +142,52 @@ impl KindScore {
     pub fn counts(tasks: &[TaskResult]) -> (u64, u64) {
         let act = tasks.iter().filter(|t| t.kind() == "act").count() as u64;
         (tasks.len() as u64 - act, act)
+    }
+}
+
+/// First-try success over the tasks of one shape.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct ShapeScore {
+    pub shape: super::shape::TaskShape,
+    /// Tasks of this shape.
+    pub tasks: u64,
+    pub first_try: Interval,
+}
+
+impl ShapeScore {
+    /// Per shape, in [`super::shape::TaskShape::ALL`]'s order, over the tasks
+    /// that carry one; empty when none does.
+    pub fn of(tasks: &[TaskResult]) -> Vec<ShapeScore> {
+        super::shape::TaskShape::ALL
+            .into_iter()
+            .filter_map(|shape| {
+                let of: Vec<&TaskResult> =
+                    tasks.iter().filter(|t| t.shape == Some(shape)).collect();
+                (!of.is_empty()).then(|| {
+                    let k = of.iter().filter(|t| t.first_try_success).count() as u64;
+                    ShapeScore {
+                        shape,
+                        tasks: of.len() as u64,
+                        first_try: crate::stats::wilson(
+                            k,
+                            of.len() as u64,
+                            crate::stats::BOARD_CONFIDENCE,
+                        ),
+                    }
+                })
+            })
+            .collect()
+    }
+
+    /// `aggregate (a count, total or average): first try 50.0% (95% CI
+    /// 15.0% to 85.0%), 2 of 4`.
+    pub fn line(&self) -> String {
+        format!(
+            "{} ({}): first try {}",
+            self.shape.as_str(),
+            self.shape.words(),
+            self.first_try.text()
+        )
     }
 }
 
@@ -232,6 +287,7 @@ mod tests {
             reps,
             reps_succeeded: succeeded,
             kind: None,
+            shape: None,
         }
     }
 

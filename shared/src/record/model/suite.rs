@@ -138,12 +138,38 @@ pub struct SuiteQuality {
     pub multi_call: u64,
     /// Predicates by kind (`substring`, `number_within`, ...).
     pub predicate_kinds: Vec<KindCount>,
+    /// Tasks per shape (`lookup`, `multi_step`, `aggregate`,
+    /// `comparison`, `set`, `change`), in that order; empty on suites
+    /// made before shapes.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub per_shape: Vec<KindCount>,
+    /// Tasks worded from a template that echoes a key ("find the ... of
+    /// the item where ...", "exactly as the server gives it"); absent on
+    /// suites made before it was counted.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub template_worded: Option<u64>,
 }
 
 impl SuiteQuality {
     /// `count` as a share of the suite's tasks (`None` for an empty suite).
     pub fn share(&self, count: u64) -> Option<f64> {
         (self.tasks > 0).then(|| count as f64 / self.tasks as f64)
+    }
+
+    /// Tasks whose shape needs two calls or a computation over several
+    /// records, and tasks that count, total, rank or compare.
+    pub fn composed_and_computed(&self) -> (u64, u64) {
+        let count = |f: fn(super::shape::TaskShape) -> bool| {
+            self.per_shape
+                .iter()
+                .filter(|k| super::shape::TaskShape::parse(&k.kind).is_some_and(f))
+                .map(|k| k.count)
+                .sum()
+        };
+        (
+            count(super::shape::TaskShape::composed),
+            count(super::shape::TaskShape::computes),
+        )
     }
 
     /// Tools at least one task ends at.

@@ -37,8 +37,8 @@ use args::{argument_variants, each_leaf};
 use reads::state_reads;
 
 use super::admission::Rejection;
+use super::call::{Called, call};
 use super::destructive::{self, ToolDestructiveness};
-use super::generators::walk::{Called, call};
 use super::schema_args;
 use super::task::{Predicate, StateCheck, Task, TaskKind};
 use crate::mcp::connect::Session;
@@ -387,6 +387,7 @@ fn act_task(tool: &Tool, args: Map<String, Value>, marker: &str) -> Task {
         origin: None,
         kind: TaskKind::Act,
         state_check: None,
+        shape: Some(fitness_shared::record::TaskShape::Change),
     }
 }
 

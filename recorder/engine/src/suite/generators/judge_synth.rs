@@ -112,6 +112,7 @@ async fn synthesized(
         walk: None,
         judge_calls: Some(synthesis.calls),
         synthesis: Some(synthesis.phase),
+        holdings: None,
     }
 }
 
@@ -462,6 +463,7 @@ fn parse_task(item: &Value, id: &str) -> Result<Task, String> {
         origin: None,
         kind: Default::default(),
         state_check: None,
+        shape: None,
     })
 }
 

@@ -149,6 +149,7 @@ fn single_call(
         origin: None,
         kind: Default::default(),
         state_check: None,
+        shape: None,
     };
     Candidate::new(id, Ok(task))
 }
@@ -174,6 +175,7 @@ pub async fn walk(input: &GenerationInput<'_>, config: &WalkConfig) -> WalkOutco
         candidates: walker.candidates,
         observed: walker.observed,
         stats: walker.stats,
+        holdings: None,
     }
 }
 

@@ -77,6 +77,9 @@ pub struct Candidates {
     pub judge_calls: Option<fitness_shared::record::JudgeCalls>,
     /// The judge's synthesis spend.
     pub synthesis: Option<PhaseSpend>,
+    /// The model of what the server holds, where the generator built one:
+    /// hashed into the suite's config.
+    pub holdings: Option<Value>,
 }
 
 impl Candidates {
@@ -88,6 +91,7 @@ impl Candidates {
             walk: Some(walk.stats),
             judge_calls: None,
             synthesis: None,
+            holdings: walk.holdings,
         }
     }
 }

@@ -40,7 +40,7 @@ pub(crate) use judge::Judge;
 pub use judge::{JudgeWalkConfig, output_cap};
 use judge::{TOKENS_PER_CALL_PROPOSED, TOKENS_PER_TASK_PHRASED};
 
-use super::schema_walk2::{Asked, Guide, Proposed, Spread, WalkConfig2, max_per_tool, walk_guided};
+use super::schema_walk2::{Asked, Guide, Proposed, SPREAD, WalkConfig2, max_per_tool, walk_guided};
 use super::seam::{Candidates, GenerationInput, Generator};
 
 /// `judge-walk/1`.
@@ -55,7 +55,7 @@ impl Generator for JudgeWalk1 {
         );
         config.insert("seed_handles".into(), json!(input.opts.seed_handles.len()));
         config.insert("judge_walk".into(), JudgeWalkConfig::default().to_json());
-        config.insert("spread".into(), json!(Spread::ShareOfAnswering.describe()));
+        config.insert("spread".into(), json!(SPREAD));
         config
     }
 
@@ -74,13 +74,7 @@ impl Generator for JudgeWalk1 {
                 values_per_tool: config.values_per_tool(input.want, callable.len()),
                 config: config.clone(),
             };
-            let walked = walk_guided(
-                input,
-                &walk_config(),
-                Some(&mut guide),
-                Spread::ShareOfAnswering,
-            )
-            .await;
+            let walked = walk_guided(input, &walk_config(), Some(&mut guide)).await;
             let mut candidates = Candidates::walked(walked);
             let mut judge = guide.judge;
             phrase::phrase(&mut candidates.candidates, input.tools, &mut judge, &config).await;

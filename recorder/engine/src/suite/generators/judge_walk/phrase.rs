@@ -15,7 +15,7 @@ use crate::suite::predicate::contains_token;
 use crate::suite::task::Candidate;
 
 pub(super) const SYSTEM: &str = "You reword test tasks the way a user would ask them. Keep \
-each task's meaning and copy every value in backticks exactly, in backticks. Do not name any \
+each task's meaning and copy every value in backticks or double quotes exactly, as quoted. Do not name any \
 tool or function and do not say how to call anything. One sentence each. Reply with one JSON \
 object only: {\"requests\": [{\"id\": \"...\", \"request\": \"...\"}]}.";
 
@@ -34,9 +34,15 @@ fn split(prompt: &str) -> (&str, &str) {
     }
 }
 
-/// The backticked values of a text.
+/// The values a text quotes, in backticks (the walk's) or double quotes
+/// (the composer's `the book "Kindred"`).
 fn quoted(text: &str) -> Vec<&str> {
-    text.split('`').skip(1).step_by(2).collect()
+    text.split('`')
+        .skip(1)
+        .step_by(2)
+        .chain(text.split('"').skip(1).step_by(2))
+        .filter(|v| !v.is_empty())
+        .collect()
 }
 
 /// Why the judge's wording cannot stand, if it cannot.

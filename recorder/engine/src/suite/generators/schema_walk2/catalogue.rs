@@ -113,6 +113,7 @@ impl Explorer<'_> {
                 }
             }
             tables.push(t.clone());
+            self.model_table(tool, slot, t, &columns).await;
             if let Some(h) = self.ex.add_handle(Handle::unlinked(t.as_str(), "table")) {
                 self.ex.discovered.insert(h);
             }
@@ -150,6 +151,109 @@ impl Explorer<'_> {
                 )
             },
             worked: !tables.is_empty(),
+        });
+    }
+
+    /// Read a table whole into the model of what the server holds: its
+    /// rows counted (`COUNT(*)`), then every row read, the two compared.
+    /// A table too large to read whole, or whose rows do not parse or do
+    /// not match the count, is noted and not modelled.
+    async fn model_table(&mut self, tool: &Tool, slot: &str, table: &str, columns: &[String]) {
+        use crate::suite::holdings::{MAX_RECORDS, QueryTool, Reach, RecordKind};
+        let name = tool.name.to_string();
+        let Some(ident) = crate::suite::compose::sql_ident(table) else {
+            self.ex.holdings.notes.push(format!(
+                "{table}: its name needs quoting, so no question is asked of it"
+            ));
+            return;
+        };
+        let count = format!("SELECT COUNT(*) AS answer FROM {ident}");
+        let Some(args) = self.with_slot(tool, slot, &count) else {
+            return;
+        };
+        let Some(i) = self
+            .made(&name, args.clone(), Origin::Discovered, true)
+            .await
+        else {
+            self.ex
+                .holdings
+                .notes
+                .push(format!("{table}: its rows could not be counted"));
+            return;
+        };
+        let Some(n) = crate::suite::compose::prove::answer_number(&self.ex.observations[i].text)
+        else {
+            self.ex
+                .holdings
+                .notes
+                .push(format!("{table}: its count did not read as one number"));
+            return;
+        };
+        if n > MAX_RECORDS as f64 {
+            self.ex.holdings.notes.push(format!(
+                "{table}: {n} rows, over the {MAX_RECORDS} read whole, so no answer over them is proved"
+            ));
+            return;
+        }
+        let all = format!("SELECT * FROM {ident}");
+        let Some(args) = self.with_slot(tool, slot, &all) else {
+            return;
+        };
+        let Some(i) = self
+            .made(&name, args.clone(), Origin::Discovered, true)
+            .await
+        else {
+            self.ex
+                .holdings
+                .notes
+                .push(format!("{table}: its rows could not be read whole"));
+            return;
+        };
+        let o = &self.ex.observations[i];
+        let records: Vec<serde_json::Map<String, serde_json::Value>> =
+            labelled_rows(o.json.as_ref(), &o.text, columns)
+                .and_then(|v| v.as_array().cloned())
+                .map(|rows| {
+                    rows.into_iter()
+                        .filter_map(|r| r.as_object().cloned())
+                        .collect()
+                })
+                .or_else(|| crate::suite::holdings::listed(&o.text))
+                .unwrap_or_default();
+        if records.len() as f64 != n {
+            self.ex.holdings.notes.push(format!(
+                "{table}: COUNT(*) gave {n}, but {} rows were read, so its rows are not known to be all of them",
+                records.len()
+            ));
+            return;
+        }
+        let mut fields: Vec<String> = columns.to_vec();
+        if fields.is_empty()
+            || !records
+                .iter()
+                .all(|r| fields.iter().all(|f| r.contains_key(f)))
+        {
+            fields = records
+                .first()
+                .map(|r| r.keys().cloned().collect())
+                .unwrap_or_default();
+        }
+        let mut fixed = args;
+        fixed.remove(slot);
+        self.ex.holdings.kinds.push(RecordKind {
+            name: table.to_owned(),
+            fields,
+            complete: Some(format!(
+                "COUNT(*) gave {n}, and {} rows were read",
+                records.len()
+            )),
+            records,
+            reach: Reach::Query(QueryTool {
+                tool: name,
+                slot: slot.to_owned(),
+                fixed,
+                table: ident,
+            }),
         });
     }
 

@@ -75,7 +75,7 @@ impl WalkConfig2 {
     }
 }
 
-const LABELLED_PROMPT: &str = "Using the server's tools, find the {label} {subject}. Reply with the {label} exactly as the server gives it.";
+const LABELLED_PROMPT: &str = "Using the server's tools, find the {label} {subject}.";
 const QUOTE_PROMPT: &str =
     "Using the server's tools, find what the server returns {subject} and quote it.";
 

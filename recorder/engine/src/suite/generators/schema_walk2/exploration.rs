@@ -67,6 +67,9 @@ pub struct Exploration {
     /// Tools some call of which failed: what they answer depends on what
     /// they are given.
     pub failed_tools: BTreeSet<String>,
+    /// What the server holds, as discovery read it whole: the composer's
+    /// model.
+    pub holdings: crate::suite::holdings::Holdings,
 }
 
 /// The key of a handle that is one of the operator's files.

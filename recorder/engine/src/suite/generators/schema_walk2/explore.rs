@@ -124,12 +124,12 @@ impl<'a> Explorer<'a> {
     /// the new handles. Between the two, its failed calls are repaired
     /// ([`Explorer::repair`]).
     pub(super) async fn walk(
-        self,
+        &mut self,
         callable: &[&Tool],
         mut guide: Option<&mut dyn Guide>,
         context: Option<&str>,
-    ) -> Exploration {
-        let mut explorer = self;
+    ) {
+        let explorer = self;
         if let Some(g) = guide.as_deref_mut() {
             let asked = explorer.asked(callable.to_vec(), false, context);
             let proposed = g.propose(asked).await;
@@ -169,11 +169,15 @@ impl<'a> Explorer<'a> {
                 worked: answered > 0,
             });
         }
-        if let Some(mut w) = explorer.witness.take() {
-            w.close(explorer.session, explorer.stats).await;
-            explorer.ex.created = w.created;
+    }
+
+    /// What the exploration found, the witnesses closed.
+    pub(super) async fn close(mut self) -> Exploration {
+        if let Some(mut w) = self.witness.take() {
+            w.close(self.session, self.stats).await;
+            self.ex.created = w.created;
         }
-        explorer.ex
+        self.ex
     }
 }
 

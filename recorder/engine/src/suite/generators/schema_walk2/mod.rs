@@ -23,8 +23,9 @@
 //!   the handle came from another call's result and its record has another
 //!   name (a commit's message, a listed entry's name under its root), the
 //!   task names the record by that and its solution is the chain of calls.
-//! * **Spread**: at most `max_per_tool` candidates end at one tool, taken
-//!   round-robin over the tools; the final call of a task never changes
+//! * **Spread**: at most `max_per_tool` candidates end at one tool, or an
+//!   equal share where fewer than three tools offer tasks ([`SPREAD`]),
+//!   taken round-robin over the tools; the final call of a task never changes
 //!   state (a tool not declared read-only may only produce its handles).
 //! * **Stable**: the final call is replayed and its answer must come back.
 //!
@@ -32,6 +33,7 @@
 //! `error-answer`, `answer-derivable` and `check-not-discriminating`.
 
 mod catalogue;
+mod composed;
 mod config;
 mod discover;
 mod exploration;
@@ -40,8 +42,8 @@ mod fit;
 mod follow;
 pub(crate) mod kinds;
 mod lines;
+mod model;
 mod spec;
-mod tables;
 pub mod text;
 mod witness;
 
@@ -74,6 +76,7 @@ impl Generator for SchemaWalk2 {
             WalkConfig2::default().to_json(max_per_tool(input.want)),
         );
         config.insert("seed_handles".into(), json!(input.opts.seed_handles.len()));
+        config.insert("spread".into(), json!(SPREAD));
         config.insert(
             "operator_files".into(),
             json!(input.opts.operator_files.len()),
@@ -93,46 +96,28 @@ impl Generator for SchemaWalk2 {
     }
 }
 
-/// Candidates ending at one tool, at most: a third of those asked for (at
-/// least 2), so a suite spreads over three tools or more where there are.
+/// Candidates ending at one tool, at most, before the tools that answer
+/// are known: a third of those asked for (at least 2), so a suite spreads
+/// over three tools or more where there are (the config's `max_per_tool`).
 pub fn max_per_tool(want: usize) -> usize {
     want.div_ceil(3).max(2)
 }
 
-/// How many candidates may end at one tool.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Spread {
-    /// [`max_per_tool`]: a third of those asked for (`schema-walk/2`).
-    Third,
-    /// A third, or an equal share of the tools that offer tasks where
-    /// fewer than three do: a one-tool server fills its suite from
-    /// distinct inputs (`judge-walk/1`).
-    ShareOfAnswering,
-}
+/// The spread rule, for every walk: [`max_per_tool`], or an equal share of
+/// the tools that offer tasks where fewer than three do, so a server with
+/// one or two answering tools fills its suite from distinct inputs to them
+/// and is never refused for having few tools.
+pub const SPREAD: &str = "a third of the candidates asked for (at least 2) end at one tool, or an equal share of the tools that offer tasks where fewer than three do";
 
-impl Spread {
-    /// The cap, for `want` candidates over `answering` tools that offer
-    /// tasks.
-    pub fn cap(self, want: usize, answering: usize) -> usize {
-        match self {
-            Spread::Third => max_per_tool(want),
-            Spread::ShareOfAnswering => max_per_tool(want).max(want.div_ceil(answering.max(1))),
-        }
-    }
-
-    pub fn describe(self) -> &'static str {
-        match self {
-            Spread::Third => "a third of the candidates asked for (at least 2) end at one tool",
-            Spread::ShareOfAnswering => {
-                "a third of the candidates asked for (at least 2) end at one tool, or an equal share of the tools that offer tasks where fewer than three do"
-            }
-        }
-    }
+/// The cap of [`SPREAD`], for `want` candidates over `answering` tools
+/// that offer tasks.
+pub fn per_tool_cap(want: usize, answering: usize) -> usize {
+    max_per_tool(want).max(want.div_ceil(answering.max(1)))
 }
 
 /// Walk the server; `input.want` candidates at most.
 pub async fn walk(input: &GenerationInput<'_>, config: &WalkConfig2) -> WalkOutcome {
-    walk_guided(input, config, None, Spread::Third).await
+    walk_guided(input, config, None).await
 }
 
 /// Explore the callable tools: discovery first ([`discover`]: the
@@ -152,28 +137,61 @@ async fn explore(
         .discover(callable, &input.opts.hints.seed_calls, input.instructions)
         .await;
     let context = input.opts.hints.context.as_deref();
-    explorer.walk(callable, guide, context).await
+    explorer.walk(callable, guide, context).await;
+    // What the listings hold, read whole where they can be, while the
+    // witnesses still watch: the model's reads are watched too.
+    explorer.model_listings(callable).await;
+    explorer.model_entries(callable).await;
+    explorer.close().await
 }
 
 /// [`walk`], with a guide proposing argument sets the schema alone cannot
-/// (see [`Guide`]), candidates spread as `spread` says.
+/// (see [`Guide`]), candidates spread as [`SPREAD`] says.
 pub async fn walk_guided(
     input: &GenerationInput<'_>,
     config: &WalkConfig2,
     guide: Option<&mut dyn Guide>,
-    spread: Spread,
 ) -> WalkOutcome {
     let mut stats = WalkStats::default();
     let callable = callable_tools(&input.surface(), &mut stats);
     let forbidden = known_without_server(input);
     let ex = explore(input, &callable, config, &mut stats, guide).await;
     let by_tool = specs_by_tool(&ex, &forbidden, config.facts_per_call, &mut stats);
-    let (candidates, observed) =
-        take_round_robin(input, config, &ex, by_tool, spread, &mut stats).await;
+    // Questions composed over what the server holds come first; each other
+    // tool that offers the walk's own tasks keeps room for two of them, so
+    // the suite still covers the server's tools.
+    let modelled: BTreeSet<&str> = ex.holdings.kinds.iter().map(|k| k.tool()).collect();
+    let others = by_tool
+        .iter()
+        .filter(|(tool, specs)| !specs.is_empty() && !modelled.contains(tool.as_str()))
+        .count();
+    let composed_want = input
+        .want
+        .saturating_sub(2 * others)
+        .max(per_tool_cap(input.want, others + 1));
+    let (mut candidates, mut observed) =
+        composed::composed(input, &ex, composed_want, &mut stats).await;
+    let room = input
+        .want
+        .saturating_sub(candidates.iter().filter(|c| c.disproved.is_none()).count());
+    let (walked, seen) = take_round_robin(
+        input,
+        config,
+        &ex,
+        by_tool,
+        room,
+        candidates.len(),
+        &mut stats,
+    )
+    .await;
+    candidates.extend(walked);
+    observed.extend(seen);
+    let holdings = (!ex.holdings.kinds.is_empty()).then(|| ex.holdings.summary());
     WalkOutcome {
         candidates,
         observed,
         stats,
+        holdings,
     }
 }
 
@@ -274,18 +292,20 @@ fn about_created(spec: &Spec, ex: &Exploration) -> bool {
 }
 
 /// Candidates taken round-robin over the tools, at most `max_per_tool`
-/// ending at one, each replayed before it counts; with the responses their
+/// ending at one, `want` in all, numbered after the `before` taken
+/// already, each replayed before it counts; with the responses their
 /// answers came from.
 async fn take_round_robin(
     input: &GenerationInput<'_>,
     config: &WalkConfig2,
     ex: &Exploration,
     by_tool: BTreeMap<String, Vec<Spec>>,
-    spread: Spread,
+    want: usize,
+    before: usize,
     stats: &mut WalkStats,
 ) -> (Vec<Candidate>, BTreeMap<String, String>) {
     let answering = by_tool.values().filter(|specs| !specs.is_empty()).count();
-    let cap = spread.cap(input.want, answering);
+    let cap = per_tool_cap(input.want, answering);
     let mut taken: BTreeMap<String, usize> = BTreeMap::new();
     let mut replays = Replays::default();
     let mut candidates = Vec::new();
@@ -299,7 +319,7 @@ async fn take_round_robin(
     'outer: loop {
         let mut progressed = false;
         for (tool, queue) in &mut queues {
-            if candidates.len() >= input.want {
+            if candidates.len() >= want {
                 break 'outer;
             }
             if taken.get(tool.as_str()).copied().unwrap_or(0) >= cap {
@@ -332,7 +352,7 @@ async fn take_round_robin(
                 continue;
             }
             *taken.entry(tool.clone()).or_default() += 1;
-            let id = format!("{}c{}", input.opts.id_prefix, candidates.len() + 1);
+            let id = format!("{}c{}", input.opts.id_prefix, before + candidates.len() + 1);
             observed.insert(id.clone(), o.text.clone());
             candidates.push(candidate(id, spec, ex, input.tools));
         }
@@ -413,6 +433,7 @@ fn candidate(id: String, spec: Spec, ex: &Exploration, tools: &[Tool]) -> Candid
         .iter()
         .chain(std::iter::once(&spec.observation))
         .fold(None, |a, &i| Origin::stronger(a, ex.observations[i].origin));
+    let solution_len = solution.len();
     let task = Task {
         id: id.clone(),
         origin,
@@ -433,6 +454,11 @@ fn candidate(id: String, spec: Spec, ex: &Exploration, tools: &[Tool]) -> Candid
         handles,
         kind: Default::default(),
         state_check: None,
+        shape: Some(if solution_len > 1 {
+            fitness_shared::record::TaskShape::MultiStep
+        } else {
+            fitness_shared::record::TaskShape::Lookup
+        }),
     };
     let mut c = Candidate::new(id, Ok(task));
     c.source = Some(o.text.clone());

@@ -14,7 +14,9 @@ use serde_json::Value;
 
 pub use super::lines::file_name_like;
 use super::lines::line_handles;
-pub use super::tables::{html_table, python_literal, ruled_table, tabular};
+pub use crate::suite::printed::labelled::{HEADING_LABEL, records};
+use crate::suite::printed::labelled::{LABELLED, unquote};
+pub use crate::suite::printed::{html_table, python_literal, ruled_table, structured, tabular};
 
 /// The key of the handle that is the server's working folder (offered to
 /// a parameter that takes a folder, never to one that takes a file).
@@ -96,10 +98,6 @@ pub fn is_naming(key: &str) -> bool {
     NAMING_KEYS.iter().any(|k| k.eq_ignore_ascii_case(key))
 }
 
-/// The label [`records`] gives a Markdown heading's text: it names its
-/// record where no field of the record does.
-pub const HEADING_LABEL: &str = "heading";
-
 /// Does this label of a [`records`] pair name its record?
 fn names_record(label: &str) -> bool {
     is_naming(label) || label == HEADING_LABEL
@@ -108,16 +106,6 @@ fn names_record(label: &str) -> bool {
 static LISTING: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"^\s*\[([A-Z][A-Z ]{0,15})\]\s+(\S.{0,199})$")
         .expect("the listing pattern compiles")
-});
-/// `Label: value`, the label in any script's letters (`파일: notes/a.md`),
-/// after a list's bullet where there is one (`- concepts: Seed Saving`).
-static LABELLED: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"^\s*(?:[-*+•]\s+)?(\p{L}[\p{L}\p{N} _\-]{0,40}?)\s*:\s+(\S.{0,199})$")
-        .expect("the label pattern compiles")
-});
-/// A Markdown heading (`## Drying and Storage`): its level and its text.
-static HEADING: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"^\s{0,3}(#{1,4})\s+(\S.{0,119}?)\s*#*\s*$").expect("the heading pattern compiles")
 });
 /// Words a prose label does not end in (`grew to 4.2` labels nothing).
 const PROSE_STOP: &[&str] = &[
@@ -129,79 +117,6 @@ static PROSE_NUMBER: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"(?i)\b([a-z][a-z\-]*(?:\s+[a-z][a-z\-]*){0,2})\s+(?:of\s+|is\s+|=\s*)?(-?\d+(?:\.\d+)?)\s*(%|[a-z]{1,3}\b)?")
         .expect("the prose number pattern compiles")
 });
-
-fn unquote(s: &str) -> String {
-    s.trim()
-        .trim_matches(|c| c == '\'' || c == '"' || c == '`')
-        .trim()
-        .to_owned()
-}
-
-/// `Label: value` records of a text: a blank line, or a label already seen
-/// in the current record, starts the next record. A line of several
-/// fields split by ` | ` (`Category: concepts | Tags: practice`) gives each.
-/// A Markdown heading at the level of the text's first heading (or above)
-/// starts a record it names, as its [`HEADING_LABEL`] (`## Seed Saving`
-/// over the lines that describe it); a deeper one (`### Links`) names
-/// nothing.
-pub fn records(text: &str) -> Vec<Vec<(String, String)>> {
-    let mut out: Vec<Vec<(String, String)>> = Vec::new();
-    let mut current: Vec<(String, String)> = Vec::new();
-    let mut top_level: Option<usize> = None;
-    let mut titled = false;
-    for line in text.lines() {
-        if line.trim().is_empty() {
-            // A titled record goes on past the blank line under its heading.
-            let only_heading = titled && current.len() == 1;
-            if !current.is_empty() && !only_heading {
-                out.push(std::mem::take(&mut current));
-                titled = false;
-            }
-            continue;
-        }
-        if let Some(c) = HEADING.captures(line) {
-            let level = c[1].len();
-            if top_level.is_none_or(|t| level <= t) {
-                top_level = Some(level);
-                if !current.is_empty() {
-                    out.push(std::mem::take(&mut current));
-                }
-                current.push((HEADING_LABEL.to_owned(), unquote(&c[2])));
-                titled = true;
-            }
-            continue;
-        }
-        // Fields split by ` | ` or ` · ` (`active: 12 · retired: 0`).
-        let separator = if line.contains(" | ") { " | " } else { " · " };
-        let parts: Vec<&str> = line.split(separator).collect();
-        let fields: Vec<regex::Captures> =
-            parts.iter().filter_map(|p| LABELLED.captures(p)).collect();
-        let fields = if parts.len() > 1 && fields.len() == parts.len() {
-            fields
-        } else {
-            LABELLED.captures(line).into_iter().collect()
-        };
-        for c in fields {
-            let label = c[1].trim().to_owned();
-            let value = unquote(&c[2]);
-            if value.is_empty() {
-                continue;
-            }
-            if current.iter().any(|(l, _)| *l == label) {
-                out.push(std::mem::take(&mut current));
-                titled = false;
-            }
-            current.push((label, value));
-        }
-        if out.len() >= 1_000 {
-            break;
-        }
-    }
-    if !current.is_empty() {
-        out.push(current);
-    }
-    out
-}
 
 /// The naming field of a record other than `except`.
 fn alias_in(pairs: &[(String, String)], except: &str) -> Option<(String, String)> {
@@ -217,58 +132,6 @@ fn alias_in(pairs: &[(String, String)], except: &str) -> Option<(String, String)
                 .find(|(l, v)| l != except && (3..=80).contains(&v.chars().count()))
         })
         .cloned()
-}
-
-/// The JSON a result stands for: its first JSON value, a Python literal,
-/// or a table with a header line.
-pub fn structured(text: &str) -> Option<Value> {
-    let value = crate::suite::predicate::first_json_value(text)
-        .filter(|v| stands_for(v, text))
-        .or_else(|| python_literal(text))
-        .or_else(|| tabular(text))
-        .or_else(|| ruled_table(text))
-        .or_else(|| html_table(text))?;
-    // A tool result printed as the text of a tool result
-    // (`{"content": [{"type": "text", "text": "[{...}]"}]}`, as a server
-    // that returns its own result serialized sends it): what its text
-    // stands for.
-    let inner: Vec<&str> = value
-        .get("content")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-        .filter(|c| c.get("type").and_then(Value::as_str) == Some("text"))
-        .filter_map(|c| c.get("text").and_then(Value::as_str))
-        .collect();
-    if let [only] = inner.as_slice()
-        && let Some(unwrapped) = crate::suite::predicate::first_json_value(only)
-            .or_else(|| python_literal(only))
-            .or_else(|| tabular(only))
-    {
-        return Some(unwrapped);
-    }
-    Some(value)
-}
-
-/// Does the first JSON value found in `text` stand for it? The whole text,
-/// or a value that holds records or most of the text: never a checkbox's
-/// `[ ]` or a footnote's `[3]` in prose (a task list `- [ ] **#7** Send
-/// the card` had read as the empty list, and none of its ids were read).
-fn stands_for(v: &Value, text: &str) -> bool {
-    let whole = text.trim();
-    if serde_json::from_str::<Value>(whole).is_ok() {
-        return true;
-    }
-    match v {
-        Value::Array(a) if a.is_empty() => false,
-        Value::Object(o) if o.is_empty() => false,
-        Value::Array(a) => {
-            a.iter().any(|x| x.is_object() || x.is_array())
-                || v.to_string().len() * 3 >= whole.len()
-        }
-        Value::Object(_) => true,
-        _ => false,
-    }
 }
 
 /// The handles a result names.
@@ -860,7 +723,11 @@ mod tests {
             )
         );
         assert_eq!(python_literal("Database error: no such table"), None);
-        assert_eq!(python_literal("[datetime(2020, 1, 1)]"), None);
+        // A date or a time in its type is its ISO text.
+        assert_eq!(
+            python_literal("[(datetime.date(1979, 6, 1), datetime(2020, 1, 1, 9, 30))]"),
+            Some(serde_json::json!([["1979-06-01", "2020-01-01T09:30:00"]]))
+        );
     }
 
     #[test]

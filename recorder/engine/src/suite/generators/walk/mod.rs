@@ -10,7 +10,8 @@ mod harvest;
 mod salient;
 mod stats;
 
-pub use call::{Called, Taken, call, call_counted, result_text};
+pub use crate::suite::call::{Called, call, result_text};
+pub use call::{Taken, call_counted};
 pub use callable::{Surface, callable_tools};
 pub use harvest::{harvest, harvest_args};
 pub use salient::{STOPWORDS, VOLATILE, salient};

@@ -109,4 +109,7 @@ pub struct WalkOutcome {
     /// Candidate id → the response text.
     pub observed: BTreeMap<String, String>,
     pub stats: WalkStats,
+    /// The model of what the server holds the composer asked over, as the
+    /// suite's config holds it ([`crate::suite::holdings::Holdings::summary`]).
+    pub holdings: Option<Value>,
 }

@@ -303,7 +303,27 @@ pub fn python_literal(text: &str) -> Option<Value> {
     if !(t.starts_with('[') || t.starts_with('{') || t.starts_with('(')) || t.len() > 1_000_000 {
         return None;
     }
-    let unwrapped = WRAPPED.replace_all(t, "$1");
+    // A date or a time (`datetime.date(1979, 6, 1)`) is its ISO text.
+    static DATED: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r"\b(?:datetime\.)?(date|datetime)\(\s*(\d{1,4})\s*,\s*(\d{1,2})\s*,\s*(\d{1,2})((?:\s*,\s*\d+){0,4})\s*(?:,\s*tzinfo=[^)]*\)?)?\s*\)")
+            .expect("the date pattern compiles")
+    });
+    let dated = DATED.replace_all(t, |c: &regex::Captures| {
+        let (y, m, d) = (&c[2], &c[3], &c[4]);
+        let date = format!("{y:0>4}-{m:0>2}-{d:0>2}");
+        let time: Vec<&str> = c[5]
+            .split(',')
+            .map(str::trim)
+            .filter(|x| !x.is_empty())
+            .collect();
+        if &c[1] == "date" {
+            format!("'{date}'")
+        } else {
+            let part = |i: usize| time.get(i).copied().unwrap_or("0");
+            format!("'{date}T{:0>2}:{:0>2}:{:0>2}'", part(0), part(1), part(2))
+        }
+    });
+    let unwrapped = WRAPPED.replace_all(dated.as_ref(), "$1");
     let t = unwrapped.as_ref();
     let mut out = String::with_capacity(t.len());
     let mut chars = t.chars().peekable();

@@ -1,0 +1,371 @@
+//! Questions a person would set, composed over what real database servers
+//! hold (installed by scripts/setup, each over data the test makes): a
+//! count, a total, the largest, a link followed across two tables, a set,
+//! each answer computed from every row the harness read and agreeing with
+//! the reference query run through the server. Each answer is checked
+//! here again by the database's own library, apart from the server and
+//! from the composer. A question with two right answers and one whose
+//! answer changes when the server starts again are refused by name; the
+//! original data is left as it was. And a one-tool server's run is not
+//! refused for its surface, with `fitness suite` and `fitness run` at the
+//! same sizes generating the same suite (issue 61).
+
+use crate::common;
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use common::servers::{Postgres, duckdb_db, duckdb_query, installed, sha256, suite};
+use common::{s, text};
+use fitness_recorder::suite::task::Task;
+use fitness_recorder::suite::{GenerateOptions, GenerationReport, GeneratorId};
+use fitness_shared::record::TaskShape;
+use serde_json::Value;
+
+/// A library: authors, books that name their author, members, loans.
+const LIBRARY: &str = "\
+c.execute(\"CREATE TABLE authors(id INTEGER, name VARCHAR, country VARCHAR)\")
+c.execute(\"INSERT INTO authors VALUES (1, 'Octavia Butler', 'USA'), (2, 'Toni Morrison', 'USA'), (3, 'Stanislaw Lem', 'Poland'), (4, 'Mary Shelley', 'UK')\")
+c.execute(\"CREATE TABLE books(id INTEGER, title VARCHAR, author_id INTEGER, shelf VARCHAR, pages INTEGER, published DATE)\")
+c.execute(\"INSERT INTO books VALUES (1, 'Kindred', 1, 'B', 264, '1979-06-01'), (2, 'Dawn', 1, 'B', 248, '1987-05-01'), (3, 'Beloved', 2, 'M', 324, '1987-09-02'), (4, 'Sula', 2, 'M', 174, '1973-11-01'), (5, 'Solaris', 3, 'L', 204, '1961-01-01'), (6, 'The Cyberiad', 3, 'L', 295, '1965-01-01'), (7, 'Fiasco', 3, 'L', 322, '1986-01-01'), (8, 'Frankenstein', 4, 'S', 280, '1818-01-01'), (9, 'The Last Man', 4, 'S', 479, '1826-01-01'), (10, 'Parable of the Sower', 1, 'B', 345, '1993-10-01')\")
+c.execute(\"CREATE TABLE members(id INTEGER, name VARCHAR, town VARCHAR)\")
+c.execute(\"INSERT INTO members VALUES (1, 'Maren Holt', 'Tromso'), (2, 'Idris Vale', 'Cardiff'), (3, 'Ana Lucia Reyes', 'Tromso'), (4, 'Tobias Brandt', 'Leipzig')\")
+c.execute(\"CREATE TABLE loans(id INTEGER, book_id INTEGER, member_id INTEGER, due DATE)\")
+c.execute(\"INSERT INTO loans VALUES (1, 1, 1, '2026-12-19'), (2, 3, 2, '2027-01-08'), (3, 5, 1, '2026-12-30'), (4, 9, 3, '2027-01-15'), (5, 1, 4, '2027-02-01')\")
+";
+
+fn composed(report: &GenerationReport) -> Vec<&Task> {
+    report
+        .suite
+        .tasks
+        .iter()
+        .filter(|t| {
+            t.rationale
+                .as_deref()
+                .is_some_and(|r| r.starts_with("composed"))
+        })
+        .collect()
+}
+
+fn shapes(tasks: &[&Task]) -> Vec<TaskShape> {
+    tasks.iter().filter_map(|t| t.shape).collect()
+}
+
+/// The statement a composed task's one call gives its query tool.
+fn statement(t: &Task) -> String {
+    assert_eq!(t.solution.len(), 1, "one query computes it: {t:#?}");
+    t.solution[0]
+        .arguments
+        .values()
+        .find_map(Value::as_str)
+        .filter(|q| q.starts_with("SELECT"))
+        .unwrap_or_else(|| panic!("a statement: {t:#?}"))
+        .to_owned()
+}
+
+/// Does a database's own answer (rows one a line, values joined by `|`)
+/// give `t`'s answer key? Numbers as numbers at the key's precision, a set
+/// in any order.
+fn gives(t: &Task, rows: &str) -> bool {
+    let key = t.answer_key.trim();
+    let lines: Vec<&str> = rows.lines().map(str::trim).collect();
+    if let (Ok(k), [one]) = (key.parse::<f64>(), lines.as_slice())
+        && let Ok(v) = one.parse::<f64>()
+    {
+        let decimals = key.split_once('.').map_or(0, |(_, d)| d.len()) as i32;
+        return (k - v).abs() <= 0.5 * 10f64.powi(-decimals) + 1e-9;
+    }
+    if t.shape == Some(TaskShape::Set) {
+        let mut want: Vec<&str> = key.split(", ").collect();
+        let mut got = lines.clone();
+        want.sort_unstable();
+        got.sort_unstable();
+        return want == got;
+    }
+    lines.as_slice() == [key]
+        || lines
+            .first()
+            .is_some_and(|l| l.starts_with(key) && lines.len() == 1)
+}
+
+/// What every composed suite must be: its prompts a person's words, its
+/// answers those its own database gives, its shapes a mix.
+fn holds(report: &GenerationReport, database: impl Fn(&str) -> String) {
+    let tasks = composed(report);
+    assert!(
+        tasks.len() >= 8,
+        "composed questions: {:#?}",
+        report.suite.tasks
+    );
+    for t in &tasks {
+        assert!(
+            !t.prompt.contains("exactly as the server gives it")
+                && !t.prompt.contains('_')
+                && !t.prompt.to_lowercase().contains("the server"),
+            "a person's words: {}",
+            t.prompt
+        );
+        let sql = statement(t);
+        let rows = database(&sql);
+        assert!(
+            gives(t, &rows),
+            "{}: the key {:?}, the database {rows:?} ({sql})",
+            t.prompt,
+            t.answer_key
+        );
+        assert!(t.check.check(&t.answer_key), "the check takes the key");
+    }
+    let shapes = shapes(&tasks);
+    for shape in [
+        TaskShape::Aggregate,
+        TaskShape::Comparison,
+        TaskShape::MultiStep,
+    ] {
+        assert!(shapes.contains(&shape), "{shape:?} in {shapes:?}");
+    }
+    assert!(
+        tasks
+            .iter()
+            .any(|t| t.prompt.starts_with("How many") && t.shape == Some(TaskShape::Aggregate)),
+        "a count"
+    );
+    assert!(
+        tasks
+            .iter()
+            .any(|t| t.shape == Some(TaskShape::MultiStep) && statement(t).contains(" JOIN ")),
+        "a two-table answer"
+    );
+    let compose = report
+        .ledger
+        .discovery
+        .as_ref()
+        .and_then(|d| d.moves.iter().find(|m| m.name == "compose"))
+        .expect("the ledger says what was composed");
+    assert!(
+        compose.found.contains(&format!("{} agreed", tasks.len()))
+            || compose
+                .found
+                .split(' ')
+                .next()
+                .and_then(|n| n.parse::<usize>().ok())
+                .is_some_and(|n| n >= tasks.len()),
+        "every admitted question agreed with its reference query: {compose:?}"
+    );
+    assert!(
+        compose.found.contains("fresh server process and unchanged")
+            && !compose.found.contains("(none:"),
+        "read again from a fresh process: {compose:?}"
+    );
+}
+
+fn temp() -> tempfile::TempDir {
+    tempfile::Builder::new()
+        .prefix("fitness-composed-")
+        .tempdir()
+        .expect("temp dir")
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_duckdb_library_gets_counts_ranks_links_and_sets_its_own_queries_agree_with() {
+    let dir = temp();
+    let db = dir.path().join("library.duckdb");
+    duckdb_db(&db, LIBRARY);
+    let before = sha256(&db);
+    let server = installed("venv-duckdb/bin/mcp-server-duckdb");
+    let opts = GenerateOptions::new(GeneratorId::SchemaWalk2, 12, 1);
+    let (report, _) = suite(
+        &server,
+        &["--db-path", s(&db), "--readonly"],
+        opts,
+        None,
+        dir.path(),
+    )
+    .await;
+    assert_eq!(sha256(&db), before, "the database is as it was");
+    holds(&report, |sql| duckdb_query(&db, sql));
+    // The one book with the most pages, and the count of the shelf with
+    // the most books, as the data says.
+    let tasks = composed(&report);
+    if let Some(t) = tasks
+        .iter()
+        .find(|t| t.prompt == "Which book has the highest pages?")
+    {
+        assert_eq!(t.answer_key, "The Last Man");
+    }
+    // The model is in the suite's config, and so its hash.
+    let model = &report.suite.config["holdings"];
+    assert!(
+        model
+            .as_array()
+            .is_some_and(|k| k.iter().any(|k| k["kind"] == "books" && k["records"] == 10)),
+        "{model}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_postgres_library_gets_questions_its_own_queries_agree_with() {
+    let dir = temp();
+    let pg = Postgres::start(dir.path());
+    pg.sql("postgres", "CREATE DATABASE shelf");
+    // The same library, in PostgreSQL's words.
+    for line in LIBRARY.lines() {
+        let sql = line
+            .trim_start_matches("c.execute(\"")
+            .trim_end_matches("\")")
+            .replace("VARCHAR", "text");
+        pg.sql("shelf", &sql);
+    }
+    let before = pg.query(
+        "shelf",
+        "SELECT md5(string_agg(t::text, ',')) FROM (SELECT * FROM books ORDER BY id) t",
+    );
+    let server = installed("discovery/node_modules/.bin/mcp-server-postgres");
+    let url = format!("postgresql://postgres@127.0.0.1:{}/shelf", pg.port());
+    let opts = GenerateOptions::new(GeneratorId::SchemaWalk2, 12, 1);
+    let (report, _) = suite(&server, &[&url], opts, None, dir.path()).await;
+    holds(&report, |sql| pg.query("shelf", sql));
+    assert_eq!(
+        pg.query(
+            "shelf",
+            "SELECT md5(string_agg(t::text, ',')) FROM (SELECT * FROM books ORDER BY id) t"
+        ),
+        before
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_tie_and_an_answer_that_changes_on_restart_are_refused_by_name() {
+    let dir = temp();
+    let db = dir.path().join("scores.duckdb");
+    // Two players share the top score: "who scored highest" has two
+    // right answers. A wrapper adds a row each time the server starts, so
+    // every count read again in a fresh process has changed.
+    duckdb_db(
+        &db,
+        "c.execute(\"CREATE TABLE players(id INTEGER, name VARCHAR, team VARCHAR, score INTEGER)\")\n\
+         c.execute(\"INSERT INTO players VALUES (1, 'Ines Alvarado', 'North', 41), (2, 'Kofi Mensah', 'North', 41), (3, 'Lena Sauer', 'South', 17), (4, 'Ravi Kumar', 'South', 23), (5, 'Yuki Mori', 'East', 30), (6, 'Noor Haddad', 'East', 12)\")",
+    );
+    let python = installed("venv-duckdb/bin/python");
+    let server = installed("venv-duckdb/bin/mcp-server-duckdb");
+    // Each start serves a copy of the scores with one more guest on the
+    // North team than the start before.
+    let wrapper = dir.path().join("grows.sh");
+    let d = s(dir.path());
+    std::fs::write(
+        &wrapper,
+        format!(
+            "#!/bin/sh\nn=$(cat {d}/starts 2>/dev/null || echo 0); n=$((n+1)); echo $n > {d}/starts\n\
+             cp {db} {d}/run$n.duckdb\n\
+             {py} -c \"import duckdb, sys; c = duckdb.connect(sys.argv[1]); [c.execute(\\\"INSERT INTO players VALUES (?, 'Guest', 'North', 5)\\\", [100 + i]) for i in range(int(sys.argv[2]))]; c.close()\" {d}/run$n.duckdb $n\n\
+             exec {server} --db-path {d}/run$n.duckdb --readonly\n",
+            db = s(&db),
+            py = s(&python),
+            server = s(&server),
+        ),
+    )
+    .expect("the wrapper");
+    std::process::Command::new("chmod")
+        .args(["+x", s(&wrapper)])
+        .status()
+        .expect("chmod");
+    let opts = GenerateOptions::new(GeneratorId::SchemaWalk2, 12, 1);
+    let (report, _) = suite(&wrapper, &[], opts, None, dir.path()).await;
+    let rule = |name: &str| {
+        report
+            .rejections
+            .iter()
+            .filter(|r| r.rule == name)
+            .collect::<Vec<_>>()
+    };
+    assert!(
+        rule("two-right-answers")
+            .iter()
+            .any(|r| r.detail.contains("share the highest score")),
+        "{:#?}",
+        report.rejections
+    );
+    assert!(
+        rule("answer-changed").iter().any(|r| r
+            .prompt
+            .as_deref()
+            .is_some_and(|p| p.starts_with("How many"))),
+        "{:#?}",
+        report.rejections
+    );
+    assert!(
+        report
+            .ledger
+            .rejected_by_rule
+            .iter()
+            .any(|r| r.rule == "answer-changed"),
+        "the ledger counts it"
+    );
+}
+
+/// `fitness` with `args`, within `limit`.
+fn fitness_within(args: &[&str], limit: Duration) -> std::process::Output {
+    common::run_bounded(args, limit)
+}
+
+fn library(dir: &Path) -> PathBuf {
+    let db = dir.join("library.duckdb");
+    duckdb_db(&db, LIBRARY);
+    db
+}
+
+#[test]
+fn a_one_tool_database_run_is_not_refused_for_its_surface_and_suite_and_run_agree() {
+    let dir = temp();
+    let db = library(dir.path());
+    let before = sha256(&db);
+    let server = installed("venv-duckdb/bin/mcp-server-duckdb");
+    let command = [s(&server), "--db-path", s(&db), "--readonly"];
+    let suite_file = dir.path().join("suite.json");
+    let mut args = vec![
+        "suite",
+        "--generator",
+        "schema-walk/2",
+        "--runner",
+        "sim/diligent",
+        "--seed",
+        "7",
+        "--out",
+        s(&suite_file),
+        "--",
+    ];
+    args.extend(command);
+    let out = fitness_within(&args, Duration::from_secs(300));
+    assert!(out.status.success(), "{}", text(&out));
+    let suite: Value =
+        serde_json::from_str(&std::fs::read_to_string(&suite_file).expect("the suite"))
+            .expect("json");
+    let runs = dir.path().join("runs");
+    let args = common::run_args(
+        "sim/diligent",
+        &runs,
+        &["--generator", "schema-walk/2"],
+        &command,
+    );
+    let (run_dir, record) = common::run_result(&fitness_within(&args, Duration::from_secs(900)));
+    assert_eq!(sha256(&db), before, "the database is as it was");
+    let structural = record["gates"]["records"]
+        .as_array()
+        .and_then(|g| g.iter().find(|g| g["id"] == "structural"))
+        .cloned()
+        .unwrap_or_default();
+    assert_eq!(
+        structural["ok"], true,
+        "not refused for its surface: {structural}"
+    );
+    assert_ne!(
+        record["outcome"],
+        "INSUFFICIENT_SURFACE",
+        "{}",
+        run_dir.display()
+    );
+    assert_eq!(
+        suite["suite"]["hash"], record["run"]["suite_hash"],
+        "one registration and seed, one suite"
+    );
+    assert_eq!(record["suite"]["tasks"], 12);
+}

@@ -1,0 +1,79 @@
+//! The questions over a model, spread by shape: every plan over each
+//! complete kind and each link between two, taken shape by shape.
+
+use fitness_shared::record::TaskShape;
+use rand::SeedableRng;
+use rand::rngs::ChaCha8Rng;
+
+use super::plans;
+use super::question::Composed;
+use crate::suite::holdings::Holdings;
+
+/// Questions over every complete kind and every link between two, best
+/// spread first: shapes taken in turn, kinds in turn within a shape, so a
+/// suite of any size holds counts, ranks, comparisons, links and sets
+/// before a second of any. At most `want`.
+pub fn compose(holdings: &Holdings, seed: u64, want: usize) -> Vec<Composed> {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed ^ 0x636f_6d70); // "comp"
+    let known: Vec<plans::Known<'_>> = holdings
+        .kinds
+        .iter()
+        .filter(|k| k.complete.is_some() && k.records.len() >= 3)
+        .map(plans::Known::of)
+        .collect();
+    let mut all: Vec<Composed> = Vec::new();
+    for k in &known {
+        all.extend(plans::over_kind(k, &mut rng));
+    }
+    for a in &known {
+        for b in &known {
+            if std::ptr::eq(a, b) {
+                continue;
+            }
+            for link in plans::links(a, b) {
+                all.extend(plans::over_link(a, b, &link, &mut rng));
+            }
+        }
+    }
+    spread(all, want)
+}
+
+/// The shapes in the order a suite takes them: the ones that need the
+/// most of a server first.
+const SHAPE_ORDER: [TaskShape; 5] = [
+    TaskShape::MultiStep,
+    TaskShape::Aggregate,
+    TaskShape::Comparison,
+    TaskShape::Set,
+    TaskShape::Lookup,
+];
+
+/// Round-robin over shapes (in [`SHAPE_ORDER`]), each shape's questions in
+/// the order composed; a disproved question is kept, so admission rejects
+/// it by name, and counts toward nothing.
+fn spread(all: Vec<Composed>, want: usize) -> Vec<Composed> {
+    let mut by_shape: Vec<std::collections::VecDeque<Composed>> =
+        SHAPE_ORDER.iter().map(|_| Default::default()).collect();
+    let mut disproved = Vec::new();
+    for c in all {
+        if c.disproved.is_some() {
+            disproved.push(c);
+            continue;
+        }
+        let i = SHAPE_ORDER.iter().position(|s| *s == c.shape).unwrap_or(0);
+        by_shape[i].push_back(c);
+    }
+    let mut out = Vec::new();
+    while out.len() < want && by_shape.iter().any(|q| !q.is_empty()) {
+        for q in &mut by_shape {
+            if out.len() >= want {
+                break;
+            }
+            if let Some(c) = q.pop_front() {
+                out.push(c);
+            }
+        }
+    }
+    out.extend(disproved.into_iter().take(want.div_ceil(4)));
+    out
+}

@@ -1,0 +1,554 @@
+//! The model of what the server holds, from what its listings said: a
+//! listing that answered a list of records (every page of it, where it
+//! has pages), and a listing of entries each read by another tool. A
+//! listing counts as whole only where that is shown: it says how many it
+//! holds and that many were read, it was read to its last page, it gave
+//! fewer than a limit asked for, or it takes no page and no limit and
+//! gave no continuation. Filtered listings (a search, a listing under a
+//! parent) are no kind of their own.
+
+use std::collections::BTreeMap;
+
+use rmcp::model::Tool;
+use serde_json::{Map, Value};
+
+use super::explore::Explorer;
+use crate::model::types::PlannedCall;
+use crate::suite::holdings::{self, Entries, MAX_RECORDS, Reach, ReadCalls, RecordKind};
+use crate::suite::task::Origin;
+
+/// Parameters that page or limit a listing.
+const PAGING: &[&str] = &[
+    "limit",
+    "page",
+    "pagesize",
+    "perpage",
+    "offset",
+    "cursor",
+    "after",
+    "before",
+    "max",
+    "maxresults",
+    "top",
+    "first",
+    "skip",
+    "start",
+    "size",
+    "count",
+    "num",
+    "pagetoken",
+    "nexttoken",
+    "token",
+    "pagenumber",
+];
+/// Keys that say a listing goes on past what it gave.
+const CONTINUES: &[&str] = &[
+    "next",
+    "nextcursor",
+    "cursor",
+    "hasmore",
+    "nextpage",
+    "more",
+    "truncated",
+    "nexttoken",
+    "continuation",
+    "nextpagetoken",
+];
+/// Keys that say how many records a listing holds in all.
+const TOTALS: &[&str] = &[
+    "total",
+    "count",
+    "totalcount",
+    "totalitems",
+    "totalresults",
+    "length",
+];
+/// Words of a listing tool's name that are no noun (`list_tasks` lists tasks).
+const VERBS: &[&str] = &[
+    "list",
+    "get",
+    "all",
+    "fetch",
+    "read",
+    "show",
+    "find",
+    "search",
+    "query",
+    "browse",
+    "view",
+    "retrieve",
+    "load",
+    "enumerate",
+    "dump",
+];
+/// Pages followed at most.
+const MAX_PAGES: usize = 20;
+/// Entries of one listing read one by one at most: a larger listing is
+/// not read whole this way.
+const MAX_ENTRIES: usize = 40;
+
+/// A parameter or key name, its words run together, lower case.
+fn squashed(name: &str) -> String {
+    crate::access::words(name).concat()
+}
+
+fn is_paging(name: &str) -> bool {
+    PAGING.contains(&squashed(name).as_str())
+}
+
+impl Explorer<'_> {
+    /// Model every listing that answered with records: each a kind whose
+    /// records are known to be whole (or noted why not).
+    pub(super) async fn model_listings(&mut self, callable: &[&Tool]) {
+        let mut found: BTreeMap<String, RecordKind> = BTreeMap::new();
+        let n = self.ex.observations.len();
+        for i in 0..n {
+            let o = &self.ex.observations[i];
+            if o.writes || o.record.is_some() || !o.args.keys().all(|k| is_paging(k)) {
+                continue;
+            }
+            let Some(tool) = callable.iter().find(|t| t.name == o.tool.as_str()) else {
+                continue;
+            };
+            if super::kinds::sql_slot(tool).is_some() {
+                continue;
+            }
+            let Some(json) = o.json.clone() else {
+                continue;
+            };
+            let Some((key, rows)) = holdings::first_list(&json, None) else {
+                continue;
+            };
+            let records: Vec<Map<String, Value>> = rows
+                .iter()
+                .filter_map(Value::as_object)
+                .map(holdings::scalars)
+                .collect();
+            let fields = shared_fields(&records);
+            if records.len() < 3 || fields.len() < 2 {
+                continue;
+            }
+            let name = key.map_or_else(|| noun_of(&o.tool), str::to_owned);
+            let call = PlannedCall {
+                tool: o.tool.clone(),
+                arguments: o.args.clone(),
+            };
+            let kind = self
+                .whole_listing(tool, call, &json, records, fields, name)
+                .await;
+            let better = found
+                .get(&kind.name)
+                .is_none_or(|k| k.complete.is_none() && kind.complete.is_some());
+            if better {
+                found.insert(kind.name.clone(), kind);
+            }
+        }
+        for (_, kind) in found {
+            if kind.complete.is_none() {
+                self.ex.holdings.notes.push(format!(
+                    "{}: listed by `{}`, not shown to be every record",
+                    kind.name,
+                    kind.tool()
+                ));
+            }
+            self.ex.holdings.kinds.push(kind);
+        }
+    }
+
+    /// Model every listing of entries that another tool reads one by one
+    /// (the walk has read at least one so): every entry read, each a
+    /// record of its name and the fields its read gives.
+    pub(super) async fn model_entries(&mut self, callable: &[&Tool]) {
+        let mut done: Vec<String> = Vec::new();
+        let n = self.ex.observations.len();
+        for r in 0..n {
+            let o = &self.ex.observations[r];
+            if o.writes || o.record.is_some() {
+                continue;
+            }
+            // A read of one entry a listing named: its one input a handle
+            // from a listing that took no filter.
+            let [(arg, h)] = o.inputs.as_slice() else {
+                continue;
+            };
+            let Some(from) = self.ex.handles[*h].from else {
+                continue;
+            };
+            let listing = &self.ex.observations[from];
+            if listing.writes
+                || listing.tool == o.tool
+                || !listing.args.keys().all(|k| is_paging(k))
+                || done.contains(&listing.tool)
+            {
+                continue;
+            }
+            let key = self.ex.handles[*h].key.clone();
+            let (reader, arg, listing_tool) = (o.tool.clone(), arg.clone(), listing.tool.clone());
+            let entries: Vec<String> = {
+                let mut v: Vec<String> = self
+                    .ex
+                    .handles
+                    .iter()
+                    .filter(|x| x.from == Some(from) && x.key == key)
+                    .map(|x| x.value.clone())
+                    .collect();
+                v.dedup();
+                v
+            };
+            let (Some(reader_tool), Some(list_tool)) = (
+                callable.iter().find(|t| t.name == reader.as_str()),
+                callable.iter().find(|t| t.name == listing_tool.as_str()),
+            ) else {
+                continue;
+            };
+            done.push(listing_tool.clone());
+            let name = noun_of(&listing_tool);
+            if entries.len() < 3 || entries.len() > MAX_ENTRIES {
+                self.ex.holdings.notes.push(format!(
+                    "{name}: `{listing_tool}` listed {} entries, not read one by one (between 3 and {MAX_ENTRIES} are)",
+                    entries.len()
+                ));
+                continue;
+            }
+            let listing_call = PlannedCall {
+                tool: listing_tool.clone(),
+                arguments: self.ex.observations[from].args.clone(),
+            };
+            let listing_json = self.ex.observations[from]
+                .json
+                .clone()
+                .unwrap_or(Value::Null);
+            let whole_list = continuation(&listing_json).is_none()
+                && params(list_tool).iter().all(|p| !is_paging(p));
+            let mut calls = vec![listing_call];
+            let mut records = Vec::new();
+            for entry in &entries {
+                let Some(mut args) = self.with_slot(reader_tool, &arg, entry) else {
+                    break;
+                };
+                // The arguments the walk's own read gave, but the entry's.
+                for (k, v) in &self.ex.observations[r].args {
+                    if *k != arg {
+                        args.insert(k.clone(), v.clone());
+                    }
+                }
+                let read = match self
+                    .ex
+                    .observations
+                    .iter()
+                    .find(|x| x.tool == reader && x.args == args)
+                {
+                    Some(x) => Some(x.index),
+                    None => {
+                        self.made(&reader, args.clone(), Origin::Discovered, true)
+                            .await
+                    }
+                };
+                let Some(i) = read else {
+                    break;
+                };
+                let Some(mut record) = holdings::entry_fields(&self.ex.observations[i].text) else {
+                    break;
+                };
+                record.insert(key.clone(), Value::String(entry.clone()));
+                records.push(record);
+                calls.push(PlannedCall {
+                    tool: reader.clone(),
+                    arguments: args,
+                });
+            }
+            let all_read = records.len() == entries.len();
+            let mut fields = vec![key.clone()];
+            fields.extend(shared_fields(&records).into_iter().filter(|f| *f != key));
+            let complete = (whole_list && all_read && fields.len() >= 2).then(|| {
+                format!(
+                    "`{listing_tool}` takes no page and no limit and listed {} entries, each read by `{reader}`",
+                    entries.len()
+                )
+            });
+            if complete.is_none() {
+                self.ex.holdings.notes.push(format!(
+                    "{name}: `{listing_tool}` listed {} entries and {} were read by `{reader}`, not shown to be every record",
+                    entries.len(),
+                    records.len()
+                ));
+                continue;
+            }
+            self.ex.holdings.kinds.push(RecordKind {
+                name,
+                fields,
+                records,
+                complete,
+                reach: Reach::Calls(ReadCalls {
+                    calls,
+                    per_entry: Some(Entries { field: key, arg }),
+                }),
+            });
+        }
+    }
+
+    /// The listing read whole where it can be: its total checked, its
+    /// pages followed, or a limit asked that it stayed under.
+    async fn whole_listing(
+        &mut self,
+        tool: &Tool,
+        call: PlannedCall,
+        json: &Value,
+        mut records: Vec<Map<String, Value>>,
+        fields: Vec<String>,
+        name: String,
+    ) -> RecordKind {
+        let params = params(tool);
+        let paging: Vec<&String> = params.iter().filter(|p| is_paging(p)).collect();
+        let mut calls = vec![call.clone()];
+        let continues = continuation(json);
+        let complete = if let Some(total) = total(json).filter(|t| *t == records.len() as u64) {
+            Some(format!(
+                "`{}` says it holds {total}, and {total} were read",
+                call.tool
+            ))
+        } else if continues.is_none() && paging.is_empty() {
+            Some(format!(
+                "`{}` takes no page and no limit and gave no continuation",
+                call.tool
+            ))
+        } else if let Some(cursor) = continues {
+            self.follow_pages(tool, &call, cursor, &params, &mut calls, &mut records)
+                .await
+        } else {
+            self.under_a_limit(tool, &call, &params, &mut calls, &mut records)
+                .await
+        };
+        RecordKind {
+            name,
+            fields,
+            records,
+            complete,
+            reach: Reach::Calls(ReadCalls {
+                calls,
+                per_entry: None,
+            }),
+        }
+    }
+
+    /// Follow a listing's continuation (a cursor, a next page) to its
+    /// last page; whole when it ends within the bounds.
+    async fn follow_pages(
+        &mut self,
+        tool: &Tool,
+        first: &PlannedCall,
+        mut cursor: Value,
+        params: &[String],
+        calls: &mut Vec<PlannedCall>,
+        records: &mut Vec<Map<String, Value>>,
+    ) -> Option<String> {
+        let slot = params.iter().find(|p| {
+            let s = squashed(p);
+            s.contains("cursor")
+                || s.contains("token")
+                || s == "after"
+                || s == "page"
+                || s == "pagenumber"
+        })?;
+        for _ in 0..MAX_PAGES {
+            let mut args = first.arguments.clone();
+            let value = match (&cursor, squashed(slot).as_str()) {
+                // A page number: the next one.
+                (Value::Bool(true), "page" | "pagenumber") => {
+                    let at = args.get(slot).and_then(Value::as_u64).unwrap_or(1);
+                    Value::from(at + 1)
+                }
+                (Value::Bool(_), _) => return None,
+                (v, _) => v.clone(),
+            };
+            args.insert(slot.clone(), value);
+            let i = self
+                .made(&tool.name, args.clone(), Origin::Discovered, true)
+                .await?;
+            calls.push(PlannedCall {
+                tool: tool.name.to_string(),
+                arguments: args,
+            });
+            let o = &self.ex.observations[i];
+            let page = o
+                .json
+                .as_ref()
+                .and_then(|j| holdings::first_list(j, None))
+                .map(|(_, rows)| {
+                    rows.iter()
+                        .filter_map(Value::as_object)
+                        .map(holdings::scalars)
+                        .collect::<Vec<_>>()
+                })
+                .unwrap_or_default();
+            records.extend(page);
+            if records.len() > MAX_RECORDS {
+                return None;
+            }
+            match o.json.as_ref().and_then(continuation) {
+                Some(next) => cursor = next,
+                None => {
+                    return Some(format!(
+                        "`{}` read to its last page ({} pages, {} records)",
+                        tool.name,
+                        calls.len(),
+                        records.len()
+                    ));
+                }
+            }
+        }
+        None
+    }
+
+    /// Ask the listing for more than it gave, under its limit parameter:
+    /// whole when it gives fewer than asked.
+    async fn under_a_limit(
+        &mut self,
+        tool: &Tool,
+        first: &PlannedCall,
+        params: &[String],
+        calls: &mut Vec<PlannedCall>,
+        records: &mut Vec<Map<String, Value>>,
+    ) -> Option<String> {
+        let slot = params.iter().find(|p| {
+            let s = squashed(p);
+            [
+                "limit",
+                "max",
+                "maxresults",
+                "top",
+                "first",
+                "pagesize",
+                "perpage",
+                "size",
+                "count",
+                "num",
+            ]
+            .contains(&s.as_str())
+        })?;
+        let schema = tool
+            .input_schema
+            .get("properties")
+            .and_then(|p| p.get(slot.as_str()));
+        let most = schema
+            .and_then(|s| s.get("maximum"))
+            .and_then(Value::as_u64)
+            .unwrap_or(MAX_RECORDS as u64 + 1)
+            .min(MAX_RECORDS as u64 + 1);
+        let mut args = first.arguments.clone();
+        args.insert(slot.clone(), Value::from(most));
+        let i = self
+            .made(&tool.name, args.clone(), Origin::Discovered, true)
+            .await?;
+        let o = &self.ex.observations[i];
+        let got: Vec<Map<String, Value>> = o
+            .json
+            .as_ref()
+            .and_then(|j| holdings::first_list(j, None))
+            .map(|(_, rows)| {
+                rows.iter()
+                    .filter_map(Value::as_object)
+                    .map(holdings::scalars)
+                    .collect()
+            })
+            .unwrap_or_default();
+        if (got.len() as u64) >= most || got.len() < records.len() {
+            return None;
+        }
+        let continues = o.json.as_ref().and_then(continuation).is_some();
+        if continues {
+            return None;
+        }
+        *records = got;
+        *calls = vec![PlannedCall {
+            tool: tool.name.to_string(),
+            arguments: args,
+        }];
+        Some(format!(
+            "`{}` asked for up to {most} gave {}",
+            tool.name,
+            records.len()
+        ))
+    }
+}
+
+/// A tool's parameter names.
+fn params(tool: &Tool) -> Vec<String> {
+    tool.input_schema
+        .get("properties")
+        .and_then(Value::as_object)
+        .map(|p| p.keys().cloned().collect())
+        .unwrap_or_default()
+}
+
+/// The fields most of the records have (four in five), in the order the
+/// first gives them.
+fn shared_fields(records: &[Map<String, Value>]) -> Vec<String> {
+    let Some(first) = records.first() else {
+        return Vec::new();
+    };
+    first
+        .keys()
+        .filter(|k| records.iter().filter(|r| r.contains_key(*k)).count() * 5 >= records.len() * 4)
+        .cloned()
+        .collect()
+}
+
+/// What a listing says about a next page: its cursor or token, `true`
+/// for a `has_more` flag, `None` when it says none follows.
+fn continuation(v: &Value) -> Option<Value> {
+    let o = v.as_object()?;
+    o.iter().find_map(|(k, x)| {
+        CONTINUES.contains(&squashed(k).as_str()).then_some(())?;
+        match x {
+            Value::Null | Value::Bool(false) => None,
+            Value::String(s) if s.is_empty() => None,
+            other => Some(other.clone()),
+        }
+    })
+}
+
+/// The total a listing says it holds, where it says one.
+fn total(v: &Value) -> Option<u64> {
+    let o = v.as_object()?;
+    o.iter()
+        .find(|(k, _)| TOTALS.contains(&squashed(k).as_str()))
+        .and_then(|(_, x)| x.as_u64())
+}
+
+/// A listing tool's noun: its name less the verbs (`list_tasks` is
+/// `tasks`).
+fn noun_of(tool: &str) -> String {
+    let words: Vec<String> = crate::access::words(tool)
+        .into_iter()
+        .filter(|w| !VERBS.contains(&w.as_str()))
+        .collect();
+    if words.is_empty() {
+        "records".to_owned()
+    } else {
+        words.join("_")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn a_listing_says_whether_it_goes_on_and_how_many_it_holds() {
+        assert_eq!(
+            continuation(&json!({"items": [], "next_cursor": "abc"})),
+            Some(json!("abc"))
+        );
+        assert_eq!(continuation(&json!({"items": [], "hasMore": false})), None);
+        assert_eq!(
+            continuation(&json!({"items": [], "has_more": true})),
+            Some(json!(true))
+        );
+        assert_eq!(total(&json!({"tasks": [], "totalCount": 12})), Some(12));
+        assert_eq!(noun_of("list_tasks"), "tasks");
+        assert_eq!(noun_of("getAllOpenInvoices"), "open_invoices");
+        assert!(is_paging("page_size") && is_paging("nextToken") && !is_paging("project"));
+    }
+}

@@ -1,0 +1,240 @@
+//! A model of what a server holds, built from what discovery read through
+//! it: the kinds of record (a table's rows, a listing's entries), their
+//! fields, every record as read, whether the records read are all of them
+//! and how that was shown, and the calls an agent reaches them with.
+//! Generators build it (they know how to read a server); the composer
+//! ([`super::compose`]) asks questions over it. It goes into the suite's
+//! config, and so its hash, as [`Holdings::summary`].
+
+use serde_json::{Map, Value, json};
+
+use crate::model::types::PlannedCall;
+
+/// Records of one kind read at most; a larger kind is not composed over
+/// (its records could not all be read, so no answer over them is proved).
+pub const MAX_RECORDS: usize = 300;
+
+/// What the server holds, as far as the harness read it.
+#[derive(Debug, Clone, Default)]
+pub struct Holdings {
+    pub kinds: Vec<RecordKind>,
+    /// Kinds seen but not modelled, and why (too many records, rows that
+    /// did not parse, a count that did not match), for the ledger.
+    pub notes: Vec<String>,
+}
+
+/// One kind of record.
+#[derive(Debug, Clone)]
+pub struct RecordKind {
+    /// As the server names it: a table's name, a listing's key.
+    pub name: String,
+    /// Field names, in the order the server gives them.
+    pub fields: Vec<String>,
+    /// Every record as read, field name to value.
+    pub records: Vec<Map<String, Value>>,
+    /// How the records read are known to be all of them (`COUNT(*) of 42
+    /// matched 42 rows read`); `None` when that was not shown, and then
+    /// nothing is composed over them.
+    pub complete: Option<String>,
+    /// How an agent reaches the records.
+    pub reach: Reach,
+}
+
+/// How an agent reaches a kind's records.
+#[derive(Debug, Clone)]
+pub enum Reach {
+    /// The rows of a table behind a tool that takes a query language: the
+    /// composer writes each question's reference query, run through the
+    /// server, which must agree with the answer it computed.
+    Query(QueryTool),
+    /// Calls that read every record, in order: a listing's pages, or a
+    /// listing and then a read of each entry it names. With no query
+    /// language, an answer over several records stands only where the
+    /// records are complete.
+    Calls(ReadCalls),
+}
+
+/// How a kind's records are read by calls.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ReadCalls {
+    pub calls: Vec<PlannedCall>,
+    /// `None`: every call is a page of the listing, whose records are the
+    /// objects each lists. `Some`: the first call lists the entries and
+    /// each later call reads one ([`Entries`]).
+    pub per_entry: Option<Entries>,
+}
+
+/// Entries a listing names, each read by a call of its own: the record is
+/// the entry's name (the call's `arg`) under `field`, with the fields the
+/// read's text gives.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Entries {
+    pub field: String,
+    pub arg: String,
+}
+
+impl ReadCalls {
+    /// The records the calls' texts (one per call, in order) hold, or
+    /// `None` where a text does not read as they did.
+    pub fn records(&self, texts: &[String], fields: &[String]) -> Option<Vec<Map<String, Value>>> {
+        if texts.len() != self.calls.len() {
+            return None;
+        }
+        match &self.per_entry {
+            None => {
+                let mut all = Vec::new();
+                for t in texts {
+                    all.extend(listed(t)?);
+                }
+                Some(keep_fields(all, fields))
+            }
+            Some(entries) => {
+                let mut all = Vec::new();
+                for (call, text) in self.calls.iter().zip(texts).skip(1) {
+                    let name = call.arguments.get(&entries.arg)?.as_str()?;
+                    let mut record = entry_fields(text)?;
+                    record.insert(entries.field.clone(), Value::String(name.to_owned()));
+                    all.push(record);
+                }
+                Some(keep_fields(all, fields))
+            }
+        }
+    }
+}
+
+fn keep_fields(records: Vec<Map<String, Value>>, fields: &[String]) -> Vec<Map<String, Value>> {
+    if fields.is_empty() {
+        return records;
+    }
+    records
+        .into_iter()
+        .map(|r| r.into_iter().filter(|(k, _)| fields.contains(k)).collect())
+        .collect()
+}
+
+/// The records a listing's text holds: the first list of objects in what
+/// it stands for (the text itself, or the list a wrapper holds them in),
+/// each object's scalar fields.
+pub fn listed(text: &str) -> Option<Vec<Map<String, Value>>> {
+    let v = crate::suite::printed::structured(text)?;
+    let (_, rows) = first_list(&v, None)?;
+    Some(
+        rows.iter()
+            .filter_map(Value::as_object)
+            .map(scalars)
+            .collect(),
+    )
+}
+
+/// The first list of objects in `v`, with the key it is under.
+pub fn first_list<'v>(
+    v: &'v Value,
+    key: Option<&'v str>,
+) -> Option<(Option<&'v str>, &'v Vec<Value>)> {
+    match v {
+        Value::Array(a) if !a.is_empty() && a.iter().all(Value::is_object) => Some((key, a)),
+        Value::Object(o) => o.iter().find_map(|(k, x)| first_list(x, Some(k))),
+        _ => None,
+    }
+}
+
+/// An object's scalar fields (a list of short texts joined, as a tag list
+/// reads).
+pub fn scalars(o: &Map<String, Value>) -> Map<String, Value> {
+    o.iter()
+        .filter_map(|(k, v)| match v {
+            Value::String(_) | Value::Number(_) | Value::Bool(_) => Some((k.clone(), v.clone())),
+            _ => None,
+        })
+        .collect()
+}
+
+/// The fields one entry's text gives: its JSON object's scalars, else its
+/// `Label: value` lines.
+pub fn entry_fields(text: &str) -> Option<Map<String, Value>> {
+    if let Some(Value::Object(o)) = crate::suite::printed::structured(text) {
+        let s = scalars(&o);
+        if !s.is_empty() {
+            return Some(s);
+        }
+    }
+    let first = crate::suite::printed::labelled::records(text)
+        .into_iter()
+        .next()?;
+    let mut out = Map::new();
+    for (label, value) in first {
+        out.entry(label).or_insert(Value::String(value));
+    }
+    (!out.is_empty()).then_some(out)
+}
+
+/// A tool that takes a query language, and the table a kind is.
+#[derive(Debug, Clone)]
+pub struct QueryTool {
+    pub tool: String,
+    /// The parameter the statement goes in.
+    pub slot: String,
+    /// The tool's other arguments, as the catalogue gave them.
+    pub fixed: Map<String, Value>,
+    pub table: String,
+}
+
+impl QueryTool {
+    /// The call that runs `statement`.
+    pub fn call(&self, statement: &str) -> PlannedCall {
+        let mut arguments = self.fixed.clone();
+        arguments.insert(self.slot.clone(), Value::String(statement.to_owned()));
+        PlannedCall {
+            tool: self.tool.clone(),
+            arguments,
+        }
+    }
+}
+
+impl RecordKind {
+    /// The calls that read every record: the table read whole, or the
+    /// listing's calls.
+    pub fn read_calls(&self) -> Vec<PlannedCall> {
+        match &self.reach {
+            Reach::Query(q) => vec![q.call(&format!("SELECT * FROM {}", q.table))],
+            Reach::Calls(r) => r.calls.clone(),
+        }
+    }
+
+    /// The tool an agent reaches the records with.
+    pub fn tool(&self) -> &str {
+        match &self.reach {
+            Reach::Query(q) => &q.tool,
+            Reach::Calls(r) => r.calls.last().map_or("", |c| c.tool.as_str()),
+        }
+    }
+}
+
+impl Holdings {
+    /// What the suite's config and hash hold of the model: each kind, its
+    /// fields, its records' count, how it is complete and reached (never
+    /// the records themselves: the suite's answers are hashed with its
+    /// tasks).
+    pub fn summary(&self) -> Value {
+        Value::Array(
+            self.kinds
+                .iter()
+                .map(|k| {
+                    json!({
+                        "kind": k.name,
+                        "fields": k.fields,
+                        "records": k.records.len(),
+                        "complete": k.complete,
+                        "tool": k.tool(),
+                        "query": matches!(k.reach, Reach::Query(_)),
+                    })
+                })
+                .collect(),
+        )
+    }
+
+    /// The kind named `name`.
+    pub fn kind(&self, name: &str) -> Option<&RecordKind> {
+        self.kinds.iter().find(|k| k.name == name)
+    }
+}
