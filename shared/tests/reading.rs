@@ -67,7 +67,7 @@ fn an_agent_that_passed_nothing_leaves_no_signal_and_no_finding() {
     );
     // A stored line of 0 reads nothing about the suite: no arm is read
     // against it, and no finding is drawn from it.
-    assert!(r.line.starts_with("Kill line: none."), "{}", r.line);
+    assert!(r.line.starts_with("Kill line: none,"), "{}", r.line);
     assert!(r.arms.iter().all(|a| a.reached.is_none()), "{:?}", r.arms);
     assert!(r.findings.is_empty(), "{:?}", r.findings);
     assert!(NullReading::of(&GateDetail::Unrecognised).is_none());

@@ -287,7 +287,7 @@ fn line_text(
         ),
         (Some(l), None) => format!("Kill line: {}, the ratio {ratio}.", pct(l)),
         (None, _) if decision == "INDETERMINATE" => {
-            "Kill line: none. The gate could not be decided, and an undecided baseline halts the run like a kill.".to_owned()
+            "Kill line: none, since the gate could not be decided.".to_owned()
         }
         (None, _) if decision == "DEFERRED" => format!(
             "Kill line: not drawn yet. It is {ratio} times the agent's rate; before any paid call only a null rate at or above {} could kill, and none did.",
