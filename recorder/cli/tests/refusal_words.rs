@@ -294,6 +294,20 @@ fn the_board_states_the_screens_bias_once_and_each_screened_row_points_to_it() {
     };
     assert!(record_page(&ids[0]).contains(&format!("href=\"../.././#{anchor}\"")));
     assert!(!record_page(&ids[1]).contains(&format!("#{anchor}")));
+    // A screen registered but never run (the thin suite could not reach
+    // its floor) screened nothing: no pointer on its row or its page.
+    let thin = demo("thin", &[]);
+    assert!(
+        thin.record["suite"]["screen_skipped"].is_string(),
+        "{}",
+        thin.record["suite"]
+    );
+    assert!(!thin.html().contains(&format!("#{anchor}")));
+    let board = std::fs::read_to_string(thin.site.join("index.html")).expect("board");
+    assert!(
+        !board.contains(&format!("<a href=\"#{anchor}\"")),
+        "{board}"
+    );
 }
 
 /// The canary with its two registered batches: the construct gate is

@@ -23,6 +23,13 @@ pub const BIAS_STATEMENT: [&str; 3] = [
     "So a passed baseline on a screened row and a passed baseline on an unscreened row are not the same evidence. Each row says which suite it drove, and rows built by different generators are never read against each other.",
 ];
 
+/// Whether the run drove a screened suite: the screen was registered and
+/// ran (one registered but skipped, because the suite could no longer
+/// reach its floor, screened nothing).
+pub fn ran(record: &RunRecord) -> bool {
+    record.preregistration.null_screen == Some(true) && record.suite.screen_skipped.is_none()
+}
+
 /// The screen's counts in one line, every candidate put to it accounted
 /// for: screened, deleted, and kept unscreened because its call failed.
 pub fn count_text(c: &NullScreenCount) -> String {

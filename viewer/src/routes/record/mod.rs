@@ -342,7 +342,7 @@ fn registered_view(record: &RunRecord) -> impl IntoView + use<> {
         .map(|note| view! { <p class="limitation">{note}</p> });
     // A screened suite points to the screen's bias, stated once on the
     // board: its passed baseline is not the evidence an unscreened one is.
-    let bias = (prereg.null_screen == Some(true)).then(|| {
+    let bias = fitness_shared::reading::screen::ran(record).then(|| {
         let href = api::site_url(&format!("./#{}", fitness_shared::reading::screen::BIAS_ANCHOR));
         view! {
             <p class="screen-bias">
