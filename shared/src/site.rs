@@ -91,6 +91,26 @@ pub fn replay(run_id: &str) -> Option<String> {
     run_dir(run_id).map(|d| format!("{d}?view=replay"))
 }
 
+/// `runs/<id>/?view=replay&trial=<corr_id>`: the run's replay opened on
+/// one trial read as a conversation, every attempt of it in turn.
+pub fn replay_trial(run_id: &str, corr_id: &str) -> Option<String> {
+    replay(run_id).map(|p| format!("{p}&trial={}", query_value(corr_id)))
+}
+
+/// A value percent-encoded for a URL query: ASCII letters, digits and
+/// `-_.~` as they are, every other byte as `%XX`.
+pub fn query_value(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for b in s.bytes() {
+        if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.' | b'~') {
+            out.push(b as char);
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
+}
+
 /// A tape a run's record names. `tape` is the record's `tapes[].path`,
 /// relative to the run directory; paths that could leave it are refused.
 pub fn tape(run_id: &str, tape: &str) -> Option<String> {
@@ -191,6 +211,11 @@ mod tests {
             Some("runs/a-1/mcp.jsonl")
         );
         assert_eq!(replay("a-1").as_deref(), Some("runs/a-1/?view=replay"));
+        assert_eq!(
+            replay_trial("a-1", "t 1::state").as_deref(),
+            Some("runs/a-1/?view=replay&trial=t%201%3A%3Astate")
+        );
+        assert_eq!(replay_trial("../x", "t1"), None);
         assert_eq!(server_page("svelte").as_deref(), Some("servers/svelte/"));
         assert_eq!(badge("svelte").as_deref(), Some("badges/svelte.svg"));
         for bad in ["", "..", "a/b", "a\\b", "a:b", "x..y", "é"] {

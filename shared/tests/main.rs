@@ -9,6 +9,7 @@ mod gates;
 mod golden_vectors;
 mod integrity;
 mod invariants;
+mod paired_reference;
 mod reading;
 mod record_import;
 mod record_parser_robustness;

@@ -6,20 +6,13 @@
 
 use crate::common;
 
-use common::{assert_rel, f, i, reference, u};
+use common::{assert_rel, f, i, reference, reference_rows, u};
 use fitness_shared::gates::{achieved_power, critical_k, plan};
 use fitness_shared::stats::{
     binom_cdf, binom_pmf, binom_sf, normal_quantile, separate, tie_rate, wilson,
 };
 
 const REL: f64 = 1e-12;
-
-fn rows(name: &str) -> Vec<serde_json::Value> {
-    reference()[name]
-        .as_array()
-        .unwrap_or_else(|| panic!("{name} missing"))
-        .clone()
-}
 
 #[test]
 fn the_reference_file_records_its_versions_and_enough_values() {
@@ -39,7 +32,7 @@ fn the_reference_file_records_its_versions_and_enough_values() {
 
 #[test]
 fn binom_cdf_matches_scipy_and_exact_to_1e_12() {
-    let cases = rows("binom_cdf");
+    let cases = reference_rows("binom_cdf");
     assert!(cases.len() > 1000);
     for c in &cases {
         let (k, n, p) = (i(&c["k"]), u(&c["n"]), f(&c["p"]));
@@ -52,7 +45,7 @@ fn binom_cdf_matches_scipy_and_exact_to_1e_12() {
 
 #[test]
 fn binom_sf_matches_scipy_and_exact_to_1e_12() {
-    for c in &rows("binom_sf") {
+    for c in &reference_rows("binom_sf") {
         let (k, n, p) = (i(&c["k"]), u(&c["n"]), f(&c["p"]));
         let got = binom_sf(k, n, p);
         let what = format!("binom_sf({k}, {n}, {p})");
@@ -63,7 +56,7 @@ fn binom_sf_matches_scipy_and_exact_to_1e_12() {
 
 #[test]
 fn binom_pmf_matches_scipy_to_1e_12() {
-    for c in &rows("binom_pmf") {
+    for c in &reference_rows("binom_pmf") {
         let (k, n, p) = (i(&c["k"]), u(&c["n"]), f(&c["p"]));
         assert_rel(
             binom_pmf(k, n, p),
@@ -76,7 +69,7 @@ fn binom_pmf_matches_scipy_to_1e_12() {
 
 #[test]
 fn normal_quantile_matches_scipy_to_1e_9() {
-    for c in &rows("normal_quantile") {
+    for c in &reference_rows("normal_quantile") {
         let p = f(&c["p"]);
         let (got, want) = (normal_quantile(p), f(&c["scipy"]));
         let err = (got - want).abs();
@@ -94,7 +87,7 @@ fn normal_quantile_matches_scipy_to_1e_9() {
 
 #[test]
 fn wilson_matches_statsmodels_to_1e_12() {
-    for c in &rows("wilson") {
+    for c in &reference_rows("wilson") {
         let (k, n, conf) = (u(&c["k"]), u(&c["n"]), f(&c["confidence"]));
         let w = wilson(k, n, conf);
         let what = format!("wilson({k}, {n}, {conf})");
@@ -121,7 +114,7 @@ fn wilson_matches_statsmodels_to_1e_12() {
 
 #[test]
 fn achieved_power_and_critical_k_match_scipy() {
-    let cases = rows("achieved_power");
+    let cases = reference_rows("achieved_power");
     assert!(cases.len() >= 400);
     for c in &cases {
         let (n, t, d, a) = (
@@ -147,7 +140,7 @@ fn achieved_power_and_critical_k_match_scipy() {
 
 #[test]
 fn plan_matches_a_scipy_scan() {
-    for c in &rows("plan") {
+    for c in &reference_rows("plan") {
         let (t, d, a, pw) = (
             f(&c["threshold"]),
             f(&c["detectable"]),
@@ -164,7 +157,7 @@ fn plan_matches_a_scipy_scan() {
 
 #[test]
 fn separate_matches_the_formula_with_scipy_quantiles() {
-    for c in &rows("separate") {
+    for c in &reference_rows("separate") {
         let (p1, p2) = (f(&c["p1"]), f(&c["p2"]));
         assert_eq!(
             separate(p1, p2),
@@ -177,7 +170,7 @@ fn separate_matches_the_formula_with_scipy_quantiles() {
 
 #[test]
 fn tie_rate_matches_scipy() {
-    for c in &rows("tie_rate") {
+    for c in &reference_rows("tie_rate") {
         let (b, r) = (f(&c["base"]), u(&c["reps"]));
         assert_rel(
             tie_rate(b, r),

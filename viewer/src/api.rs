@@ -57,14 +57,14 @@ pub fn replay_url(run_id: &str) -> String {
 /// The link to a run's replay opened on one trial (`corr_id`).
 pub fn replay_trial_url(run_id: &str, corr_id: &str) -> String {
     site::replay(run_id)
-        .map(|p| site_url(&format!("{p}&corr={}", crate::url_state::encode(corr_id))))
+        .map(|p| site_url(&format!("{p}&corr={}", site::query_value(corr_id))))
         .unwrap_or_default()
 }
 
 /// The link to a run's replay opened on one trial read as a conversation.
 pub fn replay_conversation_url(run_id: &str, corr_id: &str) -> String {
-    site::replay(run_id)
-        .map(|p| site_url(&format!("{p}&trial={}", crate::url_state::encode(corr_id))))
+    site::replay_trial(run_id, corr_id)
+        .map(|p| site_url(&p))
         .unwrap_or_default()
 }
 

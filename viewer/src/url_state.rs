@@ -197,17 +197,3 @@ fn decode(s: &str) -> String {
     }
     String::from_utf8_lossy(&out).into_owned()
 }
-
-/// Percent-encode a query value (everything but ASCII letters, digits and
-/// `-_.~`), as `encodeURIComponent` does for these characters.
-pub fn encode(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for b in s.bytes() {
-        if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.' | b'~') {
-            out.push(b as char);
-        } else {
-            out.push_str(&format!("%{b:02X}"));
-        }
-    }
-    out
-}

@@ -31,8 +31,23 @@ pub enum Command {
     /// time, resumable, shardable: `fitness sweep ROSTER.toml [-j N] [--shard I/N]`.
     Sweep(crate::commands::sweep::SweepArgs),
     /// Read two runs of a server against each other for CI: comparable or
-    /// not, the outcome change, the two stored intervals and whether they are
-    /// separated; exit codes a workflow gates on.
+    /// not, the outcome change, and a verdict with exit codes a workflow
+    /// gates on (paired when both runs drove one suite).
+    ///
+    /// The reading is paired whenever both runs scored on the same suite (one
+    /// suite hash: a rerun with `fitness run --suite BEFORE_DIR/suite.json`,
+    /// or a rewrite-check): trial k of task t before is read against trial k
+    /// of task t after, over the tasks both runs drove. It prints the 2x2
+    /// table of those pairs, the tasks that flipped each way, McNemar's p
+    /// (mid-p and exact) and Newcombe's paired interval of the drop at the
+    /// after run's registered alpha; a regression is an interval that lies
+    /// entirely above 0. Runs of different suites are read as independent
+    /// samples: their two stored first-try intervals, a regression only
+    /// where they do not overlap.
+    ///
+    /// Runs of different servers, runner models, generators or credential
+    /// contexts are never read against each other (exit 3). `--plan BEFORE`
+    /// compares nothing: it sizes a paired rerun of BEFORE's suite.
     Compare(crate::commands::compare::CompareArgs),
     /// Run the bundled demo servers with the offline sim runner, publish the
     /// board and serve it at http://127.0.0.1:8080 (no key, no network).

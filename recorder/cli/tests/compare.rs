@@ -1,38 +1,22 @@
 //! `fitness compare` on pairs of real runs of the demo servers (sim runners):
-//! comparable and unchanged, a server that lost its tools (regressed), the
-//! reverse (improved), another runner model (incomparable), and a spend-capped
-//! run (inconclusive); text, Markdown and JSON, with the documented exit codes.
+//! comparable and unchanged, a refusal of the measurement (inconclusive),
+//! the reverse (improved), another runner model (incomparable), and a
+//! spend-capped run (inconclusive); text, Markdown and JSON, with the
+//! documented exit codes. The action's steps as written, around them.
 
 use crate::common;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
-use common::{FITNESS, s, text};
+use common::{FITNESS, demo_run as run, s};
 use serde_json::Value;
 
-/// One `fitness run` of a demo server; its run directory.
-fn run(out: &Path, server: &str, runner: &str, extra: &[&str]) -> PathBuf {
-    let mut args = vec![
-        "run",
-        "--runner",
-        runner,
-        "--generator",
-        "schema-walk/1",
-        "--label",
-        "server",
-        "--out",
-        s(out),
-        "--json",
-    ];
-    args.extend(extra);
-    args.extend(["--", FITNESS, "demo-server", server]);
-    let output = common::fitness(&args);
-    let summary: Value =
-        serde_json::from_slice(&output.stdout).unwrap_or_else(|e| panic!("{e}: {}", text(&output)));
-    PathBuf::from(summary["dir"].as_str().unwrap())
-}
+/// Flags that register a suite the good demo server cannot fill: its run is
+/// refused at the structural gate (INSUFFICIENT_SURFACE), a refusal of the
+/// measurement of the same server.
+const TOO_THIN: [&str; 6] = ["--tasks", "1000", "--min-suite", "1000", "--reps", "1"];
 
-fn compare(before: &Path, after: &Path, format: &str) -> (i32, String) {
+pub(crate) fn compare(before: &Path, after: &Path, format: &str) -> (i32, String) {
     let out = common::fitness(&["compare", s(before), s(after), "--format", format]);
     (
         out.status.code().expect("an exit code"),
@@ -46,23 +30,28 @@ fn compare_reads_pairs_of_real_runs_and_exits_with_its_verdict() {
     let out = dir.path();
     let good = run(out, "good", "sim/diligent", &["--seed", "7"]);
     let good_again = run(out, "good", "sim/diligent", &["--seed", "8"]);
-    let thin = run(out, "thin", "sim/diligent", &[]);
+    let thin = run(out, "good", "sim/diligent", &TOO_THIN);
     let careless = run(out, "good", "sim/careless", &[]);
     let capped = run(out, "good", "sim/diligent", &["--max-model-calls", "60"]);
 
     // Comparable, both scored, overlapping: no change, exit 0. A record file
-    // and a run directory are both accepted.
+    // and a run directory are both accepted. Another seed made another
+    // suite, so the runs are read as independent samples, and it says so.
     let (code, text) = compare(&good.join("record.json"), &good_again, "text");
     assert_eq!(code, 0, "{text}");
     assert!(
         text.starts_with("comparable  yes (runner sim/diligent, generator schema-walk/1)"),
         "{text}"
     );
+    assert!(
+        text.contains("reading     independent samples: the runs drove different suites"),
+        "{text}"
+    );
     assert!(text.contains("verdict     no change established"), "{text}");
     assert!(text.contains("12 of 12"), "{text}");
 
-    // The after run's suite is too thin to measure: a refusal of the
-    // measurement, not a regression of the server; exit 5.
+    // The after run's registration asks for a suite the server cannot fill:
+    // a refusal of the measurement, not a regression of the server; exit 5.
     let (code, md) = compare(&good, &thin, "markdown");
     assert_eq!(code, 5, "{md}");
     assert!(md.starts_with("### Fitness Report: inconclusive"), "{md}");
@@ -114,14 +103,7 @@ fn compare_reads_pairs_of_real_runs_and_exits_with_its_verdict() {
 /// JUnit parser reads, and a step that fails only on the verdicts asked.
 #[test]
 fn the_action_steps_as_written_measure_compare_report_and_fail_on_the_verdicts_asked() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../..")
-        .canonicalize()
-        .unwrap();
-    let action = &yaml_rust2::YamlLoader::load_from_str(
-        &std::fs::read_to_string(root.join("action.yml")).unwrap(),
-    )
-    .unwrap()[0];
+    let action = &common::action();
     assert_eq!(action["runs"]["using"].as_str(), Some("composite"));
     let steps = action["runs"]["steps"].as_vec().unwrap().clone();
     let declared: Vec<String> = action["outputs"]
@@ -136,6 +118,7 @@ fn the_action_steps_as_written_measure_compare_report_and_fail_on_the_verdicts_a
         "record",
         "markdown",
         "outcome",
+        "server",
         "low",
         "high",
         "junit",
@@ -151,18 +134,21 @@ fn the_action_steps_as_written_measure_compare_report_and_fail_on_the_verdicts_a
     let path = format!("{}:{}", bin.display(), std::env::var("PATH").unwrap());
     let baseline = run(dir.path(), "good", "sim/diligent", &[]).join("record.json");
 
-    let gate = |target: &str, fail_on: &str, tag: &str| {
+    let gate = |flags: &str, fail_on: &str, tag: &str| {
         let work = dir.path().join(tag);
         std::fs::create_dir_all(&work).unwrap();
         let inputs = [
             (
                 "run-args",
-                format!("--runner sim/diligent --label server -- fitness demo-server {target}"),
+                format!(
+                    "--runner sim/diligent --generator schema-walk/1 --label server {flags} -- fitness demo-server good"
+                ),
             ),
             ("baseline", baseline.display().to_string()),
             ("fail-on", fail_on.to_owned()),
             ("out", "fitness-runs".to_owned()),
             ("comment", "false".to_owned()),
+            ("site", String::new()),
         ];
         let substitute = |text: &str| {
             let mut text = text.to_owned();
@@ -185,20 +171,7 @@ fn the_action_steps_as_written_measure_compare_report_and_fail_on_the_verdicts_a
                 );
                 continue;
             }
-            let script = step["run"].as_str().expect("a run step");
-            let mut cmd = std::process::Command::new("bash");
-            cmd.args(["--noprofile", "--norc", "-eo", "pipefail", "-c", script])
-                .current_dir(&work)
-                .env("PATH", &path)
-                .env("GITHUB_ACTION_PATH", &root)
-                .env("GITHUB_OUTPUT", work.join("outputs"))
-                .env("GITHUB_STEP_SUMMARY", work.join("summary.md"));
-            if let Some(env) = step["env"].as_hash() {
-                for (k, v) in env {
-                    cmd.env(k.as_str().unwrap(), substitute(v.as_str().unwrap()));
-                }
-            }
-            let output = cmd.output().unwrap();
+            let output = common::run_action_step(step, &work, &path, &[], &substitute);
             last = output.status.code().unwrap();
             if last != 0 {
                 break;
@@ -207,8 +180,9 @@ fn the_action_steps_as_written_measure_compare_report_and_fail_on_the_verdicts_a
         let read = |name: &str| std::fs::read_to_string(work.join(name)).unwrap_or_default();
         (last, read("outputs"), read("summary.md"), work)
     };
+    let thin = TOO_THIN.join(" ");
     let (code, outputs, summary, work) =
-        gate("thin", "regressed incomparable inconclusive", "strict");
+        gate(&thin, "regressed incomparable inconclusive", "strict");
     assert_eq!(code, 5, "{outputs}");
     let output = |key: &str| {
         outputs
@@ -220,6 +194,7 @@ fn the_action_steps_as_written_measure_compare_report_and_fail_on_the_verdicts_a
     assert_eq!(output("verdict"), "inconclusive");
     assert_eq!(output("exit-code"), "5");
     assert_eq!(output("outcome"), "INSUFFICIENT_SURFACE");
+    assert_eq!(output("server"), "server");
     assert_eq!(
         (output("low"), output("high")),
         (String::new(), String::new())
@@ -270,11 +245,11 @@ fn the_action_steps_as_written_measure_compare_report_and_fail_on_the_verdicts_a
     assert!(regression.status.is_skipped(), "{regression:?}");
 
     // The same refusal passes a gate that does not fail on it.
-    let (code, outputs, _, _) = gate("thin", "incomparable", "lenient");
+    let (code, outputs, _, _) = gate(&thin, "incomparable", "lenient");
     assert_eq!(code, 0, "{outputs}");
     // An unchanged server: a score, its interval in the outputs, every
     // JUnit case passing.
-    let (code, outputs, _, work) = gate("good", "regressed incomparable", "same");
+    let (code, outputs, _, work) = gate("", "regressed incomparable", "same");
     assert_eq!(code, 0, "{outputs}");
     assert!(
         outputs.contains("verdict=no_change_established"),

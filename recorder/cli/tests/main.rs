@@ -6,9 +6,11 @@ mod common;
 #[path = "../../engine/tests/model_fake/mod.rs"]
 mod model_fake;
 
+mod action_comment;
 mod ask;
 mod cli_ends;
 mod compare;
+mod compare_paired;
 mod composed;
 mod conformance;
 mod demo_servers;

@@ -4,6 +4,7 @@
 use super::from_record::strip_code_prefix;
 use super::groups::{outcome_code, scored_statement};
 use super::*;
+use crate::record::import::anchor_import;
 use std::collections::BTreeMap;
 
 use crate::record::{Cost, GateDetail, RunRecord};
@@ -19,17 +20,6 @@ fn code_prefixes_are_stripped_from_explanations() {
         strip_code_prefix("KILL (noise_exceeds_signal): a null model"),
         "a null model"
     );
-}
-
-fn anchor_import() -> crate::record::import::ImportSet {
-    let path = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../fixtures/anchor-board/runs.json"
-    );
-    let doc: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(path).expect("anchor runs.json"))
-            .expect("anchor runs.json is JSON");
-    crate::record::import::import_runs(&doc).expect("anchor imports")
 }
 
 #[test]

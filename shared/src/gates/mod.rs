@@ -55,7 +55,8 @@ pub use plan_power::{
     publishable_sizes,
 };
 pub use prereg::{
-    DEFAULT_PLANNED_POWER, MAX_REGISTERED_TRIALS, PreRegistration, default_detectable,
+    DEFAULT_ALPHA, DEFAULT_PLANNED_POWER, MAX_REGISTERED_TRIALS, PreRegistration,
+    default_detectable,
 };
 pub use published::{PublishedReason, PublishedVerdict, published_verdict};
 pub use structural::{

@@ -33,6 +33,10 @@ pub struct PreRegistration {
 /// (a tail sum costs about `9 sqrt(n p q)` terms).
 pub const MAX_REGISTERED_TRIALS: u64 = 1_000_000;
 
+/// The gates' significance level when none is registered (every run
+/// registers one; a record imported from the reference may not).
+pub const DEFAULT_ALPHA: f64 = 0.05;
+
 /// The power a design asks for when none is registered: the chance that the
 /// gate FAILs a server whose true rate is the detectable one.
 pub const DEFAULT_PLANNED_POWER: f64 = 0.80;

@@ -18,6 +18,14 @@ pub fn reference() -> Value {
     serde_json::from_str(include_str!("../reference/values.json")).expect("values.json parses")
 }
 
+/// One section of `reference/values.json`, by name.
+pub fn reference_rows(name: &str) -> Vec<Value> {
+    reference()[name]
+        .as_array()
+        .unwrap_or_else(|| panic!("{name} missing"))
+        .clone()
+}
+
 /// `|got - want| <= rel * |want|`, with `want = 0` requiring `got = 0`.
 pub fn assert_rel(got: f64, want: f64, rel: f64, what: &str) {
     let ok = if want == 0.0 {

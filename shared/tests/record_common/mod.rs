@@ -363,6 +363,7 @@ pub fn scored_record() -> RunRecord {
                 destructive_without_confirmation: 0,
                 reps: Some(2),
                 reps_succeeded: Some(2),
+                first_try_by_rep: vec![true, false],
                 kind: None,
                 shape: None,
             }],

@@ -1,35 +1,41 @@
 //! `fitness compare BEFORE AFTER`: read two records (or run directories)
 //! against each other for CI, as text, Markdown (a pull-request comment) or
-//! JSON. The comparison itself is `fitness_shared::compare`.
+//! JSON; `fitness compare --plan BASELINE`: what a paired rerun of the
+//! baseline's suite can establish before it is paid for. The comparison
+//! and the plan are `fitness_shared::compare`; this module renders them.
 //!
 //! Exit codes: 0 no regression established (unchanged, improved, or both
 //! refused); 1 a record could not be read; 2 the command line was wrong;
-//! 3 the runs are not comparable (different runner model, generator or
-//! credential context); 4 regressed (the after interval lies entirely below
-//! the before interval, or the server lost its score to a refusal the wire
-//! tape pins on it); 5 inconclusive (one of the runs is VOID or
-//! COMPROMISED, or a scored server's after run was refused for a reason
-//! about the measurement: a thin surface, a null baseline, an unresolved
-//! gate).
+//! 3 the runs are not comparable (different servers, runner model,
+//! generator or credential context); 4 regressed (one suite: the paired
+//! interval of the drop lies entirely above 0; two suites: the after
+//! interval lies entirely below the before interval; or the server lost
+//! its score to a refusal the wire tape pins on it); 5 inconclusive (one of
+//! the runs is VOID or COMPROMISED, or a scored server's after run was
+//! refused for a reason about the measurement: a thin surface, a null
+//! baseline, an unresolved gate).
 
 use std::path::{Path, PathBuf};
 
 use anyhow::Context as _;
 use clap::{Args, ValueEnum};
-use fitness_shared::compare::explain;
-use fitness_shared::compare::{Comparison, Side, Verdict, compare};
+use fitness_shared::compare::{
+    Comparison, Flip, PairedPlan, PairedReading, Reading, Side, Verdict, compare, explain,
+};
 use fitness_shared::record::{Interval, RunRecord};
 
 #[derive(Debug, Args)]
 #[command(after_help = "Examples:\n  \
 fitness compare baseline/record.json runs/my-server-20261201T101500000-s1\n  \
-fitness compare BEFORE AFTER --format markdown >> \"$GITHUB_STEP_SUMMARY\"\n\n\
+fitness compare BEFORE AFTER --format markdown --site https://example.org/board/ >> \"$GITHUB_STEP_SUMMARY\"\n  \
+fitness compare --plan baseline/record.json --discordance 0.2 --drop 0.1\n\n\
 Exit codes: 0 no regression established, 1 unreadable input, 2 usage, 3 not comparable, 4 regressed, 5 inconclusive (VOID, COMPROMISED, or a refusal of the measurement).")]
 pub struct CompareArgs {
     /// The baseline: a record.json or a run directory.
     pub before: PathBuf,
     /// The new run: a record.json or a run directory.
-    pub after: PathBuf,
+    #[arg(required_unless_present = "plan")]
+    pub after: Option<PathBuf>,
     /// How to print the comparison.
     #[arg(long, value_enum, default_value = "text")]
     pub format: Format,
@@ -38,6 +44,32 @@ pub struct CompareArgs {
     /// skipped, saying why).
     #[arg(long, value_name = "FILE")]
     pub junit: Option<PathBuf>,
+    /// The published site the runs are on (`fitness publish`): the
+    /// Markdown links each flipped task to its trials' replays there.
+    /// Without it the links are paths from the site's root.
+    #[arg(long, value_name = "URL")]
+    pub site: Option<String>,
+    /// Compare nothing: print the smallest drop a paired rerun of BEFORE's
+    /// suite (same tasks, same trials) establishes at its registered alpha
+    /// and power, and the size a chosen drop would need.
+    #[arg(long, conflicts_with_all = ["after", "junit"])]
+    pub plan: bool,
+    /// With --plan: the stated share of pairs expected to disagree (pass
+    /// one time, fail the other), 0 to 1.
+    #[arg(long, requires = "plan", default_value_t = 0.2, value_parser = share)]
+    pub discordance: f64,
+    /// With --plan: the drop in first-try success to size a rerun for
+    /// (0.1 is ten points), 0 to 1.
+    #[arg(long, requires = "plan", default_value_t = 0.1, value_parser = share)]
+    pub drop: f64,
+}
+
+/// A share in (0, 1].
+fn share(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(x) if x > 0.0 && x <= 1.0 => Ok(x),
+        _ => Err(format!("{s} is not a share above 0 and at most 1")),
+    }
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum)]
@@ -49,11 +81,16 @@ pub enum Format {
 
 pub fn run(args: CompareArgs) -> anyhow::Result<()> {
     let before = read(&args.before)?;
-    let after = read(&args.after)?;
+    let Some(after_path) = &args.after else {
+        let plan = fitness_shared::compare::plan(&before, args.discordance, args.drop);
+        return crate::process::print(&plan_text(&plan, args.format)?);
+    };
+    let after = read(after_path)?;
     let comparison = compare(&before, &after);
+    let links = Links::new(args.site.as_deref());
     let text = match args.format {
         Format::Text => text(&comparison),
-        Format::Markdown => markdown(&comparison),
+        Format::Markdown => markdown(&comparison, &links),
         Format::Json => {
             let mut value = serde_json::to_value(&comparison)?;
             value["exit_code"] = comparison.verdict.exit_code().into();
@@ -61,17 +98,32 @@ pub fn run(args: CompareArgs) -> anyhow::Result<()> {
         }
     };
     crate::process::print(&text)?;
-    report_to_ci(&comparison, args.junit.as_deref())?;
+    report_to_ci(&comparison, &links, args.junit.as_deref())?;
     match comparison.verdict.exit_code() {
         0 => Ok(()),
         code => Err(crate::process::Exit::code(code).into()),
     }
 }
 
+/// The plan as asked: its sentences, a Markdown list, or JSON.
+fn plan_text(plan: &PairedPlan, format: Format) -> anyhow::Result<String> {
+    Ok(match format {
+        Format::Text => plan.lines().join("\n") + "\n",
+        Format::Markdown => {
+            let mut out = format!("### Fitness Report plan: `{}`\n\n", plan.run);
+            for line in plan.lines() {
+                out.push_str(&format!("- {line}\n"));
+            }
+            out
+        }
+        Format::Json => format!("{}\n", serde_json::to_string_pretty(plan)?),
+    })
+}
+
 /// The comparison as CI reads it: the JUnit file when asked, and under
 /// GitHub Actions the job summary (the Markdown) and the outputs `verdict`
 /// and `exit-code`.
-fn report_to_ci(c: &Comparison, junit: Option<&Path>) -> anyhow::Result<()> {
+fn report_to_ci(c: &Comparison, links: &Links, junit: Option<&Path>) -> anyhow::Result<()> {
     use crate::ci::{Case, Suite, Verdict as V};
     if let Some(path) = junit {
         let classname = format!("fitness.compare.{}", c.after.run);
@@ -112,7 +164,7 @@ fn report_to_ci(c: &Comparison, junit: Option<&Path>) -> anyhow::Result<()> {
         };
         crate::ci::write_junit(path, "fitness compare", &[suite])?;
     }
-    crate::ci::step_summary(&markdown(c))?;
+    crate::ci::step_summary(&markdown(c, links))?;
     let verdict = serde_json::to_value(c.verdict)?;
     crate::ci::outputs(&[
         ("verdict", verdict.as_str().unwrap_or_default().to_owned()),
@@ -148,6 +200,76 @@ fn measured_under(c: &Comparison) -> String {
     )
 }
 
+/// Where a trial's replay is: under the published site when it is given,
+/// else the path from the site's root.
+pub struct Links {
+    site: Option<String>,
+}
+
+impl Links {
+    pub fn new(site: Option<&str>) -> Self {
+        Links {
+            site: site.map(|s| {
+                let s = s.trim();
+                if s.ends_with('/') {
+                    s.to_owned()
+                } else {
+                    format!("{s}/")
+                }
+            }),
+        }
+    }
+
+    fn replay(&self, run: &str, task: &str) -> Option<String> {
+        let path = fitness_shared::site::replay_trial(run, task)?;
+        Some(fitness_shared::site::join(
+            self.site.as_deref().unwrap_or_default(),
+            &path,
+        ))
+    }
+}
+
+/// Trials numbered from 1, in words: `trial 2`, `trials 1, 3`.
+fn trials_text(trials: &[u64]) -> String {
+    let list: Vec<String> = trials.iter().map(ToString::to_string).collect();
+    match trials {
+        [_] => format!("trial {}", list[0]),
+        _ => format!("trials {}", list.join(", ")),
+    }
+}
+
+/// Flipped tasks on one line: `t3 (trials 1, 2); t7 (trial 3)`.
+fn flips_line(flips: &[Flip]) -> String {
+    if flips.is_empty() {
+        return "none".to_owned();
+    }
+    flips
+        .iter()
+        .map(|f| format!("{} ({})", f.task_id, trials_text(&f.trials)))
+        .collect::<Vec<_>>()
+        .join("; ")
+}
+
+/// The paired reading's lines of the text output.
+fn paired_text(p: &PairedReading) -> String {
+    format!(
+        "table       both passed {}, before only {}, after only {}, neither {} ({} pairs)\n\
+         drop        {}\n\
+         p           {}\n\
+         lost        {}\n\
+         gained      {}\n",
+        p.both,
+        p.before_only,
+        p.after_only,
+        p.neither,
+        p.pairs,
+        p.drop_text(),
+        p.p_line(),
+        flips_line(&p.lost),
+        flips_line(&p.gained),
+    )
+}
+
 pub fn text(c: &Comparison) -> String {
     let mut out = String::new();
     let comparable = if c.incomparable.is_empty() {
@@ -167,8 +289,21 @@ pub fn text(c: &Comparison) -> String {
         c.after.run,
         outcome_text(&c.after, c.delta.after.as_ref())
     ));
-    if c.incomparable.is_empty() {
-        out.push_str(&format!("intervals   {}\n", explain(&c.delta)));
+    match &c.reading {
+        Some(Reading::Paired(p)) => {
+            out.push_str(&format!("reading     paired: {}\n", p.pairs_text()));
+            out.push_str(&paired_text(p));
+        }
+        Some(Reading::Independent { why }) => {
+            out.push_str(&format!(
+                "reading     independent samples: {why}\nintervals   {}\n",
+                explain(&c.delta)
+            ));
+        }
+        None if c.incomparable.is_empty() => {
+            out.push_str(&format!("intervals   {}\n", explain(&c.delta)));
+        }
+        None => {}
     }
     out.push_str(&format!(
         "verdict     {}: {}\n",
@@ -179,7 +314,74 @@ pub fn text(c: &Comparison) -> String {
     out
 }
 
-pub fn markdown(c: &Comparison) -> String {
+/// Flipped tasks as a Markdown list, each linked to its trials' replays
+/// in both runs.
+fn flips_markdown(title: &str, flips: &[Flip], c: &Comparison, links: &Links) -> String {
+    if flips.is_empty() {
+        return String::new();
+    }
+    let tasks = match flips.len() {
+        1 => "1 task".to_owned(),
+        n => format!("{n} tasks"),
+    };
+    let mut out = format!("\n{title} ({tasks}):\n\n");
+    for f in flips {
+        let replay = |side: &str, run: &str| {
+            links
+                .replay(run, &f.task_id)
+                .map(|url| format!("[{side}]({url})"))
+                .unwrap_or_else(|| side.to_owned())
+        };
+        out.push_str(&format!(
+            "- `{}`, {}: replay {} · {}\n",
+            f.task_id,
+            trials_text(&f.trials),
+            replay("before", &c.before.run),
+            replay("after", &c.after.run)
+        ));
+    }
+    out
+}
+
+/// The paired reading in Markdown: what was paired, the 2x2 table, the
+/// drop with its interval and p, and the tasks that flipped each way.
+fn paired_markdown(p: &PairedReading, c: &Comparison, links: &Links) -> String {
+    let mut out = format!(
+        "\n**Read pair by pair**: {}.\n\n\
+         | | after passed | after failed | total |\n| --- | --- | --- | --- |\n\
+         | **before passed** | {} | {} | {} |\n\
+         | **before failed** | {} | {} | {} |\n\
+         | **total** | {} | {} | {} |\n\n\
+         Drop in first-try success: {}. {}.\n",
+        p.pairs_text(),
+        p.both,
+        p.before_only,
+        p.both + p.before_only,
+        p.after_only,
+        p.neither,
+        p.after_only + p.neither,
+        p.both + p.after_only,
+        p.before_only + p.neither,
+        p.pairs,
+        p.drop_text(),
+        p.p_line(),
+    );
+    out.push_str(&flips_markdown(
+        "Passed before, failed after",
+        &p.lost,
+        c,
+        links,
+    ));
+    out.push_str(&flips_markdown(
+        "Failed before, passed after",
+        &p.gained,
+        c,
+        links,
+    ));
+    out
+}
+
+pub fn markdown(c: &Comparison, links: &Links) -> String {
     let mut out = format!(
         "### Fitness Report: {}\n\n{}\n\n",
         c.verdict.as_str(),
@@ -207,12 +409,21 @@ pub fn markdown(c: &Comparison) -> String {
             interval.map_or_else(|| "no score".to_owned(), Interval::text)
         ));
     }
-    if c.incomparable.is_empty() {
-        out.push_str(&format!(
+    match &c.reading {
+        Some(Reading::Paired(p)) => out.push_str(&paired_markdown(p, c, links)),
+        Some(Reading::Independent { why }) => out.push_str(&format!(
+            "\nRead as independent samples ({why}). Intervals separated: **{}**. {}\n",
+            if c.delta.separated { "yes" } else { "no" },
+            explain(&c.delta)
+        )),
+        None if c.incomparable.is_empty() => out.push_str(&format!(
             "\nIntervals separated: **{}**. {}\n",
             if c.delta.separated { "yes" } else { "no" },
             explain(&c.delta)
-        ));
+        )),
+        None => {}
+    }
+    if c.incomparable.is_empty() {
         out.push_str(&format!("\nMeasured with {}.\n", measured_under(c)));
     }
     out

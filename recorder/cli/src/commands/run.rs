@@ -299,7 +299,8 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
 
 /// The run as CI reads it: the JUnit file when asked, and under GitHub
 /// Actions the job summary and the step's outputs (`record`, `outcome`,
-/// `low`, `high`; the last two empty without a score).
+/// `server` (the slug a pull-request comment is kept under), `low`,
+/// `high`; the last two empty without a score).
 fn report_to_ci(output: &RunOutput, junit: Option<&std::path::Path>) -> anyhow::Result<()> {
     let r = &output.record;
     if let Some(path) = junit {
@@ -324,6 +325,7 @@ fn report_to_ci(output: &RunOutput, junit: Option<&std::path::Path>) -> anyhow::
                 .to_string(),
         ),
         ("outcome", r.outcome.code().to_owned()),
+        ("server", r.server.slug.clone()),
         ("low", bound(|i| i.low)),
         ("high", bound(|i| i.high)),
     ])
@@ -334,6 +336,7 @@ pub fn print_summary(output: &RunOutput, json: bool) -> anyhow::Result<()> {
     if json {
         let summary = serde_json::json!({
             "run": r.run.id,
+            "server": r.server.slug,
             "dir": output.dir,
             "outcome": r.outcome.code(),
             "refused_at": r.gates.refused_at,

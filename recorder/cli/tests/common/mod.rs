@@ -362,6 +362,28 @@ pub fn canary_run(out: &Path, extra: &[&str]) -> PathBuf {
     run_summary(&args, Duration::from_secs(240)).1
 }
 
+/// One `fitness run` of a demo server (`fitness demo-server SERVER`) with
+/// `schema-walk/1`, labelled `server`, `extra` flags, into `out`: its run
+/// directory. Runs of two demo servers share the label, so only the name
+/// each server gives itself tells them apart.
+pub fn demo_run(out: &Path, server: &str, runner: &str, extra: &[&str]) -> PathBuf {
+    let mut args = vec![
+        "run",
+        "--runner",
+        runner,
+        "--generator",
+        "schema-walk/1",
+        "--label",
+        "server",
+        "--out",
+        s(out),
+        "--json",
+    ];
+    args.extend(extra);
+    args.extend(["--", FITNESS, "demo-server", server]);
+    run_summary(&args, Duration::from_secs(240)).1
+}
+
 /// Everything the command printed, stdout then stderr.
 pub fn text(out: &Output) -> String {
     format!(
@@ -601,4 +623,52 @@ pub fn sqlite_db(db: &Path, script: &str) {
         .status()
         .expect("python3 runs");
     assert!(made.success(), "the database {} is made", db.display());
+}
+
+/// The repository root (where `action.yml` and `scripts/` are).
+pub fn repo_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../..")
+        .canonicalize()
+        .expect("the repository root")
+}
+
+/// The composite action as `action.yml` writes it.
+pub fn action() -> yaml_rust2::Yaml {
+    let text = std::fs::read_to_string(repo_root().join("action.yml")).expect("action.yml");
+    let mut docs = yaml_rust2::YamlLoader::load_from_str(&text).expect("action.yml is YAML");
+    docs.remove(0)
+}
+
+/// Run one step of the action the way a GitHub runner runs it: `bash -eo
+/// pipefail` on its `run` in `work`, with `PATH`, `GITHUB_ACTION_PATH` (the
+/// repository), `GITHUB_OUTPUT` and `GITHUB_STEP_SUMMARY` (files in
+/// `work`), `extra` variables, and the step's `env` with its `${{ ... }}`
+/// expressions replaced by `substitute` (which fails the test on one it
+/// does not know).
+pub fn run_action_step(
+    step: &yaml_rust2::Yaml,
+    work: &Path,
+    path: &str,
+    extra: &[(&str, &str)],
+    substitute: &dyn Fn(&str) -> String,
+) -> Output {
+    let script = step["run"].as_str().expect("a run step");
+    let mut cmd = Command::new("bash");
+    cmd.args(["--noprofile", "--norc", "-eo", "pipefail", "-c", script])
+        .current_dir(work)
+        .env("PATH", path)
+        .env("GITHUB_ACTION_PATH", repo_root())
+        .env("GITHUB_OUTPUT", work.join("outputs"))
+        .env("GITHUB_STEP_SUMMARY", work.join("summary.md"))
+        .envs(extra.iter().copied());
+    if let Some(env) = step["env"].as_hash() {
+        for (k, v) in env {
+            cmd.env(
+                k.as_str().expect("a name"),
+                substitute(v.as_str().expect("a value")),
+            );
+        }
+    }
+    cmd.output().expect("bash runs the step")
 }

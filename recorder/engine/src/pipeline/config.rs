@@ -23,7 +23,7 @@ use crate::suite::{DEFAULT_OVERGEN, GeneratorId};
 /// through the server at least this often.
 pub const CONSTRUCT_THRESHOLD: f64 = 0.90;
 /// The gates' significance level.
-pub const ALPHA: f64 = 0.05;
+pub const ALPHA: f64 = fitness_shared::gates::DEFAULT_ALPHA;
 /// The planned power of the construct test.
 pub const PLANNED_POWER: f64 = fitness_shared::gates::DEFAULT_PLANNED_POWER;
 

@@ -86,12 +86,15 @@ impl Tally {
             .iter()
             .map(|o| super::trials::answered(task, o))
             .collect();
-        // First try: the first repetition answered correctly with no failed
-        // call on the way; eventual: any repetition answered correctly.
-        let first_ok = reps
-            .first()
-            .zip(solved.first())
-            .is_some_and(|(o, ok)| *ok && o.calls.iter().all(|c| c.ok || c.blocked));
+        // First try: a repetition answered correctly with no failed call on
+        // the way; the task's is its first repetition's. Eventual: any
+        // repetition answered correctly.
+        let first_try_by_rep: Vec<bool> = reps
+            .iter()
+            .zip(&solved)
+            .map(|(o, ok)| *ok && o.calls.iter().all(|c| c.ok || c.blocked))
+            .collect();
+        let first_ok = first_try_by_rep.first().copied().unwrap_or(false);
         let any_ok = solved.iter().any(|s| *s);
         let (mut calls, mut input, mut output, mut destructive) = (0u64, 0u64, 0u64, 0u64);
         let mut task_cost = Some(0.0);
@@ -125,6 +128,7 @@ impl Tally {
             destructive_without_confirmation: destructive,
             reps: Some(reps.len() as u64),
             reps_succeeded: Some(solved.iter().filter(|s| **s).count() as u64),
+            first_try_by_rep,
             kind: task.is_act().then(|| "act".to_owned()),
             shape: task.shape,
         }

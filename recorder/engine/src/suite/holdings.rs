@@ -62,6 +62,9 @@ pub struct ReadCalls {
     /// objects each lists. `Some`: the first call lists the entries and
     /// each later call reads one ([`Entries`]).
     pub per_entry: Option<Entries>,
+    /// The key the records' list is under, where a listing holds several
+    /// (`relations` beside `entities`).
+    pub list: Option<String>,
 }
 
 /// Entries a listing names, each read by a call of its own: the record is
@@ -84,7 +87,7 @@ impl ReadCalls {
             None => {
                 let mut all = Vec::new();
                 for t in texts {
-                    all.extend(listed(t)?);
+                    all.extend(listed(t, self.list.as_deref())?);
                 }
                 Some(keep_fields(all, fields))
             }
@@ -112,12 +115,16 @@ fn keep_fields(records: Vec<Map<String, Value>>, fields: &[String]) -> Vec<Map<S
         .collect()
 }
 
-/// The records a listing's text holds: the first list of objects in what
-/// it stands for (the text itself, or the list a wrapper holds them in),
-/// each object's scalar fields.
-pub fn listed(text: &str) -> Option<Vec<Map<String, Value>>> {
+/// The records a listing's text holds: the list of objects in what it
+/// stands for (the text itself, or the list a wrapper holds under `key`,
+/// else its first), each object's scalar fields.
+pub fn listed(text: &str, key: Option<&str>) -> Option<Vec<Map<String, Value>>> {
     let v = crate::suite::printed::structured(text)?;
-    let (_, rows) = first_list(&v, None)?;
+    let all = lists(&v, None);
+    let (_, rows) = match key {
+        Some(k) => all.into_iter().find(|(at, _)| *at == Some(k))?,
+        None => all.into_iter().next()?,
+    };
     Some(
         rows.iter()
             .filter_map(Value::as_object)
@@ -131,10 +138,16 @@ pub fn first_list<'v>(
     v: &'v Value,
     key: Option<&'v str>,
 ) -> Option<(Option<&'v str>, &'v Vec<Value>)> {
+    lists(v, key).into_iter().next()
+}
+
+/// Every list of objects in `v` (a graph's entities and its relations),
+/// each with the key it is under, in the order found; none inside another.
+pub fn lists<'v>(v: &'v Value, key: Option<&'v str>) -> Vec<(Option<&'v str>, &'v Vec<Value>)> {
     match v {
-        Value::Array(a) if !a.is_empty() && a.iter().all(Value::is_object) => Some((key, a)),
-        Value::Object(o) => o.iter().find_map(|(k, x)| first_list(x, Some(k))),
-        _ => None,
+        Value::Array(a) if !a.is_empty() && a.iter().all(Value::is_object) => vec![(key, a)],
+        Value::Object(o) => o.iter().flat_map(|(k, x)| lists(x, Some(k))).collect(),
+        _ => Vec::new(),
     }
 }
 

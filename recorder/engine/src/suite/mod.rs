@@ -622,7 +622,9 @@ pub fn templated(prompt: &str) -> bool {
 /// Keep `n` of `tasks`, chosen by a seeded shuffle, in their original
 /// order: first one task for each tool a task ends at (in shuffled order,
 /// while there is room), so trimming never drops a tool the suite
-/// covered, then the rest in shuffled order.
+/// covered; then the questions that take two calls or a computation over
+/// several records (the composer's); then the rest, each in shuffled
+/// order.
 pub fn trim(tasks: Vec<Task>, n: usize, seed: u64) -> Vec<Task> {
     if tasks.len() <= n {
         return tasks;
@@ -638,11 +640,19 @@ pub fn trim(tasks: Vec<Task>, n: usize, seed: u64) -> Vec<Task> {
             keep.insert(i);
         }
     }
-    for &i in &order {
-        if keep.len() >= n {
-            break;
+    let composed = |t: &Task| {
+        t.shape
+            .is_some_and(fitness_shared::record::TaskShape::composed)
+    };
+    for first in [true, false] {
+        for &i in &order {
+            if keep.len() >= n {
+                break;
+            }
+            if composed(&tasks[i]) == first {
+                keep.insert(i);
+            }
         }
-        keep.insert(i);
     }
     tasks
         .into_iter()

@@ -39,6 +39,19 @@ pub struct ImportSet {
     pub standing_notes: BTreeMap<String, StandingNotesSet>,
 }
 
+/// The anchor board's real records, imported (for the crate's unit tests).
+#[cfg(test)]
+pub(crate) fn anchor_import() -> ImportSet {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../fixtures/anchor-board/runs.json"
+    );
+    let doc: Value =
+        serde_json::from_str(&std::fs::read_to_string(path).expect("anchor runs.json"))
+            .expect("anchor runs.json is JSON");
+    import_runs(&doc).expect("anchor imports")
+}
+
 /// Import a `runs.json` document: an array of v1 records (or one record).
 ///
 /// Standing notes and attempts are properties of the set, so the set is

@@ -52,6 +52,7 @@ pub(super) fn convert_score(s: &ScoreV1) -> Score {
                 // A /1 record keeps no per-repetition counts.
                 reps: None,
                 reps_succeeded: None,
+                first_try_by_rep: Vec::new(),
                 kind: None,
                 shape: None,
             })

@@ -86,6 +86,13 @@ pub struct TaskResult {
     pub reps: Option<u64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reps_succeeded: Option<u64>,
+    /// Each repetition's first-try outcome, in repetition order: answered
+    /// correctly with no failed call on the way (the rule that makes the
+    /// first repetition the task's `first_try_success`). `fitness compare`
+    /// pairs repetition k of a task with repetition k of the same task in
+    /// another run of the suite. Empty on records made before it.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub first_try_by_rep: Vec<bool>,
     /// `act` for a change checked by the state it left; absent for a
     /// question.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -286,6 +293,7 @@ mod tests {
             destructive_without_confirmation: 0,
             reps,
             reps_succeeded: succeeded,
+            first_try_by_rep: Vec::new(),
             kind: None,
             shape: None,
         }

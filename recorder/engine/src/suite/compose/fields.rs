@@ -260,6 +260,7 @@ mod tests {
             reach: Reach::Calls(crate::suite::holdings::ReadCalls {
                 calls: vec![],
                 per_entry: None,
+                list: None,
             }),
         }
     }

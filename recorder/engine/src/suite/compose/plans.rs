@@ -491,7 +491,10 @@ pub(super) struct Link {
     pub to_field: String,
 }
 
-/// The links from `a` to `b`.
+/// The links from `a` to `b`: a field whose values are all values of a
+/// unique field of `b`, and whose name says so (`author_id` names an
+/// `authors` key), or whose values are names (texts, two or more of them)
+/// that are all `b`'s labels (a relation's `to`).
 pub(super) fn links(a: &Known<'_>, b: &Known<'_>) -> Vec<Link> {
     let mut out = Vec::new();
     let b_one = b
@@ -508,16 +511,15 @@ pub(super) fn links(a: &Known<'_>, b: &Known<'_>) -> Vec<Link> {
         let said = words::link(&fa.name);
         let named =
             said == b_one || said == b.noun.many || crate::access::words(&fa.name).contains(&b_one);
-        if !named {
-            continue;
-        }
+        let names = fa.distinct.iter().all(|v| matches!(v, Scalar::Text(_)));
         for fb in b
             .fields
             .iter()
             .filter(|f| matches!(f.role, Role::Key | Role::Label))
         {
             let targets: Vec<String> = fb.distinct.iter().map(Scalar::text).collect();
-            if fa.distinct.iter().all(|v| targets.contains(&v.text())) {
+            let within = fa.distinct.iter().all(|v| targets.contains(&v.text()));
+            if within && (named || (names && fb.role == Role::Label)) {
                 out.push(Link {
                     from_field: fa.name.clone(),
                     to_field: fb.name.clone(),
@@ -665,11 +667,20 @@ pub(super) fn over_link(
         })();
         let (solution, reference) = solution(statement);
         out.push(Composed::new(
-            format!(
-                "How many {} have {} as their {via}?",
-                a.noun.many,
-                words::value(&label)
-            ),
+            if words::bare(&via) {
+                format!(
+                    "How many {} have {} in their \"{}\" field?",
+                    a.noun.many,
+                    words::value(&label),
+                    link.from_field
+                )
+            } else {
+                format!(
+                    "How many {} have {} as their {via}?",
+                    a.noun.many,
+                    words::value(&label)
+                )
+            },
             TaskShape::MultiStep,
             Answer::count(n),
             solution,

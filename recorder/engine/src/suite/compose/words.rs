@@ -105,6 +105,15 @@ pub fn link(name: &str) -> String {
     words.join(" ")
 }
 
+/// Is a field's name, in words, too bare to stand in a sentence as a
+/// noun (`to`, `from`, `by`, `x`)?
+pub fn bare(words: &str) -> bool {
+    const PREPOSITIONS: &[&str] = &[
+        "to", "from", "by", "in", "of", "at", "on", "for", "with", "into", "via", "src", "dst",
+    ];
+    words.chars().count() <= 2 || PREPOSITIONS.contains(&words)
+}
+
 /// A value in a sentence: quoted where it is text, plain where it is a
 /// number or a date.
 pub fn value(v: &Scalar) -> String {

@@ -218,7 +218,7 @@ impl Explorer<'_> {
                         .filter_map(|r| r.as_object().cloned())
                         .collect()
                 })
-                .or_else(|| crate::suite::holdings::listed(&o.text))
+                .or_else(|| crate::suite::holdings::listed(&o.text, None))
                 .unwrap_or_default();
         if records.len() as f64 != n {
             self.ex.holdings.notes.push(format!(

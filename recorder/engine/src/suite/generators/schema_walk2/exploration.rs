@@ -188,7 +188,9 @@ impl Exploration {
             .as_ref()
             .and_then(|p| self.handles.iter().position(|h| &h.value == p));
         let policy = crate::secrets::policy();
+        let noun = super::kinds::tool_noun(&o.tool);
         for mut h in harvest(&o.text, o.json.as_ref(), o.index) {
+            h.noun.clone_from(&noun);
             // A value that holds a secret is never sent back (a path the
             // server resolved under the folder given with `--env`): no
             // task could name the call it would be in.
@@ -208,6 +210,7 @@ impl Exploration {
                     key: "path".to_owned(),
                     alias: Some(("name".to_owned(), h.value.clone())),
                     parent,
+                    noun: None,
                 });
             }
             h.from = Some(o.index);
@@ -226,6 +229,7 @@ impl Exploration {
                     key: "filename".to_owned(),
                     alias: Some(("path".to_owned(), path)),
                     parent: None,
+                    noun: None,
                 });
             }
         }
@@ -240,6 +244,7 @@ impl Exploration {
                     key: "path".to_owned(),
                     alias: Some(("path".to_owned(), relative)),
                     parent: None,
+                    noun: None,
                 }) {
                     self.discovered.insert(i);
                 }

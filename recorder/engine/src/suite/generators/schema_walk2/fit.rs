@@ -160,6 +160,18 @@ pub(super) fn affinity(arg: &str, handle: &Handle) -> Option<i32> {
     let key_words = crate::access::words(&handle.key);
     // `source_timezone` and `timezone` share `timezone`.
     let singular = |w: &str| w.trim_end_matches('s').to_owned();
+    // A value a tool listed as what it lists (`list_languages`'s `python`
+    // for `language`, `register_project`'s `proj` for `project`) fits a
+    // parameter of that name best: the server offered it.
+    if handle.noun.as_deref().is_some_and(|n| {
+        let n = crate::access::words(n);
+        n.last()
+            .is_some_and(|last| words.iter().any(|w| singular(w) == singular(last)))
+    }) && !path_like
+        && !value.contains("://")
+    {
+        return Some(4);
+    }
     let shared = key_words
         .iter()
         .any(|k| words.iter().any(|w| singular(w) == singular(k)));
@@ -618,6 +630,7 @@ mod tests {
             key: "name".to_owned(),
             alias: None,
             parent: None,
+            noun: None,
         };
         // sqlite-mcp-server's list_databases answers ["boardgames.db"];
         // its other tools take `db_path`.
@@ -683,6 +696,7 @@ mod tests {
             key: key.to_owned(),
             alias: None,
             parent: None,
+            noun: None,
         };
         // obsidian-mcp's read_note(vault, path): a resource's title and the
         // listed vault both fit `vault`; the notes a search found fit `path`.

@@ -253,6 +253,7 @@ mod tests {
             key: "table_name".to_owned(),
             alias: None,
             parent: None,
+            noun: None,
         };
         let (orchards, harvests, memo) = (
             handle("orchards"),

@@ -56,6 +56,50 @@ pub(crate) const NAMED_TABLES: Dialect = Dialect {
     columns: "",
 };
 
+/// Words of a tool's name that are no noun: verbs of listing and reading
+/// and of setting up (`list_tasks` lists tasks, `register_project_tool`
+/// gives a project).
+const NOT_NOUNS: &[&str] = &[
+    "list",
+    "get",
+    "all",
+    "fetch",
+    "read",
+    "show",
+    "find",
+    "search",
+    "query",
+    "browse",
+    "view",
+    "retrieve",
+    "load",
+    "enumerate",
+    "dump",
+    "tool",
+    "tools",
+    "register",
+    "select",
+    "use",
+    "set",
+    "create",
+    "add",
+    "available",
+    "my",
+    "current",
+    "new",
+];
+
+/// What a tool lists or gives, by its name: its words less the verbs
+/// (`list_languages` is `languages`, `register_project_tool` is
+/// `project`); `None` where nothing is left.
+pub(crate) fn tool_noun(tool: &str) -> Option<String> {
+    let words: Vec<String> = crate::access::words(tool)
+        .into_iter()
+        .filter(|w| !NOT_NOUNS.contains(&w.as_str()))
+        .collect();
+    (!words.is_empty()).then(|| words.join("_"))
+}
+
 /// Words that say a tool speaks SQL.
 const SQL_WORDS: &[&str] = &[
     "sql",

@@ -63,29 +63,15 @@ const TOTALS: &[&str] = &[
     "totalresults",
     "length",
 ];
-/// Words of a listing tool's name that are no noun (`list_tasks` lists tasks).
-const VERBS: &[&str] = &[
-    "list",
-    "get",
-    "all",
-    "fetch",
-    "read",
-    "show",
-    "find",
-    "search",
-    "query",
-    "browse",
-    "view",
-    "retrieve",
-    "load",
-    "enumerate",
-    "dump",
-];
 /// Pages followed at most.
 const MAX_PAGES: usize = 20;
 /// Entries of one listing read one by one at most: a larger listing is
 /// not read whole this way.
 const MAX_ENTRIES: usize = 40;
+
+/// A list a listing holds: the key it is under, the kind's name, its
+/// records.
+type Listed = (Option<String>, String, Vec<Map<String, Value>>);
 
 /// A parameter or key name, its words run together, lower case.
 fn squashed(name: &str) -> String {
@@ -116,31 +102,61 @@ impl Explorer<'_> {
             let Some(json) = o.json.clone() else {
                 continue;
             };
-            let Some((key, rows)) = holdings::first_list(&json, None) else {
-                continue;
-            };
-            let records: Vec<Map<String, Value>> = rows
-                .iter()
-                .filter_map(Value::as_object)
-                .map(holdings::scalars)
-                .collect();
-            let fields = shared_fields(&records);
-            if records.len() < 3 || fields.len() < 2 {
-                continue;
-            }
-            let name = key.map_or_else(|| noun_of(&o.tool), str::to_owned);
             let call = PlannedCall {
                 tool: o.tool.clone(),
                 arguments: o.args.clone(),
             };
-            let kind = self
-                .whole_listing(tool, call, &json, records, fields, name)
-                .await;
-            let better = found
-                .get(&kind.name)
-                .is_none_or(|k| k.complete.is_none() && kind.complete.is_some());
-            if better {
-                found.insert(kind.name.clone(), kind);
+            let listed: Vec<Listed> = holdings::lists(&json, None)
+                .into_iter()
+                .map(|(key, rows)| {
+                    (
+                        key.map(str::to_owned),
+                        key.map_or_else(|| noun_of(&call.tool), str::to_owned),
+                        rows.iter()
+                            .filter_map(Value::as_object)
+                            .map(holdings::scalars)
+                            .collect(),
+                    )
+                })
+                .collect();
+            let one_list = listed.len() == 1;
+            for (key, name, records) in listed {
+                let fields = shared_fields(&records);
+                if records.len() < 3 || fields.len() < 2 {
+                    continue;
+                }
+                // A listing of several lists is read whole as it stands (a
+                // graph's entities and relations); one list may have pages.
+                let kind = if one_list {
+                    self.whole_listing(tool, call.clone(), &json, records, fields, name)
+                        .await
+                } else {
+                    let complete = (continuation(&json).is_none()
+                        && params(tool).iter().all(|p| !is_paging(p)))
+                    .then(|| {
+                        format!(
+                            "`{}` takes no page and no limit and gave no continuation",
+                            call.tool
+                        )
+                    });
+                    RecordKind {
+                        name,
+                        fields,
+                        records,
+                        complete,
+                        reach: Reach::Calls(ReadCalls {
+                            calls: vec![call.clone()],
+                            per_entry: None,
+                            list: key,
+                        }),
+                    }
+                };
+                let better = found
+                    .get(&kind.name)
+                    .is_none_or(|k| k.complete.is_none() && kind.complete.is_some());
+                if better {
+                    found.insert(kind.name.clone(), kind);
+                }
             }
         }
         for (_, kind) in found {
@@ -282,6 +298,7 @@ impl Explorer<'_> {
                 reach: Reach::Calls(ReadCalls {
                     calls,
                     per_entry: Some(Entries { field: key, arg }),
+                    list: None,
                 }),
             });
         }
@@ -327,6 +344,7 @@ impl Explorer<'_> {
             reach: Reach::Calls(ReadCalls {
                 calls,
                 per_entry: None,
+                list: None,
             }),
         }
     }
@@ -519,15 +537,7 @@ fn total(v: &Value) -> Option<u64> {
 /// A listing tool's noun: its name less the verbs (`list_tasks` is
 /// `tasks`).
 fn noun_of(tool: &str) -> String {
-    let words: Vec<String> = crate::access::words(tool)
-        .into_iter()
-        .filter(|w| !VERBS.contains(&w.as_str()))
-        .collect();
-    if words.is_empty() {
-        "records".to_owned()
-    } else {
-        words.join("_")
-    }
+    super::kinds::tool_noun(tool).unwrap_or_else(|| "records".to_owned())
 }
 
 #[cfg(test)]

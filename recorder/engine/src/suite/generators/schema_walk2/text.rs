@@ -38,6 +38,10 @@ pub struct Handle {
     pub alias: Option<(String, String)>,
     /// For a path joined from a listing: the handle of the listed path.
     pub parent: Option<usize>,
+    /// What the tool that listed it lists (`list_languages` lists
+    /// languages, `register_project` gives a project): a parameter of
+    /// that name takes it.
+    pub noun: Option<String>,
 }
 
 impl Handle {
@@ -51,6 +55,7 @@ impl Handle {
             key: key.into(),
             alias: None,
             parent: None,
+            noun: None,
         }
     }
 
@@ -152,6 +157,7 @@ pub fn harvest(text: &str, json: Option<&Value>, from: usize) -> Vec<Handle> {
                 key: key.to_owned(),
                 alias,
                 parent: None,
+                noun: None,
             });
         }
     };
