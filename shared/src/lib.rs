@@ -9,8 +9,10 @@
 pub mod board;
 pub mod compare;
 pub mod cost;
+pub mod gate_state;
 pub mod gates;
 pub mod generators;
+pub mod reading;
 pub mod stats;
 mod tagged;
 pub mod tape;

@@ -790,11 +790,11 @@ fn pipeline_vectors_replayed_through_the_ledger() {
         (r.steps[0].verdict_before, r.steps[0].verdict_after),
         (GateOutcome::Extend, GateOutcome::Extend)
     );
-    assert_eq!(
-        r.steps[1].verdict_after,
-        GateOutcome::Extend,
-        "22/24 is published as EXTEND"
-    );
+    // 22/24 is published as EXTEND; after the last registered batch the
+    // unresolved gate resolves to FAIL, and the last batch says so.
+    assert_eq!(r.verdict.map(|v| v.outcome), Some(GateOutcome::Extend));
+    assert_eq!(r.steps[1].verdict_after, GateOutcome::Fail);
+    assert_eq!(r.resolved(), Some(GateOutcome::Fail));
     assert!(matches!(
         r.decision,
         ExtensionDecision::Refused {

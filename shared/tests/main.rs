@@ -10,6 +10,7 @@ mod golden_vectors;
 mod integrity;
 mod invariants;
 mod paired_reference;
+mod reading;
 mod record_import;
 mod record_parser_robustness;
 mod record_roundtrip;

@@ -287,7 +287,15 @@ fn row_identity(row: &Row) -> impl IntoView + use<> {
                 </span>
             }
         });
-    let screened = row.screen_text();
+    // A screened row points to the screen's bias, stated once on the
+    // board; any other suite's chip is words alone.
+    let screened = match (row.screened, row.screen_skipped) {
+        (Some(true), false) => Either::Left(view! {
+            <a class="chip screened" href=api::site_url(&format!("#{}", fitness_shared::reading::screen::BIAS_ANCHOR))
+                title=fitness_shared::reading::screen::BIAS_TITLE>{row.screen_text()}</a>
+        }),
+        _ => Either::Right(view! { <span class="chip screened">{row.screen_text()}</span> }),
+    };
     let history = api::server_page_url(&row.server.slug);
     let attempt = view! {
         <p class="attempt">
@@ -322,7 +330,7 @@ fn row_identity(row: &Row) -> impl IntoView + use<> {
                 {row.access.clone().map(|a| view! { <span class="chip access">{a}</span> })}
                 {row.kinds.as_ref().map(|k| view! { <span class="chip kinds">{k.text()}</span> })}
                 {row.seeded.as_ref().map(|s| view! { <span class="chip seeded">{s.text()}</span> })}
-                <span class="chip screened">{screened}</span>
+                {screened}
             </p>
             {row.kinds.as_ref().filter(|k| !k.per_kind.is_empty()).map(|k| {
                 view! { <p class="per-kind">{k.per_kind_lines().join("; ")}</p> }
@@ -365,8 +373,10 @@ fn row_facts(row: &Row) -> impl IntoView + use<> {
         Some(false) => " (not the current revision)",
         None => "",
     };
+    // A failed spec-currency probe is a server fault, coloured as the
+    // record page colours it; never grey.
     let spec_class = if probes.spec_current == Some(false) {
-        "spec stale"
+        "spec chip server-fault"
     } else {
         "spec"
     };
@@ -379,7 +389,7 @@ fn row_facts(row: &Row) -> impl IntoView + use<> {
         <div class="facts">
             <p class="probes">
                 <span class="field-label">"Probes "</span>
-                <span class=spec_class>{format!("spec {spec}{currency}")}</span>
+                <span class=spec_class title=(probes.spec_current == Some(false)).then_some("failed probe: a server fault, not a refusal")>{format!("spec {spec}{currency}")}</span>
                 " · era " {row.server.era.clone()} " · "
                 <span class="checks">{probe_text}</span>
                 " " {failed}

@@ -279,17 +279,28 @@ fn the_null_baseline_refusal_reads_each_arm_against_the_agent_and_the_threshold(
     let b = board(std::slice::from_ref(&r));
     let page = text(&page(&r, &b));
     for line in [
-        "no-tools 9 of 12 75.0% 0",
-        "stubbed-empty 3 of 12 25.0% 0",
-        "random-valid-args 0 of 12 0.0% 0",
-        "Agent's rate: 100.0%",
+        "Three null models ran the same suite.",
+        "no-tools no tools at all, the task's prompt alone 9 of 12 75.0% at or above the line of 50.0% 0",
+        "stubbed-empty the server's tools listed, every call answered empty 3 of 12 25.0% below the line of 50.0% 0",
+        "random-valid-args no model: the task's expected tool called with random valid arguments 0 of 12 0.0% below the line of 50.0% 0",
+        "Agent's rate with the real server: 100.0%.",
         "Null rate taken: 75.0%",
-        "Kill threshold: 50.0% (ratio 0.5 of the agent's rate)",
+        "Kill line: 50.0%, the ratio 0.5 times the agent's 100.0%.",
         "Decision: KILL",
+        "With no tools at all the model passed 9 of 12: these tasks were answerable from what the model already knew",
         "That finding is about our task generator, not about the server.",
     ] {
         assert!(page.contains(line), "{line:?} not in {page}");
     }
+    // Only the arm at or above the line is read as a finding.
+    assert!(
+        !page.contains("With every tool call answered empty"),
+        "{page}"
+    );
+    assert!(
+        !page.contains("random valid arguments, and no model, passed"),
+        "{page}"
+    );
 }
 
 #[test]
@@ -346,6 +357,7 @@ fn every_rejected_candidate_is_listed_with_its_rule_and_linked() {
                 detail: "no expected tools".into(),
             },
         ],
+        screened_out: vec![],
     };
     let b = board(std::slice::from_ref(&r));
     let html = page_with(&r, &b, Some(list));

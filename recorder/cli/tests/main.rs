@@ -35,6 +35,7 @@ mod reach;
 mod real_model;
 mod redaction_canary;
 mod redirect_credentials;
+mod refusal_words;
 mod rewrite_check;
 mod rewrite_check_trust;
 mod rewrite_judge;

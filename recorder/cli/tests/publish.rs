@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use serde_json::Value;
 
 use crate::common;
-use common::{anchor_dir, fitness, s, text};
+use common::{anchor_dir, board_of, fitness, page_text, publish_runs, s, text};
 
 /// A stand-in viewer build: an index.html with one inline bootstrap script
 /// and the root element pages are rendered into, like Trunk's, and one asset.
@@ -525,29 +525,6 @@ fn a_tape_symlinked_out_of_its_run_directory_is_refused() {
     assert!(!out.status.success(), "{}", text(&out));
     assert!(text(&out).contains("leads outside"), "{}", text(&out));
     assert!(!site.exists());
-}
-
-/// `fitness publish` of the run directories in `runs` to `site`, with a
-/// stand-in viewer made in `tmp`.
-fn publish_runs(tmp: &std::path::Path, runs: &std::path::Path, site: &std::path::Path) {
-    let viewer = common::fake_viewer(tmp);
-    let published = fitness(&["publish", "--out", s(site), "--viewer", s(&viewer), s(runs)]);
-    assert!(published.status.success(), "{}", text(&published));
-}
-
-/// A published site's board index.
-fn board_of(site: &std::path::Path) -> Value {
-    serde_json::from_slice(&std::fs::read(site.join("data/board.json")).expect("board.json"))
-        .expect("json")
-}
-
-/// A page's text: its tags dropped, its spaces folded.
-fn page_text(html: &str) -> String {
-    let tags = regex::Regex::new(r"<[^>]*>").expect("pattern");
-    tags.replace_all(html, " ")
-        .split_whitespace()
-        .collect::<Vec<_>>()
-        .join(" ")
 }
 
 /// The structural block of a record the engine wrote reads the suite's

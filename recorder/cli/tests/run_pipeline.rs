@@ -561,7 +561,7 @@ async fn unusable_replies_in_a_null_arm_are_gated_apart_and_never_retried() {
         }))
     }));
     let fake = FakeApi::start(script).await;
-    let (out, dir, record) = run_on_fake_api(
+    let (out, dir, record) = common::run_on_fake_api(
         &fake,
         &[
             "--generator",
@@ -639,38 +639,6 @@ async fn unusable_replies_in_a_null_arm_are_gated_apart_and_never_retried() {
     );
 }
 
-/// `fitness run` against the demo's good server with `openai/fake-runner`
-/// answered by `fake`, and `flags`: the output dir (kept while the result
-/// is read), the run's dir and its record.
-async fn run_on_fake_api(
-    fake: &model_fake::FakeApi,
-    flags: &'static [&'static str],
-) -> (tempfile::TempDir, std::path::PathBuf, Value) {
-    let base = format!("{}/v1", fake.base);
-    let out = tempfile::tempdir().expect("tempdir");
-    let path = out.path().to_owned();
-    let output = tokio::task::spawn_blocking(move || {
-        common::run_bounded_in(
-            None,
-            &[
-                ("OPENAI_BASE_URL", base),
-                ("OPENAI_API_KEY", "sk-fake".to_owned()),
-            ],
-            &common::run_args(
-                "openai/fake-runner",
-                &path,
-                flags,
-                &[FITNESS, "demo-server", "good"],
-            ),
-            Duration::from_secs(180),
-        )
-    })
-    .await
-    .expect("the run");
-    let (dir, record) = common::run_result(&output);
-    (out, dir, record)
-}
-
 /// A refusal for rate in the screen (the first stage that calls a model)
 /// holds the calls in flight beside it: the record counts those waits, from
 /// whichever stage made them, not only the trials'.
@@ -695,7 +663,7 @@ async fn rate_waits_of_the_screen_are_counted_in_the_record() {
         }
     }));
     let fake = FakeApi::start(script).await;
-    let (_out, dir, record) = run_on_fake_api(
+    let (_out, dir, record) = common::run_on_fake_api(
         &fake,
         &[
             "--generator",

@@ -170,6 +170,10 @@ fn result_for(record: &RunRecord) -> RowResult {
     // from the verdicts of the gate that counted its failed calls.
     let tier = if record.outcome == Outcome::Compromised {
         Tier::Compromised
+    } else if gate.reason == crate::reading::screen::EMPTIED {
+        // The structural gate only counted what the screen left: the
+        // runner's calls, a null model with no server, decided the run.
+        Tier::Cheap
     } else {
         gate.cost_tier.into()
     };
@@ -189,6 +193,15 @@ fn result_for(record: &RunRecord) -> RowResult {
 
 /// One line with the numbers the stopping gate saw.
 fn teaser(gate: &crate::record::GateRecord, record: &RunRecord) -> String {
+    // The row's line is the numbers; the record page carries the reading.
+    if let Some(e) = crate::reading::screen::emptied(record) {
+        return format!("{}.", e.size);
+    }
+    if gate.reason != "compromised"
+        && let Some(r) = crate::reading::null_baseline::NullReading::of(&gate.detail)
+    {
+        return r.teaser();
+    }
     // The plan-power sentence names flags; its row line is the numbers below.
     if !matches!(gate.detail, GateDetail::PlanPower { .. })
         && let Some(e) = gate.detail.explain()

@@ -421,7 +421,7 @@ pub fn group_title(id: &str) -> String {
     }
     match id {
         "refused:free" => "Refused at a free gate",
-        "refused:cheap" => "Refused at the cheap gate (null baselines)",
+        "refused:cheap" => "Refused by a null model: no server in the loop",
         "refused:paid" => "Refused at the paid gate (construct)",
         _ => "Ended before any gate decided",
     }

@@ -75,7 +75,10 @@ pub struct ExtensionStep {
     pub pooled_after: Counts,
     /// Published verdict before (EXTEND, or the batch would not have run).
     pub verdict_before: GateOutcome,
-    /// Published verdict after.
+    /// What the pooled count resolved to after the batch: the published
+    /// verdict, except after the last registered batch, where a gate still
+    /// unresolved resolves to FAIL (the test's own reading is
+    /// [`ExtensionResolution::verdict`]).
     pub verdict_after: GateOutcome,
 }
 
@@ -234,6 +237,16 @@ pub fn resolve_extensions_with(
     }
     let (state, decision) =
         previous.ok_or_else(|| GateError::Ledger("no registered batch (entry 0)".to_owned()))?;
+    // After the last registered batch an unresolved gate resolves to FAIL:
+    // the ledger says so on that batch, not the test's EXTEND.
+    if let ExtensionDecision::Refused {
+        reason: ExtensionReason::UnresolvedAfterMaxExtensions,
+        ..
+    } = decision
+        && let Some(last) = steps.last_mut()
+    {
+        last.verdict_after = GateOutcome::Fail;
+    }
     Ok(ExtensionResolution {
         registered,
         steps,
@@ -242,6 +255,24 @@ pub fn resolve_extensions_with(
         verdict: state.verdict,
         decision,
     })
+}
+
+impl ExtensionResolution {
+    /// What the gate resolved to: PASS when it passed, FAIL when the test
+    /// rejected the threshold or the last registered batch left it
+    /// unresolved; `None` where the protocol resolved nothing (a gate with
+    /// no batch to buy is refused where it stands, still EXTEND; an error
+    /// rate over the limit or a short batch decides no verdict).
+    pub fn resolved(&self) -> Option<GateOutcome> {
+        match self.decision {
+            ExtensionDecision::Passed => Some(GateOutcome::Pass),
+            ExtensionDecision::Refused {
+                outcome: RunOutcome::GateFailed,
+                ..
+            } => Some(GateOutcome::Fail),
+            _ => None,
+        }
+    }
 }
 
 /// The decision for a pool that is still unresolved after `consumed` batches.

@@ -24,7 +24,7 @@ const TIERS: [(&str, &str, &str, &str); 6] = [
         "cheap",
         "Cheap gate stopped it",
         "Cheap gate",
-        "Null-model baselines: what the suite is worth with no server in the loop.",
+        "Null models, no server in the loop: the null baselines, and the screen when it deletes every task.",
     ),
     (
         "paid",
@@ -389,6 +389,10 @@ fn Methods(standing: Vec<StandingNotes>) -> impl IntoView {
             <p>"A pass imported from the reference implementation keeps its published number. Where this schema's publication rule reads its construct gate otherwise (a Wilson low below the threshold and too few trials to be powered), the row and the record say so."</p>
             <p>"Verified means one thing: the record is signed by the key this site publishes, and the signature checks. A record signed by another key, or on a site that publishes no key, never reads as verified. The replay also checks each tape's sha256 against the record."</p>
             <p>"Reruns are separate attempts, not a best of. Every run of a server is published; a row counts the others by outcome and links the server's history."</p>
+            <section class="screen-bias" id=fitness_shared::reading::screen::BIAS_ANCHOR>
+                <h3>{fitness_shared::reading::screen::BIAS_TITLE}</h3>
+                {fitness_shared::reading::screen::BIAS_STATEMENT.iter().map(|p| view! { <p>{*p}</p> }).collect_view()}
+            </section>
             {sets}
         </section>
     }

@@ -482,6 +482,61 @@ pub fn fake_viewer(dir: &Path) -> PathBuf {
     viewer
 }
 
+/// `fitness run` against the demo's good server with `openai/fake-runner`
+/// answered by `fake`, and `flags`: the output dir (kept while the result
+/// is read), the run's dir and its record.
+pub async fn run_on_fake_api(
+    fake: &crate::model_fake::FakeApi,
+    flags: &'static [&'static str],
+) -> (tempfile::TempDir, std::path::PathBuf, Value) {
+    let base = format!("{}/v1", fake.base);
+    let out = tempfile::tempdir().expect("tempdir");
+    let path = out.path().to_owned();
+    let output = tokio::task::spawn_blocking(move || {
+        run_bounded_in(
+            None,
+            &[
+                ("OPENAI_BASE_URL", base),
+                ("OPENAI_API_KEY", "sk-fake".to_owned()),
+            ],
+            &run_args(
+                "openai/fake-runner",
+                &path,
+                flags,
+                &[FITNESS, "demo-server", "good"],
+            ),
+            Duration::from_secs(180),
+        )
+    })
+    .await
+    .expect("the run");
+    let (dir, record) = run_result(&output);
+    (out, dir, record)
+}
+
+/// `fitness publish` of the run directories in `runs` to `site`, with a
+/// stand-in viewer made in `tmp`.
+pub fn publish_runs(tmp: &Path, runs: &Path, site: &Path) {
+    let viewer = fake_viewer(tmp);
+    let published = fitness(&["publish", "--out", s(site), "--viewer", s(&viewer), s(runs)]);
+    assert!(published.status.success(), "{}", text(&published));
+}
+
+/// A published site's board index.
+pub fn board_of(site: &Path) -> Value {
+    serde_json::from_slice(&std::fs::read(site.join("data/board.json")).expect("board.json"))
+        .expect("json")
+}
+
+/// A page's text: its tags dropped, its spaces folded.
+pub fn page_text(html: &str) -> String {
+    let tags = regex::Regex::new(r"<[^>]*>").expect("pattern");
+    tags.replace_all(html, " ")
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
 /// Every file under `root` with its bytes, and every directory: a tree
 /// that gained an empty directory differs.
 pub fn tree(root: &Path) -> Vec<(String, Vec<u8>)> {

@@ -302,7 +302,13 @@ pub fn parse_response(body: &Value) -> Result<ParsedReply, String> {
         Some(_) => StopReason::Other,
     };
     let usage = body.get("usage").map_or(Ok(None), normalise_usage);
-    let model = body.get("model").and_then(Value::as_str).map(str::to_owned);
+    // llama.cpp streams `"model": "-"`: a name with no letter or digit
+    // names nothing, so it reads as no name (the registered one stands).
+    let model = body
+        .get("model")
+        .and_then(Value::as_str)
+        .filter(|m| fitness_shared::record::names_a_model(m))
+        .map(str::to_owned);
     Ok((blocks, stop, usage, model))
 }
 
@@ -410,5 +416,17 @@ mod tests {
                 },
             ]
         );
+    }
+
+    #[test]
+    fn a_reported_model_that_names_nothing_reads_as_none() {
+        let reply = |model: &str| {
+            json!({"model": model, "choices": [{"message": {"role": "assistant", "content": "ok"},
+                "finish_reason": "stop"}]})
+        };
+        let (.., model) = parse_response(&reply("-")).expect("parsed");
+        assert_eq!(model, None, "llama.cpp's placeholder is no name");
+        let (.., model) = parse_response(&reply("qwen2.5-coder-1.5b")).expect("parsed");
+        assert_eq!(model.as_deref(), Some("qwen2.5-coder-1.5b"));
     }
 }

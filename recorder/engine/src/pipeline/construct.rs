@@ -199,6 +199,8 @@ impl Run<'_> {
         self.add_spend(&batch.spend);
         self.rejected
             .extend(batch.rejections.iter().map(crate::suite::Rejection::listed));
+        self.screened_out
+            .extend(batch.screen_deletions.iter().cloned());
         self.write_json(&self.dir.join(batch_file(index)), &batch.suite)?;
         let drops = record::batch_drops(&batch);
         let tasks = batch.suite.tasks.clone();
@@ -282,17 +284,27 @@ impl Run<'_> {
             pooled.successes, pooled.trials
         ));
         if let Some(reading) = &tape_reading {
+            let finding = fitness_shared::reading::construct::finding(reading)
+                .map(|f| format!(" {f}"))
+                .unwrap_or_default();
             self.own_notes.push(format!(
-                "Construct gate, read from the tape: {} tools/call requests recorded for the reference trials, {} answered with an error, {} never answered.",
-                reading.calls_recorded, reading.call_errors, reading.no_response
+                "Construct gate, {}{finding}",
+                fitness_shared::reading::construct::counts_text(reading).replacen(
+                    "Read from",
+                    "read from",
+                    1
+                )
             ));
         }
+        // The gate's verdict is what the pooled count resolved to: after
+        // the last registered batch an unresolved gate is a FAIL.
+        let resolved = resolution.resolved();
         self.push_gate(GateRecord {
             id: "construct".to_owned(),
             cost_tier: CostTier::Paid,
             ok: outcome.is_none(),
             verdict: verdict.map(|v| GateVerdict {
-                outcome: verdict_outcome(v.outcome),
+                outcome: verdict_outcome(resolved.unwrap_or(v.outcome)),
                 k: v.k,
                 n: v.n,
                 threshold: v.threshold,

@@ -272,6 +272,23 @@ impl Run<'_> {
         } else {
             explain
         };
+        // A suite the screen emptied is its own finding: the words say
+        // where the admitted candidates went, never "0 admitted" beside
+        // the admitted count.
+        let explain = if report.reason == gates::StructuralReason::AllCandidatesNullAnswerable {
+            use fitness_shared::reading::screen::{Emptied, EmptiedCounts};
+            Emptied::of(&EmptiedCounts {
+                candidates: fates.candidates,
+                admitted: ledger.admitted.unwrap_or(0),
+                deleted: fates.null_screened,
+                runner: self.cfg.settings.runner.to_string(),
+                registered: Some(self.cfg.settings.tasks),
+                floor: Some(self.cfg.settings.floors.min_suite),
+            })
+            .text()
+        } else {
+            explain
+        };
         self.own_notes.push(format!("Suite: {explain}"));
         self.push_gate(GateRecord {
             id: "structural".to_owned(),

@@ -493,6 +493,8 @@ impl Run<'_> {
         self.suite_hash = generation.suite.hash.clone();
         self.rejected
             .extend(generation.rejections.iter().map(Rejection::listed));
+        self.screened_out
+            .extend(generation.screen_deletions.iter().cloned());
         self.progress.finish_phase(&format!(
             "{} tasks from {} candidates",
             generation.suite.tasks.len(),

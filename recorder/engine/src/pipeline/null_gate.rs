@@ -202,27 +202,21 @@ impl Run<'_> {
     }
 
     pub(super) fn record_null(&mut self, decision: &NullBaseline, errored: &[u64; 3]) -> Flow {
-        let explain = match decision.outcome {
-            NullOutcome::Kill => format!(
-                "The null models' 95th percentile pass rate {} reaches the line {}: the suite can be passed without the server.",
-                pct(decision.t_null),
-                pct(decision.kill_threshold)
-            ),
-            NullOutcome::Deferred => format!(
-                "The null models' 95th percentile pass rate {} is below 0.5; decided again against the agent's rate after the drive.",
-                pct(decision.t_null)
-            ),
-            NullOutcome::Proceed => format!(
-                "The null models' 95th percentile pass rate {} is below the line {} ({} x the agent's {}).",
-                pct(decision.t_null),
-                pct(decision.kill_threshold),
-                decision.ratio,
-                pct(decision.t_agent)
-            ),
-            NullOutcome::Indeterminate => {
-                "The null baseline could not be decided (a null arm or the agent's rate is missing, or the agent passed nothing): it halts like a kill.".to_owned()
-            }
+        let mut detail = GateDetail::NullBaseline {
+            rates: null_rates(decision, errored),
+            t_null: decision.t_null,
+            t_agent: decision.t_agent,
+            kill_threshold: decision.kill_threshold,
+            ratio: Some(decision.ratio),
+            percentile: Some(decision.percentile as u64),
+            decision: Some(name_of(&decision.outcome)),
+            explain: None,
         };
+        // The record's words are the page's: each arm against the line,
+        // and the reading only the arms that ran support.
+        let explain = fitness_shared::reading::null_baseline::NullReading::of(&detail)
+            .map(|r| r.explain())
+            .unwrap_or_default();
         let errors: u64 = errored.iter().sum();
         let explain = if errors > 0 {
             format!(
@@ -232,6 +226,9 @@ impl Run<'_> {
         } else {
             explain
         };
+        if let GateDetail::NullBaseline { explain: e, .. } = &mut detail {
+            *e = Some(explain);
+        }
         let halts = decision.halts;
         self.push_gate(GateRecord {
             id: "null_baseline".to_owned(),
@@ -239,16 +236,7 @@ impl Run<'_> {
             ok: !halts,
             verdict: None,
             reason: name_of(&decision.reason),
-            detail: GateDetail::NullBaseline {
-                rates: null_rates(decision, errored),
-                t_null: decision.t_null,
-                t_agent: decision.t_agent,
-                kill_threshold: decision.kill_threshold,
-                ratio: Some(decision.ratio),
-                percentile: Some(decision.percentile as u64),
-                decision: Some(name_of(&decision.outcome)),
-                explain: Some(explain),
-            },
+            detail,
             source_detail: None,
         });
         match decision.refusal {

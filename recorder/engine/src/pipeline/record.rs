@@ -241,10 +241,12 @@ fn run_identity(run: &Run<'_>, generator: String, slug: &str) -> RunIdentity {
             run.suite_hash.clone()
         },
         runner_model: cfg.settings.runner.to_string(),
+        // A reply that names no model falls back to the registered model's
+        // bare name: that is not a name the provider reported.
         runner_reported: run
             .runner_reported
             .clone()
-            .filter(|r| *r != cfg.settings.runner.to_string()),
+            .filter(|r| *r != cfg.settings.runner.to_string() && *r != cfg.settings.runner.model),
         judge_model: judge_label(cfg),
         generator: Some(generator),
         attempt: attempt(&cfg.settings.out_dir, slug, &run.id),
@@ -369,18 +371,21 @@ fn probes_of(
     }
 }
 
-/// Every candidate admission rejected (the suite's, then each extension
-/// batch's), each with its prompt, tools and rule, written beside the
-/// record (`candidates.json`, redacted like `suite.json`) and hashed so the
-/// signature covers it. `None` when nothing was rejected.
+/// Every candidate admission rejected and every one the null screen
+/// deleted (the suite's, then each extension batch's), each with its
+/// prompt, tools and rule (the screen's with the reply that answered it),
+/// written beside the record (`candidates.json`, redacted like
+/// `suite.json`) and hashed so the signature covers it. `None` when
+/// nothing was rejected or deleted.
 fn write_candidates(run: &mut Run<'_>, generator: &str) -> anyhow::Result<Option<rec::FileRef>> {
-    if run.rejected.is_empty() {
+    if run.rejected.is_empty() && run.screened_out.is_empty() {
         return Ok(None);
     }
     let list = rec::CandidateList {
         schema: rec::CANDIDATES_SCHEMA.to_owned(),
         generator: generator.to_owned(),
         rejected: std::mem::take(&mut run.rejected),
+        screened_out: std::mem::take(&mut run.screened_out),
     };
     let path = run.dir.join(fitness_shared::site::CANDIDATES_FILE);
     run.write_json(&path, &list)?;

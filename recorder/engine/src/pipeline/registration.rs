@@ -131,13 +131,17 @@ pub fn preregistration(cfg: &RunConfig) -> anyhow::Result<rec::PreRegistration> 
             .settings
             .screen
             .then(|| crate::suite::screen::protocol(&cfg.settings.runner.to_string())),
-        extension_protocol: Some(format!(
-            "An unresolved construct gate consumes the next of {} batches of {} new tasks (x {} reps), generated and screened like the suite, and is decided again on the pooled counts; unresolved after the last batch it fails; with no batch registered it is refused as EXTEND_EXHAUSTED. Errors are gated apart at {}.",
-            cfg.settings.max_extensions,
-            cfg.settings.extension_size,
-            cfg.settings.reps,
-            f.max_error_rate
-        )),
+        extension_protocol: Some(match cfg.settings.max_extensions {
+            // Nothing to consume: the words say so, never "the next of 0".
+            0 => format!(
+                "No extension batch is registered: a construct gate the registered size cannot resolve is refused where it stands as EXTEND_EXHAUSTED. Errors are gated apart at {}.",
+                f.max_error_rate
+            ),
+            max => format!(
+                "An unresolved construct gate consumes the next of {max} batches of {} new tasks (x {} reps), generated and screened like the suite, and is decided again on the pooled counts; unresolved after the last batch it resolves to FAIL (GATE_FAILED). Errors are gated apart at {}.",
+                cfg.settings.extension_size, cfg.settings.reps, f.max_error_rate
+            ),
+        }),
         max_error_rate: Some(f.max_error_rate),
         max_turns: Some(u64::from(cfg.settings.budget.max_turns)),
         max_tokens: Some(cfg.settings.budget.max_tokens),

@@ -81,6 +81,9 @@ pub(super) struct Run<'a> {
     pub(super) findings: Vec<rec::Finding>,
     /// Every candidate admission rejected, the suite's then each batch's.
     pub(super) rejected: Vec<rec::ListedCandidate>,
+    /// Every candidate the null screen deleted, with the reply that
+    /// answered it: the screen's ledger.
+    pub(super) screened_out: Vec<rec::ListedCandidate>,
     pub(super) proposals: Vec<rec::Proposal>,
     /// What redaction replaced in the files written beside the tapes
     /// (suite.json and its extension batches).
@@ -161,6 +164,7 @@ impl<'a> Run<'a> {
             tasks: Vec::new(),
             findings: Vec::new(),
             rejected: Vec::new(),
+            screened_out: Vec::new(),
             proposals: Vec::new(),
             redacted: fitness_shared::redact::Hits::default(),
             conformance: None,

@@ -64,6 +64,7 @@ impl Run<'_> {
             suite,
             rejections: Vec::new(),
             screened_out: Vec::new(),
+            screen_deletions: Vec::new(),
             screen_errors: 0,
             spend: spend.into_iter().collect(),
             destructiveness: labels,

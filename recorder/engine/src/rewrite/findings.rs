@@ -683,6 +683,48 @@ pub fn actionable(text: &str, params: &[String]) -> bool {
         || HINT_WORDS.iter().any(|w| names(&lower, w))
 }
 
+/// Does an error quote something the call sent? `Unknown column 'starts'
+/// in 'WHERE'` names the word of the query that was wrong: the caller can
+/// act on it though it names no parameter.
+fn quotes_what_was_sent(text: &str, arguments: &Map<String, Value>) -> bool {
+    let mut sent = Vec::new();
+    for v in arguments.values() {
+        strings_in(v, &mut sent);
+    }
+    quoted_spans(text)
+        .iter()
+        .any(|q| sent.iter().any(|s| s.contains(q.as_str())))
+}
+
+/// The strings inside a JSON value, at any depth.
+fn strings_in<'v>(v: &'v Value, out: &mut Vec<&'v str>) {
+    match v {
+        Value::String(s) => out.push(s),
+        Value::Array(items) => items.iter().for_each(|i| strings_in(i, out)),
+        Value::Object(map) => map.values().for_each(|i| strings_in(i, out)),
+        _ => {}
+    }
+}
+
+/// The spans an error text puts in quotes ('x', "x", `x`), non-empty.
+fn quoted_spans(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for q in ['\'', '"', '`'] {
+        let parts: Vec<&str> = text.split(q).collect();
+        // Every other part sits between a pair of quotes.
+        out.extend(
+            parts
+                .iter()
+                .skip(1)
+                .step_by(2)
+                .take(parts.len().saturating_sub(1) / 2)
+                .filter(|p| !p.trim().is_empty() && p.chars().count() <= 80)
+                .map(|p| (*p).to_owned()),
+        );
+    }
+    out
+}
+
 fn unactionable_errors(
     calls: &[&CallExchange],
     listed: &BTreeMap<&str, &Tool>,
@@ -699,7 +741,7 @@ fn unactionable_errors(
         let params: Vec<String> = parameters(tool).into_iter().map(|(p, _)| p).collect();
         let entry = by_tool.entry(c.tool.as_str()).or_default();
         entry.0 += 1;
-        if !actionable(err, &params) {
+        if !actionable(err, &params) && !quotes_what_was_sent(err, &c.arguments) {
             entry.1.push(c);
         }
     }
@@ -711,7 +753,7 @@ fn unactionable_errors(
             tool: tool.to_owned(),
             parameter: None,
             summary: format!(
-                "{} of {errors} error responses from `{tool}` named no parameter, no range and no hint, e.g. {:?}.",
+                "{} of {errors} error responses from `{tool}` named none of its parameters, nothing the call sent, no range and no hint, e.g. {:?}.",
                 bad.len(),
                 excerpt(first.error.as_deref().unwrap_or(""))
             ),
@@ -898,6 +940,46 @@ mod tests {
         assert!(!actionable("something went wrong", &p));
         assert!(!actionable("no such entry", &p));
         assert!(!actionable("Invalid params", &p));
+    }
+
+    #[test]
+    fn an_error_that_quotes_what_the_call_sent_is_actionable() {
+        let tools = [tool(
+            json!({"name": "query", "inputSchema": {"type": "object",
+            "properties": {"sql": {"type": "string"}}}}),
+        )];
+        let listed: BTreeMap<&str, &Tool> = tools.iter().map(|t| (t.name.as_ref(), t)).collect();
+        let sql = json!({"sql": "SELECT * FROM events WHERE starts > 3"});
+        let named = call(
+            "query",
+            sql,
+            "t1",
+            10,
+            Some("Unknown column 'starts' in 'WHERE'"),
+        );
+        let opaque = call(
+            "query",
+            json!({"sql": "SELECT 1"}),
+            "t2",
+            12,
+            Some("Query failed"),
+        );
+        let mut found = Vec::new();
+        unactionable_errors(&[&named, &opaque], &listed, &mut found);
+        assert_eq!(found.len(), 1, "{found:?}");
+        // The finding counts the one error that names nothing, and quotes it.
+        assert!(
+            found[0].summary.starts_with("1 of 2 error responses"),
+            "{}",
+            found[0].summary
+        );
+        assert!(
+            found[0].summary.contains("Query failed"),
+            "{}",
+            found[0].summary
+        );
+        assert!(!found[0].summary.contains("starts"), "{}", found[0].summary);
+        assert_eq!(quoted_spans("say 'a' and \"b\""), ["a", "b"]);
     }
 
     #[test]

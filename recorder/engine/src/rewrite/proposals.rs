@@ -598,10 +598,14 @@ fn item_text(item: &Value, key: &str) -> Option<String> {
 
 /// The change a reply item proposes; `None` when it changes nothing, names
 /// a parameter the tool lacks, gives an empty description or an annotation
-/// that is not one.
+/// that is not one. A description the judge hands back as it already
+/// reads is no change ("Description becomes:" the same words would say a
+/// rewrite where there is none).
 fn judge_change(item: &Value, tool: &Tool) -> Option<ToolChange> {
+    let unchanged = |new: &str, old: Option<&str>| old.is_some_and(|o| o.trim() == new);
     let mut change = ToolChange {
-        description: item_text(item, "description"),
+        description: item_text(item, "description")
+            .filter(|d| !unchanged(d, tool.description.as_deref())),
         append_description: item_text(item, "append_description"),
         ..ToolChange::default()
     };
@@ -612,6 +616,8 @@ fn judge_change(item: &Value, tool: &Tool) -> Option<ToolChange> {
     {
         for (name, text) in params {
             match (param_schema(tool, name), text.as_str()) {
+                (Some(schema), Some(t))
+                    if unchanged(t.trim(), schema.get("description").and_then(Value::as_str)) => {}
                 (Some(_), Some(t)) if !t.trim().is_empty() => {
                     change
                         .parameter_descriptions
@@ -678,7 +684,10 @@ mod tests {
             {\"tool\": \"nope\", \"answers\": [\"f1\"], \"description\": \"x\"},\n\
             {\"tool\": \"get_profile\", \"answers\": [\"f1\"], \"parameter_descriptions\": {\"ghost\": \"x\"}},\n\
             {\"tool\": \"get_profile\", \"answers\": [\"f9\"], \"description\": \"x\"},\n\
-            {\"tool\": \"get_profile\", \"answers\": [\"f1\"], \"annotations\": {\"destructiveHint\": \"yes\"}}\n]\n```";
+            {\"tool\": \"get_profile\", \"answers\": [\"f1\"], \"annotations\": {\"destructiveHint\": \"yes\"}},\n\
+            {\"tool\": \"get_profile\", \"answers\": [\"f1\"], \"description\": \" Get a user's profile. \"}\n]\n```";
+        // Only the first proposes a change: the last hands back the
+        // description as it already reads, which is no rewrite.
         let got = parse_judge_reply(reply, &findings, &tools, "anthropic/x");
         assert_eq!(got.len(), 1, "{got:?}");
         assert_eq!(got[0].source, "judge:anthropic/x");

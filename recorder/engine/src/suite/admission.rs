@@ -89,14 +89,7 @@ impl Rejection {
         rule: &'static str,
         detail: String,
     ) -> Rejection {
-        let tools = task.map_or_else(Vec::new, |t| {
-            let calls: Vec<String> = t.solution.iter().map(|c| c.tool.clone()).collect();
-            if calls.is_empty() {
-                t.expected_tools.clone()
-            } else {
-                calls
-            }
-        });
+        let tools = task.map_or_else(Vec::new, Task::listed_tools);
         Rejection {
             candidate: candidate.to_owned(),
             rule,

@@ -55,6 +55,8 @@ pub struct GenerationReport {
     pub rejections: Vec<Rejection>,
     /// Candidate ids the null screen deleted.
     pub screened_out: Vec<String>,
+    /// The same candidates, each with the reply that answered it.
+    pub screen_deletions: Vec<fitness_shared::record::ListedCandidate>,
     /// Screen calls that failed (their candidates were kept).
     pub screen_errors: u64,
     pub spend: Vec<PhaseSpend>,
@@ -190,6 +192,7 @@ pub async fn generate(
         leaks_at_generation: leaks(&rejections),
         rejections,
         screened_out: screened.screened_out,
+        screen_deletions: screened.deleted,
         screen_errors: screened.errors,
         spend,
         destructiveness: labels,

@@ -3,7 +3,7 @@
 //! candidate it answers is deleted before the suite is hashed. Every call is
 //! on the agent tape (`model::agent::taped_call`).
 
-use fitness_shared::record::NullScreenCount;
+use fitness_shared::record::{ListedCandidate, NullScreenCount};
 
 use super::spend::PhaseSpend;
 use super::task::Task;
@@ -19,6 +19,9 @@ use serde_json::json;
 pub struct Screened {
     pub kept: Vec<Task>,
     pub screened_out: Vec<String>,
+    /// Each deleted candidate with what the runner answered: the screen's
+    /// ledger, kept beside the record.
+    pub deleted: Vec<ListedCandidate>,
     pub errors: u64,
     /// The ledger's count, when the screen ran.
     pub count: Option<NullScreenCount>,
@@ -44,6 +47,7 @@ pub async fn screen(
             return Screened {
                 kept: admitted,
                 screened_out: Vec::new(),
+                deleted: Vec::new(),
                 errors: 0,
                 count: None,
                 spend: None,
@@ -62,6 +66,7 @@ pub async fn screen(
         }),
         kept: outcome.kept,
         screened_out: outcome.screened_out,
+        deleted: outcome.deleted,
         errors: outcome.errors,
         spend: Some(outcome.spend),
     }
@@ -75,6 +80,8 @@ pub struct ScreenOutcome {
     pub kept: Vec<Task>,
     /// Ids of the candidates the runner answered with no tools (deleted).
     pub screened_out: Vec<String>,
+    /// The same candidates, each with the reply that answered it.
+    pub deleted: Vec<ListedCandidate>,
     /// Screen calls that failed (their candidates are kept).
     pub errors: u64,
     pub spend: PhaseSpend,
@@ -94,6 +101,7 @@ pub async fn null_screen(
     let mut out = ScreenOutcome {
         kept: Vec::new(),
         screened_out: Vec::new(),
+        deleted: Vec::new(),
         errors: 0,
         spend: PhaseSpend::new("screen", &runner.id().to_string()),
     };
@@ -112,10 +120,20 @@ pub async fn null_screen(
     results.sort_by_key(|(i, _, _)| *i);
     for (_, task, result) in results {
         match result {
-            Ok((answered, usage)) => {
+            Ok((answered, usage, reply)) => {
                 out.spend.count(usage.as_ref());
                 if answered {
                     out.screened_out.push(task.id.clone());
+                    out.deleted.push(ListedCandidate {
+                        id: task.id.clone(),
+                        prompt: Some(task.prompt.clone()),
+                        tools: task.listed_tools(),
+                        rule: "null_screen".to_owned(),
+                        detail: format!(
+                            "the reply {}, with no tools, accepted by the candidate's own check",
+                            reply_excerpt(&reply)
+                        ),
+                    });
                 } else {
                     out.kept.push(task);
                 }
@@ -144,13 +162,25 @@ pub fn protocol(runner: &str) -> String {
     )
 }
 
-/// Ask the runner the task with no tools; `Ok((answered, usage))`, or
-/// `Err(())` when the call failed.
+/// The reply as the screen's ledger quotes it: one line, at most 200
+/// characters.
+fn reply_excerpt(reply: &str) -> String {
+    let line = reply.split_whitespace().collect::<Vec<_>>().join(" ");
+    let cut: String = line.chars().take(200).collect();
+    if cut.len() < line.len() {
+        format!("\"{cut}...\"")
+    } else {
+        format!("\"{cut}\"")
+    }
+}
+
+/// Ask the runner the task with no tools; `Ok((answered, usage, reply))`,
+/// or `Err(())` when the call failed.
 async fn screen_one(
     runner: &dyn ModelClient,
     task: &Task,
     tape: &Tap,
-) -> Result<(bool, Option<Usage>), ()> {
+) -> Result<(bool, Option<Usage>, String), ()> {
     let request = ChatRequest {
         system: Some(SCREEN_SYSTEM.into()),
         messages: vec![Message {
@@ -182,7 +212,7 @@ async fn screen_one(
                 );
                 return Err(());
             }
-            Ok((task.check.check(&text), resp.usage))
+            Ok((task.check.check(&text), resp.usage, text))
         }
         Err(_) => Err(()),
     }

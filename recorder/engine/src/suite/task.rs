@@ -115,6 +115,17 @@ impl Origin {
 }
 
 impl Task {
+    /// The tools a list of candidates names for it: the calls its solution
+    /// makes, else the tools it expects.
+    pub fn listed_tools(&self) -> Vec<String> {
+        let calls: Vec<String> = self.solution.iter().map(|c| c.tool.clone()).collect();
+        if calls.is_empty() {
+            self.expected_tools.clone()
+        } else {
+            calls
+        }
+    }
+
     /// Is this a change, checked on the state the trial leaves?
     pub fn is_act(&self) -> bool {
         self.kind == TaskKind::Act

@@ -83,10 +83,13 @@ fn convert_gate_detail(gate: &str, d: &Value) -> GateDetail {
         "protocol_hygiene" => GateDetail::ProtocolHygiene {
             failed: strings(d, "failed"),
         },
+        // v1's `nRequested` is the candidates admission read (its admission
+        // rate is `nGenerated / nRequested`), and `nGenerated` the suite it
+        // admitted; v1 kept no registered size.
         "structural" => GateDetail::Structural {
-            n_requested: u(d, "nRequested"),
-            n_generated: u(d, "nGenerated"),
-            n_tasks: None,
+            n_requested: None,
+            n_generated: u(d, "nRequested"),
+            n_tasks: u(d, "nGenerated"),
             admission_rate: f(d, "admissionRate"),
             min_admission_rate: f(d, "minAdmissionRate"),
             min_generated: u(d, "minGenerated"),

@@ -19,7 +19,10 @@ pub(super) fn convert_prereg(r: &RecordV1) -> PreRegistration {
     let policy = r.gates.extension_policy.as_ref();
     PreRegistration {
         hash: None,
-        n_tasks: u(suite_size, "nTasks"),
+        // v1 registered no size apart from the suite it drove: its
+        // `suite_size.nTasks` is that suite, so the registration is left
+        // unrecorded, never read as the suite's own size.
+        n_tasks: None,
         reps: u(construct_detail, "reps"),
         alpha: verdict.map(|v| v.alpha),
         construct_threshold: verdict

@@ -21,6 +21,20 @@ impl Gates {
     }
 }
 
+impl GateRecord {
+    /// Where the gate stands: a null baseline still waiting for the
+    /// agent's rate (`DEFERRED`) did not stop the run, and did not pass
+    /// either.
+    pub fn state(&self) -> crate::gate_state::GateState {
+        match &self.detail {
+            GateDetail::NullBaseline {
+                decision: Some(d), ..
+            } if d == "DEFERRED" => crate::gate_state::GateState::Undecided,
+            _ => crate::gate_state::GateState::of(self.ok, &self.reason),
+        }
+    }
+}
+
 /// One gate decision.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct GateRecord {

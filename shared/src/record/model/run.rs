@@ -102,6 +102,25 @@ pub struct RunRecord {
     pub signature: Option<RecordSignature>,
 }
 
+/// Whether a model name a provider reported names anything: llama.cpp
+/// reports `-`, which is no name.
+pub fn names_a_model(reported: &str) -> bool {
+    reported.chars().any(char::is_alphanumeric)
+}
+
+impl RunIdentity {
+    /// The runner as the record page prints it: the registered model, and
+    /// the name the provider reported where it is a name and differs.
+    pub fn runner_text(&self) -> String {
+        match self.runner_reported.as_deref().filter(|r| names_a_model(r)) {
+            Some(r) if r != self.runner_model => {
+                format!("{} (the provider reported {r})", self.runner_model)
+            }
+            _ => self.runner_model.clone(),
+        }
+    }
+}
+
 /// Who ran what, when, with which models.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct RunIdentity {

@@ -242,6 +242,11 @@ pub struct CandidateList {
     /// Rejected by admission, in the order generated (the suite's first,
     /// then each extension batch's).
     pub rejected: Vec<ListedCandidate>,
+    /// Deleted by the generation-time null screen (rule `null_screen`),
+    /// each with the reply that answered it: the screen's ledger, a fate
+    /// counted apart from admission's. Absent in lists made before it.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub screened_out: Vec<ListedCandidate>,
 }
 
 /// One candidate as a list shows it.
@@ -254,7 +259,8 @@ pub struct ListedCandidate {
     /// The tools its solution calls (its expected tools when it has none).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub tools: Vec<String>,
-    /// The admission rule that rejected it.
+    /// The admission rule that rejected it (`null_screen` for a candidate
+    /// the screen deleted).
     pub rule: String,
     /// What the rule saw.
     pub detail: String,

@@ -34,8 +34,8 @@ pub(super) struct Fact {
     pub(super) mark: Option<MarkKind>,
     /// An assistant turn's duration, ending at its time.
     pub(super) span_ms: Option<f64>,
-    /// A gate's verdict (`fitness.gate`): its id and whether it passed.
-    pub(super) gate: Option<(String, bool)>,
+    /// A gate's verdict (`fitness.gate`): its id and where it stands.
+    pub(super) gate: Option<(String, crate::gate_state::GateState)>,
 }
 
 const TITLE_CHARS: usize = 160;
@@ -115,7 +115,18 @@ pub(super) fn describe(
                     }
                 }
                 if let Some(ok) = raw.ok.as_ref().and_then(Value::as_bool) {
-                    parts.push(if ok { "ok".into() } else { "not ok".into() });
+                    // A gate event says where the gate stands (a deferred
+                    // one is undecided, not ok); any other event its ok.
+                    parts.push(match (ek, ok) {
+                        ("fitness.gate", ok) => crate::gate_state::GateState::of(
+                            ok,
+                            raw.reason.get().unwrap_or_default(),
+                        )
+                        .word()
+                        .into(),
+                        (_, true) => "ok".into(),
+                        (_, false) => "not ok".into(),
+                    });
                 }
             }
             fact.title = excerpt(&format!("{ek} {}", parts.join(", ")), TITLE_CHARS);
@@ -130,7 +141,9 @@ pub(super) fn describe(
                 && let Some(gate) = raw.gate.get()
             {
                 let ok = raw.ok.as_ref().and_then(Value::as_bool).unwrap_or(false);
-                fact.gate = Some((gate.to_owned(), ok));
+                let state =
+                    crate::gate_state::GateState::of(ok, raw.reason.get().unwrap_or_default());
+                fact.gate = Some((gate.to_owned(), state));
             }
             if ek == "fitness.protocol_error" || ek == "llm.error" {
                 let detail = raw.and_then(|r| r.detail.get()).unwrap_or(ek);

@@ -191,8 +191,8 @@ pub struct Entry {
     pub mark: Option<MarkKind>,
     /// An assistant turn's duration (it ended at `t`).
     pub span_ms: Option<f64>,
-    /// A gate's verdict: its id and whether it passed.
-    pub gate: Option<(String, bool)>,
+    /// A gate's verdict: its id and where it stands.
+    pub gate: Option<(String, crate::gate_state::GateState)>,
 }
 
 /// What one tape held.

@@ -40,13 +40,14 @@ pub struct Lane {
     pub marks: Vec<Mark>,
 }
 
-/// A gate's verdict, when it was decided.
+/// A gate's verdict, when the recorder taped it: passed, failed, or still
+/// waiting (a null baseline deferred to the agent's rate).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Tick {
     pub entry: usize,
     pub at_ms: f64,
     pub gate: String,
-    pub ok: bool,
+    pub state: crate::gate_state::GateState,
 }
 
 /// A stretch of the run where nothing happened (no call in flight, no
@@ -96,12 +97,12 @@ impl Shape {
         let mut ticks = Vec::new();
         for e in &timeline.entries {
             let Some(t) = e.t_ms else { continue };
-            if let Some((gate, ok)) = &e.gate {
+            if let Some((gate, state)) = &e.gate {
                 ticks.push(Tick {
                     entry: e.n,
                     at_ms: t,
                     gate: gate.clone(),
-                    ok: *ok,
+                    state: *state,
                 });
             }
             let Some(kind) = e.mark else { continue };
@@ -267,6 +268,7 @@ fn span(e: &Entry, t: f64) -> (f64, f64) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::gate_state::GateState;
     use crate::tape::line::Plane;
     use crate::tape::timeline::TimelineBuilder;
 
@@ -293,6 +295,7 @@ mod tests {
 {"type":"turn","t":"2026-01-01T00:00:00.950Z","role":"assistant","blocks":[],"timing":{"duration_ms":400},"corr_id":"t1"}
 {"t":"2026-01-01T00:00:01.500Z","dir":"event","kind":"llm.error","corr_id":"t1::null-no-tools","raw":{"class":"server"}}
 {"t":"2026-01-01T00:00:03.000Z","dir":"event","kind":"fitness.gate","raw":{"gate":"null_baseline","ok":true,"reason":"pass"}}
+{"t":"2026-01-01T00:00:03.000Z","dir":"event","kind":"fitness.gate","raw":{"gate":"null_baseline","ok":true,"reason":"awaiting_agent_rate"}}
 "#;
         let t = timeline(mcp, agent);
         let shape = Shape::of(&t);
@@ -319,9 +322,11 @@ mod tests {
         assert!(!drive[1].fault);
         assert!(shape.lanes[1].marks[0].fault, "an error answer");
         assert!(shape.lanes[2].marks[0].fault, "a failed model call");
-        assert_eq!(shape.ticks.len(), 1);
+        assert_eq!(shape.ticks.len(), 2);
         assert_eq!(shape.ticks[0].gate, "null_baseline");
-        assert!(shape.ticks[0].ok);
+        assert_eq!(shape.ticks[0].state, GateState::Passed);
+        // Deferred to the agent's rate: it did not stop the run, nor pass.
+        assert_eq!(shape.ticks[1].state, GateState::Undecided);
         assert_eq!(shape.start_ms, t0());
         assert_eq!(shape.end_ms, t0() + 3_000.0);
         let near = shape.nearest(3, t0() + 1_100.0).expect("a mark");

@@ -4,7 +4,8 @@
 use std::sync::Arc;
 
 use fitness_shared::gates::suite_size_text;
-use fitness_shared::record::{GateDetail, GateRecord, NullRate, RunRecord};
+use fitness_shared::reading::null_baseline::NullReading;
+use fitness_shared::record::{GateDetail, GateRecord, RunRecord};
 use leptos::either::{Either, EitherOf10};
 use leptos::prelude::*;
 
@@ -25,11 +26,16 @@ pub(super) fn DecidingGate(gate: GateRecord, record: Arc<RunRecord>) -> impl Int
         )
     });
     let family = gate_family(&gate.detail, &record);
+    // How the extension protocol resolved the gate, beside its verdict: a
+    // FAIL after the last batch reads as what the pooled count resolved to.
+    let resolution = fitness_shared::reading::extensions::resolution_text(&record, &gate.id)
+        .map(|t| view! { <p class="resolution">{t}</p> });
     view! {
         <section class="deciding">
             <h3>{format!("What the {} gate saw", gate.id)}</h3>
             <p class="reason-line">"reason: " <span class="reason">{gate.reason.clone()}</span></p>
             {verdict.map(|v| view! { <p class="verdict">{v}</p> })}
+            {resolution}
             {family}
         </section>
     }
@@ -39,24 +45,7 @@ pub(super) fn DecidingGate(gate: GateRecord, record: Arc<RunRecord>) -> impl Int
 // One piece: one match, an arm per gate family, each arm that family's template; it reads top to bottom.
 pub(super) fn gate_family(detail: &GateDetail, record: &RunRecord) -> impl IntoView + use<> {
     match detail {
-        GateDetail::NullBaseline {
-            rates,
-            t_null,
-            t_agent,
-            kill_threshold,
-            ratio,
-            decision,
-            explain,
-            ..
-        } => EitherOf10::A(null_baseline_view(
-            rates,
-            *t_null,
-            *t_agent,
-            *kill_threshold,
-            *ratio,
-            decision.clone(),
-            explain.clone(),
-        )),
+        GateDetail::NullBaseline { .. } => EitherOf10::A(null_baseline_view(detail)),
         GateDetail::Structural {
             n_requested,
             n_generated,
@@ -67,21 +56,39 @@ pub(super) fn gate_family(detail: &GateDetail, record: &RunRecord) -> impl IntoV
             explain,
         } => EitherOf10::B({
             // The suite's size, never the candidates: the gate's own count,
-            // else the ledger's; an imported record's `n_generated` was the
-            // suite it generated.
+            // else the ledger's.
             let size = n_tasks.or(record.suite.tasks);
             let generated = match size {
                 Some(_) => format!("Candidates generated: {}", opt_u(*n_generated)),
                 None => format!("Tasks generated and admitted: {}", opt_u(*n_generated)),
             };
+            // A suite the screen emptied is its own finding, read in its
+            // own words; the gate's note would repeat them.
+            let emptied = fitness_shared::reading::screen::emptied(record);
+            let size_line = match &emptied {
+                Some(e) => e.size.clone(),
+                None => suite_size_text(
+                    size.or(*n_generated).unwrap_or(0),
+                    n_requested.or(record.preregistration.n_tasks),
+                    record.preregistration.min_tasks.or(*min_generated),
+                ),
+            };
+            let reading = emptied.as_ref().map(|e| {
+                view! {
+                    <p class="screen-emptied">{e.what.clone()}</p>
+                    <p class="finding">{e.reading.clone()}</p>
+                }
+            });
+            let explain = explain.clone().filter(|_| emptied.is_none());
             view! {
             <ul>
-                <li>{format!("Tasks requested: {}", opt_u(*n_requested))}</li>
+                {n_requested.map(|n| view! { <li>{format!("Tasks requested: {n}")}</li> })}
                 <li>{generated}</li>
                 <li>{format!("Admission rate {} against a floor of {}", opt_pct(*admission_rate), opt_pct(*min_admission_rate))}</li>
-                <li>{suite_size_text(size.or(*n_generated).unwrap_or(0), n_requested.or(record.preregistration.n_tasks), record.preregistration.min_tasks.or(*min_generated))}</li>
+                <li>{size_line}</li>
             </ul>
-            {explain.clone().map(|e| view! { <p class="explain">{e}</p> })}
+            {reading}
+            {explain.map(|e| view! { <p class="explain">{e}</p> })}
             }
         }),
         GateDetail::SuiteSize {
@@ -102,15 +109,20 @@ pub(super) fn gate_family(detail: &GateDetail, record: &RunRecord) -> impl IntoV
             ..
         } => {
             let stats = construct_tape_counts(record);
+            let finding = tape_reading
+                .as_ref()
+                .and_then(fitness_shared::reading::construct::finding)
+                .map(|f| view! { <p class="finding server-finding">{f}</p> });
             EitherOf10::D(view! {
                 <p>"A reference agent handed the answer key must still reach it through the server."</p>
                 <ul>
                     <li>{format!("Reference trials completed: {n}; oracle errors: {errors}.")}</li>
                     {compromised.then(|| view! { <li>"The error rate crossed its limit, so the run was compromised: the measurement did not complete."</li> })}
                     {pooled.as_ref().filter(|_| *extensions_consumed > 0).map(|p| view! { <li>{format!("Pooled across {extensions_consumed} extensions: {} of {}.", p.k, p.n)}</li> })}
-                    {published.as_ref().map(|p| view! { <li>{format!("Published verdict {} (raw {}); Wilson interval {} to {}; reason {}.", verdict_word(p.outcome), verdict_word(p.raw_outcome), pct(p.wilson_low), pct(p.wilson_high), p.reason)}</li> })}
-                    {tape_reading.as_ref().map(|t| view! { <li>{format!("Read from the tape: {} tools/call requests recorded for the reference trials, {} answered with an error, {} never answered.", t.calls_recorded, t.call_errors, t.no_response)}</li> })}
+                    {published.as_ref().map(|p| view! { <li>{format!("The publication rule read the pooled count as {} (raw {}); Wilson interval {} to {}; reason {}.", verdict_word(p.outcome), verdict_word(p.raw_outcome), pct(p.wilson_low), pct(p.wilson_high), p.reason)}</li> })}
+                    {tape_reading.as_ref().map(|t| view! { <li class="tape-reading">{fitness_shared::reading::construct::counts_text(t)}</li> })}
                 </ul>
+                {finding}
                 {stats}
             })
         }
@@ -201,71 +213,78 @@ pub(super) fn our_calls_text(detail: &GateDetail) -> (String, Option<String>) {
     )
 }
 
-/// The null gate: each null model's rate on the suite, read against the
-/// agent's rate and the kill threshold between them.
-pub(super) fn null_baseline_view(
-    rates: &[NullRate],
-    t_null: Option<f64>,
-    t_agent: Option<f64>,
-    kill_threshold: Option<f64>,
-    ratio: Option<f64>,
-    decision: Option<String>,
-    explain: Option<String>,
-) -> impl IntoView + use<> {
-    let rows = rates
+/// The null gate, read by `shared`: each null model's rate against the
+/// agent's rate and the kill line, why an arm did not run, how the line
+/// was drawn, and the reading the arms that ran support.
+pub(super) fn null_baseline_view(detail: &GateDetail) -> impl IntoView + use<> {
+    let Some(reading) = NullReading::of(detail) else {
+        return Either::Left(());
+    };
+    // The record's own words, where they say more than the reading (a
+    // compromised arm's count of failed calls, an imported record's).
+    let own = detail
+        .explain()
+        .filter(|e| *e != reading.explain())
+        .map(|e| view! { <p class="explain">{format!("In the record's words: {e}")}</p> });
+    let rows = reading
+        .arms
         .iter()
-        .map(|r| view! {
-            <tr><th scope="row">{r.label.clone()}</th><td>{format!("{} of {}", r.k, r.n)}</td><td>{if r.n == 0 { "not run".to_owned() } else { pct(r.rate) }}</td><td>{r.errors}</td></tr>
+        .map(|a| {
+            let class = match a.reached {
+                Some(true) => "reached",
+                Some(false) => "below",
+                None if a.ran => "ran",
+                None => "not-run",
+            };
+            view! {
+                <tr class=class data-arm=a.label.clone()>
+                    <th scope="row">{a.label.clone()}" "<span class="given">{a.given}</span></th>
+                    <td>{a.passed.clone()}</td>
+                    <td>{a.rate.clone()}</td>
+                    <td class="against">{a.against.clone()}</td>
+                    <td>{a.errors}</td>
+                </tr>
+            }
         })
         .collect_view();
-    view! {
-        <p>"Three null models ran the same suite. Each rate is read against the agent's rate with the real server and the kill threshold between them."</p>
-        <table class="nulls">
-            <thead><tr><th scope="col">"Null model"</th><th scope="col">"Passed"</th><th scope="col">"Rate"</th><th scope="col">"Calls that failed"</th></tr></thead>
+    let findings = reading
+        .findings
+        .iter()
+        .map(|f| view! { <p class="finding">{f.clone()}</p> })
+        .collect_view();
+    Either::Right(view! {
+        <p class="null-intro">{reading.intro.clone()}</p>
+        <div class="scroll"><table class="nulls">
+            <thead><tr><th scope="col">"Null model, and what it is given"</th><th scope="col">"Passed"</th><th scope="col">"Rate"</th><th scope="col">"Against the line"</th><th scope="col">"Calls that failed"</th></tr></thead>
             <tbody>{rows}</tbody>
-        </table>
-        <ul>
-            <li>{format!("Agent's rate: {}", opt_pct(t_agent))}</li>
-            <li>{format!("Null rate taken: {}", opt_pct(t_null))}</li>
-            <li>{format!("Kill threshold: {}{}", opt_pct(kill_threshold), ratio.map(|r| format!(" (ratio {r} of the agent's rate)")).unwrap_or_default())}</li>
-            <li>{format!("Decision: {}", decision.unwrap_or_else(|| "not recorded".to_owned()))}</li>
+        </table></div>
+        <ul class="null-line">
+            <li class="agent-rate">{reading.agent.clone()}</li>
+            <li>{reading.null_rate.clone()}</li>
+            <li class="kill-line">{reading.line.clone()}</li>
+            <li class="decision">{reading.decision.clone()}</li>
         </ul>
-        {explain.map(|e| view! { <p class="explain">{e}</p> })}
-        <p>"When a model with no tools passes most of the suite, the tasks were answerable without the server. That finding is about our task generator, not about the server."</p>
-    }
+        {findings}
+        {own}
+    })
 }
 
-/// Calls, errors and requests without a response, read from the MCP plane's
-/// recorded tape statistics (`planes.mcp.tools[]`: calls, errors, pending).
+/// Calls, errors and requests without a response over the whole MCP tape
+/// (every arm), as `shared` sums them from the record's tape statistics:
+/// context for the reference trials' own reading above it.
 pub(super) fn construct_tape_counts(record: &RunRecord) -> impl IntoView + use<> {
-    let tools = record
-        .trace_stats
-        .as_ref()
-        .and_then(|s| s.pointer("/planes/mcp/tools"))
-        .and_then(|t| t.as_array());
-    let Some(tools) = tools else {
+    let Some(t) = fitness_shared::reading::construct::whole_tape(record) else {
         return Either::Left(
-            view! { <p>"The record carries no MCP tape statistics, so calls and unanswered requests are not stated."</p> },
+            view! { <p>"The record carries no MCP tape statistics, so the whole tape's calls and unanswered requests are not stated."</p> },
         );
     };
-    let sum = |key: &str| -> u64 {
-        tools
-            .iter()
-            .filter_map(|t| t.get(key).and_then(|v| v.as_u64()))
-            .sum()
-    };
-    let (calls, errors, pending) = (sum("calls"), sum("errors"), sum("pending"));
-    let finding = (pending > 0 && pending == calls).then(|| view! {
-        <p class="finding">"Every recorded tool call is a request with no matching protocol response. That is a finding about the server, read from the recorded counts."</p>
-    });
     Either::Right(view! {
-        <p>"From the whole MCP tape, every arm of the run:"</p>
+        <p>"From the whole MCP tape, every arm of the run (generation, the null arms and the reference trials together):"</p>
         <ul class="tape-counts">
-            <li>{format!("Tool calls recorded: {calls}")}</li>
-            <li>{format!("Came back as errors: {errors}")}</li>
-            <li>{format!("Requests with no matching response: {pending}")}</li>
+            <li>{format!("Tool calls recorded: {}", t.calls_recorded)}</li>
+            <li>{format!("Came back as errors: {}", t.call_errors)}</li>
+            <li>{format!("Requests with no matching response: {}", t.no_response)}</li>
         </ul>
-        {finding}
     })
 }
 
@@ -276,18 +295,15 @@ pub(super) fn gate_ledger(record: &RunRecord) -> impl IntoView + use<> {
         .iter()
         .map(|g| {
             let tier = format!("{:?}", g.cost_tier).to_lowercase();
-            let counts = g
-                .verdict
-                .as_ref()
-                .map(|v| format!("{} of {}, {}", v.k, v.n, p_text(v.p_value)))
-                .unwrap_or_default();
+            let line = fitness_shared::reading::ledger::line(g, record);
+            let state = line.state.word();
             view! {
-                <tr>
+                <tr class=state data-gate=g.id.clone()>
                     <th scope="row">{g.id.clone()}</th>
                     <td>{tier}</td>
-                    <td>{if g.ok { "passed" } else { "failed" }}</td>
+                    <td class="state">{state}</td>
                     <td>{g.reason.clone()}</td>
-                    <td>{counts}</td>
+                    <td>{line.counts}</td>
                 </tr>
             }
         })

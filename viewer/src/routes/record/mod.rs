@@ -331,10 +331,7 @@ fn registered_view(record: &RunRecord) -> impl IntoView + use<> {
             .clone()
             .map(|p| format!("Null screen protocol, in the run's own words: {p}"))
             .unwrap_or_else(|| "The record states no null screen protocol.".to_owned()),
-        format!(
-            "Extension policy: {} tasks per batch, at most {} batches.",
-            prereg.extension_size, prereg.max_extensions
-        ),
+        fitness_shared::reading::extensions::policy_text(prereg),
         prereg
             .extension_protocol
             .clone()
@@ -343,10 +340,23 @@ fn registered_view(record: &RunRecord) -> impl IntoView + use<> {
     ];
     let zero_policy = fitness_shared::board::zero_policy_note(record)
         .map(|note| view! { <p class="limitation">{note}</p> });
+    // A screened suite points to the screen's bias, stated once on the
+    // board: its passed baseline is not the evidence an unscreened one is.
+    let bias = fitness_shared::reading::screen::ran(record).then(|| {
+        let href = api::site_url(&format!("./#{}", fitness_shared::reading::screen::BIAS_ANCHOR));
+        view! {
+            <p class="screen-bias">
+                "A null baseline met by a screened suite reads lower than on an unscreened one, so a pass here is not the same evidence. "
+                <a class="screen-bias-link" href=href>{fitness_shared::reading::screen::BIAS_TITLE}</a>
+                ", on the board."
+            </p>
+        }
+    });
     view! {
         <section>
             <h3>"Registered before the first call"</h3>
             <ul>{protocol.into_iter().map(|p| view! { <li>{p}</li> }).collect_view()}</ul>
+            {bias}
             {zero_policy}
         </section>
     }
@@ -375,7 +385,7 @@ fn identity_view(record: &RunRecord, row: Option<&Row>) -> impl IntoView + use<>
                 <dt>"Started"</dt><dd>{record.run.started_at.clone()}</dd>
                 <dt>"Suite hash"</dt><dd><code>{record.run.suite_hash.clone()}</code></dd>
                 <dt>"Generator"</dt><dd>{record.run.generator_label().to_owned()}{fitness_shared::generators::dictates_calls(record.run.generator_label()).then(|| view! { <span class="relay-note">" — "{fitness_shared::generators::RELAY_SENTENCE}</span> })}</dd>
-                <dt>"Runner model"</dt><dd>{match &record.run.runner_reported { Some(r) => format!("{} (the provider reported {r})", record.run.runner_model), None => record.run.runner_model.clone() }}</dd>
+                <dt>"Runner model"</dt><dd>{record.run.runner_text()}</dd>
                 <dt>"Judge model"</dt><dd>{record.run.judge_model.clone()}</dd>
                 <dt>"Credentials"</dt><dd>{record.server.credential_context.label().to_owned()}{record.server.credential.as_ref().map(|c| view! { <span class="credential-detail">" — "{c.text()}</span> })}</dd>
                 {record.server.surface_delta.as_ref().map(|d| view! { <dt>"Tool surface"</dt><dd class="surface-delta">{d.text()}</dd> })}

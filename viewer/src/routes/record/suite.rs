@@ -21,10 +21,16 @@ pub(super) fn SuiteFates(record: Arc<RunRecord>) -> impl IntoView {
         .map(|r| view! { <li>{format!("{}: {}", r.rule, r.count)}</li> })
         .collect_view();
     let floor = record.preregistration.min_admission_rate;
-    let size = suite_size_text(
-        s.tasks.unwrap_or(0),
-        record.preregistration.n_tasks,
-        record.preregistration.min_tasks,
+    // A suite the screen emptied says where its admitted candidates went.
+    let size = fitness_shared::reading::screen::emptied(&record).map_or_else(
+        || {
+            suite_size_text(
+                s.tasks.unwrap_or(0),
+                record.preregistration.n_tasks,
+                record.preregistration.min_tasks,
+            )
+        },
+        |e| e.size,
     );
     view! {
         <section class="fates">
@@ -34,13 +40,7 @@ pub(super) fn SuiteFates(record: Arc<RunRecord>) -> impl IntoView {
                 <li>{format!("Admitted: {}{}", opt_u(s.admitted), floor.map(|f| format!(" (admission floor {})", pct(f))).unwrap_or_default())}</li>
                 <li>{format!("Suite size: {size}")}</li>
                 <li>{format!("Trimmed as surplus after admission: {}", opt_u(s.trimmed_surplus))}</li>
-                <li>{match (&s.null_screened, &s.screen_skipped) {
-                    (Some(c), _) if c.errors > 0 => format!("Null screen at generation: {} screened, {} deleted as answerable without the server; {} screen calls failed, so {} candidates were kept unscreened", c.screened, c.dropped, c.errors, c.unscreened()),
-                    (Some(c), _) => format!("Null screen at generation: {} screened, {} deleted as answerable without the server", c.screened, c.dropped),
-                    (None, Some(why)) => format!("Null screen at generation: registered, {why}"),
-                    (None, None) if record.preregistration.null_screen == Some(false) => "Null screen at generation: not registered".to_owned(),
-                    (None, None) => "Null screen at generation: not recorded".to_owned(),
-                }}</li>
+                <li class="screen-count">{fitness_shared::reading::screen::ledger_text(s, &record.preregistration)}</li>
             </ul>
             {(!s.rejected_by_rule.is_empty()).then(|| view! { <p>"Rejected by admission, per rule:"</p><ul>{rules}</ul> })}
             {s.limitation.clone().map(|l| view! { <p class="limitation">{l}</p> })}
@@ -57,7 +57,11 @@ pub(super) fn rejected_view(
 ) -> Option<impl IntoView + use<>> {
     let file = record.suite.candidates_file.as_ref()?;
     let href = fitness_shared::site::candidates_json(&record.run.id).map(|p| api::site_url(&p));
-    let rows = candidates.map(|list| {
+    let screened = candidates
+        .as_ref()
+        .filter(|l| !l.screened_out.is_empty())
+        .map(|l| screen_ledger(&l.screened_out));
+    let rows = candidates.filter(|l| !l.rejected.is_empty()).map(|list| {
         list.rejected
             .iter()
             .map(|c| {
@@ -76,19 +80,46 @@ pub(super) fn rejected_view(
     let listed = rows.is_some();
     Some(view! {
         <section class="rejected">
-            <h3>"Rejected candidates, each with the rule that rejected it"</h3>
+            <h3>"Candidates rejected or deleted, each with why"</h3>
             <p>
                 {format!("The list is kept beside the record ({} bytes, sha256 {}). ", file.bytes, &file.sha256[..file.sha256.len().min(12)])}
                 <a class="candidates-file" href=href>"The list as JSON"</a>
             </p>
             {listed.then(|| view! {
+                <h4>"Rejected by admission, each with the rule that rejected it"</h4>
                 <div class="scroll"><table>
                     <thead><tr><th scope="col">"Candidate"</th><th scope="col">"Rule"</th><th scope="col">"Prompt"</th><th scope="col">"Tools"</th><th scope="col">"What the rule saw"</th></tr></thead>
                     <tbody>{rows}</tbody>
                 </table></div>
             })}
+            {screened}
         </section>
     })
+}
+
+/// The screen's ledger: each candidate the null screen deleted, with the
+/// reply that answered it with no tools.
+fn screen_ledger(deleted: &[fitness_shared::record::ListedCandidate]) -> impl IntoView + use<> {
+    let rows = deleted
+        .iter()
+        .map(|c| {
+            view! {
+                <tr>
+                    <th scope="row">{c.id.clone()}</th>
+                    <td>{c.prompt.clone().unwrap_or_default()}</td>
+                    <td>{c.tools.join(", ")}</td>
+                    <td>{c.detail.clone()}</td>
+                </tr>
+            }
+        })
+        .collect_view();
+    view! {
+        <h4 class="screen-ledger">{format!("Deleted by the null screen: {}, each with what the runner answered with no tools", deleted.len())}</h4>
+        <div class="scroll"><table class="screened-out">
+            <thead><tr><th scope="col">"Candidate"</th><th scope="col">"Prompt"</th><th scope="col">"Tools"</th><th scope="col">"What the screen saw"</th></tr></thead>
+            <tbody>{rows}</tbody>
+        </table></div>
+    }
 }
 
 pub(super) fn extensions_view(record: &RunRecord) -> Option<impl IntoView + use<>> {
@@ -114,7 +145,7 @@ pub(super) fn extensions_view(record: &RunRecord) -> Option<impl IntoView + use<
                     <td class="tasks">{b.tasks_added}{b.short.then(|| view! { <span class="short">{format!(" short: {} of the {} registered", b.tasks_added, record.preregistration.extension_size)}</span> })}</td>
                     <td class="trials">{b.trials_added}</td>
                     <td class="pooled">{format!("{}/{}", b.pooled_after.k, b.pooled_after.n)}</td>
-                    <td>{verdict_word(b.verdict_after)}</td>
+                    <td class="resolved">{fitness_shared::reading::extensions::resolved_after_text(record, b)}</td>
                     <td class="dropped">{b.dropped.as_ref().map(fitness_shared::record::BatchDrops::text).unwrap_or_default()}</td>
                 </tr>
             }
@@ -132,19 +163,22 @@ pub(super) fn extensions_view(record: &RunRecord) -> Option<impl IntoView + use<
     )
     .collect::<Vec<_>>()
     .join(", ");
+    let end = fitness_shared::reading::extensions::resolution_text(record, &first.gate)
+        .map(|t| view! { <p class="resolution">{t}</p> });
     Some(view! {
         <section class="extensions">
             <h3>"Extension batches"</h3>
             <p>{start}</p>
             <p class="sequence">{format!("Pooled sequence: {sequence}")}</p>
-            <table>
+            <div class="scroll"><table>
                 <thead><tr>
                     <th scope="col">"Batch"</th><th scope="col">"Gate"</th>
                     <th scope="col">"Tasks added"</th><th scope="col">"Trials added"</th>
-                    <th scope="col">"Pooled after"</th><th scope="col">"Verdict after"</th><th scope="col">"Dropped, failed calls"</th>
+                    <th scope="col">"Pooled after"</th><th scope="col">"Resolved to"</th><th scope="col">"Dropped, failed calls"</th>
                 </tr></thead>
                 <tbody>{rows}</tbody>
-            </table>
+            </table></div>
+            {end}
         </section>
     })
 }

@@ -280,17 +280,12 @@ pub(super) fn TimelineStrip(
                 let at = placed[i];
                 let class = format!(
                     "strip-tick {}{}",
-                    if t.ok { "pass" } else { "fail" },
+                    tick_class(t.state),
                     if at.1 { " end" } else { "" }
                 );
                 let style = place(items[i].0, at);
                 let entry = t.entry;
-                let label = format!(
-                    "{} {} {}",
-                    i + 1,
-                    t.gate,
-                    if t.ok { "passed" } else { "refused" }
-                );
+                let label = format!("{} {} {}", i + 1, t.gate, t.state.verdict_word());
                 view! {
                     <button class=class style=style
                         title=label data-gate=t.gate.clone() on:click=move |_| open(entry)>
@@ -322,10 +317,10 @@ pub(super) fn TimelineStrip(
             .enumerate()
             .map(|(i, t)| {
                 let entry = t.entry;
-                let class = format!("strip-gate {}", if t.ok { "pass" } else { "fail" });
+                let class = format!("strip-gate {}", tick_class(t.state));
                 view! {
-                    <li><button class=class data-gate=t.gate.clone() on:click=move |_| open(entry)>
-                        {format!("{} {} {}", i + 1, t.gate, if t.ok { "passed" } else { "refused" })}
+                    <li><button class=class data-gate=t.gate.clone() data-state=t.state.word() on:click=move |_| open(entry)>
+                        {format!("{} {} {}", i + 1, t.gate, t.state.verdict_word())}
                     </button></li>
                 }
             })
@@ -379,5 +374,15 @@ pub(super) fn TimelineStrip(
                 {span}
             </figure>
         })
+    }
+}
+
+/// The class a gate's tick is coloured by: passed, refused, or undecided
+/// (a gate that stopped nothing and decided nothing, drawn in neither).
+fn tick_class(state: fitness_shared::gate_state::GateState) -> &'static str {
+    match state {
+        fitness_shared::gate_state::GateState::Passed => "pass",
+        fitness_shared::gate_state::GateState::Failed => "fail",
+        fitness_shared::gate_state::GateState::Undecided => "undecided",
     }
 }
