@@ -153,3 +153,247 @@ async fn a_project_is_registered_as_a_setup_step_and_languages_come_from_the_ser
         }
     }
 }
+
+/// Tasks the suite composed over several records or two calls.
+fn composed(report: &fitness_recorder::suite::GenerationReport) -> Vec<String> {
+    report
+        .suite
+        .tasks
+        .iter()
+        .filter(|t| t.shape.is_some_and(|s| s.composed()))
+        .map(|t| t.prompt.clone())
+        .collect()
+}
+
+/// A small company's books in beancount's own language.
+const LEDGER: &str = r#"option "title" "Harbour Glass Co."
+option "operating_currency" "EUR"
+
+2024-01-01 open Assets:Bank:Checking EUR
+2024-01-01 open Income:Sales EUR
+2024-01-01 open Expenses:Rent EUR
+2024-01-01 open Expenses:Supplies EUR
+2024-01-01 open Expenses:Travel EUR
+2024-01-01 open Equity:Opening EUR
+
+2024-01-02 * "Opening balance"
+  Assets:Bank:Checking  12000.00 EUR
+  Equity:Opening
+
+2024-01-05 * "Northwind Traders" "Invoice 2024-101"
+  Assets:Bank:Checking  3400.00 EUR
+  Income:Sales
+
+2024-01-10 * "Quay Properties" "January rent"
+  Expenses:Rent  1800.00 EUR
+  Assets:Bank:Checking
+
+2024-01-14 * "Glassworks Supply" "Float glass sheets"
+  Expenses:Supplies  640.50 EUR
+  Assets:Bank:Checking
+
+2024-02-03 * "Harbour Hotel" "Trade fair stay"
+  Expenses:Travel  410.00 EUR
+  Assets:Bank:Checking
+"#;
+
+/// The ledger server's query tool takes BQL, not SQL; its description
+/// gives an example query. The walk tries the example first, reads the
+/// accounts it answers as records, and composes questions over them;
+/// without the example, every catalogue query fails and nothing is
+/// composed.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_example_the_description_gives_is_tried_and_its_answer_composed_over() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let ledger = dir.path().join("books.beancount");
+    std::fs::write(&ledger, LEDGER).expect("the ledger");
+    let before = common::servers::sha256(&ledger);
+    let server = installed("venv-beancount/bin/beancount-mcp");
+    let opts = GenerateOptions::new(GeneratorId::SchemaWalk2, 12, 1);
+    let (report, tape) = suite(
+        &server,
+        &["--transport", "stdio", s(&ledger)],
+        opts,
+        None,
+        dir.path(),
+    )
+    .await;
+    assert_eq!(
+        common::servers::sha256(&ledger),
+        before,
+        "the ledger is as it was"
+    );
+    let walk = report.walk.as_ref().expect("walk stats");
+    let examples = walk
+        .discovery
+        .iter()
+        .find(|m| m.name == "examples")
+        .expect("the ledger names the examples move");
+    assert!(examples.worked, "{examples:?}");
+    assert!(
+        tape.contains("GROUP BY account"),
+        "the description's example query was sent"
+    );
+    let asked = composed(&report);
+    assert!(
+        asked.len() >= 3,
+        "questions composed over the accounts: {asked:#?}"
+    );
+    // The largest account by its summed position is the bank account.
+    if let Some(t) = report
+        .suite
+        .tasks
+        .iter()
+        .find(|t| t.prompt.contains("highest"))
+    {
+        let check = serde_json::to_string(&t.check).expect("check");
+        assert!(
+            check.contains("Assets:Bank:Checking"),
+            "{}: {check}",
+            t.prompt
+        );
+    }
+}
+
+/// A database server (mcp-alchemy) whose tool of table names answers
+/// them split by commas and whose SQL tool is named a runner
+/// (`execute_query`, "Execute a SQL query") with no word of reading only:
+/// the names are read as a listing, the runner is called with reading
+/// statements alone, and questions are composed over the tables; the
+/// database file is byte-identical after.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_sql_runner_is_called_with_reading_statements_and_comma_listed_tables_are_read() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let db = dir.path().join("clinic.db");
+    common::servers::sqlite_db(
+        &db,
+        "CREATE TABLE owners(id INTEGER PRIMARY KEY, name TEXT, city TEXT);
+         INSERT INTO owners VALUES (1,'Hannah Pike','Leeds'),(2,'Omar Said','York'),(3,'Greta Lund','Leeds'),(4,'Paul Achebe','Hull');
+         CREATE TABLE pets(id INTEGER PRIMARY KEY, name TEXT, species TEXT, born TEXT, owner_id INTEGER REFERENCES owners(id));
+         INSERT INTO pets VALUES (1,'Biscuit','dog','2017-05-02',1),(2,'Mochi','cat','2019-09-12',4),(3,'Pepper','dog','2020-02-20',2),(4,'Luna','cat','2016-11-30',3),(5,'Kiwi','parrot','2021-06-01',4),(6,'Rex','dog','2014-08-08',3);",
+    );
+    let before = common::servers::sha256(&db);
+    let server = installed("venv-alchemy/bin/mcp-alchemy");
+    let url = format!("sqlite:///{}", s(&db));
+    let opts = GenerateOptions::new(GeneratorId::SchemaWalk2, 12, 1);
+    let (report, tape) = common::servers::suite_with_env(
+        &server,
+        &[],
+        &[("DB_URL", url.as_str())],
+        opts,
+        None,
+        dir.path(),
+    )
+    .await;
+    assert_eq!(
+        common::servers::sha256(&db),
+        before,
+        "the database is as it was"
+    );
+    assert!(
+        !report.writers.contains("execute_query"),
+        "the runner is judged by its statements: {:?}",
+        report.writers
+    );
+    let statements: Vec<String> = tape
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .filter(|v| v["dir"] == "in" && v["raw"]["params"]["name"] == "execute_query")
+        .filter_map(|v| {
+            v["raw"]["params"]["arguments"]["query"]
+                .as_str()
+                .map(str::to_owned)
+        })
+        .collect();
+    assert!(!statements.is_empty(), "the runner was called");
+    for q in &statements {
+        let first = q.split_whitespace().next().unwrap_or("").to_uppercase();
+        assert!(
+            ["SELECT", "WITH", "PRAGMA", "SHOW", "EXPLAIN"].contains(&first.as_str()),
+            "only reading statements reach the runner: {q}"
+        );
+    }
+    let asked = composed(&report);
+    assert!(asked.len() >= 4, "questions over the tables: {asked:#?}");
+    for t in &report.suite.tasks {
+        if let Some(noun) = t
+            .prompt
+            .strip_prefix("How many ")
+            .and_then(|r| r.strip_suffix(" are there?"))
+            && ["owners", "pets"].contains(&noun)
+        {
+            let count = common::servers::sqlite_query(&db, &format!("SELECT COUNT(*) FROM {noun}"));
+            let check = serde_json::to_string(&t.check).expect("check");
+            assert!(check.contains(&count), "{}: {check}", t.prompt);
+        }
+    }
+}
+
+/// A spreadsheet server reads a sheet as a grid whose first row names
+/// the columns; the sheet is a place the server listed (its workbook's
+/// description names it), not a filter, so its rows are records the
+/// suite composes questions over; the workbook is byte-identical after.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_sheet_read_as_a_grid_under_its_header_is_a_kind_of_record() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let book = dir.path().join("sales.xlsx");
+    let python = installed("venv-excel/bin/python");
+    let made = std::process::Command::new(python)
+        .arg("-c")
+        .arg(
+            "import sys\nfrom openpyxl import Workbook\nwb = Workbook(); ws = wb.active; ws.title = 'Staff'\nws.append(['Name', 'Region', 'Role', 'Start'])\nfor r in [['Ines Duarte','North','Manager','2019-04-01'],['Karl Berg','South','Rep','2021-09-15'],['Lola Wren','East','Rep','2022-01-10'],['Musa Bello','West','Manager','2018-06-20'],['Nia Ford','North','Rep','2023-03-05']]: ws.append(r)\nwb.save(sys.argv[1])",
+        )
+        .arg(&book)
+        .output()
+        .expect("python runs");
+    assert!(
+        made.status.success(),
+        "{}",
+        String::from_utf8_lossy(&made.stderr)
+    );
+    let before = common::servers::sha256(&book);
+    let server = installed("venv-excel/bin/excel-mcp-server");
+    let opts = GenerateOptions::new(GeneratorId::SchemaWalk2, 12, 1);
+    let folder = s(dir.path()).to_owned();
+    let (report, _tape) = common::servers::suite_with_env(
+        &server,
+        &["stdio"],
+        &[("EXCEL_FILES_PATH", folder.as_str())],
+        opts,
+        None,
+        dir.path(),
+    )
+    .await;
+    assert_eq!(
+        common::servers::sha256(&book),
+        before,
+        "the workbook is as it was"
+    );
+    let over_rows: Vec<&str> = report
+        .suite
+        .tasks
+        .iter()
+        .filter(|t| t.shape.is_some_and(|s| s.composed()))
+        .map(|t| t.prompt.as_str())
+        .collect();
+    assert!(
+        over_rows.len() >= 2,
+        "questions over the sheet's rows: {:#?}",
+        report
+            .suite
+            .tasks
+            .iter()
+            .map(|t| &t.prompt)
+            .collect::<Vec<_>>()
+    );
+    // Two of five are managers.
+    if let Some(t) = report
+        .suite
+        .tasks
+        .iter()
+        .find(|t| t.prompt.starts_with("How many") && t.prompt.contains("\"Manager\""))
+    {
+        let check = serde_json::to_string(&t.check).expect("check");
+        assert!(check.contains('2'), "{}: {check}", t.prompt);
+    }
+}

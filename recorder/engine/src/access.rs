@@ -23,11 +23,19 @@
 //! A judge's label may only add ([`writers`]): a tool the judge calls
 //! destructive writes, whatever the rule said.
 //!
+//! A tool that runs the SQL it is given (a running verb in its name,
+//! `execute_query`, and a required `query`/`sql`/`statement` its words
+//! call SQL) does not write by itself: each call is judged by its
+//! statement, below.
+//!
 //! **A call writes by its arguments** ([`writes_by_arguments`]) when one of
 //! them is a SQL statement that changes data (`INSERT INTO`, `UPDATE ..
-//! SET`, `DELETE FROM`, `DROP TABLE`, ...): a tool named `query` runs
-//! whatever it is given (`mcp-sqlite`'s does), so in a read-only run such a
-//! call is withheld like a writer's, whatever the tool's name says.
+//! SET`, `DELETE FROM`, `DROP TABLE`, ...), starts with any other command
+//! than a reading one (`VACUUM`, `COPY`, `SET`, `CALL`), or reads and
+//! still acts (`SELECT .. INTO`, `nextval(..)`, `pg_terminate_backend(..)`):
+//! a tool named `query` runs whatever it is given (`mcp-sqlite`'s does), so
+//! in a read-only run such a call is withheld like a writer's, whatever the
+//! tool's name says.
 //!
 //! **Modes** ([`Access`]): read-only by default, where no call that may
 //! write is made by any part of a run (the walk, the judge's solution
@@ -345,6 +353,20 @@ pub fn infer(tool: &Tool) -> (bool, String) {
             format!("name `{name}` runs what it is given and the description says `{said}`"),
         );
     }
+    // A tool that runs the SQL it is given (`execute_query` with its
+    // `query`) writes or reads by the statement: its calls are judged one
+    // by one ([`writes_by_arguments`]), never the tool.
+    if !name_verbs.is_empty()
+        && name_verbs.iter().all(|v| RUNNING_VERBS.contains(v))
+        && let Some(p) = sql_parameter(tool)
+    {
+        return (
+            false,
+            format!(
+                "name `{name}` runs the SQL statement it is given in `{p}`: a call writes by its statement"
+            ),
+        );
+    }
     let mut read: Option<&'static str> = None;
     let mut after_read = false;
     let name_words = words(&name);
@@ -477,6 +499,36 @@ fn output_location(tool: &Tool) -> Option<String> {
             (out && place) || matches!(w.as_slice(), [x] if x == "destination" || x == "dest")
         })
         .cloned()
+}
+
+/// The required string parameter a tool takes a SQL statement in: named
+/// `query`, `sql`, `statement` (or with them, `sql_query`), where the
+/// tool's name or words say SQL.
+fn sql_parameter(tool: &Tool) -> Option<String> {
+    let props = tool.input_schema.get("properties")?.as_object()?;
+    let required: Vec<&str> = tool
+        .input_schema
+        .get("required")
+        .and_then(Value::as_array)
+        .map(|r| r.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default();
+    let says_sql = |text: &str| words(text).iter().any(|w| w == "sql");
+    let (key, schema) = props.iter().find(|(k, v)| {
+        required.contains(&k.as_str())
+            && v.get("type").and_then(Value::as_str) == Some("string")
+            && words(k)
+                .iter()
+                .any(|w| matches!(w.as_str(), "query" | "sql" | "statement"))
+    })?;
+    let described = schema
+        .get("description")
+        .and_then(Value::as_str)
+        .unwrap_or("");
+    (says_sql(&tool.name)
+        || says_sql(tool.description.as_deref().unwrap_or(""))
+        || says_sql(described)
+        || says_sql(key))
+    .then(|| key.clone())
 }
 
 /// Nouns of the state a tool reports, after the word they are of
@@ -632,11 +684,159 @@ static SQL_WRITE: LazyLock<regex::Regex> = LazyLock::new(|| {
     .expect("the SQL pattern compiles")
 });
 
+/// The SQL commands a statement may start with and still only read.
+const SQL_READS: &[&str] = &[
+    "select", "with", "show", "describe", "desc", "explain", "values", "table", "pragma",
+];
+
+/// SQL commands that change data, the database or the session, or run
+/// code: a statement that starts with one writes.
+const SQL_COMMANDS: &[&str] = &[
+    "insert",
+    "update",
+    "delete",
+    "merge",
+    "replace",
+    "upsert",
+    "create",
+    "drop",
+    "alter",
+    "truncate",
+    "rename",
+    "grant",
+    "revoke",
+    "copy",
+    "call",
+    "do",
+    "vacuum",
+    "analyze",
+    "analyse",
+    "reindex",
+    "cluster",
+    "refresh",
+    "comment",
+    "lock",
+    "set",
+    "reset",
+    "begin",
+    "start",
+    "commit",
+    "rollback",
+    "savepoint",
+    "release",
+    "prepare",
+    "execute",
+    "exec",
+    "deallocate",
+    "declare",
+    "listen",
+    "notify",
+    "unlisten",
+    "load",
+    "install",
+    "attach",
+    "detach",
+    "export",
+    "import",
+    "checkpoint",
+    "discard",
+    "use",
+    "reassign",
+    "optimize",
+    "flush",
+    "kill",
+    "purge",
+    "security",
+    "handler",
+];
+
+/// What a reading statement may still do to the database: `SELECT ..
+/// INTO` makes a table; these functions move sequences, end sessions,
+/// write files or take locks.
+static SQL_EFFECTS: LazyLock<regex::Regex> = LazyLock::new(|| {
+    regex::Regex::new(
+        r"(?i)\binto\b|\b(?:nextval|setval|pg_terminate_backend|pg_cancel_backend|pg_reload_conf|pg_rotate_logfile|pg_switch_wal|pg_promote|pg_create_restore_point|pg_file_write|pg_advisory\w*|pg_try_advisory\w*|lo_import|lo_export|lo_unlink|lo_create|dblink\w*|set_config|load_extension|writefile|edit|sleep|pg_sleep|benchmark)\s*\(",
+    )
+    .expect("the SQL effects pattern compiles")
+});
+
+/// Does this statement text change anything? A text whose statements
+/// (split on `;`) each start with a command: it writes unless every one
+/// starts with a reading command (`SELECT`, `WITH`, `SHOW`, …) and none
+/// makes a table or calls a function with an effect. Any other text
+/// writes where it carries a writing statement anywhere.
+fn statement_writes(text: &str) -> bool {
+    if SQL_WRITE.is_match(text) {
+        return true;
+    }
+    // Statements split by `;` are statements, whatever their words.
+    let several = text.trim_end().trim_end_matches(';').contains(';');
+    text.split(';').any(|piece| {
+        let first = words(piece.trim_start())
+            .into_iter()
+            .next()
+            .unwrap_or_default();
+        if SQL_READS.contains(&first.as_str()) {
+            SQL_EFFECTS.is_match(piece)
+        } else {
+            SQL_COMMANDS.contains(&first.as_str()) && (several || reads_as_sql(piece))
+        }
+    })
+}
+
+/// Is this text, starting with a SQL command word, a statement rather
+/// than words (`VACUUM`, `COPY t TO '/tmp/x'`, `SET search_path = x`,
+/// never `set theory` or `start here`)? One word alone, or a word of SQL's
+/// grammar or its punctuation after the command.
+fn reads_as_sql(piece: &str) -> bool {
+    const GRAMMAR: &[&str] = &[
+        "table",
+        "from",
+        "into",
+        "to",
+        "on",
+        "database",
+        "schema",
+        "index",
+        "view",
+        "user",
+        "role",
+        "values",
+        "where",
+        "extension",
+        "transaction",
+        "work",
+        "session",
+        "all",
+        "verbose",
+        "full",
+        "function",
+        "procedure",
+        "sequence",
+        "materialized",
+        "column",
+        "trigger",
+        "if",
+        "exists",
+        "or",
+        "by",
+        "in",
+        "as",
+        "local",
+        "global",
+    ];
+    let rest: Vec<String> = words(piece).into_iter().skip(1).collect();
+    rest.is_empty()
+        || rest.iter().any(|w| GRAMMAR.contains(&w.as_str()))
+        || piece.contains(['=', '(', '\'', '"'])
+}
+
 /// Does a call with these arguments change the server's state whatever
-/// the tool: is any string in them a SQL statement that writes?
+/// the tool: is any string in them a statement that writes
+/// ([`statement_writes`])?
 pub fn writes_by_arguments(args: &Value) -> bool {
     match args {
-        Value::String(s) => SQL_WRITE.is_match(s),
+        Value::String(s) => statement_writes(s),
         Value::Array(items) => items.iter().any(writes_by_arguments),
         Value::Object(map) => map.values().any(writes_by_arguments),
         _ => false,
@@ -1031,6 +1231,57 @@ mod tests {
             "resolve_path",
             "Resolve a relative path against the project root"
         )));
+    }
+
+    #[test]
+    fn a_tool_that_runs_the_sql_it_is_given_writes_by_its_statement() {
+        use serde_json::json;
+        // mcp-alchemy 2026.10.15: no annotations, `query` and `params`.
+        let mut t = tool("execute_query", "Execute a SQL query and return results");
+        t.input_schema = Arc::new(
+            serde_json::from_value(json!({"type": "object",
+                "properties": {"query": {"type": "string"}, "params": {"type": "object"}},
+                "required": ["query"]}))
+            .unwrap(),
+        );
+        assert!(!may_write(&t));
+        let access = Access::read_only(std::slice::from_ref(&t));
+        for read in [
+            "SELECT name FROM pets WHERE species = 'cat'",
+            "WITH x AS (SELECT 1) SELECT * FROM x",
+            "SHOW TABLES",
+            "select count(*) from visits; select 1",
+        ] {
+            assert!(
+                !access.blocks_call("execute_query", &json!({"query": read})),
+                "{read}"
+            );
+        }
+        for write in [
+            "DELETE FROM pets",
+            "SELECT * INTO pets_copy FROM pets",
+            "SELECT nextval('pets_id_seq')",
+            "SELECT pg_terminate_backend(42)",
+            "VACUUM",
+            "COPY pets TO '/tmp/pets.csv'",
+            "SET search_path = other",
+            "CALL archive_pets()",
+            "SELECT 1; ANALYZE pets",
+            "LOAD 'httpfs'",
+        ] {
+            assert!(
+                access.blocks_call("execute_query", &json!({"query": write})),
+                "{write}"
+            );
+        }
+        // Words that start like a command are no statement.
+        assert!(!writes_by_arguments(&json!({"q": "set theory"})));
+        assert!(!writes_by_arguments(&json!({"q": "start here"})));
+        // A runner that does not say SQL stays a writer (a Cypher or shell
+        // runner's statements are not read here).
+        let mut cypher = tool("run_query", "Run a Cypher query against the graph");
+        cypher.input_schema = t.input_schema.clone();
+        assert!(may_write(&cypher));
     }
 
     #[test]

@@ -257,6 +257,22 @@ pub fn sha256(p: &Path) -> String {
     )
 }
 
+/// A SQLite database at `db`, made by Python's sqlite3 from `script`.
+pub fn sqlite_db(db: &Path, script: &str) {
+    let made = Command::new("python3")
+        .arg("-c")
+        .arg("import sqlite3, sys\nc = sqlite3.connect(sys.argv[1])\nc.executescript(sys.argv[2])\nc.commit()\nc.close()")
+        .arg(db)
+        .arg(script)
+        .output()
+        .expect("python runs");
+    assert!(
+        made.status.success(),
+        "{}",
+        String::from_utf8_lossy(&made.stderr)
+    );
+}
+
 /// Generate a suite from a stdio server with `opts`, the wire tape kept in
 /// `dir`: the report and the tape's text.
 pub async fn suite(
@@ -266,10 +282,25 @@ pub async fn suite(
     judge: Option<&dyn ModelClient>,
     dir: &Path,
 ) -> (GenerationReport, String) {
+    suite_with_env(program, args, &[], opts, judge, dir).await
+}
+
+/// [`suite`], the server started with `env` beside the harness's own.
+pub async fn suite_with_env(
+    program: &Path,
+    args: &[&str],
+    env: &[(&str, &str)],
+    opts: GenerateOptions,
+    judge: Option<&dyn ModelClient>,
+    dir: &Path,
+) -> (GenerationReport, String) {
     let target = Target::Stdio(StdioTarget {
         program: s(program).to_owned(),
         args: args.iter().map(|a| (*a).to_owned()).collect(),
-        env: vec![],
+        env: env
+            .iter()
+            .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+            .collect(),
     });
     let tape = dir.join("mcp.jsonl");
     let wire = Tap::create_kind(&tape, "test", vec![], "mcp").expect("tape");

@@ -147,6 +147,7 @@ pub fn first_list(v: &Value, key: Option<&str>) -> Option<KeyedList> {
 /// a column a name or an object with a `name`).
 pub fn lists(v: &Value, key: Option<&str>) -> Vec<KeyedList> {
     match v {
+        Value::Array(a) if let Some(rows) = gridded(a) => vec![(key.map(str::to_owned), rows)],
         Value::Array(a) if !a.is_empty() && a.iter().all(Value::is_object) => vec![(
             key.map(str::to_owned),
             a.iter().filter_map(Value::as_object).map(scalars).collect(),
@@ -159,6 +160,44 @@ pub fn lists(v: &Value, key: Option<&str>) -> Vec<KeyedList> {
         }
         _ => Vec::new(),
     }
+}
+
+/// A grid whose first row names its columns (a spreadsheet's range, a
+/// CSV read as lists): each later row a record. The first row is names
+/// (distinct words, none empty) that no row below repeats in its column;
+/// every row is as wide, two columns or more, two rows or more.
+fn gridded(a: &[Value]) -> Option<Vec<Map<String, Value>>> {
+    let (head, rows) = a.split_first()?;
+    let names: Vec<String> = head
+        .as_array()?
+        .iter()
+        .map(|c| {
+            c.as_str()
+                .map(str::trim)
+                .filter(|c| !c.is_empty())
+                .map(str::to_owned)
+        })
+        .collect::<Option<_>>()?;
+    let distinct: std::collections::BTreeSet<&String> = names.iter().collect();
+    if names.len() < 2 || distinct.len() != names.len() || rows.len() < 2 {
+        return None;
+    }
+    rows.iter()
+        .map(|r| {
+            let r = r.as_array().filter(|r| r.len() == names.len())?;
+            if r.iter().zip(&names).any(|(c, n)| c.as_str() == Some(n)) {
+                return None;
+            }
+            Some(
+                names
+                    .iter()
+                    .zip(r)
+                    .filter(|(_, c)| !c.is_object() && !c.is_array())
+                    .map(|(n, c)| (n.clone(), c.clone()))
+                    .collect(),
+            )
+        })
+        .collect()
 }
 
 /// Rows printed as lists beside their columns' names, as records.

@@ -639,8 +639,9 @@ pub fn templated(prompt: &str) -> bool {
 /// order: first one task for each tool a task ends at (in shuffled order,
 /// while there is room), so trimming never drops a tool the suite
 /// covered; then the questions that take two calls or a computation over
-/// several records (the composer's); then the rest, each in shuffled
-/// order.
+/// several records (the composer's); then the others a person would ask;
+/// last those worded from a template ([`templated`]), each pass in
+/// shuffled order.
 pub fn trim(tasks: Vec<Task>, n: usize, seed: u64) -> Vec<Task> {
     if tasks.len() <= n {
         return tasks;
@@ -649,26 +650,38 @@ pub fn trim(tasks: Vec<Task>, n: usize, seed: u64) -> Vec<Task> {
     let mut rng = ChaCha8Rng::seed_from_u64(seed ^ 0x7472_696d); // "trim"
     order.shuffle(&mut rng);
     let last_tool = |t: &Task| t.solution.last().map(|c| c.tool.clone());
-    let mut keep: BTreeSet<usize> = BTreeSet::new();
-    let mut tools: BTreeSet<Option<String>> = BTreeSet::new();
-    for &i in &order {
-        if keep.len() < n && tools.insert(last_tool(&tasks[i])) {
-            keep.insert(i);
-        }
-    }
     let composed = |t: &Task| {
         t.shape
             .is_some_and(fitness_shared::record::TaskShape::composed)
     };
-    for first in [true, false] {
+    let asked = |t: &Task| !templated(&t.prompt);
+    let mut keep: BTreeSet<usize> = BTreeSet::new();
+    let mut tools: BTreeSet<Option<String>> = BTreeSet::new();
+    // (one per tool, which tasks): the passes in the order they fill.
+    type Pass<'a> = (bool, &'a dyn Fn(&Task) -> bool);
+    let passes: [Pass; 3] = [
+        (true, &|_| true),
+        (false, &|t| asked(t) && composed(t)),
+        (false, &|t| asked(t)),
+    ];
+    for (per_tool, takes) in passes {
         for &i in &order {
             if keep.len() >= n {
                 break;
             }
-            if composed(&tasks[i]) == first {
+            if keep.contains(&i) || !takes(&tasks[i]) {
+                continue;
+            }
+            if !per_tool || tools.insert(last_tool(&tasks[i])) {
                 keep.insert(i);
             }
         }
+    }
+    for &i in &order {
+        if keep.len() >= n {
+            break;
+        }
+        keep.insert(i);
     }
     tasks
         .into_iter()

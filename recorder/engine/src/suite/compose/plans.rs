@@ -353,11 +353,10 @@ fn extreme(k: &Known<'_>, m: &Field, largest: bool) -> Option<Composed> {
         solution,
         reference,
         format!(
-            "ranked all {} {} by {}: the {most} is {}",
+            "ranked all {} {} by {}, the {most} taken",
             ranked.len(),
             k.noun.many,
-            m.name,
-            top.text()
+            m.name
         ),
     );
     if winners.len() > 1 {

@@ -202,6 +202,16 @@ fn answer_values(text: &str) -> Vec<Value> {
                         .all(|c| matches!(c, '-' | '+' | '|' | ':' | '=' | ' '))
             })
             .collect();
+        // The one `answer: 5` line among a printed result's labels.
+        let labelled: Vec<Value> = crate::suite::printed::labelled::records(text)
+            .into_iter()
+            .flatten()
+            .filter(|(l, _)| l.eq_ignore_ascii_case("answer"))
+            .map(|(_, v)| Value::String(v))
+            .collect();
+        if !labelled.is_empty() {
+            return labelled;
+        }
         return match lines.as_slice() {
             [only] => vec![Value::String((*only).to_owned())],
             [head, only] if head.eq_ignore_ascii_case("answer") => {

@@ -8,7 +8,7 @@ mod tables;
 
 use serde_json::Value;
 
-pub use tables::{html_table, python_literal, ruled_table, tabular};
+pub use tables::{html_table, labelled_table, python_literal, ruled_table, tabular};
 
 /// The JSON a result stands for: its first JSON value, a Python literal,
 /// or a table with a header line.
@@ -18,7 +18,8 @@ pub fn structured(text: &str) -> Option<Value> {
         .or_else(|| python_literal(text))
         .or_else(|| tabular(text))
         .or_else(|| ruled_table(text))
-        .or_else(|| html_table(text))?;
+        .or_else(|| html_table(text))
+        .or_else(|| labelled_table(text))?;
     // A tool result printed as the text of a tool result
     // (`{"content": [{"type": "text", "text": "[{...}]"}]}`, as a server
     // that returns its own result serialized sends it): what its text

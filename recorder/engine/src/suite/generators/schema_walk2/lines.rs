@@ -73,6 +73,9 @@ pub fn listed_names(text: &str) -> Option<(String, Vec<String>)> {
             .expect("the item pattern compiles")
     });
     let lines: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
+    if let [line] = lines.as_slice() {
+        return comma_listed(line);
+    }
     let (header, rest) = match lines.split_first() {
         Some((h, rest)) if h.trim_end().ends_with(':') && h.chars().count() <= 60 => {
             (Some(h.trim().trim_end_matches(':').trim()), rest)
@@ -107,6 +110,39 @@ pub fn listed_names(text: &str) -> Option<(String, Vec<String>)> {
         return None;
     }
     // The header's noun: its last word (`Found keys` lists keys).
+    let key = header
+        .and_then(|h| crate::access::words(h).pop())
+        .unwrap_or_else(|| "item".to_owned());
+    Some((key, names))
+}
+
+/// One line of names split by commas (`owners, pets, visits`), after a
+/// header on the same line or none (`Tables: owners, pets`): each name a
+/// word (letters, digits, `_.:/-`), two or more of them.
+fn comma_listed(line: &str) -> Option<(String, Vec<String>)> {
+    let (header, rest) = match line.split_once(':') {
+        Some((h, rest)) if rest.contains(',') && h.split_whitespace().count() <= 4 => {
+            (Some(h.trim()), rest)
+        }
+        _ => (None, line),
+    };
+    let names: Vec<String> = rest
+        .split(',')
+        .map(|n| {
+            n.trim()
+                .trim_matches(|c| c == '`' || c == '"' || c == '\'')
+                .to_owned()
+        })
+        .collect();
+    let word = |n: &String| {
+        (1..=64).contains(&n.chars().count())
+            && n.chars().next().is_some_and(char::is_alphanumeric)
+            && n.chars()
+                .all(|c| c.is_alphanumeric() || "_.:/-".contains(c))
+    };
+    if names.len() < 2 || names.len() > 500 || !names.iter().all(word) {
+        return None;
+    }
     let key = header
         .and_then(|h| crate::access::words(h).pop())
         .unwrap_or_else(|| "item".to_owned());
@@ -296,5 +332,32 @@ mod tests {
             None
         );
         assert_eq!(listed_names("Keys:\nname: alpha\nsize: 3"), None);
+    }
+
+    #[test]
+    fn names_split_by_commas_on_one_line_are_a_listing() {
+        // mcp-alchemy's all_table_names.
+        assert_eq!(
+            listed_names("owners, pets, vets, visits"),
+            Some((
+                "item".to_owned(),
+                vec![
+                    "owners".into(),
+                    "pets".into(),
+                    "vets".into(),
+                    "visits".into()
+                ]
+            ))
+        );
+        assert_eq!(
+            listed_names("Tables: orders, order_items"),
+            Some((
+                "tables".to_owned(),
+                vec!["orders".into(), "order_items".into()]
+            ))
+        );
+        // A sentence with commas is no listing.
+        assert_eq!(listed_names("Done, saved the file, and closed it."), None);
+        assert_eq!(listed_names("owners"), None);
     }
 }

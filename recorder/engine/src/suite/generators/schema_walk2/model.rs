@@ -7,7 +7,7 @@
 //! gave no continuation. Filtered listings (a search, a listing under a
 //! parent) are no kind of their own.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use rmcp::model::Tool;
 use serde_json::{Map, Value};
@@ -83,6 +83,84 @@ fn is_paging(name: &str) -> bool {
 }
 
 impl Explorer<'_> {
+    /// Where a call read a whole place the server named (a workbook's
+    /// sheet, a collection): each argument pages, is the operator's, or
+    /// is a name another listing gave that no record it answered holds (a
+    /// value a record holds would filter them). The place is the last
+    /// such name (`Sales` of `sales.xlsx`, `Sales`).
+    fn place_of(&self, i: usize) -> Option<String> {
+        let o = &self.ex.observations[i];
+        // A tool that describes a place (`describe_table`,
+        // `get_table_schema`) answers about it, not what it holds.
+        const DESCRIBING: &[&str] = &[
+            "describe",
+            "description",
+            "schema",
+            "schemas",
+            "column",
+            "columns",
+            "structure",
+            "info",
+            "metadata",
+            "definition",
+            "definitions",
+            "stats",
+            "statistics",
+            "properties",
+        ];
+        if crate::access::words(&o.tool)
+            .iter()
+            .any(|w| DESCRIBING.contains(&w.as_str()))
+        {
+            return None;
+        }
+        let json = o.json.as_ref()?;
+        let schema_like = holdings::lists(json, None).iter().any(|(_, rows)| {
+            rows.first().is_some_and(|r| {
+                r.keys().any(|k| {
+                    let w = crate::access::words(k);
+                    w.iter().any(|x| x == "nullable" || x == "column") || w == ["data", "type"]
+                })
+            })
+        });
+        if schema_like {
+            return None;
+        }
+        let held: BTreeSet<String> = holdings::lists(json, None)
+            .into_iter()
+            .flat_map(|(_, rows)| rows)
+            .flat_map(|r| r.into_values())
+            .filter_map(|v| v.as_str().map(str::to_owned))
+            .collect();
+        let mut place: Option<(bool, String)> = None;
+        for (k, v) in &o.args {
+            if is_paging(k) || self.lists_everything(&Map::from_iter([(k.clone(), v.clone())])) {
+                continue;
+            }
+            let v = v.as_str()?;
+            let listed = self.ex.handles.iter().any(|h| {
+                h.value == v
+                    && h.from
+                        .is_some_and(|f| f != i && !self.ex.observations[f].writes)
+            });
+            if !listed || held.contains(v) {
+                return None;
+            }
+            // The place's name, not where it lies (a workbook's path, a
+            // range of cells): a `sheet`, a `collection`, a `table`.
+            let locates = crate::access::words(k).iter().any(|w| {
+                matches!(
+                    w.as_str(),
+                    "path" | "file" | "filename" | "uri" | "url" | "range" | "dir" | "folder"
+                )
+            });
+            if !locates || place.as_ref().is_none_or(|(l, _)| *l) {
+                place = Some((locates, v.to_owned()));
+            }
+        }
+        place.map(|(_, v)| v)
+    }
+
     /// Does a call list everything, or only what a filter chose? Each of
     /// its arguments pages it, or is what the operator gave (the working
     /// folder) or a setup step set up (the project registered): none
@@ -113,9 +191,12 @@ impl Explorer<'_> {
             let o = &self.ex.observations[i];
             // A listing, or an example the tool's description gives (its
             // records are the tool's own answer to its own call).
+            let place = self.place_of(i);
             if o.writes
                 || o.record.is_some()
-                || !(self.lists_everything(&o.args) || self.ex.examples.contains(&i))
+                || !(self.lists_everything(&o.args)
+                    || self.ex.examples.contains(&i)
+                    || place.is_some())
             {
                 continue;
             }
@@ -137,8 +218,9 @@ impl Explorer<'_> {
             let listed: Vec<Listed> = holdings::lists(&json, None)
                 .into_iter()
                 .map(|(key, rows)| {
-                    let name = key
+                    let name = place
                         .clone()
+                        .or_else(|| key.clone())
                         .or_else(|| labelled_by(&rows))
                         .unwrap_or_else(|| noun_of(&call.tool));
                     (key, name, rows)
