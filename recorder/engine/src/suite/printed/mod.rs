@@ -8,7 +8,7 @@ mod tables;
 
 use serde_json::Value;
 
-pub use tables::{html_table, labelled_table, python_literal, ruled_table, tabular};
+pub use tables::{html_table, python_literal, ruled_table, tabular};
 
 /// The JSON a result stands for: its first JSON value, a Python literal,
 /// or a table with a header line.
@@ -61,4 +61,44 @@ fn stands_for(v: &Value, text: &str) -> bool {
         Value::Object(_) => true,
         _ => false,
     }
+}
+
+/// Rows printed as `label: value` blocks (`1. row` over `id: 1` and
+/// `name: Hannah Pike`, a blank line between rows, a `Result: 5 rows`
+/// under them): the records that share one set of two or more labels,
+/// two or more of them, where every other record is a single line (a
+/// heading or a footer).
+pub fn labelled_table(text: &str) -> Option<Value> {
+    let records = labelled::records(text);
+    let mut sets: std::collections::BTreeMap<Vec<String>, usize> = Default::default();
+    for r in &records {
+        let mut labels: Vec<String> = r.iter().map(|(l, _)| l.clone()).collect();
+        labels.sort_unstable();
+        *sets.entry(labels).or_default() += 1;
+    }
+    let (labels, n) = sets.into_iter().max_by_key(|(_, n)| *n)?;
+    if labels.len() < 2
+        || n < 2
+        || records.iter().any(|r| {
+            r.len() > 1 && {
+                let mut l: Vec<&str> = r.iter().map(|(l, _)| l.as_str()).collect();
+                l.sort_unstable();
+                l != labels
+            }
+        })
+    {
+        return None;
+    }
+    let rows = records
+        .into_iter()
+        .filter(|r| r.len() == labels.len())
+        .map(|r| {
+            Value::Object(
+                r.into_iter()
+                    .map(|(l, v)| (l, tables::cell_value(v)))
+                    .collect(),
+            )
+        })
+        .collect();
+    Some(Value::Array(rows))
 }

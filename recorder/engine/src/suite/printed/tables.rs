@@ -188,42 +188,8 @@ fn rows_under(
     (!rows.is_empty()).then_some(Value::Array(rows))
 }
 
-/// Rows printed as `label: value` blocks (`1. row` over `id: 1` and
-/// `name: Hannah Pike`, a blank line between rows, a `Result: 5 rows`
-/// under them): the records that share one set of two or more labels,
-/// two or more of them, where every other record is a single line (a
-/// heading or a footer).
-pub fn labelled_table(text: &str) -> Option<Value> {
-    let records = super::labelled::records(text);
-    let mut sets: std::collections::BTreeMap<Vec<String>, usize> = Default::default();
-    for r in &records {
-        let mut labels: Vec<String> = r.iter().map(|(l, _)| l.clone()).collect();
-        labels.sort_unstable();
-        *sets.entry(labels).or_default() += 1;
-    }
-    let (labels, n) = sets.into_iter().max_by_key(|(_, n)| *n)?;
-    if labels.len() < 2
-        || n < 2
-        || records.iter().any(|r| {
-            r.len() > 1 && {
-                let mut l: Vec<&str> = r.iter().map(|(l, _)| l.as_str()).collect();
-                l.sort_unstable();
-                l != labels
-            }
-        })
-    {
-        return None;
-    }
-    let rows = records
-        .into_iter()
-        .filter(|r| r.len() == labels.len())
-        .map(|r| Value::Object(r.into_iter().map(|(l, v)| (l, cell_value(v))).collect()))
-        .collect();
-    Some(Value::Array(rows))
-}
-
 /// A table cell's value: a number where it is one, else its text.
-fn cell_value(c: String) -> Value {
+pub(super) fn cell_value(c: String) -> Value {
     match c.parse::<i64>() {
         Ok(i) => Value::from(i),
         Err(_) => match c.parse::<f64>() {
