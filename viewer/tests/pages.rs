@@ -611,3 +611,67 @@ fn a_change_is_marked_on_the_record_page_and_links_its_state_check_in_the_replay
         &link[..link.len().min(300)]
     );
 }
+
+#[test]
+fn each_task_shows_its_shape_and_the_page_scores_each_shape_and_states_the_mix() {
+    let mut record = run(scored_record(), "shapes", "2026-11-06T00:00:00.000Z");
+    let score = record.score.as_mut().expect("scored");
+    // The fixture's task, an aggregate failed on its first try, and a
+    // lookup answered.
+    let mut lookup = score.tasks[0].clone();
+    lookup.task_id = "t2".into();
+    lookup.first_try_success = true;
+    lookup.shape = Some(TaskShape::Lookup);
+    let failed = &mut score.tasks[0];
+    failed.shape = Some(TaskShape::Aggregate);
+    failed.first_try_success = false;
+    let failed_id = failed.task_id.clone();
+    score.tasks.push(lookup);
+    score.per_shape = ShapeScore::of(&score.tasks);
+    record.suite.quality = Some(SuiteQuality {
+        tasks: 2,
+        tools_listed: 3,
+        per_tool: Vec::new(),
+        answered_from_calls: 2,
+        multi_call: 0,
+        predicate_kinds: Vec::new(),
+        per_shape: vec![
+            KindCount {
+                kind: "lookup".into(),
+                count: 1,
+            },
+            KindCount {
+                kind: "aggregate".into(),
+                count: 1,
+            },
+        ],
+        template_worded: Some(0),
+    });
+    let b = board(std::slice::from_ref(&record));
+    let page_text = text(&page(&record, &b));
+    // Each task's row names its shape in words.
+    assert!(
+        page_text.contains(&format!("{failed_id} read it a count, total or average no")),
+        "{page_text}"
+    );
+    assert!(
+        page_text.contains("t2 read it a value looked up yes"),
+        "{page_text}"
+    );
+    // Per shape, from the record's intervals.
+    assert!(
+        page_text.contains("a value looked up 1 1 of 1 100.0% (20.7% to 100.0%)"),
+        "{page_text}"
+    );
+    assert!(
+        page_text.contains("a count, total or average 1 0 of 1 0.0% (0.0% to 79.3%)"),
+        "{page_text}"
+    );
+    // What the suite asks, its mix stated once.
+    assert!(
+        page_text.contains(
+            "What the suite asks: shapes: lookup 1, aggregate 1; two calls or a computation over several records 1 (50%); count, total, rank or compare 1 (50%); worded from a template 0 (0%)"
+        ),
+        "{page_text}"
+    );
+}

@@ -368,4 +368,36 @@ fn a_one_tool_database_run_is_not_refused_for_its_surface_and_suite_and_run_agre
         "one registration and seed, one suite"
     );
     assert_eq!(record["suite"]["tasks"], 12);
+
+    // The record page says what the suite asks, shape by shape, and where
+    // the run was scored, first-try success per shape from the record.
+    let site = dir.path().join("site");
+    common::publish_runs(dir.path(), &runs, &site);
+    let id = run_dir.file_name().expect("run id").to_string_lossy();
+    let page = common::page_text(
+        &std::fs::read_to_string(site.join("runs").join(&*id).join("index.html"))
+            .expect("the record page"),
+    );
+    let mix = record["suite"]["quality"]["per_shape"]
+        .as_array()
+        .expect("the suite's shapes");
+    assert!(!mix.is_empty());
+    let at = page
+        .find("What the suite asks: shapes: ")
+        .unwrap_or_else(|| panic!("the mix on the page: {page}"));
+    let line = &page[at..];
+    let line = &line[..line.find("worded from a template").expect("the mix's end")];
+    for k in mix {
+        let shown = format!("{} {}", k["kind"].as_str().expect("kind"), k["count"]);
+        assert!(line.contains(&shown), "{shown} in {line}");
+    }
+    if let Some(per_shape) = record["score"]["per_shape"].as_array() {
+        assert!(page.contains("Per shape"), "{page}");
+        for sh in per_shape {
+            let shape = TaskShape::parse(sh["shape"].as_str().expect("shape")).expect("a shape");
+            let i = &sh["first_try"];
+            let row = format!("{} {} {} of {}", shape.words(), sh["tasks"], i["k"], i["n"]);
+            assert!(page.contains(&row), "{row} in {page}");
+        }
+    }
 }

@@ -436,22 +436,9 @@ fn quality(out: &mut String, q: &fitness_shared::record::SuiteQuality) {
         .iter()
         .map(|k| format!("{} {}", k.kind, k.count))
         .collect();
-    let shapes: Vec<String> = q
-        .per_shape
-        .iter()
-        .map(|k| format!("{} {}", k.kind, k.count))
-        .collect();
-    let (composed, computed) = q.composed_and_computed();
-    if !shapes.is_empty() {
-        out.push_str(&format!(
-            "shapes: {}; two calls or a computation over several records {} ({}); count, total, rank or compare {} ({}); worded from a template {}\n",
-            shapes.join(", "),
-            composed,
-            pct(composed),
-            computed,
-            pct(computed),
-            q.template_worded.map_or("-".to_owned(), |n| format!("{n} ({})", pct(n))),
-        ));
+    if let Some(mix) = q.mix_text() {
+        out.push_str(&mix);
+        out.push('\n');
     }
     out.push_str(&format!(
         "quality: {} of {} listed tool(s) covered ({}); answers from a successful call {} of {} ({}); more than one call {} ({}); checks: {}\n",

@@ -172,6 +172,36 @@ impl SuiteQuality {
         )
     }
 
+    /// What the suite asks, in one line: its shapes, how many tasks take
+    /// two calls or a computation over several records, how many count,
+    /// total, rank or compare, and how many are worded from a template.
+    /// `None` where no task carries a shape.
+    pub fn mix_text(&self) -> Option<String> {
+        if self.per_shape.is_empty() {
+            return None;
+        }
+        let pct = |count: u64| {
+            self.share(count)
+                .map_or("-".to_owned(), |s| format!("{:.0}%", s * 100.0))
+        };
+        let shapes: Vec<String> = self
+            .per_shape
+            .iter()
+            .map(|k| format!("{} {}", k.kind, k.count))
+            .collect();
+        let (composed, computed) = self.composed_and_computed();
+        Some(format!(
+            "shapes: {}; two calls or a computation over several records {} ({}); count, total, rank or compare {} ({}); worded from a template {}",
+            shapes.join(", "),
+            composed,
+            pct(composed),
+            computed,
+            pct(computed),
+            self.template_worded
+                .map_or("-".to_owned(), |n| format!("{n} ({})", pct(n))),
+        ))
+    }
+
     /// Tools at least one task ends at.
     pub fn tools_covered(&self) -> u64 {
         self.per_tool.iter().filter(|t| t.tasks > 0).count() as u64

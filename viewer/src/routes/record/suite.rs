@@ -41,6 +41,7 @@ pub(super) fn SuiteFates(record: Arc<RunRecord>) -> impl IntoView {
                 <li>{format!("Suite size: {size}")}</li>
                 <li>{format!("Trimmed as surplus after admission: {}", opt_u(s.trimmed_surplus))}</li>
                 <li class="screen-count">{fitness_shared::reading::screen::ledger_text(s, &record.preregistration)}</li>
+                {s.quality.as_ref().and_then(|q| q.mix_text()).map(|m| view! { <li class="suite-mix">{format!("What the suite asks: {m}")}</li> })}
             </ul>
             {(!s.rejected_by_rule.is_empty()).then(|| view! { <p>"Rejected by admission, per rule:"</p><ul>{rules}</ul> })}
             {s.limitation.clone().map(|l| view! { <p class="limitation">{l}</p> })}
@@ -211,6 +212,7 @@ pub(super) fn tasks_view(record: &RunRecord) -> Option<impl IntoView + use<>> {
             view! {
                 <tr>
                     <th scope="row"><code>{t.task_id.clone()}</code>{act}{read}</th>
+                    <td>{t.shape.map_or("not recorded", |s| s.words())}</td>
                     <td>{yes(t.first_try_success)}</td>
                     <td>{yes(t.success)}</td>
                     <td>{match (t.reps_succeeded, t.reps) {
@@ -223,6 +225,32 @@ pub(super) fn tasks_view(record: &RunRecord) -> Option<impl IntoView + use<>> {
             }
         })
         .collect_view();
+    // First-try success per shape, from the record's own intervals.
+    let shapes = (!score.per_shape.is_empty()).then(|| {
+        let rows = score
+            .per_shape
+            .iter()
+            .map(|s| {
+                let i = &s.first_try;
+                view! {
+                    <tr>
+                        <th scope="row">{s.shape.words()}</th>
+                        <td>{s.tasks}</td>
+                        <td>{format!("{} of {}", i.k, i.n)}</td>
+                        <td>{format!("{} ({} to {})", pct(i.rate), pct(i.low), pct(i.high))}</td>
+                    </tr>
+                }
+            })
+            .collect_view();
+        view! {
+            <h3>"Per shape"</h3>
+            <p>"What each task asks of the server: a value looked up, a link followed, a count or total, a rank or comparison, a set, a change. First-try success with its Wilson 95% interval, per shape."</p>
+            <div class="scroll"><table class="per-shape">
+                <thead><tr><th scope="col">"Shape"</th><th scope="col">"Tasks"</th><th scope="col">"First try"</th><th scope="col">"Rate (95% interval)"</th></tr></thead>
+                <tbody>{rows}</tbody>
+            </table></div>
+        }
+    });
     let tools = score
         .tools
         .iter()
@@ -234,9 +262,10 @@ pub(super) fn tasks_view(record: &RunRecord) -> Option<impl IntoView + use<>> {
         <section class="tasks">
             <h3>"Per task"</h3>
             <div class="scroll"><table>
-                <thead><tr><th scope="col">"Task"</th><th scope="col">"First try"</th><th scope="col">"Eventually"</th><th scope="col">"Repetitions answered"</th><th scope="col">"Tool calls"</th><th scope="col">"Failure"</th></tr></thead>
+                <thead><tr><th scope="col">"Task"</th><th scope="col">"Shape"</th><th scope="col">"First try"</th><th scope="col">"Eventually"</th><th scope="col">"Repetitions answered"</th><th scope="col">"Tool calls"</th><th scope="col">"Failure"</th></tr></thead>
                 <tbody>{tasks}</tbody>
             </table></div>
+            {shapes}
             <h3>"Per tool"</h3>
             <div class="scroll"><table>
                 <thead><tr><th scope="col">"Tool"</th><th scope="col">"Calls"</th><th scope="col">"Errors"</th></tr></thead>
