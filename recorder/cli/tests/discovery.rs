@@ -121,10 +121,9 @@ fn statement(t: &Task) -> String {
 /// A small library database in DuckDB, made with the server's own DuckDB.
 fn library_duckdb(dir: &Path) -> PathBuf {
     let db = dir.join("library.duckdb");
-    let python = installed("venv-duckdb/bin/python");
-    let made = Command::new(python)
-        .arg("-c")
-        .arg(format!(
+    common::servers::python(
+        &installed("venv-duckdb/bin/python"),
+        &format!(
             "import duckdb\nc = duckdb.connect({:?})\n\
              c.execute(\"CREATE TABLE books(id INTEGER, title VARCHAR, author VARCHAR, shelf VARCHAR)\")\n\
              c.execute(\"INSERT INTO books VALUES (1, 'Kindred', 'Octavia Butler', 'B-12'), (2, 'Beloved', 'Toni Morrison', 'M-03'), (3, 'Solaris', 'Stanislaw Lem', 'L-07')\")\n\
@@ -132,13 +131,8 @@ fn library_duckdb(dir: &Path) -> PathBuf {
              c.execute(\"INSERT INTO members VALUES (7, 'Maren Holt', 'Tromso'), (8, 'Idris Vale', 'Cardiff')\")\n\
              c.close()\n",
             s(&db)
-        ))
-        .output()
-        .expect("python runs");
-    assert!(
-        made.status.success(),
-        "{}",
-        String::from_utf8_lossy(&made.stderr)
+        ),
+        &[],
     );
     db
 }

@@ -337,19 +337,10 @@ async fn a_sql_runner_is_called_with_reading_statements_and_comma_listed_tables_
 async fn a_sheet_read_as_a_grid_under_its_header_is_a_kind_of_record() {
     let dir = tempfile::tempdir().expect("temp dir");
     let book = dir.path().join("sales.xlsx");
-    let python = installed("venv-excel/bin/python");
-    let made = std::process::Command::new(python)
-        .arg("-c")
-        .arg(
-            "import sys\nfrom openpyxl import Workbook\nwb = Workbook(); ws = wb.active; ws.title = 'Staff'\nws.append(['Name', 'Region', 'Role', 'Start'])\nfor r in [['Ines Duarte','North','Manager','2019-04-01'],['Karl Berg','South','Rep','2021-09-15'],['Lola Wren','East','Rep','2022-01-10'],['Musa Bello','West','Manager','2018-06-20'],['Nia Ford','North','Rep','2023-03-05']]: ws.append(r)\nwb.save(sys.argv[1])",
-        )
-        .arg(&book)
-        .output()
-        .expect("python runs");
-    assert!(
-        made.status.success(),
-        "{}",
-        String::from_utf8_lossy(&made.stderr)
+    common::servers::python(
+        &installed("venv-excel/bin/python"),
+        "import sys\nfrom openpyxl import Workbook\nwb = Workbook(); ws = wb.active; ws.title = 'Staff'\nws.append(['Name', 'Region', 'Role', 'Start'])\nfor r in [['Ines Duarte','North','Manager','2019-04-01'],['Karl Berg','South','Rep','2021-09-15'],['Lola Wren','East','Rep','2022-01-10'],['Musa Bello','West','Manager','2018-06-20'],['Nia Ford','North','Rep','2023-03-05']]: ws.append(r)\nwb.save(sys.argv[1])",
+        &[s(&book)],
     );
     let before = common::servers::sha256(&book);
     let server = installed("venv-excel/bin/excel-mcp-server");
@@ -369,13 +360,7 @@ async fn a_sheet_read_as_a_grid_under_its_header_is_a_kind_of_record() {
         before,
         "the workbook is as it was"
     );
-    let over_rows: Vec<&str> = report
-        .suite
-        .tasks
-        .iter()
-        .filter(|t| t.shape.is_some_and(|s| s.composed()))
-        .map(|t| t.prompt.as_str())
-        .collect();
+    let over_rows = composed(&report);
     assert!(
         over_rows.len() >= 2,
         "questions over the sheet's rows: {:#?}",

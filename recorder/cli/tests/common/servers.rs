@@ -195,22 +195,37 @@ impl Postgres {
     }
 }
 
-/// A DuckDB database at `db`, made by the DuckDB server's own Python
-/// library: `script` runs with `c` the connection.
-pub fn duckdb_db(db: &Path, script: &str) {
-    let python = installed("venv-duckdb/bin/python");
-    let program =
-        format!("import duckdb, sys\nc = duckdb.connect(sys.argv[1])\n{script}\nc.close()");
-    let made = Command::new(python)
+/// Run the Python `program` with `python`, `args` after it; a failure
+/// fails the test with what Python said. Its standard output, trimmed.
+pub fn python(python: &Path, program: &str, args: &[&str]) -> String {
+    let out = Command::new(python)
         .arg("-c")
         .arg(program)
-        .arg(db)
+        .args(args)
         .output()
         .expect("python runs");
     assert!(
-        made.status.success(),
-        "{}",
-        String::from_utf8_lossy(&made.stderr)
+        out.status.success(),
+        "{program}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).trim().to_owned()
+}
+
+/// A DuckDB database at `db`, made by the DuckDB server's own Python
+/// library: `script` runs with `c` the connection.
+pub fn duckdb_db(db: &Path, script: &str) {
+    let program =
+        format!("import duckdb, sys\nc = duckdb.connect(sys.argv[1])\n{script}\nc.close()");
+    python(&installed("venv-duckdb/bin/python"), &program, &[s(db)]);
+}
+
+/// A SQLite database at `db`, made by Python's sqlite3 from `script`.
+pub fn sqlite_db(db: &Path, script: &str) {
+    python(
+        Path::new("python3"),
+        "import sqlite3, sys\nc = sqlite3.connect(sys.argv[1])\nc.executescript(sys.argv[2])\nc.commit()\nc.close()",
+        &[s(db), script],
     );
 }
 
@@ -225,7 +240,7 @@ pub fn sqlite_query(db: &Path, sql: &str) -> String {
     python_rows(Path::new("python3"), "sqlite3", db, sql)
 }
 
-fn python_rows(python: &Path, module: &str, db: &Path, sql: &str) -> String {
+fn python_rows(interpreter: &Path, module: &str, db: &Path, sql: &str) -> String {
     let program = format!(
         "import {module}, sys\nc = {module}.connect(sys.argv[1]{})\nfor r in c.execute(sys.argv[2]).fetchall(): print('|'.join(str(x) for x in r))",
         if module == "duckdb" {
@@ -234,19 +249,7 @@ fn python_rows(python: &Path, module: &str, db: &Path, sql: &str) -> String {
             ""
         }
     );
-    let out = Command::new(python)
-        .arg("-c")
-        .arg(program)
-        .arg(db)
-        .arg(sql)
-        .output()
-        .expect("python runs");
-    assert!(
-        out.status.success(),
-        "{sql}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).trim().to_owned()
+    python(interpreter, &program, &[s(db), sql])
 }
 
 /// The sha256 of a file's bytes.
@@ -255,22 +258,6 @@ pub fn sha256(p: &Path) -> String {
         "{:x}",
         sha2::Sha256::digest(std::fs::read(p).expect("read"))
     )
-}
-
-/// A SQLite database at `db`, made by Python's sqlite3 from `script`.
-pub fn sqlite_db(db: &Path, script: &str) {
-    let made = Command::new("python3")
-        .arg("-c")
-        .arg("import sqlite3, sys\nc = sqlite3.connect(sys.argv[1])\nc.executescript(sys.argv[2])\nc.commit()\nc.close()")
-        .arg(db)
-        .arg(script)
-        .output()
-        .expect("python runs");
-    assert!(
-        made.status.success(),
-        "{}",
-        String::from_utf8_lossy(&made.stderr)
-    );
 }
 
 /// Generate a suite from a stdio server with `opts`, the wire tape kept in
