@@ -47,7 +47,28 @@ pub(super) fn follow_error(
         push_value(out, key, Value::String(value));
     };
     let range = numeric_range(said);
+    let literal = required_literal(said);
+    let wants_date = DATE_FORMAT.is_match(said);
     for (key, value) in args {
+        // A literal the error says the value must contain (`sql must
+        // contain the literal placeholder '{file}'`), put where the value
+        // names what it reads (the table after FROM).
+        if let (Some(lit), Some(v)) = (&literal, value.as_str())
+            && !v.contains(lit.as_str())
+            && let Some(m) = FROM_NAME.captures(v).and_then(|c| c.get(1))
+        {
+            let fixed = format!("{}{lit}{}", &v[..m.start()], &v[m.end()..]);
+            push(&mut out, key, fixed);
+        }
+        // A date the error asks for in a format (`expected YYYY-MM-DD`),
+        // for the argument it names: a date the walk has read.
+        if wants_date
+            && value.is_string()
+            && names_argument(said, key)
+            && let Some(date) = known.iter().find(|h| ISO_DATE.is_match(&h.value))
+        {
+            push(&mut out, key, date.value.clone());
+        }
         // A number, or a list of numbers, the error names by its argument's
         // name with the range it takes ("Quantiles must be between 0.0 and
         // 1.0"): a value inside it.
@@ -109,6 +130,30 @@ pub(super) fn follow_error(
         }
     }
     out
+}
+
+/// A format an error asks a date in.
+static DATE_FORMAT: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+    regex::Regex::new(r"(?i)\bYYYY-MM-DD\b|\bISO[ -]?8601\b")
+        .expect("the date format pattern compiles")
+});
+/// A date as ISO 8601 writes it.
+static ISO_DATE: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+    regex::Regex::new(r"^\d{4}-\d{2}-\d{2}").expect("the date pattern compiles")
+});
+/// The name a statement reads from: `FROM orders`.
+static FROM_NAME: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+    regex::Regex::new(r#"(?i)\bfrom\s+([\w."`\[\]]+)"#).expect("the from pattern compiles")
+});
+
+/// The literal an error says a value must contain: `must contain the
+/// literal placeholder '{file}'`, `must include "{table}"`.
+fn required_literal(said: &str) -> Option<String> {
+    static MUST: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+        regex::Regex::new(r#"(?i)\bmust\s+(?:contain|include|use|reference)\b[^'"`\n]{0,40}['"`]([^'"`\n]{1,40})['"`]"#)
+            .expect("the literal pattern compiles")
+    });
+    MUST.captures(said).map(|c| c[1].to_owned())
 }
 
 /// The closed range an error says a value must be in: `between 0.0 and
@@ -238,6 +283,38 @@ pub(super) fn choice_lists(said: &str) -> Vec<Vec<String>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_error_that_states_a_literal_or_a_format_is_met() {
+        let args = |k: &str, v: &str| -> Map<String, Value> {
+            Map::from_iter([(k.to_owned(), Value::String(v.to_owned()))])
+        };
+        // An in-process engine over files: the statement must name its
+        // file by a placeholder the server fills.
+        let said = "Error: sql must contain the literal placeholder '{file}'";
+        assert_eq!(
+            follow_error(said, &args("sql", "SELECT * FROM orders LIMIT 5"), &[], 3),
+            [args("sql", "SELECT * FROM {file} LIMIT 5")]
+        );
+        // A value that has it already is not made again.
+        assert!(follow_error(said, &args("sql", "SELECT * FROM {file}"), &[], 3).is_empty());
+        // A date in the format the error names, one the walk has read.
+        let date = Handle {
+            value: "2024-02-05".into(),
+            key: "date".into(),
+            from: Some(0),
+            alias: None,
+            parent: None,
+            noun: None,
+        };
+        let said = "Invalid since: expected YYYY-MM-DD";
+        assert_eq!(
+            follow_error(said, &args("since", "last week"), &[&date], 3),
+            [args("since", "2024-02-05")]
+        );
+        // With no date read, none is invented.
+        assert!(follow_error(said, &args("since", "last week"), &[], 3).is_empty());
+    }
 
     #[test]
     fn an_error_that_names_the_value_is_followed_with_what_it_offers() {
