@@ -471,7 +471,7 @@ fn lookup(k: &Known<'_>, rng: &mut ChaCha8Rng) -> Option<Composed> {
         .map(Scalar::text)
         .collect();
     Some(Composed::new(
-        format!("What is the {} of {name}?", words::field(&asked.name)),
+        format!("What is the {} of {name}?", asked_words(asked)),
         TaskShape::Lookup,
         Answer::of_scalar(&v, asked.decimals, others),
         solution,
@@ -617,10 +617,7 @@ pub(super) fn over_link(
                     .map(Scalar::text)
                     .collect();
                 out.push(Composed::new(
-                    format!(
-                        "What is the {} of the {via} of {name}?",
-                        words::field(&asked.name)
-                    ),
+                    format!("What is the {} of the {via} of {name}?", asked_words(asked)),
                     TaskShape::MultiStep,
                     Answer::of_scalar(&v, asked.decimals, others),
                     solution,
@@ -691,4 +688,14 @@ pub(super) fn over_link(
         ));
     }
     out
+}
+
+/// A field asked for, in words: a date as a date (`hired` is "hired
+/// date"), any other as [`words::field`] says it.
+fn asked_words(f: &Field) -> String {
+    if f.role == Role::Date {
+        words::date(&f.name)
+    } else {
+        words::field(&f.name)
+    }
 }

@@ -66,6 +66,35 @@ const UNITS: &[&str] = &[
 /// A field's name in words: `page_count` is "page count", `createdAt`
 /// "created at", `weight_kg` "weight in kg".
 pub fn field(name: &str) -> String {
+    // A column a query computed (`sum(position)`, `count(*)`): what it
+    // computed, in words.
+    if let Some((f, inner)) = name
+        .trim()
+        .strip_suffix(')')
+        .and_then(|n| n.split_once('('))
+    {
+        let of = field(inner);
+        let of = if of.is_empty() || inner.trim() == "*" {
+            String::new()
+        } else {
+            format!(" {of}")
+        };
+        let said = match f.trim().to_lowercase().as_str() {
+            "sum" | "total" => Some("total"),
+            "avg" | "average" | "mean" => Some("average"),
+            "max" => Some("largest"),
+            "min" => Some("smallest"),
+            "count" => Some("number of"),
+            _ => None,
+        };
+        if let Some(said) = said {
+            return if of.is_empty() {
+                "count".to_owned()
+            } else {
+                format!("{said}{of}")
+            };
+        }
+    }
     let mut words = crate::access::words(name);
     if words.is_empty() {
         return name.to_owned();
@@ -140,6 +169,16 @@ pub fn record(noun: &Noun, label_field: &str, label_is_key: bool, label: &Scalar
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_computed_column_is_named_by_what_it_computed() {
+        assert_eq!(field("sum(position)"), "total position");
+        assert_eq!(field("AVG(unit_price)"), "average unit price");
+        assert_eq!(field("count(*)"), "count");
+        assert_eq!(field("max(fee)"), "largest fee");
+        // A name with brackets that computes nothing keeps its words.
+        assert_eq!(field("size(kb)"), "size in kb");
+    }
 
     #[test]
     fn kinds_and_fields_read_as_words() {

@@ -182,6 +182,27 @@ mod tests {
     use super::*;
 
     #[test]
+    fn examples_are_read_by_their_structure_in_any_language() {
+        // German and Japanese descriptions: the code is the example,
+        // whatever the words around it.
+        let de = "Führt eine SQL-Abfrage aus. Beispiel: `SELECT region, sum(umsatz) FROM {datei} GROUP BY region`";
+        assert_eq!(
+            code_in(de),
+            ["SELECT region, sum(umsatz) FROM {datei} GROUP BY region"]
+        );
+        assert_eq!(
+            placeholders(&code_in(de)[0]),
+            [("{datei}".to_owned(), "datei".to_owned())]
+        );
+        let ja =
+            "帳簿に問い合わせます。例:\n```\nSELECT account, sum(position) GROUP BY account\n```";
+        assert_eq!(
+            code_in(ja),
+            ["SELECT account, sum(position) GROUP BY account"]
+        );
+    }
+
+    #[test]
     fn a_descriptions_examples_are_its_code_and_their_placeholders_are_named() {
         let d = "Execute a BQL query. You can call tool `accounts` first.\n    Example: `SELECT sum(position), account WHERE date>=2024-01-01 GROUP BY account`\n```sql\nSELECT region, sum(revenue) FROM {file} GROUP BY region\n```";
         let code = code_in(d);

@@ -356,6 +356,14 @@ mod tests {
                 vec!["orders".into(), "order_items".into()]
             ))
         );
+        // A header in another language names its list the same way.
+        assert_eq!(
+            listed_names("Gefundene Schlüssel:\nkunde:7\nwarenkorb-3"),
+            Some((
+                "schlüssel".to_owned(),
+                vec!["kunde:7".into(), "warenkorb-3".into()]
+            ))
+        );
         // A sentence with commas is no listing.
         assert_eq!(listed_names("Done, saved the file, and closed it."), None);
         assert_eq!(listed_names("owners"), None);
