@@ -675,6 +675,13 @@ async fn a_failed_call_is_made_again_with_the_values_its_error_offers() {
             .collect::<Vec<_>>()
             .join("\n")
     );
+    // The ledger says which error's words led to which call.
+    assert!(
+        followed
+            .iter()
+            .any(|m| m.found.contains("led to") && m.found.contains("vault = \"allotment\"")),
+        "{followed:?}"
+    );
     let in_the_vault: Vec<&Task> = report
         .suite
         .tasks

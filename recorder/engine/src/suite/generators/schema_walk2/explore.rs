@@ -58,6 +58,8 @@ pub struct Asked<'a> {
     pub context: Option<&'a str>,
 }
 
+/// Follow-up calls the ledger names with the error that led to each.
+const FOLLOW_REASONS: usize = 3;
 /// Values shown to a guide at most, and the length of each.
 const SEEN_SHOWN: usize = 40;
 const SEEN_CHARS: usize = 80;
@@ -98,6 +100,7 @@ impl<'a> Explorer<'a> {
             followed: BTreeMap::new(),
             refused: HashSet::new(),
             follow_calls: (0, 0),
+            follow_reasons: Vec::new(),
             witness: None,
             stats,
         };
@@ -165,7 +168,14 @@ impl<'a> Explorer<'a> {
                 tried:
                     "the values failed calls' errors named or listed, in place of the refused ones"
                         .into(),
-                found: format!("{made} call(s) made, {answered} answered"),
+                found: if explorer.follow_reasons.is_empty() {
+                    format!("{made} call(s) made, {answered} answered")
+                } else {
+                    format!(
+                        "{made} call(s) made, {answered} answered; {}",
+                        explorer.follow_reasons.join("; ")
+                    )
+                },
                 worked: answered > 0,
             });
         }
@@ -234,6 +244,8 @@ pub(super) struct Explorer<'a> {
     refused: HashSet<(String, String)>,
     /// Follow-up calls made, and how many of them answered.
     follow_calls: (usize, usize),
+    /// For the ledger: which error's words led to which follow-up call.
+    follow_reasons: Vec<String>,
     /// The state witnesses of a walk that only reads.
     witness: Option<Witnesses>,
     pub(super) stats: &'a mut WalkStats,
@@ -349,6 +361,20 @@ impl Explorer<'_> {
             .collect();
         let max = FOLLOWS_PER_ERROR.min(FOLLOWS_PER_TOOL - queued);
         let follows = follow_error(said, args, &known, max);
+        // Which sentence led to which call, a few of them for the ledger:
+        // the argument the follow-up changed and its new value.
+        for a in &follows {
+            if self.follow_reasons.len() >= FOLLOW_REASONS {
+                break;
+            }
+            if let Some((k, v)) = a.iter().find(|(k, v)| args.get(*k) != Some(*v)) {
+                self.follow_reasons.push(format!(
+                    "`{}` led to `{tool}` with {k} = {}",
+                    excerpt(said, 120),
+                    excerpt(&v.to_string(), 80)
+                ));
+            }
+        }
         *self.followed.entry(tool.to_owned()).or_default() += follows.len();
         self.follows
             .extend(follows.into_iter().map(|a| (tool.to_owned(), a)));
