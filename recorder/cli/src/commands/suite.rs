@@ -422,10 +422,7 @@ fn rejections(out: &mut String, l: &fitness_shared::record::SuiteLedger) {
 
 /// The suite's quality: tools covered, answers from calls, checks.
 fn quality(out: &mut String, q: &fitness_shared::record::SuiteQuality) {
-    let pct = |count: u64| {
-        q.share(count)
-            .map_or("-".to_owned(), |s| format!("{:.0}%", s * 100.0))
-    };
+    let pct = |count: u64| q.percent(count);
     let tools: Vec<String> = q
         .per_tool
         .iter()

@@ -172,6 +172,13 @@ impl SuiteQuality {
         )
     }
 
+    /// `count` as a whole percentage of the suite's tasks (`-` for an
+    /// empty suite).
+    pub fn percent(&self, count: u64) -> String {
+        self.share(count)
+            .map_or("-".to_owned(), |s| format!("{:.0}%", s * 100.0))
+    }
+
     /// What the suite asks, in one line: its shapes, how many tasks take
     /// two calls or a computation over several records, how many count,
     /// total, rank or compare, and how many are worded from a template.
@@ -180,10 +187,7 @@ impl SuiteQuality {
         if self.per_shape.is_empty() {
             return None;
         }
-        let pct = |count: u64| {
-            self.share(count)
-                .map_or("-".to_owned(), |s| format!("{:.0}%", s * 100.0))
-        };
+        let pct = |count: u64| self.percent(count);
         let shapes: Vec<String> = self
             .per_shape
             .iter()
