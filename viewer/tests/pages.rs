@@ -647,6 +647,7 @@ fn each_task_shows_its_shape_and_the_page_scores_each_shape_and_states_the_mix()
         ],
         template_worded: Some(0),
     });
+    record.preregistration.aimed_mix = Some(fitness_shared::record::AimedMix::COMPOSED);
     let b = board(std::slice::from_ref(&record));
     let page_text = text(&page(&record, &b));
     // Each task's row names its shape in words.
@@ -671,6 +672,25 @@ fn each_task_shows_its_shape_and_the_page_scores_each_shape_and_states_the_mix()
     assert!(
         page_text.contains(
             "What the suite asks: shapes: lookup 1, aggregate 1; two calls or a computation over several records 1 (50%); count, total, rank or compare 1 (50%); worded from a template 0 (0%)"
+        ),
+        "{page_text}"
+    );
+    // The mix the generator registered, and whether the suite met it.
+    assert!(
+        page_text.contains(
+            "Registered mix: aimed at at least 50% two calls or a computation over several records, at least 30% count, total, rank or compare, at most 10% worded from a template: met"
+        ),
+        "{page_text}"
+    );
+    // A suite that falls short says by how much.
+    if let Some(q) = record.suite.quality.as_mut() {
+        q.per_shape.remove(1);
+        q.per_shape[0].count = 2;
+    }
+    let page_text = text(&page(&record, &b));
+    assert!(
+        page_text.contains(
+            "missed (two calls or a computation 0% under 50%; count, total, rank or compare 0% under 30%)"
         ),
         "{page_text}"
     );

@@ -391,6 +391,17 @@ fn a_one_tool_database_run_is_not_refused_for_its_surface_and_suite_and_run_agre
         let shown = format!("{} {}", k["kind"].as_str().expect("kind"), k["count"]);
         assert!(line.contains(&shown), "{shown} in {line}");
     }
+    // The mix schema-walk/2 aims at is registered before the run, and the
+    // page reads the suite against it.
+    assert_eq!(
+        record["preregistration"]["aimed_mix"]["computed_at_least"], 0.3,
+        "{}",
+        record["preregistration"]
+    );
+    assert!(
+        page.contains("Registered mix: aimed at at least 50% two calls"),
+        "{page}"
+    );
     if let Some(per_shape) = record["score"]["per_shape"].as_array() {
         assert!(page.contains("Per shape"), "{page}");
         for sh in per_shape {

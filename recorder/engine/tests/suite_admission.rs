@@ -454,8 +454,8 @@ fn trimming_is_deterministic_by_seed_and_keeps_order() {
             )
         })
         .collect();
-    let a = trim(tasks.clone(), 8, 42);
-    let b = trim(tasks.clone(), 8, 42);
+    let a = trim(tasks.clone(), 8, 42, None);
+    let b = trim(tasks.clone(), 8, 42, None);
     assert_eq!(a, b);
     assert_eq!(a.len(), 8);
     let idx: Vec<usize> = a
@@ -467,10 +467,82 @@ fn trimming_is_deterministic_by_seed_and_keeps_order() {
         "original order kept: {idx:?}"
     );
     assert!(
-        (0..10).any(|s| trim(tasks.clone(), 8, s) != a),
+        (0..10).any(|s| trim(tasks.clone(), 8, s, None) != a),
         "another seed picks another subset"
     );
-    assert_eq!(trim(tasks[..5].to_vec(), 8, 1).len(), 5, "nothing to trim");
+    assert_eq!(
+        trim(tasks[..5].to_vec(), 8, 1, None).len(),
+        5,
+        "nothing to trim"
+    );
+}
+
+#[test]
+fn trimming_keeps_each_tools_best_task_and_meets_the_aimed_share_of_computations() {
+    use fitness_shared::record::{AimedMix, TaskShape};
+    let at = |id: &str, tool: &str, prompt: &str, shape: TaskShape| {
+        let mut t = task(id, prompt, "x");
+        t.solution[0].tool = tool.into();
+        t.shape = Some(shape);
+        t
+    };
+    let mut tasks = Vec::new();
+    // `notes`: five lookups worded from a template, one composed question.
+    for i in 0..5 {
+        tasks.push(at(
+            &format!("n{i}"),
+            "notes",
+            &format!("Using the server's tools, find the note_title of item {i}."),
+            TaskShape::Lookup,
+        ));
+    }
+    tasks.push(at(
+        "n5",
+        "notes",
+        "Who wrote the note that the Tuesday meeting links to?",
+        TaskShape::MultiStep,
+    ));
+    // `rows`: lookups a person would ask, and a pool of computations.
+    for i in 0..6 {
+        tasks.push(at(
+            &format!("r{i}"),
+            "rows",
+            &format!("What colour is bike {i}?"),
+            TaskShape::Lookup,
+        ));
+    }
+    for i in 0..4 {
+        tasks.push(at(
+            &format!("a{i}"),
+            "rows",
+            &format!("How many bikes were sold in week {i}?"),
+            TaskShape::Aggregate,
+        ));
+    }
+    let aim = AimedMix::COMPOSED;
+    for seed in 0..20 {
+        let kept = trim(tasks.clone(), 5, seed, Some(&aim));
+        let ids: Vec<&str> = kept.iter().map(|t| t.id.as_str()).collect();
+        assert_eq!(kept.len(), 5);
+        assert!(
+            ids.contains(&"n5"),
+            "the notes tool keeps its composed question, never a templated lookup: {ids:?}"
+        );
+        assert!(
+            !ids.iter()
+                .any(|id| ["n0", "n1", "n2", "n3", "n4"].contains(id)),
+            "no templated task while asked ones remain: {ids:?}"
+        );
+        let computing = kept
+            .iter()
+            .filter(|t| t.shape.is_some_and(TaskShape::computes))
+            .count();
+        assert!(
+            computing >= aim.computed_of(5),
+            "at least {} of 5 compute: {ids:?}",
+            aim.computed_of(5)
+        );
+    }
 }
 
 /// A runner scripted per prompt: `Ok(text)`, `Ok` with no usage, or an error.

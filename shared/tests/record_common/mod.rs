@@ -131,6 +131,7 @@ pub fn scored_record() -> RunRecord {
             runner_model: Some("sim/good".into()),
             judge_model: Some("sim/judge".into()),
             generator: Some("schema-walk/1".into()),
+            aimed_mix: None,
             null_screen: Some(true),
             conformance: None,
             conformance_baseline: None,

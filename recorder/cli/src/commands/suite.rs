@@ -337,7 +337,13 @@ pub fn ledger_text(r: &GenerationReport) -> String {
     ));
     rejections(&mut out, l);
     if let Some(q) = &l.quality {
-        quality(&mut out, q);
+        let aim = r
+            .suite
+            .generator
+            .parse::<GeneratorId>()
+            .ok()
+            .and_then(GeneratorId::aimed_mix);
+        quality(&mut out, q, aim.as_ref());
     }
     if let Some(d) = &l.discovery {
         discovery(&mut out, d);
@@ -421,7 +427,11 @@ fn rejections(out: &mut String, l: &fitness_shared::record::SuiteLedger) {
 }
 
 /// The suite's quality: tools covered, answers from calls, checks.
-fn quality(out: &mut String, q: &fitness_shared::record::SuiteQuality) {
+fn quality(
+    out: &mut String,
+    q: &fitness_shared::record::SuiteQuality,
+    aim: Option<&fitness_shared::record::AimedMix>,
+) {
     let pct = |count: u64| q.percent(count);
     let tools: Vec<String> = q
         .per_tool
@@ -436,6 +446,10 @@ fn quality(out: &mut String, q: &fitness_shared::record::SuiteQuality) {
     if let Some(mix) = q.mix_text() {
         out.push_str(&mix);
         out.push('\n');
+        if let Some(aim) = aim {
+            out.push_str(&aim.against_text(q));
+            out.push('\n');
+        }
     }
     out.push_str(&format!(
         "quality: {} of {} listed tool(s) covered ({}); answers from a successful call {} of {} ({}); more than one call {} ({}); checks: {}\n",

@@ -111,6 +111,7 @@ pub fn preregistration(cfg: &RunConfig) -> anyhow::Result<rec::PreRegistration> 
         runner_model: Some(cfg.settings.runner.to_string()),
         judge_model: Some(judge_label(cfg)),
         generator: Some(cfg.generator.to_string()),
+        aimed_mix: cfg.generator.aimed_mix(),
         null_screen: Some(cfg.settings.screen),
         conformance: cfg.settings.conformance.then_some(true),
         conformance_baseline: cfg

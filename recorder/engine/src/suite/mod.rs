@@ -28,7 +28,9 @@ pub mod written;
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use fitness_shared::record::{KindCount, RuleRejection, SuiteLedger, SuiteQuality, ToolTasks};
+use fitness_shared::record::{
+    AimedMix, KindCount, RuleRejection, SuiteLedger, SuiteQuality, ToolTasks,
+};
 use rand::SeedableRng;
 use rand::rngs::ChaCha8Rng;
 use rand::seq::SliceRandom;
@@ -155,7 +157,12 @@ pub async fn generate(
 
     // Deterministic trimming by seed; the kept tasks keep candidate order.
     let trimmed = screened.kept.len().saturating_sub(opts.n_tasks);
-    let kept = trim(screened.kept, opts.n_tasks, opts.seed);
+    let kept = trim(
+        screened.kept,
+        opts.n_tasks,
+        opts.seed,
+        opts.generator.aimed_mix().as_ref(),
+    );
     let (tasks, observed) = number(kept, &opts.id_prefix, &proposed.observed);
 
     let config = Value::Object(config);
@@ -358,7 +365,12 @@ pub async fn add_act_tasks<S: act::SandboxState>(
     let asks_room = opts.n_tasks.saturating_sub(acts.len());
     let asks = std::mem::take(&mut report.suite.tasks);
     let trimmed = asks.len().saturating_sub(asks_room) + over;
-    let mut kept = trim(asks, asks_room, opts.seed);
+    let mut kept = trim(
+        asks,
+        asks_room,
+        opts.seed,
+        opts.generator.aimed_mix().as_ref(),
+    );
     kept.extend(acts);
     let (tasks, observed) = number(kept, &opts.id_prefix, &report.observed);
     if let Value::Object(config) = &mut report.suite.config {
@@ -499,6 +511,10 @@ fn suite_config(
     if let Some(j) = judge {
         config.insert("judge".into(), json!(j.id().to_string()));
     }
+    // The mix trimming aims at changes which tasks are kept: hashed too.
+    if let Some(aim) = opts.generator.aimed_mix() {
+        config.insert("aimed_mix".into(), json!(aim));
+    }
     // The operator's hints change what is generated: hashed with it.
     if !opts.hints.is_empty() {
         config.insert("operator_hints".into(), json!(opts.hints));
@@ -636,13 +652,17 @@ pub fn templated(prompt: &str) -> bool {
 }
 
 /// Keep `n` of `tasks`, chosen by a seeded shuffle, in their original
-/// order: first one task for each tool a task ends at (in shuffled order,
-/// while there is room), so trimming never drops a tool the suite
-/// covered; then the questions that take two calls or a computation over
-/// several records (the composer's); then the others a person would ask;
-/// last those worded from a template ([`templated`]), each pass in
-/// shuffled order.
-pub fn trim(tasks: Vec<Task>, n: usize, seed: u64) -> Vec<Task> {
+/// order. First one task for each tool a task ends at (while there is
+/// room), so trimming never drops a tool the suite covered: for each tool
+/// the best it has, a question a person would ask that takes two calls or
+/// a computation over several records before one that is not composed,
+/// and either before one worded from a template ([`templated`]). Then,
+/// where the generator aims at a mix ([`AimedMix`]), questions that count,
+/// total, rank or compare until its share of them is met; then the other
+/// composed questions; then the others a person would ask; last the
+/// templated ones. Each pass goes in shuffled order.
+pub fn trim(tasks: Vec<Task>, n: usize, seed: u64, aim: Option<&AimedMix>) -> Vec<Task> {
+    use fitness_shared::record::TaskShape;
     if tasks.len() <= n {
         return tasks;
     }
@@ -650,39 +670,50 @@ pub fn trim(tasks: Vec<Task>, n: usize, seed: u64) -> Vec<Task> {
     let mut rng = ChaCha8Rng::seed_from_u64(seed ^ 0x7472_696d); // "trim"
     order.shuffle(&mut rng);
     let last_tool = |t: &Task| t.solution.last().map(|c| c.tool.clone());
-    let composed = |t: &Task| {
-        t.shape
-            .is_some_and(fitness_shared::record::TaskShape::composed)
-    };
+    let composed = |t: &Task| t.shape.is_some_and(TaskShape::composed);
+    let computes = |t: &Task| t.shape.is_some_and(TaskShape::computes);
     let asked = |t: &Task| !templated(&t.prompt);
+    // Lower is better: asked and composed, asked, templated.
+    let rank = |t: &Task| match (asked(t), composed(t)) {
+        (true, true) => 0,
+        (true, false) => 1,
+        (false, _) => 2,
+    };
     let mut keep: BTreeSet<usize> = BTreeSet::new();
-    let mut tools: BTreeSet<Option<String>> = BTreeSet::new();
-    // (one per tool, which tasks): the passes in the order they fill.
-    type Pass<'a> = (bool, &'a dyn Fn(&Task) -> bool);
-    let passes: [Pass; 3] = [
-        (true, &|_| true),
-        (false, &|t| asked(t) && composed(t)),
-        (false, &|t| asked(t)),
-    ];
-    for (per_tool, takes) in passes {
+    let mut best: BTreeMap<Option<String>, usize> = BTreeMap::new();
+    for &i in &order {
+        let slot = best.entry(last_tool(&tasks[i])).or_insert(i);
+        if rank(&tasks[i]) < rank(&tasks[*slot]) {
+            *slot = i;
+        }
+    }
+    // The tools in the shuffled order of their first task, so which tools
+    // fit when there is less room than tools is the seed's choice.
+    let mut seen: BTreeSet<Option<String>> = BTreeSet::new();
+    for &i in &order {
+        let tool = last_tool(&tasks[i]);
+        if keep.len() < n && seen.insert(tool.clone()) {
+            keep.insert(best[&tool]);
+        }
+    }
+    let computed_quota = aim.map_or(0, |a| a.computed_of(n));
+    let fill = |keep: &mut BTreeSet<usize>, takes: &dyn Fn(&Task) -> bool, up_to: usize| {
         for &i in &order {
-            if keep.len() >= n {
+            if keep.len() >= n.min(up_to) {
                 break;
             }
-            if keep.contains(&i) || !takes(&tasks[i]) {
-                continue;
-            }
-            if !per_tool || tools.insert(last_tool(&tasks[i])) {
+            if !keep.contains(&i) && takes(&tasks[i]) {
                 keep.insert(i);
             }
         }
-    }
-    for &i in &order {
-        if keep.len() >= n {
-            break;
-        }
-        keep.insert(i);
-    }
+    };
+    // The computing questions, until the aim's share of them is met.
+    let have = keep.iter().filter(|&&i| computes(&tasks[i])).count();
+    let room = keep.len() + computed_quota.saturating_sub(have);
+    fill(&mut keep, &|t| asked(t) && computes(t), room);
+    fill(&mut keep, &|t| asked(t) && composed(t), n);
+    fill(&mut keep, &asked, n);
+    fill(&mut keep, &|_| true, n);
     tasks
         .into_iter()
         .enumerate()

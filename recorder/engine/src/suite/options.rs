@@ -31,6 +31,15 @@ impl GeneratorId {
         matches!(self, GeneratorId::JudgeSynth1 | GeneratorId::JudgeWalk1)
     }
 
+    /// The mix of shapes the generator aims at when it trims its
+    /// candidates: the composing generators aim at
+    /// [`AimedMix::COMPOSED`](fitness_shared::record::AimedMix::COMPOSED);
+    /// the others aim at none.
+    pub fn aimed_mix(self) -> Option<fitness_shared::record::AimedMix> {
+        matches!(self, GeneratorId::SchemaWalk2 | GeneratorId::JudgeWalk1)
+            .then_some(fitness_shared::record::AimedMix::COMPOSED)
+    }
+
     /// A rehearsal generator: its prompts name the tool and dictate the
     /// arguments, so a score on its suite measures relaying a call.
     pub fn dictates_calls(self) -> bool {

@@ -43,6 +43,10 @@ pub struct PreRegistration {
     pub judge_model: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub generator: Option<String>,
+    /// The mix of task shapes the generator aims at when it trims its
+    /// candidates to `n_tasks`, where it composes questions.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub aimed_mix: Option<super::shape::AimedMix>,
     /// Whether the generation-time null screen was registered.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub null_screen: Option<bool>,

@@ -77,3 +77,90 @@ impl TaskShape {
         matches!(self, TaskShape::Aggregate | TaskShape::Comparison)
     }
 }
+
+/// The mix of shapes a generator aims at when it trims its admitted
+/// candidates to the registered size, fixed before the run (the
+/// pre-registration states it) and read against the suite it made.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct AimedMix {
+    /// Share of tasks that take two calls or a computation over several
+    /// records ([`TaskShape::composed`]), at least.
+    pub composed_at_least: f64,
+    /// Share that count, total, rank or compare ([`TaskShape::computes`]),
+    /// at least.
+    pub computed_at_least: f64,
+    /// Share worded from a template that echoes a key, at most.
+    pub templated_at_most: f64,
+}
+
+impl AimedMix {
+    /// What a generator that composes questions over what the server holds
+    /// aims at: at least half composed, at least 30% that count, total,
+    /// rank or compare, at most 10% worded from a template.
+    pub const COMPOSED: AimedMix = AimedMix {
+        composed_at_least: 0.5,
+        computed_at_least: 0.3,
+        templated_at_most: 0.1,
+    };
+
+    /// Of `n` tasks, how many must count, total, rank or compare to meet
+    /// the aim.
+    pub fn computed_of(&self, n: usize) -> usize {
+        (self.computed_at_least * n as f64).ceil() as usize
+    }
+
+    /// The aim in words.
+    pub fn words(&self) -> String {
+        format!(
+            "at least {:.0}% two calls or a computation over several records, at least {:.0}% count, total, rank or compare, at most {:.0}% worded from a template",
+            self.composed_at_least * 100.0,
+            self.computed_at_least * 100.0,
+            self.templated_at_most * 100.0,
+        )
+    }
+
+    /// Where `quality` falls short of the aim, one phrase each; empty when
+    /// it meets it (or has no shapes to read).
+    pub fn misses(&self, quality: &super::SuiteQuality) -> Vec<String> {
+        if quality.per_shape.is_empty() {
+            return Vec::new();
+        }
+        let (composed, computed) = quality.composed_and_computed();
+        let share = |n: u64| quality.share(n).unwrap_or(0.0);
+        let mut misses = Vec::new();
+        if share(composed) < self.composed_at_least {
+            misses.push(format!(
+                "two calls or a computation {} under {:.0}%",
+                quality.percent(composed),
+                self.composed_at_least * 100.0
+            ));
+        }
+        if share(computed) < self.computed_at_least {
+            misses.push(format!(
+                "count, total, rank or compare {} under {:.0}%",
+                quality.percent(computed),
+                self.computed_at_least * 100.0
+            ));
+        }
+        if let Some(t) = quality.template_worded
+            && share(t) > self.templated_at_most
+        {
+            misses.push(format!(
+                "worded from a template {} over {:.0}%",
+                quality.percent(t),
+                self.templated_at_most * 100.0
+            ));
+        }
+        misses
+    }
+
+    /// The aim and whether `quality` met it, in one line.
+    pub fn against_text(&self, quality: &super::SuiteQuality) -> String {
+        let misses = self.misses(quality);
+        if misses.is_empty() {
+            format!("aimed at {}: met", self.words())
+        } else {
+            format!("aimed at {}: missed ({})", self.words(), misses.join("; "))
+        }
+    }
+}
