@@ -412,3 +412,149 @@ fn a_one_tool_database_run_is_not_refused_for_its_surface_and_suite_and_run_agre
         }
     }
 }
+
+/// A team's notes: people, projects that name their lead by a link, and
+/// meetings that link their project, each note's fields in its front
+/// matter.
+const NOTES: &[(&str, &str)] = &[
+    (
+        "people/Ana Costa.md",
+        "---\nrole: engineer\ncity: Porto\n---\n# Ana Costa\n\nLeads structural reviews.\n",
+    ),
+    (
+        "people/Bilal Khan.md",
+        "---\nrole: surveyor\ncity: Leeds\n---\n# Bilal Khan\n\nField surveys.\n",
+    ),
+    (
+        "people/Chen Wu.md",
+        "---\nrole: planner\ncity: Porto\n---\n# Chen Wu\n\nTraffic planning.\n",
+    ),
+    (
+        "projects/Harbour Wall.md",
+        "---\nstatus: active\nlead: \"[[Ana Costa]]\"\nbudget: 420000\n---\n# Harbour Wall\n",
+    ),
+    (
+        "projects/Ring Road.md",
+        "---\nstatus: planning\nlead: \"[[Chen Wu]]\"\nbudget: 1250000\n---\n# Ring Road\n",
+    ),
+    (
+        "projects/Old Bridge.md",
+        "---\nstatus: done\nlead: \"[[Bilal Khan]]\"\nbudget: 310000\n---\n# Old Bridge\n",
+    ),
+    (
+        "meetings/2026-03-02 kickoff.md",
+        "---\nproject: \"[[Harbour Wall]]\"\nattendees: 5\n---\n# Kickoff\n",
+    ),
+    (
+        "meetings/2026-04-11 review.md",
+        "---\nproject: \"[[Ring Road]]\"\nattendees: 8\n---\n# Review\n",
+    ),
+    (
+        "meetings/2026-06-08 site visit.md",
+        "---\nproject: \"[[Harbour Wall]]\"\nattendees: 4\n---\n# Site visit\n",
+    ),
+];
+
+/// The value of `field` in the front matter of the note `name` (its file
+/// name less `.md`), as this test wrote it.
+fn note_field(name: &str, field: &str) -> Option<String> {
+    let (_, body) = NOTES
+        .iter()
+        .find(|(p, _)| p.rsplit('/').next() == Some(&format!("{name}.md")))?;
+    body.lines().find_map(|l| {
+        let v = l.strip_prefix(&format!("{field}: "))?;
+        Some(
+            v.trim_matches('"')
+                .trim_start_matches("[[")
+                .trim_end_matches("]]")
+                .to_owned(),
+        )
+    })
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_notes_vault_gets_a_link_followed_from_one_note_to_another_and_counts_over_a_folder() {
+    let dir = common::servers::lower_case_temp("fitness-composed-notes");
+    let vault = dir.path().join("vault");
+    for (path, body) in NOTES {
+        let p = vault.join(path);
+        std::fs::create_dir_all(p.parent().expect("a folder")).expect("mkdir");
+        std::fs::write(p, body).expect("write");
+    }
+    let hash = |root: &Path| {
+        NOTES
+            .iter()
+            .map(|(p, _)| sha256(&root.join(p)))
+            .collect::<Vec<_>>()
+    };
+    let before = hash(&vault);
+    let server = installed("discovery/node_modules/.bin/mcp-obsidian");
+    let opts = GenerateOptions::new(GeneratorId::SchemaWalk2, 12, 1);
+    let (report, _) = suite(&server, &[s(&vault)], opts, None, dir.path()).await;
+    assert_eq!(hash(&vault), before, "the notes are as they were");
+    let tasks = composed(&report);
+    // Each folder is a kind of record, read whole note by note.
+    let model = &report.suite.config["holdings"];
+    for (kind, n) in [("people", 3), ("projects", 3), ("meetings", 3)] {
+        assert!(
+            model
+                .as_array()
+                .is_some_and(|k| k.iter().any(|k| k["kind"] == kind && k["records"] == n)),
+            "{kind}: {n} notes in {model}"
+        );
+    }
+    // A link followed: a note found by its name, the note its link names
+    // read, the answer that note's field, as the notes say.
+    let followed: Vec<&&Task> = tasks
+        .iter()
+        .filter(|t| t.shape == Some(TaskShape::MultiStep) && t.solution.len() >= 2)
+        .collect();
+    assert!(
+        !followed.is_empty(),
+        "a link followed over two calls or more: {:#?}",
+        report.suite.tasks
+    );
+    let mut checked = 0;
+    for t in &followed {
+        // "What is the role of the lead of the project "Harbour Wall"?"
+        let Some((asked, rest)) = t
+            .prompt
+            .strip_prefix("What is the ")
+            .and_then(|p| p.split_once(" of the "))
+        else {
+            continue;
+        };
+        let Some((via, rest)) = rest.split_once(" of the ") else {
+            continue;
+        };
+        let Some(name) = rest.split('"').nth(1) else {
+            continue;
+        };
+        let name = name
+            .rsplit('/')
+            .next()
+            .unwrap_or(name)
+            .trim_end_matches(".md");
+        let target = note_field(name, via).unwrap_or_else(|| panic!("{name} has a {via}"));
+        assert_eq!(
+            Some(t.answer_key.clone()),
+            note_field(&target, asked),
+            "{}: the {asked} of {target}, the {via} of {name}",
+            t.prompt
+        );
+        checked += 1;
+    }
+    assert!(
+        checked >= 1,
+        "a followed link checked against the notes: {followed:#?}"
+    );
+    // And a question over several notes: a count, a total, a rank or a set.
+    assert!(
+        shapes(&tasks).iter().any(|s| matches!(
+            s,
+            TaskShape::Aggregate | TaskShape::Comparison | TaskShape::Set
+        )),
+        "{:#?}",
+        report.suite.tasks
+    );
+}

@@ -71,22 +71,8 @@ impl ModelClient for RecordingJudge {
     }
 }
 
-/// A temp folder whose path is lower case and has no hidden part
-/// (mcp-obsidian lowers the case of its vault's path before it reads it).
 fn temp() -> tempfile::TempDir {
-    static N: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
-    let nanos = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.subsec_nanos());
-    tempfile::Builder::new()
-        .prefix(&format!(
-            "fitness-discovery-{}-{nanos}-{}",
-            std::process::id(),
-            N.fetch_add(1, std::sync::atomic::Ordering::SeqCst)
-        ))
-        .rand_bytes(0)
-        .tempdir()
-        .expect("temp dir")
+    common::servers::lower_case_temp("fitness-discovery")
 }
 
 fn moves<'a>(report: &'a GenerationReport, name: &str) -> Vec<&'a DiscoveryMove> {

@@ -27,6 +27,24 @@ pub fn tools_dir() -> PathBuf {
         .expect("FITNESS_TOOLS or HOME")
 }
 
+/// A temp folder whose path is lower case and has no hidden part
+/// (mcp-obsidian lowers the case of its vault's path before it reads it).
+pub fn lower_case_temp(prefix: &str) -> tempfile::TempDir {
+    static N: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.subsec_nanos());
+    tempfile::Builder::new()
+        .prefix(&format!(
+            "{prefix}-{}-{nanos}-{}",
+            std::process::id(),
+            N.fetch_add(1, std::sync::atomic::Ordering::SeqCst)
+        ))
+        .rand_bytes(0)
+        .tempdir()
+        .expect("temp dir")
+}
+
 /// A program scripts/setup installed under the tools folder; a missing one
 /// fails with the fix.
 pub fn installed(relative: &str) -> PathBuf {

@@ -80,6 +80,54 @@ pub struct Entries {
     pub arg: String,
 }
 
+impl Entries {
+    /// The record one read gives: the fields of its text, the entry's
+    /// name under `field`, and where the entry is a file and the text
+    /// names it no other way, its name less folder and extension under
+    /// `name` (`/people/Ana Costa.md` is `Ana Costa`, as a note's links
+    /// name it).
+    pub fn record(&self, args: &Map<String, Value>, text: &str) -> Option<Map<String, Value>> {
+        let entry = one_name(args.get(&self.arg)?)?;
+        let mut record = entry_fields(text)?;
+        record.insert(self.field.clone(), Value::String(entry.to_owned()));
+        if !record.contains_key("name")
+            && !record.contains_key("title")
+            && let Some(stem) = file_stem(entry)
+        {
+            record.insert("name".into(), Value::String(stem.to_owned()));
+        }
+        Some(record)
+    }
+}
+
+/// The one name a call's argument gives: a string, or a list of one.
+pub fn one_name(v: &Value) -> Option<&str> {
+    match v {
+        Value::String(s) => Some(s),
+        Value::Array(a) if a.len() == 1 => a[0].as_str(),
+        _ => None,
+    }
+}
+
+/// A file's name less its folders and its extension (`notes/Ana
+/// Costa.md` is `Ana Costa`), where it has an extension.
+fn file_stem(path: &str) -> Option<&str> {
+    let file = path.rsplit('/').next()?;
+    let (stem, ext) = file.rsplit_once('.')?;
+    let ext_like = (1..=5).contains(&ext.len()) && ext.chars().all(|c| c.is_ascii_alphanumeric());
+    (ext_like && !stem.trim().is_empty()).then(|| stem.trim())
+}
+
+/// A note's link as the name it links to: `[[Ana Costa]]` and `[[Ana
+/// Costa|Ana]]` are `Ana Costa`; any other value is itself.
+fn unlinked(v: &str) -> &str {
+    v.strip_prefix("[[")
+        .and_then(|x| x.strip_suffix("]]"))
+        .map(|x| x.split(['|', '#']).next().unwrap_or(x).trim())
+        .filter(|x| !x.is_empty() && !x.contains("]]"))
+        .unwrap_or(v)
+}
+
 impl ReadCalls {
     /// The records the calls' texts (one per call, in order) hold, or
     /// `None` where a text does not read as they did.
@@ -98,10 +146,7 @@ impl ReadCalls {
             Some(entries) => {
                 let mut all = Vec::new();
                 for (call, text) in self.calls.iter().zip(texts).skip(1) {
-                    let name = call.arguments.get(&entries.arg)?.as_str()?;
-                    let mut record = entry_fields(text)?;
-                    record.insert(entries.field.clone(), Value::String(name.to_owned()));
-                    all.push(record);
+                    all.push(entries.record(&call.arguments, text)?);
                 }
                 Some(keep_fields(all, fields))
             }
@@ -253,7 +298,9 @@ pub fn entry_fields(text: &str) -> Option<Map<String, Value>> {
         .next()?;
     let mut out = Map::new();
     for (label, value) in first {
-        out.entry(label).or_insert(Value::String(value));
+        let value = crate::suite::printed::labelled::unquote(&value);
+        out.entry(label)
+            .or_insert(Value::String(unlinked(&value).to_owned()));
     }
     (!out.is_empty()).then_some(out)
 }

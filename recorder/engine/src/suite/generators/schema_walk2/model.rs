@@ -168,6 +168,7 @@ impl Explorer<'_> {
     fn lists_everything(&self, args: &Map<String, Value>) -> bool {
         args.iter().all(|(k, v)| {
             is_paging(k)
+                || v.as_str().is_some_and(matches_every_name)
                 || v.as_str().is_some_and(|v| {
                     self.ex.handles.iter().any(|h| {
                         h.value == v
@@ -315,7 +316,7 @@ impl Explorer<'_> {
                     return None;
                 }
                 let (arg, key) = o.args.iter().find_map(|(k, v)| {
-                    let v = v.as_str()?;
+                    let v = holdings::one_name(v)?;
                     by_key
                         .iter()
                         .find(|(_, vs)| vs.len() >= 3 && vs.iter().any(|x| x == v))
@@ -333,7 +334,7 @@ impl Explorer<'_> {
             let Some((r, reader, arg, key)) = read else {
                 continue;
             };
-            let (Some(reader_tool), Some(list_tool)) = (
+            let (Some(_), Some(&list_tool)) = (
                 callable.iter().find(|t| t.name == reader.as_str()),
                 callable.iter().find(|t| t.name == listing_tool.as_str()),
             ) else {
@@ -341,82 +342,123 @@ impl Explorer<'_> {
             };
             done.push(listing_tool.clone());
             let entries = by_key.remove(&key).unwrap_or_default();
-            let name = noun_of(&listing_tool);
-            if entries.len() > MAX_ENTRIES {
-                self.ex.holdings.notes.push(format!(
-                    "{name}: `{listing_tool}` listed {} entries, not read one by one (at most {MAX_ENTRIES} are)",
-                    entries.len()
-                ));
-                continue;
+            // The shape the reader took its entry in (one name, or a list
+            // of one), kept for every read.
+            let in_list = self.ex.observations[r]
+                .args
+                .get(&arg)
+                .is_some_and(Value::is_array);
+            for (folder, entries) in by_folder(entries) {
+                let name = folder.unwrap_or_else(|| noun_of(&listing_tool));
+                self.model_entry_kind(EntryKind {
+                    name,
+                    entries,
+                    listing: l,
+                    reader_at: r,
+                    reader: reader.clone(),
+                    arg: arg.clone(),
+                    in_list,
+                    list_tool,
+                })
+                .await;
             }
-            let listing_call = PlannedCall {
-                tool: listing_tool.clone(),
-                arguments: self.ex.observations[l].args.clone(),
+        }
+    }
+
+    /// One kind of the entries a listing names, each read by `reader`.
+    async fn model_entry_kind(&mut self, k: EntryKind<'_>) {
+        let EntryKind {
+            name,
+            entries,
+            listing: l,
+            reader_at: r,
+            reader,
+            arg,
+            in_list,
+            list_tool,
+        } = k;
+        let listing_tool = list_tool.name.to_string();
+        if entries.len() > MAX_ENTRIES {
+            self.ex.holdings.notes.push(format!(
+                "{name}: `{listing_tool}` listed {} entries, not read one by one (at most {MAX_ENTRIES} are)",
+                entries.len()
+            ));
+            return;
+        }
+        let listing_call = PlannedCall {
+            tool: listing_tool.clone(),
+            arguments: self.ex.observations[l].args.clone(),
+        };
+        let listing_json = self.ex.observations[l].json.clone().unwrap_or(Value::Null);
+        let whole_list = continuation(&listing_json).is_none()
+            && params(list_tool).iter().all(|p| !is_paging(p));
+        let mut calls = vec![listing_call];
+        let mut records = Vec::new();
+        let field = crate::access::words(&arg).join("_");
+        let per_entry = Entries {
+            field: field.clone(),
+            arg: arg.clone(),
+        };
+        for entry in &entries {
+            let mut args = self.ex.observations[r].args.clone();
+            let value = if in_list {
+                Value::Array(vec![Value::String(entry.clone())])
+            } else {
+                Value::String(entry.clone())
             };
-            let listing_json = self.ex.observations[l].json.clone().unwrap_or(Value::Null);
-            let whole_list = continuation(&listing_json).is_none()
-                && params(list_tool).iter().all(|p| !is_paging(p));
-            let mut calls = vec![listing_call];
-            let mut records = Vec::new();
-            let field = crate::access::words(&arg).join("_");
-            for entry in &entries {
-                let mut args = self.ex.observations[r].args.clone();
-                args.insert(arg.clone(), Value::String(entry.clone()));
-                let read = match self
-                    .ex
-                    .observations
-                    .iter()
-                    .find(|x| x.tool == reader && x.args == args)
-                {
-                    Some(x) => Some(x.index),
-                    None => {
-                        self.made(&reader, args.clone(), Origin::Discovered, true)
-                            .await
-                    }
-                };
-                let Some(i) = read else {
-                    break;
-                };
-                let Some(mut record) = holdings::entry_fields(&self.ex.observations[i].text) else {
-                    break;
-                };
-                record.insert(field.clone(), Value::String(entry.clone()));
-                records.push(record);
-                calls.push(PlannedCall {
-                    tool: reader.clone(),
-                    arguments: args,
-                });
-            }
-            let _ = reader_tool;
-            let all_read = records.len() == entries.len();
-            let mut fields = vec![field.clone()];
-            fields.extend(shared_fields(&records).into_iter().filter(|f| *f != field));
-            let complete = (whole_list && all_read && fields.len() >= 2).then(|| {
-                format!(
-                    "`{listing_tool}` takes no page and no limit and listed {} entries, each read by `{reader}`",
-                    entries.len()
-                )
-            });
-            if complete.is_none() {
-                self.ex.holdings.notes.push(format!(
-                    "{name}: `{listing_tool}` listed {} entries and {} were read by `{reader}`, not shown to be every record",
-                    entries.len(),
-                    records.len()
-                ));
-                continue;
-            }
-            self.ex.holdings.kinds.push(RecordKind {
-                name,
-                fields,
-                records,
-                complete,
-                reach: Reach::Calls(ReadCalls {
-                    calls,
-                    per_entry: Some(Entries { field, arg }),
-                    list: None,
-                }),
+            args.insert(arg.clone(), value);
+            let read = match self
+                .ex
+                .observations
+                .iter()
+                .find(|x| x.tool == reader && x.args == args)
+            {
+                Some(x) => Some(x.index),
+                None => {
+                    self.made(&reader, args.clone(), Origin::Discovered, true)
+                        .await
+                }
+            };
+            let Some(i) = read else {
+                break;
+            };
+            let Some(record) = per_entry.record(&args, &self.ex.observations[i].text) else {
+                break;
+            };
+            records.push(record);
+            calls.push(PlannedCall {
+                tool: reader.clone(),
+                arguments: args,
             });
         }
+        let all_read = records.len() == entries.len();
+        let mut fields = vec![field.clone()];
+        fields.extend(shared_fields(&records).into_iter().filter(|f| *f != field));
+        let complete = (whole_list && all_read && fields.len() >= 2).then(|| {
+            format!(
+                "`{listing_tool}` takes no page and no limit and listed {} entries, each read by `{reader}`",
+                entries.len()
+            )
+        });
+        if complete.is_none() {
+            self.ex.holdings.notes.push(format!(
+                "{name}: `{listing_tool}` listed {} entries and {} were read by `{reader}`, not shown to be every record",
+                entries.len(),
+                records.len()
+            ));
+            return;
+        }
+        self.ex.holdings.kinds.push(RecordKind {
+            name,
+            fields,
+            records,
+            complete,
+            reach: Reach::Calls(ReadCalls {
+                calls,
+                per_entry: Some(per_entry),
+                list: None,
+            }),
+        });
     }
 
     /// The listing read whole where it can be: its total checked, its
@@ -664,6 +706,51 @@ fn labelled_by(rows: &[Map<String, Value>]) -> Option<String> {
             }
         })
     })
+}
+
+/// One kind of a listing's entries, and how each is read.
+struct EntryKind<'t> {
+    name: String,
+    entries: Vec<String>,
+    /// The listing's observation.
+    listing: usize,
+    /// The reader's first observation, whose other arguments every read
+    /// keeps.
+    reader_at: usize,
+    reader: String,
+    arg: String,
+    /// The reader takes its entry in a list of one.
+    in_list: bool,
+    list_tool: &'t Tool,
+}
+
+/// A search pattern that matches every name: a regular expression's `.`
+/// or `.*`, a glob's `*`, SQL's `%`.
+fn matches_every_name(v: &str) -> bool {
+    matches!(v, "." | ".*" | "*" | "%" | "**" | "**/*")
+}
+
+/// Entries grouped by the folder they are in, where they are paths in two
+/// folders or more (a vault's `people/` and `projects/`): each folder is a
+/// kind of its own, named by the folder. Otherwise one group, unnamed.
+fn by_folder(entries: Vec<String>) -> Vec<(Option<String>, Vec<String>)> {
+    let folder = |e: &str| {
+        let t = e.trim_end_matches('/');
+        let (dir, _) = t.rsplit_once('/')?;
+        let last = dir.rsplit('/').next()?;
+        (!last.is_empty()).then(|| last.to_owned())
+    };
+    let mut groups: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    for e in &entries {
+        match folder(e) {
+            Some(f) => groups.entry(f).or_default().push(e.clone()),
+            None => return vec![(None, entries)],
+        }
+    }
+    if groups.len() < 2 {
+        return vec![(None, entries)];
+    }
+    groups.into_iter().map(|(f, e)| (Some(f), e)).collect()
 }
 
 /// A listing tool's noun: its name less the verbs (`list_tasks` is

@@ -187,6 +187,13 @@ pub fn harvest(text: &str, json: Option<&Value>, from: usize) -> Vec<Handle> {
                 && l.chars().all(|c| c.is_alphanumeric() || "_-.".contains(c))
                 && l.chars().next().is_some_and(char::is_alphabetic)
         });
+    // A listing of files one a line whose names hold spaces
+    // (`/people/Ana Costa.md`): each line whole, a path where it names
+    // folders.
+    let spaced_files = json.is_none()
+        && !one_name_a_line
+        && names.len() >= 2
+        && names.iter().all(|l| spaced_file(l));
     // One record a line, its fields split by ` | ` and no header
     // (`hargreaves2019soil | Soil carbon under pasture | 2019`): the first
     // field of each is the record's key.
@@ -204,6 +211,15 @@ pub fn harvest(text: &str, json: Option<&Value>, from: usize) -> Vec<Handle> {
         }
     }
     for line in text.lines() {
+        if spaced_files && !line.trim().is_empty() {
+            let t = line.trim();
+            push(
+                t.to_owned(),
+                if t.contains('/') { "path" } else { "name" },
+                None,
+            );
+            continue;
+        }
         if one_name_a_line && !line.trim().is_empty() && !file_name_like(line.trim()) {
             push(line.trim().to_owned(), "name", None);
             continue;
@@ -220,7 +236,8 @@ pub fn harvest(text: &str, json: Option<&Value>, from: usize) -> Vec<Handle> {
             }
         }
     }
-    if json.is_none() {
+    // (A file's name read whole is never cut at its spaces again.)
+    if json.is_none() && !spaced_files {
         for (value, key, alias) in line_handles(text) {
             push(value, key, alias);
         }
@@ -239,6 +256,17 @@ pub fn harvest(text: &str, json: Option<&Value>, from: usize) -> Vec<Handle> {
         }
     }
     out
+}
+
+/// A line that is one file's name or path, spaces and all (`/people/Ana
+/// Costa.md`): a name with an extension, a few words, no label and no
+/// sentence.
+fn spaced_file(line: &str) -> bool {
+    line.chars().count() <= 200
+        && line.split_whitespace().count() <= 8
+        && !line.contains(": ")
+        && !line.contains("://")
+        && file_name_like(&line.replace(' ', "_"))
 }
 
 /// The items of a value that is a list of names (`Greta Nilsson, Lending
@@ -523,6 +551,41 @@ mod tests {
         assert_eq!(
             structured(prose),
             crate::suite::predicate::first_json_value(prose)
+        );
+    }
+
+    #[test]
+    fn a_listing_of_file_names_with_spaces_gives_each_line_whole() {
+        let listing =
+            "/meetings/2026-03-02 kickoff.md\n/people/Ana Costa.md\n/projects/Ring Road.md\n";
+        let values: Vec<(String, String)> = harvest(listing, None, 0)
+            .into_iter()
+            .map(|h| (h.key, h.value))
+            .collect();
+        for path in [
+            "/meetings/2026-03-02 kickoff.md",
+            "/people/Ana Costa.md",
+            "/projects/Ring Road.md",
+        ] {
+            assert!(
+                values.contains(&("path".to_owned(), path.to_owned())),
+                "{path} in {values:?}"
+            );
+        }
+        assert!(
+            !values
+                .iter()
+                .any(|(_, v)| v == "Costa.md" || v == "kickoff.md"),
+            "never a name cut at its space: {values:?}"
+        );
+        // Prose that ends in a file's name is no listing.
+        let prose =
+            "The minutes are in the shared folder, see notes.md\nAsk Ana for the rest of it.txt";
+        assert!(
+            !harvest(prose, None, 0)
+                .iter()
+                .any(|h| h.value.starts_with("The minutes")),
+            "a sentence is no file name"
         );
     }
 
