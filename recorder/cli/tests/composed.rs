@@ -472,8 +472,11 @@ fn note_field(name: &str, field: &str) -> Option<String> {
     })
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_notes_vault_gets_a_link_followed_from_one_note_to_another_and_counts_over_a_folder() {
+/// A suite over the team's notes through `server` (given the vault's
+/// path): each folder a kind read whole, a link followed from one note to
+/// another and checked against the notes, and a question over several
+/// notes; the notes are as they were after.
+async fn notes_hold(server: &Path) {
     let dir = common::servers::lower_case_temp("fitness-composed-notes");
     let vault = dir.path().join("vault");
     for (path, body) in NOTES {
@@ -488,9 +491,8 @@ async fn a_notes_vault_gets_a_link_followed_from_one_note_to_another_and_counts_
             .collect::<Vec<_>>()
     };
     let before = hash(&vault);
-    let server = installed("discovery/node_modules/.bin/mcp-obsidian");
     let opts = GenerateOptions::new(GeneratorId::SchemaWalk2, 12, 1);
-    let (report, _) = suite(&server, &[s(&vault)], opts, None, dir.path()).await;
+    let (report, _) = suite(server, &[s(&vault)], opts, None, dir.path()).await;
     assert_eq!(hash(&vault), before, "the notes are as they were");
     let tasks = composed(&report);
     // Each folder is a kind of record, read whole note by note.
@@ -557,4 +559,20 @@ async fn a_notes_vault_gets_a_link_followed_from_one_note_to_another_and_counts_
         "{:#?}",
         report.suite.tasks
     );
+}
+
+/// A notes server that lists a vault's notes by a search that matches
+/// every name (`.`) and reads them in a list of one (mcp-obsidian).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_notes_vault_gets_a_link_followed_from_one_note_to_another_and_counts_over_a_folder() {
+    notes_hold(&installed("discovery/node_modules/.bin/mcp-obsidian")).await;
+}
+
+/// A file server that lists each folder's files by bare name (`[FILE] Ana
+/// Costa.md`) and reads one by its folder's path joined to the name, and
+/// describes the folders themselves too (their size and dates): the tool
+/// that reads what the files hold is the one their records come from.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_same_vault_through_a_file_server_is_read_folder_by_folder() {
+    notes_hold(&installed("node_modules/.bin/mcp-server-filesystem")).await;
 }

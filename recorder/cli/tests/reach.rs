@@ -382,3 +382,67 @@ async fn a_sheet_read_as_a_grid_under_its_header_is_a_kind_of_record() {
         assert!(check.contains('2'), "{}: {check}", t.prompt);
     }
 }
+
+/// A database server (mcp-dbutils) whose query tool needs a `connection`
+/// that only its listing of connections names (`Connection: shop`): the
+/// catalogue's first try invents one and fails, and after the walk has
+/// read the listing it is tried again with the connection the server
+/// named; its tables are read whole and questions composed over them
+/// agree with the database. The file is byte-identical after.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_query_tool_is_catalogued_again_with_the_connection_a_listing_named() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let db = dir.path().join("workshop.db");
+    common::servers::sqlite_db(
+        &db,
+        "CREATE TABLE members(id INTEGER PRIMARY KEY, name TEXT, town TEXT);
+         INSERT INTO members VALUES (1,'Rhian Evans','Swansea'),(2,'Jonas Berg','Oslo'),(3,'Amara Obi','Swansea'),(4,'Kenji Mori','Kyoto');
+         CREATE TABLE tools(id INTEGER PRIMARY KEY, title TEXT, kind TEXT, weight REAL);
+         INSERT INTO tools VALUES (1,'Band Saw','power',41.5),(2,'Spokeshave','hand',0.4),(3,'Drill Press','power',56.0),(4,'Mallet','hand',0.9),(5,'Lathe','power',120.0);",
+    );
+    let before = common::servers::sha256(&db);
+    let config = dir.path().join("connections.yaml");
+    std::fs::write(
+        &config,
+        format!(
+            "connections:\n  workshop:\n    type: sqlite\n    path: {}\n",
+            s(&db)
+        ),
+    )
+    .expect("write the config");
+    let server = installed("venv-dbutils/bin/mcp-dbutils");
+    let opts = GenerateOptions::new(GeneratorId::SchemaWalk2, 12, 1);
+    let (report, _) =
+        common::servers::suite(&server, &["--config", s(&config)], opts, None, dir.path()).await;
+    assert_eq!(
+        common::servers::sha256(&db),
+        before,
+        "the database is as it was"
+    );
+    let walk = report.walk.as_ref().expect("the walk's stats");
+    let catalogue: Vec<_> = walk
+        .discovery
+        .iter()
+        .filter(|m| m.name == "catalogue")
+        .collect();
+    assert!(
+        catalogue
+            .iter()
+            .any(|m| m.worked && m.tried.contains("again with connection = \"workshop\"")),
+        "the catalogue tried again with the named connection: {catalogue:#?}"
+    );
+    let asked = composed(&report);
+    assert!(asked.len() >= 4, "questions over the tables: {asked:#?}");
+    for t in &report.suite.tasks {
+        if let Some(noun) = t
+            .prompt
+            .strip_prefix("How many ")
+            .and_then(|r| r.strip_suffix(" are there?"))
+            && ["members", "tools"].contains(&noun)
+        {
+            let count = common::servers::sqlite_query(&db, &format!("SELECT COUNT(*) FROM {noun}"));
+            let check = serde_json::to_string(&t.check).expect("check");
+            assert!(check.contains(&count), "{}: {check}", t.prompt);
+        }
+    }
+}

@@ -10,7 +10,8 @@ use rmcp::model::Tool;
 
 use super::explore::Explorer;
 use super::kinds::{
-    DIALECTS, Dialect, NAMED_TABLES, TABLES_READ, column_names, labelled_rows, table_names,
+    DIALECTS, Dialect, NAMED_TABLES, TABLES_READ, column_names, labelled_rows, sql_slot,
+    table_names,
 };
 use super::text::{Handle, harvest};
 use crate::suite::task::Origin;
@@ -152,6 +153,49 @@ impl Explorer<'_> {
             },
             worked: !tables.is_empty(),
         });
+    }
+
+    /// A query tool whose catalogue found nothing before the walk is asked
+    /// again after it, where an argument its first try had to invent is
+    /// now one the server named (a `connection` a listing gave as
+    /// `Connection: shop`). The second try's move replaces the first's
+    /// where it found tables.
+    pub(super) async fn catalogue_again(&mut self, callable: &[&Tool]) {
+        for tool in callable {
+            let name = tool.name.to_string();
+            if self.writers.contains(&name) || self.covered.contains(&name) {
+                continue;
+            }
+            let Some(slot) = sql_slot(tool) else {
+                continue;
+            };
+            let Some(first) = self.stats.discovery.iter().position(|m| {
+                m.name == "catalogue" && m.tool.as_deref() == Some(&name) && !m.worked
+            }) else {
+                continue;
+            };
+            let schema = serde_json::Value::Object((*tool.input_schema).clone());
+            let named: Vec<String> = super::fit::required_of(&schema)
+                .into_iter()
+                .filter(|k| *k != slot)
+                .filter_map(|k| self.listed_as(&k).map(|v| format!("{k} = {v:?}")))
+                .collect();
+            if named.is_empty() {
+                continue;
+            }
+            let at = self.stats.discovery.len();
+            self.catalogue(tool, &slot).await;
+            if let Some(m) = self.stats.discovery.get_mut(at)
+                && m.worked
+            {
+                m.tried = format!(
+                    "{}, again with {} as the server named it",
+                    m.tried,
+                    named.join(", ")
+                );
+                self.stats.discovery.remove(first);
+            }
+        }
     }
 
     /// Read a table whole into the model of what the server holds: its

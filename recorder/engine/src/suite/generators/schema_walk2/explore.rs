@@ -305,10 +305,27 @@ impl Explorer<'_> {
                 .filter(|(a, _)| *a >= 3);
             if let Some((_, h)) = best {
                 *v = Value::String(h.value.clone());
+            } else if let Some(named) = self.listed_as(k) {
+                *v = Value::String(named);
             }
         }
         args.insert(slot.to_owned(), Value::String(value.to_owned()));
         Some(args)
+    }
+
+    /// The value a reading call's answer gave under the parameter's own
+    /// name (`Connection: shop` for `connection`), the first where it gave
+    /// several: the server named what the parameter takes.
+    pub(super) fn listed_as(&self, param: &str) -> Option<String> {
+        let words = crate::access::words(param);
+        self.ex
+            .handles
+            .iter()
+            .find(|h| {
+                h.from.is_some_and(|f| !self.ex.observations[f].writes)
+                    && crate::access::words(&h.key) == words
+            })
+            .map(|h| h.value.clone())
     }
 
     /// Rounds from `first` until one makes no new call or the calls are

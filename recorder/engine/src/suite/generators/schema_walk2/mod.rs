@@ -141,6 +141,7 @@ async fn explore(
     explorer.setup(input.tools, callable).await;
     let context = input.opts.hints.context.as_deref();
     explorer.walk(callable, guide, context).await;
+    explorer.catalogue_again(callable).await;
     // What the listings hold, read whole where they can be, while the
     // witnesses still watch: the model's reads are watched too.
     explorer.model_listings(callable).await;

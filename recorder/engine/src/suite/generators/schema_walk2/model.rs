@@ -220,7 +220,8 @@ impl Explorer<'_> {
                 .into_iter()
                 .map(|(key, rows)| {
                     let name = place
-                        .clone()
+                        .as_deref()
+                        .map(place_name)
                         .or_else(|| key.clone())
                         .or_else(|| labelled_by(&rows))
                         .unwrap_or_else(|| noun_of(&call.tool));
@@ -284,14 +285,36 @@ impl Explorer<'_> {
     /// record of its name and the fields its read gives.
     pub(super) async fn model_entries(&mut self, callable: &[&Tool]) {
         let mut done: Vec<String> = Vec::new();
+        // The tools a folder's files were read by (`read_file` given
+        // `/notes/people/Ana Costa.md`): other folders are read the same
+        // way, in a second pass.
+        let mut readers: Vec<(usize, String, String)> = Vec::new();
+        let mut modelled: BTreeSet<usize> = BTreeSet::new();
+        let mut read_entries: BTreeSet<Vec<String>> = BTreeSet::new();
         let n = self.ex.observations.len();
-        for l in 0..n {
+        for (pass, l) in (0..2).flat_map(|pass| (0..n).map(move |l| (pass, l))) {
             let listing = &self.ex.observations[l];
             if listing.writes
                 || listing.record.is_some()
                 || done.contains(&listing.tool)
-                || !self.lists_everything(&listing.args)
+                || modelled.contains(&l)
             {
+                continue;
+            }
+            let everything = self.lists_everything(&listing.args);
+            // A folder's listing, whose entries a reader takes joined to
+            // the folder (`/notes/people` lists `Ana Costa.md`, read as
+            // `/notes/people/Ana Costa.md`): the folder is no filter.
+            let folders: Vec<(String, String)> = listing
+                .args
+                .iter()
+                .filter(|(k, _)| super::fit::takes_path(k))
+                .filter_map(|(k, v)| {
+                    Some((k.clone(), v.as_str()?.trim_end_matches('/').to_owned()))
+                })
+                .filter(|(_, v)| !v.is_empty())
+                .collect();
+            if !everything && folders.is_empty() {
                 continue;
             }
             let listing_tool = listing.tool.clone();
@@ -307,41 +330,138 @@ impl Explorer<'_> {
             // arguments what the operator gave or a setup step set up.
             // The reader's own read gives fields (a record, not a file's
             // whole text).
-            let read = self.ex.observations.iter().find_map(|o| {
-                if o.writes
-                    || o.tool == listing_tool
-                    || o.handles_only
-                    || holdings::entry_fields(&o.text).is_none_or(|f| f.len() < 2)
-                {
-                    return None;
-                }
-                let (arg, key) = o.args.iter().find_map(|(k, v)| {
-                    let v = holdings::one_name(v)?;
-                    by_key
+            let candidates: Vec<(usize, String, String, String, Option<String>)> = self
+                .ex
+                .observations
+                .iter()
+                .filter_map(|o| {
+                    if o.writes
+                        || o.tool == listing_tool
+                        || o.handles_only
+                        || holdings::entry_fields(&o.text).is_none_or(|f| f.len() < 2)
+                    {
+                        return None;
+                    }
+                    let listed = |v: &str| {
+                        by_key
+                            .iter()
+                            .find(|(_, vs)| vs.len() >= 3 && vs.iter().any(|x| x == v))
+                            .map(|(key, _)| key.clone())
+                    };
+                    let (arg, key, folder) = o.args.iter().find_map(|(k, v)| {
+                        let v = holdings::one_name(v)?;
+                        if everything && let Some(key) = listed(v) {
+                            return Some((k.clone(), key, None));
+                        }
+                        folders.iter().find_map(|(fk, folder)| {
+                            let entry = v.strip_prefix(folder.as_str())?.strip_prefix('/')?;
+                            let rest: Map<String, Value> = self.ex.observations[l]
+                                .args
+                                .iter()
+                                .filter(|(k, _)| *k != fk)
+                                .map(|(k, v)| (k.clone(), v.clone()))
+                                .collect();
+                            let key = listed(entry).filter(|_| self.lists_everything(&rest))?;
+                            Some((k.clone(), key, Some(folder.clone())))
+                        })
+                    })?;
+                    let rest: Map<String, Value> = o
+                        .args
                         .iter()
-                        .find(|(_, vs)| vs.len() >= 3 && vs.iter().any(|x| x == v))
-                        .map(|(key, _)| (k.clone(), key.clone()))
-                })?;
-                let rest: Map<String, Value> = o
+                        .filter(|(k, _)| **k != arg)
+                        .map(|(k, v)| (k.clone(), v.clone()))
+                        .collect();
+                    self.lists_everything(&rest)
+                        .then(|| (o.index, o.tool.clone(), arg, key, folder))
+                })
+                .collect();
+            // Of the tools that read an entry, one that reads what a file
+            // holds before one that describes any path: a tool that also
+            // answered for the folder itself (a file's size and dates)
+            // describes paths.
+            let describes_folders = |reader: &str| {
+                self.ex.observations.iter().any(|x| {
+                    x.tool == reader
+                        && x.args.values().any(|v| {
+                            holdings::one_name(v).is_some_and(|v| {
+                                folders.iter().any(|(_, f)| f == v.trim_end_matches('/'))
+                            })
+                        })
+                })
+            };
+            // Where a folder's own reads only describe it, the tool that
+            // read another folder's files reads this one's too (a second
+            // pass, once every folder's own reads are known).
+            let files = by_key
+                .iter()
+                .filter(|(_, vs)| {
+                    vs.len() >= 3
+                        && vs
+                            .iter()
+                            .all(|v| super::text::file_name_like(&v.replace(' ', "_")))
+                })
+                .max_by_key(|(_, vs)| vs.len())
+                .map(|(k, _)| k.clone());
+            // (Only where the folder is all the listing was given: a
+            // listing told what to leave out lists part of it.)
+            let whole_folder = folders.first().filter(|(fk, _)| {
+                let rest: Map<String, Value> = self.ex.observations[l]
                     .args
                     .iter()
-                    .filter(|(k, _)| **k != arg)
+                    .filter(|(k, _)| *k != fk)
                     .map(|(k, v)| (k.clone(), v.clone()))
                     .collect();
                 self.lists_everything(&rest)
-                    .then(|| (o.index, o.tool.clone(), arg, key))
             });
-            let Some((r, reader, arg, key)) = read else {
+            let established =
+                readers
+                    .iter()
+                    .filter(|_| pass == 1)
+                    .filter_map(|(r, reader, arg)| {
+                        let (_, folder) = whole_folder?;
+                        Some((
+                            *r,
+                            reader.clone(),
+                            arg.clone(),
+                            files.clone()?,
+                            Some(folder.clone()),
+                        ))
+                    });
+            let all: Vec<_> = candidates.iter().cloned().chain(established).collect();
+            let read = all
+                .iter()
+                .find(|c| c.4.is_none() || !describes_folders(&c.1))
+                .or_else(|| all.first().filter(|_| pass == 1))
+                .cloned();
+            let Some((r, reader, arg, key, folder)) = read else {
                 continue;
             };
+            modelled.insert(l);
+            // A reader of files by their paths reads any folder's.
+            let by_path = folder.is_some()
+                || holdings::one_name(&self.ex.observations[r].args[&arg]).is_some_and(|v| {
+                    v.contains('/') && super::text::file_name_like(&v.replace(' ', "_"))
+                });
+            if by_path && !describes_folders(&reader) && !readers.iter().any(|x| x.1 == reader) {
+                readers.push((r, reader.clone(), arg.clone()));
+            }
             let (Some(_), Some(&list_tool)) = (
                 callable.iter().find(|t| t.name == reader.as_str()),
                 callable.iter().find(|t| t.name == listing_tool.as_str()),
             ) else {
                 continue;
             };
-            done.push(listing_tool.clone());
-            let entries = by_key.remove(&key).unwrap_or_default();
+            // A folder's listing is one of many the tool gives (one a
+            // folder); any other listing stands for the tool.
+            if folder.is_none() {
+                done.push(listing_tool.clone());
+            }
+            let mut entries = by_key.remove(&key).unwrap_or_default();
+            if let Some(f) = &folder {
+                for e in entries.iter_mut() {
+                    *e = format!("{f}/{e}");
+                }
+            }
             // The shape the reader took its entry in (one name, or a list
             // of one), kept for every read.
             let in_list = self.ex.observations[r]
@@ -349,6 +469,10 @@ impl Explorer<'_> {
                 .get(&arg)
                 .is_some_and(Value::is_array);
             for (folder, entries) in by_folder(entries) {
+                // The same entries listed by two tools are read once.
+                if !read_entries.insert(entries.clone()) {
+                    continue;
+                }
                 let name = folder.unwrap_or_else(|| noun_of(&listing_tool));
                 self.model_entry_kind(EntryKind {
                     name,
@@ -724,15 +848,26 @@ struct EntryKind<'t> {
     list_tool: &'t Tool,
 }
 
+/// A kind named by the place it was listed from: a folder's path by its
+/// last part (`/home/ana/notes/meetings` lists the entries in
+/// `meetings`), any other place as it is (a sheet, a collection).
+fn place_name(place: &str) -> String {
+    let t = place.trim_end_matches('/');
+    match t.rsplit_once('/') {
+        Some((_, last)) if !last.is_empty() => format!("entries in {last}"),
+        _ => place.to_owned(),
+    }
+}
+
 /// A search pattern that matches every name: a regular expression's `.`
 /// or `.*`, a glob's `*`, SQL's `%`.
 fn matches_every_name(v: &str) -> bool {
     matches!(v, "." | ".*" | "*" | "%" | "**" | "**/*")
 }
 
-/// Entries grouped by the folder they are in, where they are paths in two
-/// folders or more (a vault's `people/` and `projects/`): each folder is a
-/// kind of its own, named by the folder. Otherwise one group, unnamed.
+/// Entries grouped by the folder they are in, where they are paths (a
+/// vault's `people/` and `projects/`): each folder is a kind of its own,
+/// named by the folder. Entries that are no paths are one group, unnamed.
 fn by_folder(entries: Vec<String>) -> Vec<(Option<String>, Vec<String>)> {
     let folder = |e: &str| {
         let t = e.trim_end_matches('/');
@@ -748,7 +883,8 @@ fn by_folder(entries: Vec<String>) -> Vec<(Option<String>, Vec<String>)> {
         }
     }
     if groups.len() < 2 {
-        return vec![(None, entries)];
+        // One folder names its entries' kind (`people`).
+        return vec![(groups.into_keys().next(), entries)];
     }
     groups.into_iter().map(|(f, e)| (Some(f), e)).collect()
 }

@@ -193,7 +193,7 @@ pub fn harvest(text: &str, json: Option<&Value>, from: usize) -> Vec<Handle> {
     let spaced_files = json.is_none()
         && !one_name_a_line
         && names.len() >= 2
-        && names.iter().all(|l| spaced_file(l));
+        && names.iter().all(|l| spaced_file(l) && !LISTING.is_match(l));
     // One record a line, its fields split by ` | ` and no header
     // (`hargreaves2019soil | Soil carbon under pasture | 2019`): the first
     // field of each is the record's key.
@@ -225,7 +225,10 @@ pub fn harvest(text: &str, json: Option<&Value>, from: usize) -> Vec<Handle> {
             continue;
         }
         if let Some(c) = LISTING.captures(line) {
-            push(unquote(&c[2]), &c[1].trim().to_lowercase(), None);
+            // The entry's name, before any column beside it (`[FILE] Ana
+            // Costa.md      88 B`).
+            let entry = c[2].split("  ").next().unwrap_or(&c[2]);
+            push(unquote(entry), &c[1].trim().to_lowercase(), None);
         } else {
             let t = line.trim();
             if t.starts_with('/') && !t.contains(char::is_whitespace) {
@@ -577,6 +580,26 @@ mod tests {
                 .iter()
                 .any(|(_, v)| v == "Costa.md" || v == "kickoff.md"),
             "never a name cut at its space: {values:?}"
+        );
+        // A tagged listing keeps its tags apart, and a column beside a
+        // name is no part of it.
+        let tagged =
+            "[FILE] Ana Costa.md                 88 B\n[FILE] Chen Wu.md    75 B\n[DIR] archive";
+        let values: Vec<(String, String)> = harvest(tagged, None, 0)
+            .into_iter()
+            .map(|h| (h.key, h.value))
+            .collect();
+        assert!(
+            values.contains(&("file".to_owned(), "Ana Costa.md".to_owned()))
+                && values.contains(&("file".to_owned(), "Chen Wu.md".to_owned()))
+                && values.contains(&("dir".to_owned(), "archive".to_owned())),
+            "{values:?}"
+        );
+        assert!(
+            !values
+                .iter()
+                .any(|(_, v)| v.contains("[FILE]") || v.contains("88 B")),
+            "{values:?}"
         );
         // Prose that ends in a file's name is no listing.
         let prose =
