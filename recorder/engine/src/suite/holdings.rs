@@ -287,7 +287,13 @@ pub fn scalars(o: &Map<String, Value>) -> Map<String, Value> {
 /// The fields one entry's text gives: its JSON object's scalars, else its
 /// `Label: value` lines.
 pub fn entry_fields(text: &str) -> Option<Map<String, Value>> {
-    if let Some(Value::Object(o)) = crate::suite::printed::structured(text) {
+    if let Some(Value::Object(mut o)) = crate::suite::printed::structured(text) {
+        // A record under its one key (`{"todo": {...}}`) is that record.
+        while o.len() == 1
+            && let Some(Value::Object(inner)) = o.values().next()
+        {
+            o = inner.clone();
+        }
         let s = scalars(&o);
         if !s.is_empty() {
             return Some(s);

@@ -137,6 +137,13 @@ impl Explorer<'_> {
             if is_paging(k) || self.lists_everything(&Map::from_iter([(k.clone(), v.clone())])) {
                 continue;
             }
+            // What a search was given filters; it names no place.
+            if crate::access::words(k)
+                .iter()
+                .any(|w| super::kinds::SEARCH_WORDS.contains(&w.as_str()))
+            {
+                return None;
+            }
             let v = v.as_str()?;
             let listed = self.ex.handles.iter().any(|h| {
                 h.value == v
@@ -338,7 +345,7 @@ impl Explorer<'_> {
                     if o.writes
                         || o.tool == listing_tool
                         || o.handles_only
-                        || holdings::entry_fields(&o.text).is_none_or(|f| f.len() < 2)
+                        || !describes_more_than_its_name(o)
                     {
                         return None;
                     }
@@ -468,12 +475,27 @@ impl Explorer<'_> {
                 .args
                 .get(&arg)
                 .is_some_and(Value::is_array);
+            // What the listing names them (`projects` in a summary that
+            // lists several things), else the listing tool's noun.
+            let listed_as = {
+                let w = crate::access::words(&key);
+                (w.len() == 1
+                    && w[0].chars().all(char::is_alphabetic)
+                    && ![
+                        "name", "names", "title", "id", "key", "value", "values", "file", "path",
+                        "paths", "dir", "entries", "items", "results", "data", "list",
+                    ]
+                    .contains(&w[0].as_str()))
+                .then(|| w[0].clone())
+            };
             for (folder, entries) in by_folder(entries) {
                 // The same entries listed by two tools are read once.
                 if !read_entries.insert(entries.clone()) {
                     continue;
                 }
-                let name = folder.unwrap_or_else(|| noun_of(&listing_tool));
+                let name = folder
+                    .or_else(|| listed_as.clone())
+                    .unwrap_or_else(|| noun_of(&listing_tool));
                 self.model_entry_kind(EntryKind {
                     name,
                     entries,
@@ -519,6 +541,11 @@ impl Explorer<'_> {
         let mut calls = vec![listing_call];
         let mut records = Vec::new();
         let field = crate::access::words(&arg).join("_");
+        // Each read is a record: two fields or more that are not words
+        // about the entry it was given (`{"error": "Todo with ID '2026-11-30'
+        // not found"}` is none), and the same kind of record as the first:
+        // most of that one's fields.
+        let mut reference: Vec<String> = Vec::new();
         let per_entry = Entries {
             field: field.clone(),
             arg: arg.clone(),
@@ -549,6 +576,16 @@ impl Explorer<'_> {
             let Some(record) = per_entry.record(&args, &self.ex.observations[i].text) else {
                 break;
             };
+            if about_more_than(&record, entry) < 2 {
+                break;
+            }
+            if reference.is_empty() {
+                reference = record.keys().cloned().collect();
+            }
+            let shared = reference.iter().filter(|k| record.contains_key(*k)).count();
+            if shared * 2 < reference.len() {
+                break;
+            }
             records.push(record);
             calls.push(PlannedCall {
                 tool: reader.clone(),
@@ -832,6 +869,31 @@ fn labelled_by(rows: &[Map<String, Value>]) -> Option<String> {
     })
 }
 
+/// Does a read give a record: two fields or more that are neither the name
+/// it was given nor words about it? (`{"error": "Todo with ID 'shed' not
+/// found", "todo_id": "shed"}` speaks of the name it was given; it holds
+/// no record.)
+fn describes_more_than_its_name(o: &super::exploration::Observation) -> bool {
+    o.args.values().filter_map(holdings::one_name).all(|given| {
+        holdings::entry_fields(&o.text).is_some_and(|f| about_more_than(&f, given) >= 2)
+    }) && holdings::entry_fields(&o.text).is_some_and(|f| f.len() >= 2)
+}
+
+/// The fields of a record that are not the name it was read by, nor words
+/// that hold it.
+fn about_more_than(record: &Map<String, Value>, given: &str) -> usize {
+    record
+        .values()
+        .filter(|v| {
+            let t = match v {
+                Value::String(s) => s.clone(),
+                other => other.to_string(),
+            };
+            given.is_empty() || !t.contains(given)
+        })
+        .count()
+}
+
 /// One kind of a listing's entries, and how each is read.
 struct EntryKind<'t> {
     name: String,
@@ -915,5 +977,40 @@ mod tests {
         assert_eq!(noun_of("list_tasks"), "tasks");
         assert_eq!(noun_of("getAllOpenInvoices"), "open_invoices");
         assert!(is_paging("page_size") && is_paging("nextToken") && !is_paging("project"));
+    }
+
+    #[test]
+    fn a_read_that_only_speaks_of_the_name_it_was_given_is_no_record() {
+        let not_found = holdings::entry_fields(
+            r#"{"error": "Todo with ID 'shed' not found", "todo_id": "shed"}"#,
+        )
+        .expect("fields");
+        assert_eq!(about_more_than(&not_found, "shed"), 0);
+        // A record under its one key is that record.
+        let todo = holdings::entry_fields(
+            r#"{"todo": {"id": "1", "text": "Order seed catalogue", "priority": "B"}}"#,
+        )
+        .expect("fields");
+        assert_eq!(todo.get("priority"), Some(&json!("B")));
+        assert_eq!(about_more_than(&todo, "1"), 2);
+        // A note's front matter, its link read as the name it links to.
+        let note = holdings::entry_fields(
+            "---\nrole: engineer\nlead: \"[[Ana Costa|Ana]]\"\n---\n# Harbour Wall\n",
+        )
+        .expect("fields");
+        assert_eq!(note.get("lead"), Some(&json!("Ana Costa")));
+        assert_eq!(
+            by_folder(vec![
+                "/people/Ana Costa.md".into(),
+                "/projects/Ring Road.md".into()
+            ])
+            .len(),
+            2
+        );
+        assert_eq!(
+            place_name("/home/ana/notes/meetings/"),
+            "entries in meetings"
+        );
+        assert!(matches_every_name(".") && !matches_every_name("e"));
     }
 }

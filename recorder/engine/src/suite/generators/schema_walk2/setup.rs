@@ -82,18 +82,54 @@ fn sets_up(tool: &Tool, others: &[&Tool]) -> Option<String> {
     {
         return None;
     }
+    let schema = Value::Object((*tool.input_schema).clone());
+    let own_required = super::fit::required_of(&schema);
+    let names = |p: &str, noun: &str| {
+        crate::access::words(p)
+            .iter()
+            .any(|w| w.trim_end_matches('s') == noun)
+    };
+    let asked = |noun: &str| {
+        others.iter().any(|t| {
+            super::fit::required_of(&Value::Object((*t.input_schema).clone()))
+                .iter()
+                .any(|p| names(p, noun))
+        })
+    };
+    // A step that needs what it would set up works inside it
+    // (`select_columns` on a session's columns): no setup.
+    let sets = |noun: &str| asked(noun) && !own_required.iter().any(|p| names(p, noun));
+    // The noun its name gives (`register_project` sets up a project), or
+    // the one a parameter it may be given names, which other tools require
+    // (`load_csv` takes an optional `session_id` every other tool needs).
     let noun = super::kinds::tool_noun(&tool.name)?;
     let last = noun.rsplit('_').next()?.trim_end_matches('s').to_owned();
-    let asked = others.iter().any(|t| {
-        super::fit::required_of(&Value::Object((*t.input_schema).clone()))
+    if sets(&last) {
+        return Some(last);
+    }
+    let params: Vec<String> = schema
+        .get("properties")
+        .and_then(Value::as_object)
+        .map(|p| p.keys().cloned().collect())
+        .unwrap_or_default();
+    params.iter().find_map(|p| {
+        let w = crate::access::words(p);
+        let noun = w
             .iter()
-            .any(|p| {
-                crate::access::words(p)
-                    .iter()
-                    .any(|w| w.trim_end_matches('s') == last)
-            })
-    });
-    asked.then_some(last)
+            .find(|x| !["id", "key", "name", "uuid"].contains(&x.as_str()))?
+            .trim_end_matches('s')
+            .to_owned();
+        (w.len() <= 2 && sets(&noun)).then_some(noun)
+    })
+}
+
+/// Does a parameter take one file (`file_path`, `filename`), not a folder?
+fn takes_file(p: &str) -> bool {
+    takes_path(p)
+        && !takes_folder(p)
+        && crate::access::words(p)
+            .iter()
+            .any(|w| w == "file" || w == "filename")
 }
 
 impl Explorer<'_> {
@@ -196,6 +232,26 @@ impl Explorer<'_> {
             .iter()
             .find(|p| takes_folder(p) || takes_path(p))
             .cloned();
+        // A file it loads is one of the operator's files, the one its
+        // words name the kind of (`load_csv` and `harvest.csv`) first.
+        if let Some(slot) = slot.as_ref().filter(|p| takes_file(p)) {
+            let said: Vec<String> = crate::access::words(&tool.name)
+                .into_iter()
+                .chain(crate::access::words(
+                    tool.description.as_deref().unwrap_or(""),
+                ))
+                .collect();
+            let files = self.ex.operator_files();
+            let file = files
+                .iter()
+                .find(|f| {
+                    f.rsplit_once('.')
+                        .is_some_and(|(_, ext)| said.contains(&ext.to_lowercase()))
+                })
+                .or(files.first())?
+                .clone();
+            return self.with_slot(tool, slot, &file);
+        }
         match (slot, folder) {
             (Some(slot), Some(folder)) => {
                 let mut args = self.with_slot(tool, &slot, &folder)?;
@@ -231,5 +287,56 @@ impl Explorer<'_> {
                     .then_some(args)
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn tool(name: &str, description: &str, schema: Value) -> Tool {
+        Tool::new(
+            name.to_owned(),
+            description.to_owned(),
+            std::sync::Arc::new(schema.as_object().expect("an object").clone()),
+        )
+    }
+
+    #[test]
+    fn a_step_that_makes_what_others_require_sets_up_one_that_needs_it_does_not() {
+        let load = tool(
+            "load_csv",
+            "Load a CSV file into a session.",
+            json!({"type": "object", "properties": {"file_path": {"type": "string"}, "session_id": {"type": "string"}}, "required": ["file_path"]}),
+        );
+        let select = tool(
+            "select_columns",
+            "Select specific columns from the dataframe.",
+            json!({"type": "object", "properties": {"session_id": {"type": "string"}, "columns": {"type": "array"}}, "required": ["session_id", "columns"]}),
+        );
+        let sort = tool(
+            "sort_data",
+            "Sort data by columns.",
+            json!({"type": "object", "properties": {"session_id": {"type": "string"}, "columns": {"type": "array"}}, "required": ["session_id", "columns"]}),
+        );
+        let register = tool(
+            "register_project_tool",
+            "Register a project directory for code exploration.",
+            json!({"type": "object", "properties": {"path": {"type": "string"}, "name": {"type": "string"}}, "required": ["path"]}),
+        );
+        let symbols = tool(
+            "get_symbols",
+            "Extract symbols from a file.",
+            json!({"type": "object", "properties": {"project": {"type": "string"}, "file_path": {"type": "string"}}, "required": ["project", "file_path"]}),
+        );
+        let others = [&select, &sort, &symbols];
+        assert_eq!(sets_up(&load, &others).as_deref(), Some("session"));
+        assert_eq!(
+            sets_up(&select, &[&load, &sort]),
+            None,
+            "it needs the session and columns it would set up"
+        );
+        assert_eq!(sets_up(&register, &others).as_deref(), Some("project"));
     }
 }
