@@ -446,3 +446,119 @@ async fn a_query_tool_is_catalogued_again_with_the_connection_a_listing_named() 
         }
     }
 }
+
+/// A Redis of its own, on a free port, with nothing saved to disk; killed
+/// when dropped.
+struct Redis {
+    child: std::process::Child,
+    port: u16,
+}
+
+impl Redis {
+    fn start() -> Redis {
+        let port = common::free_port();
+        let child = std::process::Command::new("redis-server")
+            .args([
+                "--port",
+                &port.to_string(),
+                "--bind",
+                "127.0.0.1",
+                "--save",
+                "",
+                "--appendonly",
+                "no",
+            ])
+            .stdout(std::process::Stdio::null())
+            .spawn()
+            .expect("redis-server runs (scripts/setup installs it)");
+        common::wait_for_port(port, std::time::Duration::from_secs(20));
+        Redis { child, port }
+    }
+
+    fn cli(&self, args: &[&str]) -> String {
+        let out = std::process::Command::new("redis-cli")
+            .args(["-p", &self.port.to_string()])
+            .args(args)
+            .output()
+            .expect("redis-cli runs");
+        String::from_utf8_lossy(&out.stdout).trim().to_owned()
+    }
+
+    /// Every key and the bytes of its value, hashed.
+    fn state(&self) -> String {
+        let mut keys: Vec<String> = self.cli(&["--scan"]).lines().map(str::to_owned).collect();
+        keys.sort();
+        keys.iter()
+            .map(|k| format!("{k}={}", self.cli(&["--no-raw", "DUMP", k])))
+            .collect::<Vec<_>>()
+            .join("\n")
+    }
+}
+
+impl Drop for Redis {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// A key-value store (redis-mcp-server) whose listing of keys answers one
+/// key a text block (`bike:101`, `shop:name`): the keys are read as names,
+/// the keys of one namespace (`bike:`) are a kind read whole by the tool
+/// that tells most about each (`hgetall` before `type`), and questions are
+/// composed over them that agree with the store. Every key is as it was
+/// after.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_key_value_stores_keys_are_read_as_names_and_a_namespace_as_records() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let redis = Redis::start();
+    for (key, fields) in [
+        ("bike:101", ["Trail Roamer", "steel", "780"]),
+        ("bike:102", ["City Glide", "aluminium", "540"]),
+        ("bike:103", ["Gravel King", "titanium", "2150"]),
+        ("bike:104", ["Kid Spark", "steel", "210"]),
+    ] {
+        redis.cli(&[
+            "HSET", key, "model", fields[0], "frame", fields[1], "price", fields[2],
+        ]);
+    }
+    redis.cli(&["SET", "shop:name", "Spoke and Chain"]);
+    redis.cli(&[
+        "RPUSH",
+        "repairs",
+        "puncture bike:102",
+        "chain swap bike:101",
+    ]);
+    let before = redis.state();
+    let server = installed("venv-redis/bin/redis-mcp-server");
+    let url = format!("redis://127.0.0.1:{}/0", redis.port);
+    let opts = GenerateOptions::new(GeneratorId::SchemaWalk2, 12, 1);
+    let (report, _) = suite(&server, &["--url", url.as_str()], opts, None, dir.path()).await;
+    assert_eq!(redis.state(), before, "every key is as it was");
+    let model = &report.suite.config["holdings"];
+    assert!(
+        model.as_array().is_some_and(|k| k
+            .iter()
+            .any(|k| k["kind"] == "bike" && k["records"] == 4 && k["tool"] == "hgetall")),
+        "the bike keys read whole by hgetall: {model}"
+    );
+    let asked = composed(&report);
+    assert!(asked.len() >= 3, "questions over the bikes: {asked:#?}");
+    // Each question about the bikes' frames, checked against the store.
+    for t in &report.suite.tasks {
+        if t.prompt == "How many bike records have \"steel\" as their frame?" {
+            let check = serde_json::to_string(&t.check).expect("check");
+            assert!(check.contains('2'), "{}: {check}", t.prompt);
+        }
+        if t.prompt
+            .starts_with("Which bike records have \"steel\" as their frame?")
+        {
+            assert!(
+                t.answer_key.contains("bike:101") && t.answer_key.contains("bike:104"),
+                "{}: {}",
+                t.prompt,
+                t.answer_key
+            );
+        }
+    }
+}

@@ -447,7 +447,7 @@ fn quality(
         out.push_str(&mix);
         out.push('\n');
         if let Some(aim) = aim {
-            out.push_str(&aim.against_text(q));
+            out.push_str(&q.against_text(aim));
             out.push('\n');
         }
     }

@@ -118,49 +118,4 @@ impl AimedMix {
             self.templated_at_most * 100.0,
         )
     }
-
-    /// Where `quality` falls short of the aim, one phrase each; empty when
-    /// it meets it (or has no shapes to read).
-    pub fn misses(&self, quality: &super::SuiteQuality) -> Vec<String> {
-        if quality.per_shape.is_empty() {
-            return Vec::new();
-        }
-        let (composed, computed) = quality.composed_and_computed();
-        let share = |n: u64| quality.share(n).unwrap_or(0.0);
-        let mut misses = Vec::new();
-        if share(composed) < self.composed_at_least {
-            misses.push(format!(
-                "two calls or a computation {} under {:.0}%",
-                quality.percent(composed),
-                self.composed_at_least * 100.0
-            ));
-        }
-        if share(computed) < self.computed_at_least {
-            misses.push(format!(
-                "count, total, rank or compare {} under {:.0}%",
-                quality.percent(computed),
-                self.computed_at_least * 100.0
-            ));
-        }
-        if let Some(t) = quality.template_worded
-            && share(t) > self.templated_at_most
-        {
-            misses.push(format!(
-                "worded from a template {} over {:.0}%",
-                quality.percent(t),
-                self.templated_at_most * 100.0
-            ));
-        }
-        misses
-    }
-
-    /// The aim and whether `quality` met it, in one line.
-    pub fn against_text(&self, quality: &super::SuiteQuality) -> String {
-        let misses = self.misses(quality);
-        if misses.is_empty() {
-            format!("aimed at {}: met", self.words())
-        } else {
-            format!("aimed at {}: missed ({})", self.words(), misses.join("; "))
-        }
-    }
 }

@@ -206,6 +206,52 @@ impl SuiteQuality {
         ))
     }
 
+    /// Where the suite falls short of `aim`, one phrase each; empty when it
+    /// meets it (or has no shapes to read).
+    pub fn misses(&self, aim: &super::shape::AimedMix) -> Vec<String> {
+        if self.per_shape.is_empty() {
+            return Vec::new();
+        }
+        let (composed, computed) = self.composed_and_computed();
+        let share = |n: u64| self.share(n).unwrap_or(0.0);
+        let mut misses = Vec::new();
+        if share(composed) < aim.composed_at_least {
+            misses.push(format!(
+                "two calls or a computation {} under {:.0}%",
+                self.percent(composed),
+                aim.composed_at_least * 100.0
+            ));
+        }
+        if share(computed) < aim.computed_at_least {
+            misses.push(format!(
+                "count, total, rank or compare {} under {:.0}%",
+                self.percent(computed),
+                aim.computed_at_least * 100.0
+            ));
+        }
+        if let Some(t) = self.template_worded
+            && share(t) > aim.templated_at_most
+        {
+            misses.push(format!(
+                "worded from a template {} over {:.0}%",
+                self.percent(t),
+                aim.templated_at_most * 100.0
+            ));
+        }
+        misses
+    }
+
+    /// The mix the generator aimed at and whether the suite met it, in one
+    /// line.
+    pub fn against_text(&self, aim: &super::shape::AimedMix) -> String {
+        let misses = self.misses(aim);
+        if misses.is_empty() {
+            format!("aimed at {}: met", aim.words())
+        } else {
+            format!("aimed at {}: missed ({})", aim.words(), misses.join("; "))
+        }
+    }
+
     /// Tools at least one task ends at.
     pub fn tools_covered(&self) -> u64 {
         self.per_tool.iter().filter(|t| t.tasks > 0).count() as u64

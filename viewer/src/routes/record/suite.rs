@@ -42,7 +42,7 @@ pub(super) fn SuiteFates(record: Arc<RunRecord>) -> impl IntoView {
                 <li>{format!("Trimmed as surplus after admission: {}", opt_u(s.trimmed_surplus))}</li>
                 <li class="screen-count">{fitness_shared::reading::screen::ledger_text(s, &record.preregistration)}</li>
                 {s.quality.as_ref().and_then(|q| q.mix_text()).map(|m| view! { <li class="suite-mix">{format!("What the suite asks: {m}")}</li> })}
-                {s.quality.as_ref().filter(|q| !q.per_shape.is_empty()).zip(record.preregistration.aimed_mix).map(|(q, aim)| view! { <li class="suite-aim">{format!("Registered mix: {}", aim.against_text(q))}</li> })}
+                {s.quality.as_ref().filter(|q| !q.per_shape.is_empty()).zip(record.preregistration.aimed_mix).map(|(q, aim)| view! { <li class="suite-aim">{format!("Registered mix: {}", q.against_text(&aim))}</li> })}
             </ul>
             {(!s.rejected_by_rule.is_empty()).then(|| view! { <p>"Rejected by admission, per rule:"</p><ul>{rules}</ul> })}
             {s.limitation.clone().map(|l| view! { <p class="limitation">{l}</p> })}

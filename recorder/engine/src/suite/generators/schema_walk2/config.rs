@@ -42,6 +42,12 @@ impl Default for WalkConfig2 {
     }
 }
 
+/// Calls the model of what the server holds may make after the walk
+/// (each entry a listing names read, each reader tried once), beyond
+/// whatever of the walk's budget is left: a walk that spent its calls on
+/// guesses still reads what it found.
+pub const MODEL_CALLS: usize = 80;
+
 impl WalkConfig2 {
     /// The calls a walk over `tools` callable tools may make: at most
     /// three times [`WalkConfig2::max_calls`], whatever the surface.

@@ -144,6 +144,7 @@ async fn explore(
     explorer.catalogue_again(callable).await;
     // What the listings hold, read whole where they can be, while the
     // witnesses still watch: the model's reads are watched too.
+    explorer.budget = explorer.budget.max(explorer.stats.calls as usize) + config::MODEL_CALLS;
     explorer.model_listings(callable).await;
     explorer.model_entries(callable).await;
     explorer.close().await

@@ -290,7 +290,81 @@ impl Explorer<'_> {
     /// Model every listing of entries that another tool reads one by one
     /// (the walk has read at least one so): every entry read, each a
     /// record of its name and the fields its read gives.
+    /// Before the entries a listing names are modelled: each tool that
+    /// takes one name of their kind (`hgetall`'s `name` for a store's
+    /// keys), and has read none of them, is tried on the first entry of
+    /// each group (a namespace, a folder), so the tool that tells most
+    /// about an entry is known, not only the one the walk happened to try.
+    async fn try_readers(&mut self, callable: &[&Tool]) {
+        let mut tried: BTreeSet<(String, String)> = BTreeSet::new();
+        let n = self.ex.observations.len();
+        for l in 0..n {
+            let listing = &self.ex.observations[l];
+            if listing.writes || listing.record.is_some() || !self.lists_everything(&listing.args) {
+                continue;
+            }
+            let listing_tool = listing.tool.clone();
+            let mut by_key: BTreeMap<String, Vec<String>> = BTreeMap::new();
+            for h in super::text::harvest(&listing.text, listing.json.as_ref(), l) {
+                let values = by_key.entry(h.key).or_default();
+                if !values.contains(&h.value) {
+                    values.push(h.value);
+                }
+            }
+            for (key, values) in by_key.into_iter().filter(|(_, v)| v.len() >= 3) {
+                let firsts: Vec<String> = by_folder(values.clone())
+                    .into_iter()
+                    .filter_map(|(_, g)| g.into_iter().next())
+                    .collect();
+                for tool in callable {
+                    if tool.name == listing_tool.as_str()
+                        || self.writers.contains(tool.name.as_ref())
+                    {
+                        continue;
+                    }
+                    let schema = Value::Object((*tool.input_schema).clone());
+                    let required = super::fit::required_of(&schema);
+                    let [param] = required.as_slice() else {
+                        continue;
+                    };
+                    let param = param.clone();
+                    let typed = schema
+                        .get("properties")
+                        .and_then(|p| p.get(&param))
+                        .and_then(|p| p.get("type"))
+                        .and_then(Value::as_str);
+                    let fits = super::fit::affinity(
+                        &param,
+                        &super::text::Handle::unlinked(values[0].as_str(), key.as_str()),
+                    )
+                    .is_some_and(|a| a >= 3);
+                    if !fits || typed.is_some_and(|t| t != "string") {
+                        continue;
+                    }
+                    let read_one = self.ex.observations.iter().any(|o| {
+                        o.tool == tool.name.as_ref()
+                            && o.args
+                                .get(&param)
+                                .and_then(holdings::one_name)
+                                .is_some_and(|v| values.iter().any(|x| x == v))
+                    });
+                    if read_one {
+                        continue;
+                    }
+                    for first in &firsts {
+                        if !tried.insert((tool.name.to_string(), first.clone())) {
+                            continue;
+                        }
+                        let args = Map::from_iter([(param.clone(), Value::String(first.clone()))]);
+                        let _ = self.made(&tool.name, args, Origin::Discovered, false).await;
+                    }
+                }
+            }
+        }
+    }
+
     pub(super) async fn model_entries(&mut self, callable: &[&Tool]) {
+        self.try_readers(callable).await;
         let mut done: Vec<String> = Vec::new();
         // The tools a folder's files were read by (`read_file` given
         // `/notes/people/Ana Costa.md`): other folders are read the same
@@ -434,7 +508,16 @@ impl Explorer<'_> {
                             Some(folder.clone()),
                         ))
                     });
-            let all: Vec<_> = candidates.iter().cloned().chain(established).collect();
+            let mut all: Vec<_> = candidates.iter().cloned().chain(established).collect();
+            // Of several, the one whose read tells most about the entry
+            // (`hgetall`'s fields before `type`'s kind and expiry); the
+            // first where they tell as much.
+            let told = |c: &(usize, String, String, String, Option<String>)| {
+                let o = &self.ex.observations[c.0];
+                let given = o.args.get(&c.2).and_then(holdings::one_name).unwrap_or("");
+                holdings::entry_fields(&o.text).map_or(0, |f| about_more_than(&f, given))
+            };
+            all.sort_by_key(|c| std::cmp::Reverse(told(c)));
             let read = all
                 .iter()
                 .find(|c| c.4.is_none() || !describes_folders(&c.1))
@@ -941,7 +1024,7 @@ fn by_folder(entries: Vec<String>) -> Vec<(Option<String>, Vec<String>)> {
     for e in &entries {
         match folder(e) {
             Some(f) => groups.entry(f).or_default().push(e.clone()),
-            None => return vec![(None, entries)],
+            None => return by_namespace(entries),
         }
     }
     if groups.len() < 2 {
@@ -949,6 +1032,37 @@ fn by_folder(entries: Vec<String>) -> Vec<(Option<String>, Vec<String>)> {
         return vec![(groups.into_keys().next(), entries)];
     }
     groups.into_iter().map(|(f, e)| (Some(f), e)).collect()
+}
+
+/// A store's keys grouped by their namespace (`bike:101` and `bike:102`
+/// are `bike` records), where two keys or more share one; the other keys
+/// (`frames`, `shop:name`) are one group, unnamed.
+fn by_namespace(entries: Vec<String>) -> Vec<(Option<String>, Vec<String>)> {
+    let space = |e: &str| {
+        let (ns, id) = e.rsplit_once(':')?;
+        (!ns.is_empty() && !id.is_empty() && !e.contains(char::is_whitespace) && !e.contains('/'))
+            .then(|| ns.to_owned())
+    };
+    let mut groups: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    let mut rest = Vec::new();
+    for e in entries {
+        match space(&e) {
+            Some(ns) => groups.entry(ns).or_default().push(e),
+            None => rest.push(e),
+        }
+    }
+    let mut out = Vec::new();
+    for (ns, keys) in groups {
+        if keys.len() >= 2 {
+            out.push((Some(ns), keys));
+        } else {
+            rest.extend(keys);
+        }
+    }
+    if !rest.is_empty() {
+        out.push((None, rest));
+    }
+    out
 }
 
 /// A listing tool's noun: its name less the verbs (`list_tasks` is
@@ -1010,6 +1124,22 @@ mod tests {
         assert_eq!(
             place_name("/home/ana/notes/meetings/"),
             "entries in meetings"
+        );
+        let spaces = by_folder(vec![
+            "bike:101".into(),
+            "shop:name".into(),
+            "bike:102".into(),
+            "frames".into(),
+        ]);
+        assert_eq!(
+            spaces,
+            vec![
+                (
+                    Some("bike".to_owned()),
+                    vec!["bike:101".to_owned(), "bike:102".to_owned()]
+                ),
+                (None, vec!["frames".to_owned(), "shop:name".to_owned()]),
+            ]
         );
         assert!(matches_every_name(".") && !matches_every_name("e"));
     }

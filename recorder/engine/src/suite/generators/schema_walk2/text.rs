@@ -184,7 +184,8 @@ pub fn harvest(text: &str, json: Option<&Value>, from: usize) -> Vec<Handle> {
         && (2..=500).contains(&names.len())
         && names.iter().all(|l| {
             (2..=60).contains(&l.chars().count())
-                && l.chars().all(|c| c.is_alphanumeric() || "_-.".contains(c))
+                && l.chars().all(|c| c.is_alphanumeric() || "_-.:".contains(c))
+                && !l.ends_with(':')
                 && l.chars().next().is_some_and(char::is_alphabetic)
         });
     // A listing of files one a line whose names hold spaces
@@ -601,6 +602,15 @@ mod tests {
                 .any(|(_, v)| v.contains("[FILE]") || v.contains("88 B")),
             "{values:?}"
         );
+        // A store's keys one a line, each `namespace:id`, split over text
+        // blocks (`bike:101`, `shop:name`, `frames`).
+        let keys: Vec<String> = harvest("bike:102\nshop:name\nframes\nbike:101", None, 0)
+            .into_iter()
+            .map(|h| h.value)
+            .collect();
+        for k in ["bike:102", "shop:name", "frames", "bike:101"] {
+            assert!(keys.contains(&k.to_owned()), "{k} in {keys:?}");
+        }
         // Prose that ends in a file's name is no listing.
         let prose =
             "The minutes are in the shared folder, see notes.md\nAsk Ana for the rest of it.txt";
