@@ -154,6 +154,23 @@ async fn a_project_is_registered_as_a_setup_step_and_languages_come_from_the_ser
     }
 }
 
+/// Each "How many <table> are there?" the suite asks about `tables` is
+/// checked by the count SQLite gives, apart from the server.
+fn counts_agree(report: &fitness_recorder::suite::GenerationReport, db: &Path, tables: &[&str]) {
+    for t in &report.suite.tasks {
+        if let Some(noun) = t
+            .prompt
+            .strip_prefix("How many ")
+            .and_then(|r| r.strip_suffix(" are there?"))
+            && tables.contains(&noun)
+        {
+            let count = common::servers::sqlite_query(db, &format!("SELECT COUNT(*) FROM {noun}"));
+            let check = serde_json::to_string(&t.check).expect("check");
+            assert!(check.contains(&count), "{}: {check}", t.prompt);
+        }
+    }
+}
+
 /// Tasks the suite composed over several records or two calls.
 fn composed(report: &fitness_recorder::suite::GenerationReport) -> Vec<String> {
     report
@@ -315,18 +332,7 @@ async fn a_sql_runner_is_called_with_reading_statements_and_comma_listed_tables_
     }
     let asked = composed(&report);
     assert!(asked.len() >= 4, "questions over the tables: {asked:#?}");
-    for t in &report.suite.tasks {
-        if let Some(noun) = t
-            .prompt
-            .strip_prefix("How many ")
-            .and_then(|r| r.strip_suffix(" are there?"))
-            && ["owners", "pets"].contains(&noun)
-        {
-            let count = common::servers::sqlite_query(&db, &format!("SELECT COUNT(*) FROM {noun}"));
-            let check = serde_json::to_string(&t.check).expect("check");
-            assert!(check.contains(&count), "{}: {check}", t.prompt);
-        }
-    }
+    counts_agree(&report, &db, &["owners", "pets"]);
 }
 
 /// A spreadsheet server reads a sheet as a grid whose first row names
@@ -433,18 +439,7 @@ async fn a_query_tool_is_catalogued_again_with_the_connection_a_listing_named() 
     );
     let asked = composed(&report);
     assert!(asked.len() >= 4, "questions over the tables: {asked:#?}");
-    for t in &report.suite.tasks {
-        if let Some(noun) = t
-            .prompt
-            .strip_prefix("How many ")
-            .and_then(|r| r.strip_suffix(" are there?"))
-            && ["members", "tools"].contains(&noun)
-        {
-            let count = common::servers::sqlite_query(&db, &format!("SELECT COUNT(*) FROM {noun}"));
-            let check = serde_json::to_string(&t.check).expect("check");
-            assert!(check.contains(&count), "{}: {check}", t.prompt);
-        }
-    }
+    counts_agree(&report, &db, &["members", "tools"]);
 }
 
 /// A Redis of its own, on a free port, with nothing saved to disk; killed

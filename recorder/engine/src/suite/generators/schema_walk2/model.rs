@@ -304,13 +304,7 @@ impl Explorer<'_> {
                 continue;
             }
             let listing_tool = listing.tool.clone();
-            let mut by_key: BTreeMap<String, Vec<String>> = BTreeMap::new();
-            for h in super::text::harvest(&listing.text, listing.json.as_ref(), l) {
-                let values = by_key.entry(h.key).or_default();
-                if !values.contains(&h.value) {
-                    values.push(h.value);
-                }
-            }
+            let by_key = listed_by_key(listing);
             for (key, values) in by_key.into_iter().filter(|(_, v)| v.len() >= 3) {
                 let firsts: Vec<String> = by_folder(values.clone())
                     .into_iter()
@@ -399,14 +393,7 @@ impl Explorer<'_> {
                 continue;
             }
             let listing_tool = listing.tool.clone();
-            // What it lists, by the key each value was found under.
-            let mut by_key: BTreeMap<String, Vec<String>> = BTreeMap::new();
-            for h in super::text::harvest(&listing.text, listing.json.as_ref(), l) {
-                let values = by_key.entry(h.key).or_default();
-                if !values.contains(&h.value) {
-                    values.push(h.value);
-                }
-            }
+            let mut by_key = listed_by_key(listing);
             // A tool the walk gave one of those values, with its other
             // arguments what the operator gave or a setup step set up.
             // The reader's own read gives fields (a record, not a file's
@@ -436,23 +423,12 @@ impl Explorer<'_> {
                         }
                         folders.iter().find_map(|(fk, folder)| {
                             let entry = v.strip_prefix(folder.as_str())?.strip_prefix('/')?;
-                            let rest: Map<String, Value> = self.ex.observations[l]
-                                .args
-                                .iter()
-                                .filter(|(k, _)| *k != fk)
-                                .map(|(k, v)| (k.clone(), v.clone()))
-                                .collect();
+                            let rest = without(&self.ex.observations[l].args, fk);
                             let key = listed(entry).filter(|_| self.lists_everything(&rest))?;
                             Some((k.clone(), key, Some(folder.clone())))
                         })
                     })?;
-                    let rest: Map<String, Value> = o
-                        .args
-                        .iter()
-                        .filter(|(k, _)| **k != arg)
-                        .map(|(k, v)| (k.clone(), v.clone()))
-                        .collect();
-                    self.lists_everything(&rest)
+                    self.lists_everything(&without(&o.args, &arg))
                         .then(|| (o.index, o.tool.clone(), arg, key, folder))
                 })
                 .collect();
@@ -486,13 +462,7 @@ impl Explorer<'_> {
             // (Only where the folder is all the listing was given: a
             // listing told what to leave out lists part of it.)
             let whole_folder = folders.first().filter(|(fk, _)| {
-                let rest: Map<String, Value> = self.ex.observations[l]
-                    .args
-                    .iter()
-                    .filter(|(k, _)| *k != fk)
-                    .map(|(k, v)| (k.clone(), v.clone()))
-                    .collect();
-                self.lists_everything(&rest)
+                self.lists_everything(&without(&self.ex.observations[l].args, fk))
             });
             let established =
                 readers
@@ -1002,6 +972,27 @@ fn place_name(place: &str) -> String {
         Some((_, last)) if !last.is_empty() => format!("entries in {last}"),
         _ => place.to_owned(),
     }
+}
+
+/// A call's arguments less one.
+fn without(args: &Map<String, Value>, key: &str) -> Map<String, Value> {
+    args.iter()
+        .filter(|(k, _)| k.as_str() != key)
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect()
+}
+
+/// What a listing lists, by the key each value was found under, each
+/// value once, in the order it gives them.
+fn listed_by_key(listing: &super::exploration::Observation) -> BTreeMap<String, Vec<String>> {
+    let mut by_key: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    for h in super::text::harvest(&listing.text, listing.json.as_ref(), listing.index) {
+        let values = by_key.entry(h.key).or_default();
+        if !values.contains(&h.value) {
+            values.push(h.value);
+        }
+    }
+    by_key
 }
 
 /// A search pattern that matches every name: a regular expression's `.`
