@@ -36,6 +36,7 @@ mod catalogue;
 mod composed;
 mod config;
 mod discover;
+mod entries;
 mod examples;
 mod exploration;
 mod explore;
