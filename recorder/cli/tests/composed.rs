@@ -248,7 +248,8 @@ async fn a_tie_and_an_answer_that_changes_on_restart_are_refused_by_name() {
     let python = installed("venv-duckdb/bin/python");
     let server = installed("venv-duckdb/bin/mcp-server-duckdb");
     // Each start serves a copy of the scores with one more guest on the
-    // North team than the start before.
+    // North team than the start before, and the other teams numbered by the
+    // start (`South 1`, then `South 2`).
     let wrapper = dir.path().join("grows.sh");
     let d = s(dir.path());
     std::fs::write(
@@ -256,7 +257,7 @@ async fn a_tie_and_an_answer_that_changes_on_restart_are_refused_by_name() {
         format!(
             "#!/bin/sh\nn=$(cat {d}/starts 2>/dev/null || echo 0); n=$((n+1)); echo $n > {d}/starts\n\
              cp {db} {d}/run$n.duckdb\n\
-             {py} -c \"import duckdb, sys; c = duckdb.connect(sys.argv[1]); [c.execute(\\\"INSERT INTO players VALUES (?, 'Guest', 'North', 5)\\\", [100 + i]) for i in range(int(sys.argv[2]))]; c.close()\" {d}/run$n.duckdb $n\n\
+             {py} -c \"import duckdb, sys; c = duckdb.connect(sys.argv[1]); [c.execute(\\\"INSERT INTO players VALUES (?, 'Guest', 'North', 5)\\\", [100 + i]) for i in range(int(sys.argv[2]))]; c.execute(\\\"UPDATE players SET team = team || ' ' || ? WHERE id BETWEEN 3 AND 6\\\", [sys.argv[2]]); c.close()\" {d}/run$n.duckdb $n\n\
              exec {server} --db-path {d}/run$n.duckdb --readonly\n",
             db = s(&db),
             py = s(&python),
@@ -299,6 +300,22 @@ async fn a_tie_and_an_answer_that_changes_on_restart_are_refused_by_name() {
             .iter()
             .any(|r| r.rule == "answer-changed"),
         "the ledger counts it"
+    );
+    // The walk's own lookups are read again there too: a southern or
+    // eastern player's team is not what it was.
+    assert!(
+        rule("answer-changed").iter().any(|r| r
+            .detail
+            .starts_with("read again in a fresh server process, `query`")),
+        "{:#?}",
+        report.ledger.discovery
+    );
+    assert!(
+        report.suite.tasks.iter().all(|t| !["South", "East"]
+            .iter()
+            .any(|team| t.answer_key.starts_with(team))),
+        "{:#?}",
+        report.suite.tasks
     );
 }
 

@@ -15,7 +15,8 @@ use serde_json::Value;
 
 use super::choose::compose;
 use super::question::{Answer, Composed};
-use crate::mcp::connect::Session;
+use crate::mcp::connect::{Session, Target};
+use crate::model::types::PlannedCall;
 use crate::suite::call::{Called, call};
 use crate::suite::holdings::{Holdings, Reach};
 use crate::suite::printed::structured;
@@ -34,9 +35,57 @@ pub struct Proved {
     pub calls: u64,
 }
 
+/// A fresh server process (stdio: started again; HTTP: a new session),
+/// tapped as `session` is, set up as the walk's was (`setup`: a project
+/// registered), with the calls the setup made; or why there is none.
+pub async fn fresh_session(
+    target: Option<&Target>,
+    session: &Session,
+    setup: &[PlannedCall],
+) -> (Result<Session, String>, u64) {
+    let Some(target) = target else {
+        return (Err("no server to start again was given".to_owned()), 0);
+    };
+    let fresh = match Session::connect(
+        target,
+        session.tap(),
+        Some("generate::fresh".to_owned()),
+        session.timeout(),
+    )
+    .await
+    {
+        Ok(f) => f,
+        Err(e) => {
+            return (
+                Err(format!(
+                    "a fresh server process could not be started: {e:#}"
+                )),
+                0,
+            );
+        }
+    };
+    let mut calls = 0;
+    for step in setup {
+        calls += 1;
+        if !matches!(
+            call(&fresh, &step.tool, &step.arguments, session.call_limit()).await,
+            Called::Text(_)
+        ) {
+            fresh.close().await;
+            return (
+                Err(format!(
+                    "the fresh server process refused the setup step `{}`",
+                    step.tool
+                )),
+                calls,
+            );
+        }
+    }
+    (Ok(fresh), calls)
+}
+
 /// Run each question's reference query and read everything again in
-/// `fresh`; mark what fails by its rule. `reread` reads a kind's records
-/// again from the texts of its calls.
+/// `fresh` (set up by [`fresh_session`]); mark what fails by its rule.
 pub async fn prove(
     items: &mut [Composed],
     holdings: &Holdings,
@@ -76,20 +125,6 @@ pub async fn prove(
             return proved;
         }
     };
-    // The fresh process set up as the walk's was (a project registered).
-    for step in &holdings.setup {
-        proved.calls += 1;
-        if !matches!(
-            call(fresh, &step.tool, &step.arguments, timeout).await,
-            Called::Text(_)
-        ) {
-            proved.no_fresh = Some(format!(
-                "the fresh server process refused the setup step `{}`",
-                step.tool
-            ));
-            return proved;
-        }
-    }
     // The reference queries, again.
     for c in items.iter_mut().filter(|c| c.disproved.is_none()) {
         let Some(reference) = &c.reference else {

@@ -1,7 +1,7 @@
 //! The walk's model of what the server holds, handed to the composer
 //! ([`crate::suite::compose`]): the questions it composes, proved against
 //! the server (each reference query run, everything read again in a fresh
-//! process), as candidates ahead of the walk's own. The ledger gets two
+//! process, opened by the walk), as candidates ahead of the walk's own. The ledger gets two
 //! moves: what was modelled, and what was composed and proved.
 
 use std::collections::BTreeMap;
@@ -22,6 +22,7 @@ pub(super) async fn composed(
     ex: &Exploration,
     want: usize,
     stats: &mut WalkStats,
+    fresh: Result<&Session, &String>,
 ) -> (Vec<Candidate>, BTreeMap<String, String>) {
     let mut model = ex.holdings.clone();
     model.setup = ex.setup.clone();
@@ -58,29 +59,15 @@ pub(super) async fn composed(
     if items.is_empty() {
         return (Vec::new(), BTreeMap::new());
     }
-    let fresh = match &input.opts.fresh {
-        Some(target) => Session::connect(
-            target,
-            input.session.tap(),
-            Some("generate::fresh".to_owned()),
-            input.session.timeout(),
-        )
-        .await
-        .map_err(|e| format!("a fresh server process could not be started: {e:#}")),
-        None => Err("no server to start again was given".to_owned()),
-    };
     let proved = prove::prove(
         &mut items,
         holdings,
         input.session,
-        fresh.as_ref().map_err(Clone::clone),
+        fresh.map_err(Clone::clone),
         input.session.call_limit(),
         input.opts.seed,
     )
     .await;
-    if let Ok(session) = fresh {
-        session.close().await;
-    }
     stats.calls += proved.calls;
     let refused = items.iter().filter(|c| c.disproved.is_some()).count();
     stats.discovery.push(DiscoveryMove {

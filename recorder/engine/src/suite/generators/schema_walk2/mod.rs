@@ -27,7 +27,10 @@
 //!   equal share where fewer than three tools offer tasks ([`SPREAD`]),
 //!   taken round-robin over the tools; the final call of a task never changes
 //!   state (a tool not declared read-only may only produce its handles).
-//! * **Stable**: the final call is replayed and its answer must come back.
+//! * **Stable**: the final call is replayed and its answer must come back,
+//!   and every call of the task is made again in a fresh server process
+//!   (stdio: started again; HTTP: a new session), where the answer must
+//!   come back too (`answer-changed` when it does not).
 //!
 //! Admission then applies the rules `schema-walk/1` never needed:
 //! `error-answer`, `answer-derivable` and `check-not-discriminating`.
@@ -61,11 +64,13 @@ use super::seam::{Candidates, GenerationInput, Generator};
 use super::walk::{Called, WalkOutcome, WalkStats, call, callable_tools};
 use crate::mcp::connect::Session;
 use crate::model::types::PlannedCall;
+use crate::suite::compose::prove;
 use crate::suite::task::{Candidate, HandleBinding, Origin, Task};
 pub use config::WalkConfig2;
 use exploration::{Exploration, Observation};
 use explore::Explorer;
 pub use explore::{Asked, Guide, Proposed};
+use fitness_shared::record::DiscoveryMove;
 use spec::{Spec, specs_for};
 
 /// `schema-walk/2`.
@@ -175,11 +180,17 @@ pub async fn walk_guided(
         .want
         .saturating_sub(2 * others)
         .max(per_tool_cap(input.want, others + 1));
+    // Every answer is read again from a fresh server process before it
+    // counts: one opened for the composed questions and the walk's own.
+    let (fresh, setup_calls) =
+        prove::fresh_session(input.opts.fresh.as_ref(), input.session, &ex.setup).await;
+    stats.calls += setup_calls;
     let (mut candidates, mut observed) =
-        composed::composed(input, &ex, composed_want, &mut stats).await;
+        composed::composed(input, &ex, composed_want, &mut stats, fresh.as_ref()).await;
     let room = input
         .want
         .saturating_sub(candidates.iter().filter(|c| c.disproved.is_none()).count());
+    let mut fresh_reads = FreshReads::new(fresh.as_ref().ok());
     let (walked, seen) = take_round_robin(
         input,
         config,
@@ -188,8 +199,15 @@ pub async fn walk_guided(
         room,
         candidates.len(),
         &mut stats,
+        &mut fresh_reads,
     )
     .await;
+    stats
+        .discovery
+        .push(fresh_reads.ledger(fresh.as_ref().err()));
+    if let Ok(session) = fresh {
+        session.close().await;
+    }
     candidates.extend(walked);
     observed.extend(seen);
     let holdings = (!ex.holdings.kinds.is_empty()).then(|| ex.holdings.summary());
@@ -299,8 +317,11 @@ fn about_created(spec: &Spec, ex: &Exploration) -> bool {
 
 /// Candidates taken round-robin over the tools, at most `max_per_tool`
 /// ending at one, `want` in all, numbered after the `before` taken
-/// already, each replayed before it counts; with the responses their
-/// answers came from.
+/// already, each replayed before it counts and its calls made again in a
+/// fresh server process (one whose answer changed there is kept, refused
+/// by `answer-changed`, and its slot filled by the next); with the
+/// responses their answers came from.
+#[allow(clippy::too_many_arguments)]
 async fn take_round_robin(
     input: &GenerationInput<'_>,
     config: &WalkConfig2,
@@ -309,6 +330,7 @@ async fn take_round_robin(
     want: usize,
     before: usize,
     stats: &mut WalkStats,
+    fresh: &mut FreshReads<'_>,
 ) -> (Vec<Candidate>, BTreeMap<String, String>) {
     let answering = by_tool.values().filter(|specs| !specs.is_empty()).count();
     let cap = per_tool_cap(input.want, answering);
@@ -322,10 +344,12 @@ async fn take_round_robin(
         .collect();
     let mut seen_prompts = BTreeSet::new();
     let mut seen_answers = BTreeSet::new();
+    let mut admitted = 0;
+    let mut changed = 0;
     'outer: loop {
         let mut progressed = false;
         for (tool, queue) in &mut queues {
-            if candidates.len() >= want {
+            if admitted >= want {
                 break 'outer;
             }
             if taken.get(tool.as_str()).copied().unwrap_or(0) >= cap {
@@ -357,10 +381,22 @@ async fn take_round_robin(
                 stats.unstable += 1;
                 continue;
             }
-            *taken.entry(tool.clone()).or_default() += 1;
+            let changed_in_fresh = fresh.changed(&spec, ex, stats).await;
+            if changed_in_fresh.is_some() {
+                // Kept for admission to refuse by name, a few at most.
+                changed += 1;
+                if changed > want.div_ceil(4) {
+                    continue;
+                }
+            } else {
+                *taken.entry(tool.clone()).or_default() += 1;
+                admitted += 1;
+            }
             let id = format!("{}c{}", input.opts.id_prefix, before + candidates.len() + 1);
             observed.insert(id.clone(), o.text.clone());
-            candidates.push(candidate(id, spec, ex, input.tools));
+            let mut c = candidate(id, spec, ex, input.tools);
+            c.disproved = changed_in_fresh.map(|why| ("answer-changed", why));
+            candidates.push(c);
         }
         if !progressed {
             break;
@@ -393,6 +429,96 @@ impl Replays {
         };
         self.0.insert(o.index, r.clone());
         r
+    }
+}
+
+/// A task's calls made again in a fresh server process, each once: does
+/// its answer come back there?
+struct FreshReads<'s> {
+    session: Option<&'s Session>,
+    texts: BTreeMap<usize, Option<String>>,
+    read: usize,
+    changed: usize,
+}
+
+impl<'s> FreshReads<'s> {
+    fn new(session: Option<&'s Session>) -> Self {
+        FreshReads {
+            session,
+            texts: BTreeMap::new(),
+            read: 0,
+            changed: 0,
+        }
+    }
+
+    /// Why `spec`'s answer did not come back in the fresh process, or
+    /// `None` when it did (or there is no fresh process to ask).
+    async fn changed(
+        &mut self,
+        spec: &Spec,
+        ex: &Exploration,
+        stats: &mut WalkStats,
+    ) -> Option<String> {
+        let session = self.session?;
+        self.read += 1;
+        let mut last = None;
+        for &i in spec.chain.iter().chain(std::iter::once(&spec.observation)) {
+            let o = &ex.observations[i];
+            let text = match self.texts.get(&i) {
+                Some(t) => t.clone(),
+                None => {
+                    stats.calls += 1;
+                    let t = match call(session, &o.tool, &o.args, session.call_limit()).await {
+                        Called::Text(t) => Some(t),
+                        _ => None,
+                    };
+                    self.texts.insert(i, t.clone());
+                    t
+                }
+            };
+            let Some(text) = text else {
+                self.changed += 1;
+                return Some(format!(
+                    "read again in a fresh server process, `{}` with {} gave nothing to read",
+                    o.tool,
+                    Value::Object(o.args.clone())
+                ));
+            };
+            last = Some(text);
+        }
+        if last.as_deref().is_some_and(|t| spec.check.check(t)) {
+            return None;
+        }
+        self.changed += 1;
+        let o = &ex.observations[spec.observation];
+        Some(format!(
+            "read again in a fresh server process, `{}` with {} no longer gives `{}`",
+            o.tool,
+            Value::Object(o.args.clone()),
+            spec.answer
+        ))
+    }
+
+    /// The ledger's line: how many of the walk's answers were read again,
+    /// how many changed, or why there was no fresh process.
+    fn ledger(&self, none: Option<&String>) -> DiscoveryMove {
+        DiscoveryMove {
+            name: "reread".into(),
+            tool: None,
+            tried: format!(
+                "{} of the walk's answers read again in a fresh server process",
+                self.read
+            ),
+            found: match none {
+                Some(why) => format!("none read again: {why}"),
+                None => format!(
+                    "{} unchanged; {} changed (refused: answer-changed)",
+                    self.read - self.changed,
+                    self.changed
+                ),
+            },
+            worked: none.is_none(),
+        }
     }
 }
 
