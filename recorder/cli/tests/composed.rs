@@ -593,3 +593,42 @@ async fn a_notes_vault_gets_a_link_followed_from_one_note_to_another_and_counts_
 async fn the_same_vault_through_a_file_server_is_read_folder_by_folder() {
     notes_hold(&installed("node_modules/.bin/mcp-server-filesystem")).await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_count_the_server_states_otherwise_is_refused_as_two_right_answers() {
+    let dir = temp();
+    // One todo of five is done: the listing leaves it out, the statistics
+    // count it. "How many todos are there?" has two right answers.
+    let todo = dir.path().join("todo.txt");
+    std::fs::write(
+        &todo,
+        "(A) 2026-11-30 Replace hinge on greenhouse door +Greenhouse @shed\n\
+         (B) 2026-12-01 Order seed catalogue +Planning @computer\n\
+         2026-12-02 Call Marta about the compost delivery +Compost @phone\n\
+         x 2026-12-04 2026-11-28 Clean gutters on the barn +Barn @outside\n\
+         (C) 2026-12-05 Draft spring rota for volunteers +Planning @computer\n",
+    )
+    .expect("the todo file");
+    let before = sha256(&todo);
+    let server = installed("venv-todotxt/bin/todo-txt-mcp");
+    let opts = GenerateOptions::new(GeneratorId::SchemaWalk2, 12, 1);
+    let (report, _) = suite(&server, &[s(&todo)], opts, None, dir.path()).await;
+    assert_eq!(sha256(&todo), before, "the todo file is as it was");
+    assert!(
+        report.rejections.iter().any(|r| r.rule == "two-right-answers"
+            && r.prompt.as_deref() == Some("How many todos are there?")
+            && r.detail.contains("`total_todos` 5, where 4 todos were read")),
+        "{:#?}",
+        report.rejections
+    );
+    // Nothing over all the todos is asked; a question about one named
+    // todo still is.
+    for t in &report.suite.tasks {
+        assert!(
+            !t.prompt.starts_with("How many todos")
+                && !t.prompt.starts_with("Which todo has the"),
+            "{}",
+            t.prompt
+        );
+    }
+}

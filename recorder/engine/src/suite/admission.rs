@@ -11,7 +11,7 @@
 //! | `check-invalid` | a predicate that cannot be evaluated (bad regex, bad path…) |
 //! | `check-too-permissive` | see [`Predicate::is_too_permissive`] |
 //! | `check-rejects-key` | a predicate that does not accept the task's own answer key: it could never match |
-//! | `answer-derivable` | a number the prompt's or the arguments' numbers give by one arithmetic step, or an argument plus or minus one: the server did no work |
+//! | `answer-derivable` | a number the prompt's or the arguments' numbers give by one arithmetic step, or an argument plus or minus one: the server did no work (a count, total, rank or set computed over records: the prompt's numbers alone) |
 //! | `answer-leak` | the answer key in the prompt, in the solution's bound arguments, or in the server instructions or a tool description |
 //! | `check-matches-prompt` | the predicate accepts the prompt text itself (though the answer key is not in it) |
 //! | `unchained-handle` | a `{{handle:NAME}}` with no earlier producing call, or a binding pointing forward or out of range |
@@ -49,7 +49,7 @@
 
 use std::collections::{BTreeSet, HashSet};
 
-use fitness_shared::record::AccessMode;
+use fitness_shared::record::{AccessMode, TaskShape};
 use rmcp::model::Tool;
 use serde::Serialize;
 use serde_json::Value;
@@ -506,7 +506,15 @@ pub fn derivable(task: &Task) -> Option<String> {
         return None;
     }
     let mut given: Vec<f64> = super::predicate::numbers_in(&task.prompt);
-    for call in &task.solution {
+    // A computation over several records (a count, a total, a rank, a
+    // set) reads them by its calls; their arguments (the names read, and
+    // their lengths) give none of it. Otherwise the answer's calls may be
+    // the server doing arithmetic on what it was given.
+    let computed = matches!(
+        task.shape,
+        Some(TaskShape::Aggregate | TaskShape::Comparison | TaskShape::Set)
+    );
+    for call in task.solution.iter().filter(|_| !computed) {
         for (_, v) in &call.arguments {
             collect_numbers(v, &mut given);
         }

@@ -40,6 +40,10 @@ pub struct RecordKind {
     /// matched 42 rows read`); `None` when that was not shown, and then
     /// nothing is composed over them.
     pub complete: Option<String>,
+    /// Where the server states another count of this kind than the
+    /// records read (`get_statistics` gives `total_todos` 8, 7 listed): a
+    /// question over all of them has two right answers, and is refused.
+    pub counted_otherwise: Option<String>,
     /// How an agent reaches the records.
     pub reach: Reach,
 }
@@ -368,6 +372,7 @@ impl Holdings {
                         "fields": k.fields,
                         "records": k.records.len(),
                         "complete": k.complete,
+                        "counted_otherwise": k.counted_otherwise,
                         "tool": k.tool(),
                         "query": matches!(k.reach, Reach::Query(_)),
                     })

@@ -221,7 +221,7 @@ fn role_of(name: &str, values: &[Option<Scalar>], distinct: &[Scalar], n: usize)
     if all(|s| matches!(s, Scalar::Text(_))) {
         let short = present
             .iter()
-            .all(|s| (2..=60).contains(&s.text().chars().count()) && !s.text().contains('\n'));
+            .all(|s| (2..=100).contains(&s.text().chars().count()) && !s.text().contains('\n'));
         if keyish && unique {
             return Role::Key;
         }
@@ -286,6 +286,7 @@ mod tests {
             fields,
             records,
             complete: Some("test".into()),
+            counted_otherwise: None,
             reach: Reach::Calls(crate::suite::holdings::ReadCalls {
                 calls: vec![],
                 per_entry: None,

@@ -135,6 +135,8 @@ fn having(f: &Field, v: &Scalar) -> String {
 /// Every plan over one kind.
 pub(super) fn over_kind(k: &Known<'_>, rng: &mut ChaCha8Rng) -> Vec<Composed> {
     let mut out = Vec::new();
+    // Questions about records named one by one.
+    let mut named = Vec::new();
     let n = k.kind.records.len();
     let filters = filters(k);
     let table = k.table();
@@ -232,7 +234,7 @@ pub(super) fn over_kind(k: &Known<'_>, rng: &mut ChaCha8Rng) -> Vec<Composed> {
         // The largest and the smallest, named by their label.
         out.extend(extreme(k, m, true));
         out.extend(extreme(k, m, false));
-        out.extend(difference(k, m, rng));
+        named.extend(difference(k, m, rng));
     }
     for d in k.with_role(Role::Date) {
         out.extend(extreme(k, d, false));
@@ -277,7 +279,7 @@ pub(super) fn over_kind(k: &Known<'_>, rng: &mut ChaCha8Rng) -> Vec<Composed> {
         }
     }
     // One lookup: a value of a record named by its label.
-    out.extend(lookup(k, rng));
+    named.extend(lookup(k, rng));
     // How many records there are in all: the one question a listing of
     // names alone supports.
     let statement = table.map(|t| format!("SELECT COUNT(*) AS answer FROM {t}"));
@@ -290,6 +292,18 @@ pub(super) fn over_kind(k: &Known<'_>, rng: &mut ChaCha8Rng) -> Vec<Composed> {
         reference,
         format!("counted every one of the {} read", k.noun.many),
     ));
+    // Where the server counts the kind otherwise, every question over all
+    // of its records has two right answers; one about named records has
+    // one.
+    if let Some(said) = &k.kind.counted_otherwise {
+        for c in &mut out {
+            c.disproved = Some((
+                "two-right-answers",
+                format!("over all the {}: {said}", k.noun.many),
+            ));
+        }
+    }
+    out.extend(named);
     out
 }
 

@@ -292,6 +292,7 @@ impl Explorer<'_> {
                 records.len()
             )),
             records,
+            counted_otherwise: None,
             reach: Reach::Query(QueryTool {
                 tool: name,
                 slot: slot.to_owned(),

@@ -401,6 +401,7 @@ impl Explorer<'_> {
             fields,
             records,
             complete,
+            counted_otherwise: None,
             reach: Reach::Calls(ReadCalls {
                 calls,
                 per_entry: Some(per_entry),

@@ -153,6 +153,7 @@ async fn explore(
     explorer.budget = explorer.budget.max(explorer.stats.calls as usize) + config::MODEL_CALLS;
     explorer.model_listings(callable).await;
     explorer.model_entries(callable).await;
+    explorer.counted_otherwise();
     explorer.close().await
 }
 

@@ -257,6 +257,7 @@ impl Explorer<'_> {
                         fields,
                         records,
                         complete,
+                        counted_otherwise: None,
                         reach: Reach::Calls(ReadCalls {
                             calls: vec![call.clone()],
                             per_entry: None,
@@ -321,6 +322,7 @@ impl Explorer<'_> {
             fields,
             records,
             complete,
+            counted_otherwise: None,
             reach: Reach::Calls(ReadCalls {
                 calls,
                 per_entry: None,
@@ -494,6 +496,62 @@ pub(super) fn continuation(v: &Value) -> Option<Value> {
             other => Some(other.clone()),
         }
     })
+}
+
+impl Explorer<'_> {
+    /// Counts the server states of each kind elsewhere: a call that took
+    /// no argument (a summary, statistics) giving a whole number under a
+    /// label of the kind's noun and a total (`total_todos`), or the noun
+    /// alone, other than the records read. A question over all of them
+    /// then has two right answers ([`RecordKind::counted_otherwise`]).
+    pub(super) fn counted_otherwise(&mut self) {
+        let ex = &mut self.ex;
+        for kind in ex.holdings.kinds.iter_mut() {
+            let Some(noun) = crate::access::words(&kind.name).pop() else {
+                continue;
+            };
+            let one = noun.strip_suffix('s').unwrap_or(&noun).to_owned();
+            let forms = [one.clone(), format!("{one}s")];
+            let n = kind.records.len() as f64;
+            let said = ex
+                .observations
+                .iter()
+                .filter(|o| o.args.is_empty() && !o.writes)
+                .find_map(|o| {
+                    super::text::facts(&o.text, o.json.as_ref())
+                        .into_iter()
+                        .filter(|f| f.subject.is_none())
+                        .find(|f| {
+                            let words = crate::access::words(&f.label);
+                            let names = words.iter().any(|w| forms.contains(w));
+                            let totals = words.iter().all(|w| {
+                                forms.contains(w)
+                                    || ["total", "count", "number", "all", "of"]
+                                        .contains(&w.as_str())
+                            });
+                            names
+                                && totals
+                                && f.number
+                                    .is_some_and(|x| x.fract() == 0.0 && x >= 0.0 && x != n)
+                        })
+                        .map(|f| (o.tool.clone(), f))
+                });
+            if let Some((tool, f)) = said {
+                let why = format!(
+                    "`{tool}` gives `{}` {}, where {} {} were read",
+                    f.label,
+                    f.value,
+                    kind.records.len(),
+                    kind.name
+                );
+                let note = format!("{}: {why}", kind.name);
+                if !ex.holdings.notes.contains(&note) {
+                    ex.holdings.notes.push(note);
+                }
+                kind.counted_otherwise = Some(why);
+            }
+        }
+    }
 }
 
 /// The total a listing says it holds, where it says one.
