@@ -615,9 +615,13 @@ async fn a_count_the_server_states_otherwise_is_refused_as_two_right_answers() {
     let (report, _) = suite(&server, &[s(&todo)], opts, None, dir.path()).await;
     assert_eq!(sha256(&todo), before, "the todo file is as it was");
     assert!(
-        report.rejections.iter().any(|r| r.rule == "two-right-answers"
-            && r.prompt.as_deref() == Some("How many todos are there?")
-            && r.detail.contains("`total_todos` 5, where 4 todos were read")),
+        report
+            .rejections
+            .iter()
+            .any(|r| r.rule == "two-right-answers"
+                && r.prompt.as_deref() == Some("How many todos are there?")
+                && r.detail
+                    .contains("`total_todos` 5, where 4 todos were read")),
         "{:#?}",
         report.rejections
     );
@@ -625,8 +629,7 @@ async fn a_count_the_server_states_otherwise_is_refused_as_two_right_answers() {
     // todo still is.
     for t in &report.suite.tasks {
         assert!(
-            !t.prompt.starts_with("How many todos")
-                && !t.prompt.starts_with("Which todo has the"),
+            !t.prompt.starts_with("How many todos") && !t.prompt.starts_with("Which todo has the"),
             "{}",
             t.prompt
         );

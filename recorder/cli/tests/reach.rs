@@ -557,3 +557,76 @@ async fn a_key_value_stores_keys_are_read_as_names_and_a_namespace_as_records() 
         }
     }
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_step_the_servers_words_ask_for_is_made_and_what_asked_is_read_again() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let root = dir.path().join("till");
+    std::fs::create_dir_all(root.join("src")).expect("the project");
+    for (name, text) in [
+        (
+            "src/geometry.rs",
+            "pub fn area(w: f64, h: f64) -> f64 {\n    w * h\n}\n\npub fn perimeter(w: f64, h: f64) -> f64 {\n    2.0 * (w + h)\n}\n\npub fn square_area(s: f64) -> f64 {\n    area(s, s)\n}\n\npub fn describe(w: f64, h: f64) -> String {\n    format!(\"{} {}\", area(w, h), perimeter(w, h))\n}\n",
+        ),
+        (
+            "src/money.rs",
+            "pub fn convert(amount: f64, rate: f64) -> f64 {\n    amount * rate\n}\n\npub fn round_cents(x: f64) -> f64 {\n    (x * 100.0).round() / 100.0\n}\n\npub fn price(amount: f64, rate: f64) -> f64 {\n    round_cents(convert(amount, rate))\n}\n",
+        ),
+        (
+            "src/main.rs",
+            "mod geometry;\nmod money;\n\nfn main() {\n    println!(\"{}\", geometry::describe(2.0, 3.0));\n    println!(\"{}\", money::price(10.0, 0.86));\n}\n",
+        ),
+    ] {
+        std::fs::write(root.join(name), text).expect("a file");
+    }
+    let before = tree(&root);
+    let index = dir.path().join("index");
+    let out = dir.path().join("out");
+    std::fs::create_dir(&out).expect("out dir");
+    let server = installed("venv-codeindex/bin/code-index-mcp");
+    let opts = GenerateOptions::new(GeneratorId::SchemaWalk2, 12, 1);
+    let (report, _) = suite(
+        &server,
+        &["--project-path", s(&root), "--indexer-path", s(&index)],
+        opts,
+        None,
+        &out,
+    )
+    .await;
+    assert_eq!(tree(&root), before, "the project is as it was");
+    let walk = report.walk.as_ref().expect("walk stats");
+    let step = walk
+        .discovery
+        .iter()
+        .find(|m| m.name == "setup" && m.tool.as_deref() == Some("build_deep_index"))
+        .unwrap_or_else(|| panic!("the step the server asked for: {:#?}", walk.discovery));
+    assert!(
+        step.worked
+            && step.tried.starts_with("the server asks for it")
+            && step.found.contains("made again"),
+        "{step:?}"
+    );
+    // What asked for it, read again after it: each file's functions.
+    let model = &report.suite.config["holdings"];
+    assert!(
+        model.as_array().is_some_and(|k| k
+            .iter()
+            .any(|k| k["kind"] == "functions in money.rs" && k["records"] == 3)),
+        "{model}"
+    );
+    assert!(
+        report
+            .suite
+            .tasks
+            .iter()
+            .any(|t| t.prompt.contains("functions in money.rs")
+                || t.prompt.contains("functions in geometry.rs")),
+        "{:#?}",
+        report
+            .suite
+            .tasks
+            .iter()
+            .map(|t| &t.prompt)
+            .collect::<Vec<_>>()
+    );
+}

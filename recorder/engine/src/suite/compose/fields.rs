@@ -147,6 +147,12 @@ const KEY_WORDS: &[&str] = &[
     "id", "uuid", "guid", "key", "code", "sku", "isbn", "zip", "postcode", "phone", "ref", "hash",
     "sha", "no", "num", "number", "pk", "fk", "version", "rev", "port",
 ];
+/// Last words of a field name that say a number is a place in a text
+/// (`line`, `end_line`, `offset`): no measure to total or average (a
+/// ledger's `position` is an amount, and stays one).
+const POSITION_WORDS: &[&str] = &[
+    "line", "lineno", "column", "col", "offset", "index", "idx", "start", "end",
+];
 /// Words of a field name that say it names its record.
 const NAME_WORDS: &[&str] = &[
     "name", "title", "label", "subject", "heading", "summary", "display", "handle", "username",
@@ -198,6 +204,12 @@ fn role_of(name: &str, values: &[Option<Scalar>], distinct: &[Scalar], n: usize)
     let unique = present.len() == n && distinct.len() == n;
     let all = |f: fn(&Scalar) -> bool| present.iter().all(|s| f(s));
     if all(|s| matches!(s, Scalar::Num { .. })) {
+        if words
+            .last()
+            .is_some_and(|w| POSITION_WORDS.contains(&w.as_str()))
+        {
+            return Role::Other;
+        }
         if keyish {
             return if unique { Role::Key } else { Role::Other };
         }

@@ -15,6 +15,18 @@ pub struct Noun {
 
 impl Noun {
     pub fn of(kind: &str) -> Noun {
+        // A kind held in a place (`functions in stats.rs`): the noun before
+        // it, the place as it is written.
+        if let Some((noun, place)) = kind.split_once(" in ")
+            && !noun.is_empty()
+            && !place.is_empty()
+        {
+            let n = Noun::of(noun);
+            return Noun {
+                one: format!("{} in {place}", n.one),
+                many: format!("{} in {place}", n.many),
+            };
+        }
         let words = crate::access::words(kind);
         let phrase = if words.is_empty() {
             kind.to_owned()
@@ -193,6 +205,11 @@ mod tests {
         assert_eq!(Noun::of("categories").one, "category");
         assert_eq!(Noun::of("boxes").one, "box");
         assert_eq!(Noun::of("inventory").many, "inventory records");
+        assert_eq!(
+            Noun::of("functions in binomial.rs").one,
+            "function in binomial.rs"
+        );
+        assert_eq!(Noun::of("entries in meetings").many, "entries in meetings");
         assert_eq!(field("page_count"), "page count");
         assert_eq!(field("createdAt"), "created at");
         assert_eq!(field("weight_kg"), "weight in kg");

@@ -94,6 +94,7 @@ impl<'a> Explorer<'a> {
             dead: HashSet::new(),
             covered: HashSet::new(),
             errors: BTreeMap::new(),
+            failed_calls: Vec::new(),
             last_said: None,
             to_repair: Vec::new(),
             follows: Vec::new(),
@@ -234,6 +235,10 @@ pub(super) struct Explorer<'a> {
     /// What each tool said when a call of it failed, the first
     /// [`ERRORS_KEPT`] distinct sayings (the guide's own calls come first).
     errors: BTreeMap<String, Vec<String>>,
+    /// The failed calls, with what each said (the first
+    /// [`FAILED_CALLS_KEPT`]): a step the server asks for made, the calls
+    /// that asked are made again ([`super::setup`]).
+    pub(super) failed_calls: Vec<(String, Map<String, Value>, String)>,
     /// Calls the walk's failed calls' errors point to, not yet made
     /// ([`follow_error`]).
     follows: Vec<Proposed>,
@@ -330,7 +335,7 @@ impl Explorer<'_> {
 
     /// Rounds from `first` until one makes no new call or the calls are
     /// spent.
-    async fn rounds(&mut self, callable: &[&Tool], first: usize) {
+    pub(super) async fn rounds(&mut self, callable: &[&Tool], first: usize) {
         for round in first..self.config.max_rounds {
             self.stats.rounds += 1;
             let Some(made) = self.round(callable, round).await else {
@@ -410,9 +415,26 @@ impl Explorer<'_> {
         made
     }
 
+    /// What the server has said so far: what its failed calls said and
+    /// the texts of its answers (each cut to its first 4,000 characters).
+    pub(super) fn said(&self) -> Vec<String> {
+        let mut out: Vec<String> = self.errors.values().flatten().cloned().collect();
+        for o in &self.ex.observations {
+            let text: String = o.text.chars().take(4000).collect();
+            if !out.contains(&text) {
+                out.push(text);
+            }
+        }
+        out
+    }
+
     /// Keep what a failed call said, for a guide.
     fn failed(&mut self, tool: &str, args: &Map<String, Value>, said: &str) {
         self.last_said = Some(said.to_owned());
+        if self.failed_calls.len() < FAILED_CALLS_KEPT {
+            self.failed_calls
+                .push((tool.to_owned(), args.clone(), excerpt(said, 2000)));
+        }
         self.ex.failed_tools.insert(tool.to_owned());
         let kept = self.errors.entry(tool.to_owned()).or_default();
         let said = excerpt(said, SAID_CHARS);
@@ -771,5 +793,7 @@ const REPAIRS_PER_CALL: usize = 4;
 
 /// Distinct failures of one tool kept for a guide.
 const ERRORS_KEPT: usize = 2;
+/// Failed calls kept with what they said.
+const FAILED_CALLS_KEPT: usize = 300;
 /// Characters of a failed call's arguments, and of what it said, shown.
 const SAID_CHARS: usize = 200;

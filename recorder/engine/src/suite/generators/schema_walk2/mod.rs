@@ -147,12 +147,19 @@ async fn explore(
     explorer.setup(input.tools, callable).await;
     let context = input.opts.hints.context.as_deref();
     explorer.walk(callable, guide, context).await;
+    // A step the walk's own calls were told to make first: made, and the
+    // tools read again after it.
+    if explorer.setup(input.tools, callable).await {
+        explorer.rounds(callable, 1).await;
+    }
     explorer.catalogue_again(callable).await;
     // What the listings hold, read whole where they can be, while the
     // witnesses still watch: the model's reads are watched too.
     explorer.budget = explorer.budget.max(explorer.stats.calls as usize) + config::MODEL_CALLS;
     explorer.model_listings(callable).await;
     explorer.model_entries(callable).await;
+    // An entry's read may itself list records (a file's functions).
+    explorer.model_listings(callable).await;
     explorer.counted_otherwise();
     explorer.close().await
 }

@@ -188,7 +188,8 @@ impl Explorer<'_> {
     }
 
     /// Model every listing that answered with records: each a kind whose
-    /// records are known to be whole (or noted why not).
+    /// records are known to be whole (or noted why not); a kind of a name
+    /// modelled already is left as it was.
     pub(super) async fn model_listings(&mut self, callable: &[&Tool]) {
         let mut found: BTreeMap<String, RecordKind> = BTreeMap::new();
         let n = self.ex.observations.len();
@@ -225,7 +226,7 @@ impl Explorer<'_> {
                 .map(|(key, rows)| {
                     let name = place
                         .as_deref()
-                        .map(place_name)
+                        .map(|p| place_name(p, key.as_deref()))
                         .or_else(|| key.clone())
                         .or_else(|| labelled_by(&rows))
                         .unwrap_or_else(|| noun_of(&call.tool));
@@ -274,6 +275,18 @@ impl Explorer<'_> {
             }
         }
         for (_, kind) in found {
+            // Modelled already (listings are modelled again after the
+            // entries are read: an entry's read may list records too).
+            if self.ex.holdings.kinds.iter().any(|k| k.name == kind.name)
+                || self
+                    .ex
+                    .holdings
+                    .notes
+                    .iter()
+                    .any(|n| n.starts_with(&format!("{}: ", kind.name)))
+            {
+                continue;
+            }
             if kind.complete.is_none() {
                 self.ex.holdings.notes.push(format!(
                     "{}: listed by `{}`, not shown to be every record",
@@ -591,11 +604,15 @@ fn labelled_by(rows: &[Map<String, Value>]) -> Option<String> {
 
 /// A kind named by the place it was listed from: a folder's path by its
 /// last part (`/home/ana/notes/meetings` lists the entries in
-/// `meetings`), any other place as it is (a sheet, a collection).
-fn place_name(place: &str) -> String {
+/// `meetings`), with the key the list is under where there is one (the
+/// `functions` in `stats.rs`); any other place as it is (a sheet, a
+/// collection).
+fn place_name(place: &str, key: Option<&str>) -> String {
     let t = place.trim_end_matches('/');
+    let what = key.unwrap_or("entries");
     match t.rsplit_once('/') {
-        Some((_, last)) if !last.is_empty() => format!("entries in {last}"),
+        Some((_, last)) if !last.is_empty() => format!("{what} in {last}"),
+        _ if key.is_some() => format!("{what} in {place}"),
         _ => place.to_owned(),
     }
 }
@@ -633,8 +650,12 @@ mod tests {
         assert_eq!(noun_of("getAllOpenInvoices"), "open_invoices");
         assert!(is_paging("page_size") && is_paging("nextToken") && !is_paging("project"));
         assert_eq!(
-            place_name("/home/ana/notes/meetings/"),
+            place_name("/home/ana/notes/meetings/", None),
             "entries in meetings"
+        );
+        assert_eq!(
+            place_name("src/stats/binomial.rs", Some("functions")),
+            "functions in binomial.rs"
         );
         assert!(matches_every_name(".") && !matches_every_name("e"));
     }

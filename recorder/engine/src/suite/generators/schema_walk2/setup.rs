@@ -123,6 +123,64 @@ fn sets_up(tool: &Tool, others: &[&Tool]) -> Option<String> {
     })
 }
 
+/// Failed calls made again after the step they asked for, at most.
+const ASKED_AGAIN: usize = 12;
+/// Words that say something is missing or must come first.
+const NEEDS: &[&str] = &[
+    "not",
+    "no",
+    "needs",
+    "need",
+    "required",
+    "requires",
+    "require",
+    "first",
+    "missing",
+    "before",
+    "must",
+    "uninitialized",
+    "unavailable",
+    "initialize",
+];
+/// Words that link a verb to what follows rather than name a thing made
+/// (`filter_by_project`).
+const LINKING: &[&str] = &[
+    "by", "to", "from", "for", "of", "all", "a", "the", "in", "with",
+];
+
+/// Does the server's own saying ask for `tool` as a step to make first?
+/// It names the tool (`Use set_project_path tool to initialize`), or what
+/// the tool makes, its name less its verb, in two words or more (`deep
+/// index not built` for `build_deep_index`). The tool's words say nothing
+/// of changing data. The sentence that asks.
+fn asked_for(tool: &Tool, said: &str) -> Option<String> {
+    let name = crate::access::words(&tool.name);
+    let described = crate::access::words(tool.description.as_deref().unwrap_or(""));
+    if name
+        .iter()
+        .chain(&described)
+        .any(|w| CHANGES.contains(&w.as_str()))
+    {
+        return None;
+    }
+    let own = tool.name.to_lowercase();
+    let made = &name[1.min(name.len())..];
+    let by_made = name.len() >= 3 && !LINKING.contains(&made[0].as_str());
+    said.split(['.', '\n', '"', '{', '}', ';', '!', '?'])
+        .map(str::trim)
+        .find(|sentence| {
+            if sentence.to_lowercase().contains(&own) {
+                return true;
+            }
+            // What it makes, in a sentence that says a need.
+            let words = crate::access::words(sentence);
+            by_made
+                && words.iter().any(|w| NEEDS.contains(&w.as_str()))
+                && words.windows(made.len()).any(|w| w == made)
+        })
+        .map(str::to_owned)
+}
+
 /// Does a parameter take one file (`file_path`, `filename`), not a folder?
 fn takes_file(p: &str) -> bool {
     takes_path(p)
@@ -133,15 +191,36 @@ fn takes_file(p: &str) -> bool {
 }
 
 impl Explorer<'_> {
-    /// Make each setup step a held-back tool offers, where the walk can
-    /// show it changes only the session.
-    pub(super) async fn setup(&mut self, tools: &[Tool], callable: &[&Tool]) {
+    /// Make each setup step a held-back tool offers, or the server's
+    /// words ask for ([`asked_for`]), where the walk can show it changes
+    /// only the session; each tool is tried once. Did a step get made?
+    pub(super) async fn setup(&mut self, tools: &[Tool], callable: &[&Tool]) -> bool {
         let held: Vec<&Tool> = tools
             .iter()
             .filter(|t| self.writers.contains(t.name.as_ref()))
+            .filter(|t| {
+                !self
+                    .stats
+                    .discovery
+                    .iter()
+                    .any(|m| m.name == "setup" && m.tool.as_deref() == Some(t.name.as_ref()))
+            })
             .collect();
+        let said = self.said();
+        let before = self.ex.setup.len();
         for tool in held {
-            let Some(noun) = sets_up(tool, callable) else {
+            let asks = said.iter().find_map(|s| asked_for(tool, s));
+            let Some(why) = sets_up(tool, callable)
+                .map(|noun| format!("it sets up the {noun} other tools ask for"))
+                .or_else(|| {
+                    asks.as_ref().map(|asks| {
+                        format!(
+                            "the server asks for it: \"{}\"",
+                            fitness_shared::tape::timeline::excerpt(asks, 120)
+                        )
+                    })
+                })
+            else {
                 continue;
             };
             let name = tool.name.to_string();
@@ -149,7 +228,7 @@ impl Explorer<'_> {
                 self.stats.discovery.push(DiscoveryMove {
                     name: "setup".into(),
                     tool: Some(name.clone()),
-                    tried: format!("it sets up the {noun} other tools ask for"),
+                    tried: why.clone(),
                     found: "held back: it needs a value the operator did not give (a folder on the server's command line, or its working folder)".into(),
                     worked: false,
                 });
@@ -163,7 +242,7 @@ impl Explorer<'_> {
                 self.stats.discovery.push(DiscoveryMove {
                     name: "setup".into(),
                     tool: Some(name.clone()),
-                    tried: format!("it sets up the {noun} other tools ask for"),
+                    tried: why.clone(),
                     found: format!(
                         "held back: nothing here can show it changes only the session; the one call that would open the server is {} {}",
                         name,
@@ -179,9 +258,19 @@ impl Explorer<'_> {
                 (Some(_), true) => {
                     self.ex.setup.push(call.clone());
                     self.stats.setup_steps.push(name.clone());
+                    let again = if asks.is_some() {
+                        self.asked_again(tool).await
+                    } else {
+                        0
+                    };
                     format!(
-                        "made with {}: every file and listing the walk watches is as it was, so it is a setup step the run may make",
-                        Value::Object(call.arguments.clone())
+                        "made with {}: every file and listing the walk watches is as it was, so it is a setup step the run may make{}",
+                        Value::Object(call.arguments.clone()),
+                        if again > 0 {
+                            format!("; {again} call(s) that asked for it made again")
+                        } else {
+                            String::new()
+                        }
                     )
                 }
                 (Some(_), false) => format!(
@@ -203,29 +292,80 @@ impl Explorer<'_> {
             self.stats.discovery.push(DiscoveryMove {
                 name: "setup".into(),
                 tool: Some(name),
-                tried: format!("it sets up the {noun} other tools ask for"),
+                tried: why,
                 worked: self.ex.setup.contains(&call),
                 found,
             });
         }
+        self.ex.setup.len() > before
+    }
+
+    /// The failed calls whose saying asked for the step `step`, made again
+    /// now that it is made, [`ASKED_AGAIN`] at most, one per distinct
+    /// call; how many.
+    async fn asked_again(&mut self, step: &Tool) -> usize {
+        let mut again: Vec<(String, serde_json::Map<String, Value>)> = Vec::new();
+        for (tool, args, said) in &self.failed_calls {
+            if again.len() >= ASKED_AGAIN {
+                break;
+            }
+            let call = (tool.clone(), args.clone());
+            if !again.contains(&call) && asked_for(step, said).is_some() {
+                again.push(call);
+            }
+        }
+        let mut n = again.len();
+        for (tool, args) in again {
+            let _ = self.call(&tool, args, Vec::new()).await;
+        }
+        // An answer that said it (a status, not an error) is read again in
+        // its place: what it said no longer holds.
+        let stale: Vec<usize> = self
+            .ex
+            .observations
+            .iter()
+            .filter(|o| !o.writes && asked_for(step, &o.text).is_some())
+            .map(|o| o.index)
+            .take(ASKED_AGAIN * 4)
+            .collect();
+        for i in stale {
+            let (tool, args) = {
+                let o = &self.ex.observations[i];
+                (o.tool.clone(), o.args.clone())
+            };
+            self.stats.calls += 1;
+            if let crate::suite::call::Called::Text(text) =
+                crate::suite::call::call(self.session, &tool, &args, self.config.call_timeout).await
+            {
+                let o = &mut self.ex.observations[i];
+                o.json = super::text::structured(&text);
+                o.text = text;
+                n += 1;
+            }
+        }
+        n
     }
 
     /// A setup step's arguments: a path or folder it takes is the
-    /// server's working folder (or the operator's first folder); the other
+    /// operator's first folder (or the server's working folder); the other
     /// required ones schema-valid; optional ones left out.
     fn setup_args(&mut self, tool: &Tool) -> Option<serde_json::Map<String, Value>> {
         let schema = Value::Object((*tool.input_schema).clone());
         let required = super::fit::required_of(&schema);
+        // The folder the operator named on the server's command line
+        // first, else the folder the server was started in.
         let folder = self
             .ex
             .handles
             .iter()
-            .find(|h| h.from.is_none() && h.key == super::text::WORKING_FOLDER)
+            .find(|h| {
+                h.from.is_none() && h.key == "path" && std::path::Path::new(&h.value).is_dir()
+            })
             .or_else(|| {
                 self.ex
                     .handles
                     .iter()
-                    .find(|h| h.from.is_none() && h.key == "path")
+                    .find(|h| h.from.is_none() && h.key == super::text::WORKING_FOLDER)
             })
             .map(|h| h.value.clone());
         let slot = required
@@ -276,6 +416,7 @@ impl Explorer<'_> {
                 Some(args)
             }
             (Some(_), None) => None,
+            (None, _) if required.is_empty() => Some(serde_json::Map::new()),
             (None, _) => {
                 let first = required.first()?.clone();
                 let args = self.with_slot(tool, &first, "")?;
@@ -338,5 +479,49 @@ mod tests {
             "it needs the session and columns it would set up"
         );
         assert_eq!(sets_up(&register, &others).as_deref(), Some("project"));
+    }
+
+    #[test]
+    fn a_step_the_server_names_or_says_is_missing_is_asked_for() {
+        let deep = tool(
+            "build_deep_index",
+            "Build the deep index (full symbol extraction) for the current project.",
+            json!({"type": "object", "properties": {}}),
+        );
+        let set = tool(
+            "set_project_path",
+            "Set the base project path for indexing.",
+            json!({"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"]}),
+        );
+        let filter = tool(
+            "filter_by_project",
+            "Filter todos by project.",
+            json!({"type": "object", "properties": {"project": {"type": "string"}}, "required": ["project"]}),
+        );
+        let wipe = tool(
+            "delete_deep_index",
+            "Delete the deep index.",
+            json!({"type": "object", "properties": {}}),
+        );
+        let missing = r#"{"status": "needs_deep_index", "message": "File not found in index or deep index not built"}"#;
+        assert!(asked_for(&deep, missing).is_some_and(|s| s.contains("deep_index")));
+        assert_eq!(asked_for(&wipe, missing), None, "its words change data");
+        assert!(
+            asked_for(&set, "Use set_project_path tool to initialize file watcher")
+                .is_some_and(|s| s.starts_with("Use set_project_path"))
+        );
+        assert_eq!(
+            asked_for(
+                &filter,
+                "3 todos, listed by project: Barn, Orchard; none is missing"
+            ),
+            None,
+            "a verb's preposition names nothing made"
+        );
+        assert_eq!(
+            asked_for(&deep, "The deep index holds 4 files."),
+            None,
+            "nothing says it is missing"
+        );
     }
 }
