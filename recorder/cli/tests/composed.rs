@@ -15,7 +15,9 @@ use crate::common;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use common::servers::{Postgres, duckdb_db, duckdb_query, installed, sha256, suite};
+use common::servers::{
+    Postgres, duckdb_db, duckdb_query, installed, sha256, suite, suite_with_env,
+};
 use common::{s, text};
 use fitness_recorder::suite::task::Task;
 use fitness_recorder::suite::{GenerateOptions, GenerationReport, GeneratorId};
@@ -634,4 +636,96 @@ async fn a_count_the_server_states_otherwise_is_refused_as_two_right_answers() {
             t.prompt
         );
     }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_graphs_relations_are_followed_and_who_is_linked_to_a_record_is_asked() {
+    let dir = temp();
+    // A knowledge graph: people who work at two firms and manage projects.
+    let graph = dir.path().join("graph.jsonl");
+    let entity = |name: &str, kind: &str, notes: &[&str]| {
+        serde_json::json!({"type": "entity", "name": name, "entityType": kind, "observations": notes})
+            .to_string()
+    };
+    let relation = |from: &str, to: &str, kind: &str| {
+        serde_json::json!({"type": "relation", "from": from, "to": to, "relationType": kind})
+            .to_string()
+    };
+    let lines = [
+        entity(
+            "Harbour Glass",
+            "company",
+            &["Glazing contractor", "Founded 1998", "42 staff"],
+        ),
+        entity("Kiln Works", "firm", &["Brick supplier"]),
+        entity(
+            "Marta Silva",
+            "person",
+            &["Project manager", "Speaks Portuguese"],
+        ),
+        entity("Tomas Berg", "person", &["Site engineer"]),
+        entity("Ines Okafor", "person", &["Accountant", "Part time"]),
+        entity(
+            "Northgate Library",
+            "project",
+            &["Due March 2027", "Budget 1.2m"],
+        ),
+        entity("Leith Studio", "project", &["Budget 85k"]),
+        relation("Marta Silva", "Harbour Glass", "works_at"),
+        relation("Tomas Berg", "Harbour Glass", "works_at"),
+        relation("Ines Okafor", "Kiln Works", "works_at"),
+        relation("Marta Silva", "Northgate Library", "manages"),
+        relation("Tomas Berg", "Leith Studio", "manages"),
+        relation("Harbour Glass", "Northgate Library", "supplies"),
+    ];
+    std::fs::write(&graph, lines.join("\n") + "\n").expect("the graph");
+    let before = sha256(&graph);
+    let server = common::require_tool("mcp-server-memory");
+    let opts = GenerateOptions::new(GeneratorId::SchemaWalk2, 12, 1);
+    let (report, _) = suite_with_env(
+        &server,
+        &[],
+        &[("MEMORY_FILE_PATH", s(&graph))],
+        opts,
+        None,
+        dir.path(),
+    )
+    .await;
+    assert_eq!(sha256(&graph), before, "the graph is as it was");
+    let tasks = composed(&report);
+    let prompts: Vec<&str> = tasks.iter().map(|t| t.prompt.as_str()).collect();
+    // Who works at Harbour Glass: Marta and Tomas, not Ines.
+    let who = tasks
+        .iter()
+        .find(|t| {
+            t.prompt
+                .starts_with("Which entities have a \"works_at\" relation to")
+        })
+        .unwrap_or_else(|| panic!("{prompts:#?}"));
+    assert!(who.prompt.contains("Harbour Glass"), "{}", who.prompt);
+    assert!(
+        who.answer_key.contains("Marta Silva")
+            && who.answer_key.contains("Tomas Berg")
+            && !who.answer_key.contains("Ines"),
+        "{}",
+        who.answer_key
+    );
+    // A link followed: what the one record a person links to is.
+    let followed = tasks
+        .iter()
+        .find(|t| t.shape == Some(TaskShape::MultiStep) && t.prompt.contains("relation to?"))
+        .unwrap_or_else(|| panic!("{prompts:#?}"));
+    let expected = [
+        ("\"Marta Silva\" has a \"works_at\"", "company"),
+        ("\"Tomas Berg\" has a \"works_at\"", "company"),
+        ("\"Ines Okafor\" has a \"works_at\"", "firm"),
+        ("\"Marta Silva\" has a \"manages\"", "project"),
+        ("\"Tomas Berg\" has a \"manages\"", "project"),
+        ("\"Harbour Glass\" has a \"supplies\"", "project"),
+    ];
+    let (_, answer) = expected
+        .iter()
+        .find(|(asked, _)| followed.prompt.contains(asked))
+        .unwrap_or_else(|| panic!("{}", followed.prompt));
+    assert_eq!(followed.answer_key, *answer, "{}", followed.prompt);
 }

@@ -5,8 +5,8 @@ use fitness_shared::record::TaskShape;
 use rand::SeedableRng;
 use rand::rngs::ChaCha8Rng;
 
-use super::plans;
 use super::question::Composed;
+use super::{edges, plans};
 use crate::suite::holdings::Holdings;
 
 /// Questions over every complete kind and every link between two, best
@@ -15,12 +15,20 @@ use crate::suite::holdings::Holdings;
 /// before a second of any. At most `want`.
 pub fn compose(holdings: &Holdings, seed: u64, want: usize) -> Vec<Composed> {
     let mut rng = ChaCha8Rng::seed_from_u64(seed ^ 0x636f_6d70); // "comp"
-    let known: Vec<plans::Known<'_>> = holdings
+    let mut known: Vec<plans::Known<'_>> = Vec::new();
+    for k in holdings
         .kinds
         .iter()
         .filter(|k| k.complete.is_some() && k.records.len() >= 3)
         .map(plans::Known::of)
-        .collect();
+    {
+        // The same records read twice (a listing, then each entry read):
+        // one kind asks about them.
+        if known.iter().any(|x| x.same_records(&k)) {
+            continue;
+        }
+        known.push(k);
+    }
     let mut all: Vec<Composed> = Vec::new();
     for k in &known {
         all.extend(plans::over_kind(k, &mut rng));
@@ -36,6 +44,18 @@ pub fn compose(holdings: &Holdings, seed: u64, want: usize) -> Vec<Composed> {
                 all.extend(plans::over_link(a, b, &link, &mut rng));
             }
         }
+    }
+    // A kind of links (a graph's relations, a join table): who is linked
+    // to a record, and a link followed.
+    for a in known.iter().filter(|k| k.label.is_none()) {
+        let links: Vec<(&plans::Known<'_>, plans::Link)> = known
+            .iter()
+            .filter(|b| !std::ptr::eq(a, *b))
+            .flat_map(|b| plans::links(a, b).into_iter().map(move |l| (b, l)))
+            .collect();
+        let ends: Vec<(&plans::Known<'_>, &plans::Link)> =
+            links.iter().map(|(b, l)| (*b, l)).collect();
+        all.extend(edges::over_edges(a, &ends, &mut rng));
     }
     // A question read by calls starts where the records were read from: a
     // project registered first.

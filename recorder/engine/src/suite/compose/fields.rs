@@ -234,7 +234,15 @@ fn role_of(name: &str, values: &[Option<Scalar>], distinct: &[Scalar], n: usize)
         let short = present
             .iter()
             .all(|s| (2..=100).contains(&s.text().chars().count()) && !s.text().contains('\n'));
-        if keyish && unique {
+        // A hash or an id in hex (`a83ff01f…`, a UUID) identifies; a
+        // person names the record otherwise.
+        let hex = present.iter().all(|s| {
+            let t = s.text();
+            t.len() >= 7
+                && t.chars().all(|c| c.is_ascii_hexdigit() || c == '-')
+                && t.chars().any(|c| c.is_ascii_digit())
+        });
+        if (keyish || hex) && unique {
             return Role::Key;
         }
         if unique && short {

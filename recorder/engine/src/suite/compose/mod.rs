@@ -13,6 +13,7 @@
 //! The composer imports no generator: generators hand it the model.
 
 mod choose;
+mod edges;
 mod fields;
 mod plans;
 pub mod prove;

@@ -39,7 +39,7 @@ impl<'a> Known<'a> {
         }
     }
 
-    fn with_role(&self, role: Role) -> impl Iterator<Item = &Field> {
+    pub(super) fn with_role(&self, role: Role) -> impl Iterator<Item = &Field> {
         let label = self.label.as_ref().map(|l| l.name.clone());
         self.fields
             .iter()
@@ -47,7 +47,7 @@ impl<'a> Known<'a> {
     }
 
     /// A record named in words, by its label.
-    fn named(&self, record: &Map<String, Value>) -> Option<(String, Scalar)> {
+    pub(super) fn named(&self, record: &Map<String, Value>) -> Option<(String, Scalar)> {
         let label = self.label.as_ref()?;
         let v = fields::value(record, &label.name)?;
         Some((
@@ -56,8 +56,32 @@ impl<'a> Known<'a> {
         ))
     }
 
+    /// Are `other`'s records these, read another way: as many, and named
+    /// alike (their labels the same names) or keyed alike (a key holding
+    /// the values a key of these does: a commit's hash, listed and then
+    /// shown)? A field that names other records (a project's lead) is
+    /// neither.
+    pub fn same_records(&self, other: &Known<'_>) -> bool {
+        type Values = std::collections::BTreeSet<String>;
+        let values = |f: &Field| -> Values { f.distinct.iter().map(Scalar::text).collect() };
+        let keys = |k: &Known<'_>| -> Vec<Values> {
+            k.fields
+                .iter()
+                .filter(|f| f.role == Role::Key)
+                .map(values)
+                .collect()
+        };
+        let named_alike = match (&self.label, &other.label) {
+            (Some(a), Some(b)) => values(a) == values(b),
+            _ => false,
+        };
+        let mine = keys(self);
+        self.kind.records.len() == other.kind.records.len()
+            && (named_alike || keys(other).iter().any(|k| mine.contains(k)))
+    }
+
     /// Every record's label, as text.
-    fn labels(&self) -> Vec<String> {
+    pub(super) fn labels(&self) -> Vec<String> {
         let Some(label) = &self.label else {
             return Vec::new();
         };
@@ -86,7 +110,7 @@ impl<'a> Known<'a> {
         }
     }
 
-    fn table(&self) -> Option<&str> {
+    pub(super) fn table(&self) -> Option<&str> {
         match &self.kind.reach {
             Reach::Query(q) => Some(&q.table),
             Reach::Calls(_) => None,
@@ -239,6 +263,55 @@ pub(super) fn over_kind(k: &Known<'_>, rng: &mut ChaCha8Rng) -> Vec<Composed> {
     for d in k.with_role(Role::Date) {
         out.extend(extreme(k, d, false));
         out.extend(extreme(k, d, true));
+    }
+    // The value most records share, where one does (a tie has two right
+    // answers, and no question is asked); a kind of links is asked about
+    // by its ends ([`super::edges`]).
+    for f in k.with_role(Role::Category).filter(|_| k.label.is_some()) {
+        let mut by: Vec<(Scalar, usize)> = Vec::new();
+        for v in k
+            .kind
+            .records
+            .iter()
+            .filter_map(|r| fields::value(r, &f.name))
+        {
+            match by.iter_mut().find(|(x, _)| *x == v) {
+                Some((_, c)) => *c += 1,
+                None => by.push((v, 1)),
+            }
+        }
+        by.sort_by_key(|(_, c)| std::cmp::Reverse(*c));
+        let [(top, most), (_, next), ..] = by.as_slice() else {
+            continue;
+        };
+        if most <= next {
+            continue;
+        }
+        let statement = table.and_then(|t| {
+            let c = sql::ident(&f.name)?;
+            Some(format!(
+                "SELECT {c} AS answer FROM {t} GROUP BY {c} ORDER BY COUNT(*) DESC LIMIT 1"
+            ))
+        });
+        let (solution, reference) = k.solution(statement);
+        out.push(Composed::new(
+            format!(
+                "Which {} is the most common among the {}?",
+                words::field(&f.name),
+                k.noun.many
+            ),
+            TaskShape::Comparison,
+            Answer::Text {
+                value: top.text(),
+                others: by[1..].iter().map(|(v, _)| v.text()).collect(),
+            },
+            solution,
+            reference,
+            format!(
+                "the {} held by most of the {n} {} read ({most}; the next {next})",
+                f.name, k.noun.many
+            ),
+        ));
     }
     // The set of records under a filter.
     let labels = k.labels();
