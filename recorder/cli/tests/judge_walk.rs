@@ -247,8 +247,9 @@ async fn a_judge_guided_walk_reads_a_real_database_it_never_writes() {
         .expect("a second asking");
     assert!(again.1.contains("`orders`"), "{}", again.1);
 
-    // Eight tasks over the three tools that read, every answer read from a
-    // real, successful result.
+    // Eight tasks over the tools that read (the listing's own, worded from
+    // a template, gives way to questions a person would ask), every
+    // answer read from a real, successful result.
     let tasks = &report.suite.tasks;
     assert_eq!(report.suite.generator, "judge-walk/1");
     assert_eq!(tasks.len(), 8, "{:#?}", report.rejections);
@@ -259,7 +260,13 @@ async fn a_judge_guided_walk_reads_a_real_database_it_never_writes() {
         .collect();
     tools.sort_unstable();
     tools.dedup();
-    assert_eq!(tools, ["describe_table", "list_tables", "read_query"]);
+    assert!(
+        tools.len() >= 2
+            && tools
+                .iter()
+                .all(|t| ["describe_table", "list_tables", "read_query"].contains(t)),
+        "{tools:?}"
+    );
     for t in tasks {
         let source = &report.observed[&t.id];
         assert!(t.check.check(source), "{}: {source}", t.id);
@@ -328,16 +335,15 @@ async fn a_judge_that_fails_is_counted_as_ours_and_the_walk_goes_on() {
             .is_some_and(|e| e.contains("503")),
         "{calls:?}"
     );
-    // The walk went on from the schema alone: the listing still answers.
+    // The walk went on from the schema alone: the listing was called and
+    // the suite was built.
+    let wire = std::fs::read_to_string(dir.path().join("mcp.jsonl")).expect("wire tape");
     assert!(
-        report
-            .suite
-            .tasks
-            .iter()
-            .any(|t| t.solution.last().is_some_and(|c| c.tool == "list_tables")),
-        "{:#?}",
-        report.suite.tasks
+        wire.lines()
+            .any(|l| l.contains("\"tools/call\"") && l.contains("\"list_tables\"")),
+        "the listing was called"
     );
+    assert!(report.suite.tasks.len() >= 4, "{:#?}", report.suite.tasks);
 }
 
 #[test]

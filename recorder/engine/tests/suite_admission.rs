@@ -543,6 +543,33 @@ fn trimming_keeps_each_tools_best_task_and_meets_the_aimed_share_of_computations
             aim.computed_of(5)
         );
     }
+    // Tools whose every task is templated are kept for coverage within the
+    // aim's share of templated tasks (10%: one in ten), once two tools are
+    // covered; the rest of the room goes to questions a person would ask.
+    let mut wide = tasks.clone();
+    for tool in ["config", "status", "logs", "cache"] {
+        wide.push(at(
+            &format!("{tool}0"),
+            tool,
+            &format!("Using the server's tools, find the {tool}_value the server reports."),
+            TaskShape::Lookup,
+        ));
+    }
+    for seed in 0..20 {
+        let kept = trim(wide.clone(), 10, seed, Some(&aim));
+        let templated = kept
+            .iter()
+            .filter(|t| fitness_recorder::suite::templated(&t.prompt))
+            .count();
+        let ids: Vec<&str> = kept.iter().map(|t| t.id.as_str()).collect();
+        assert_eq!(kept.len(), 10);
+        assert!(templated <= 1, "at most one templated of ten: {ids:?}");
+    }
+    // Without an aim, every tool keeps its best task.
+    let kept = trim(wide, 10, 3, None);
+    for tool in ["config0", "status0", "logs0", "cache0"] {
+        assert!(kept.iter().any(|t| t.id == tool), "{tool}");
+    }
 }
 
 /// A runner scripted per prompt: `Ok(text)`, `Ok` with no usage, or an error.

@@ -653,10 +653,12 @@ pub fn templated(prompt: &str) -> bool {
 
 /// Keep `n` of `tasks`, chosen by a seeded shuffle, in their original
 /// order. First one task for each tool a task ends at (while there is
-/// room), so trimming never drops a tool the suite covered: for each tool
-/// the best it has, a question a person would ask that takes two calls or
-/// a computation over several records before one that is not composed,
-/// and either before one worded from a template ([`templated`]). Then,
+/// room), so trimming drops no tool the suite covered for want of room:
+/// for each tool the best it has, a question a person would ask that
+/// takes two calls or a computation over several records before one that
+/// is not composed, and either before one worded from a template
+/// ([`templated`]); a tool whose best is templated only within the aim's
+/// share of templated tasks, or while fewer than two tools are kept. Then,
 /// where the generator aims at a mix ([`AimedMix`]), questions that count,
 /// total, rank or compare until its share of them is met; then the other
 /// composed questions; then the others a person would ask; last the
@@ -688,13 +690,27 @@ pub fn trim(tasks: Vec<Task>, n: usize, seed: u64, aim: Option<&AimedMix>) -> Ve
         }
     }
     // The tools in the shuffled order of their first task, so which tools
-    // fit when there is less room than tools is the seed's choice.
+    // fit when there is less room than tools is the seed's choice. A tool
+    // whose best is worded from a template is kept for its own sake only
+    // within the aim's share of templated tasks, or while fewer than two
+    // tools are covered; otherwise it waits for the last pass.
+    let templated_budget = aim.map_or(n, |a| (a.templated_at_most * n as f64).floor() as usize);
+    let mut templated_kept = 0;
     let mut seen: BTreeSet<Option<String>> = BTreeSet::new();
     for &i in &order {
         let tool = last_tool(&tasks[i]);
-        if keep.len() < n && seen.insert(tool.clone()) {
-            keep.insert(best[&tool]);
+        if keep.len() >= n || seen.contains(&tool) {
+            continue;
         }
+        let b = best[&tool];
+        if !asked(&tasks[b]) {
+            if templated_kept >= templated_budget && seen.len() >= 2 {
+                continue;
+            }
+            templated_kept += 1;
+        }
+        seen.insert(tool);
+        keep.insert(b);
     }
     let computed_quota = aim.map_or(0, |a| a.computed_of(n));
     let fill = |keep: &mut BTreeSet<usize>, takes: &dyn Fn(&Task) -> bool, up_to: usize| {
