@@ -6,7 +6,7 @@ use rand::SeedableRng;
 use rand::rngs::ChaCha8Rng;
 
 use super::question::Composed;
-use super::{edges, plans};
+use super::{edges, fields, plans};
 use crate::suite::holdings::Holdings;
 
 /// Questions over every complete kind and every link between two, best
@@ -28,6 +28,29 @@ pub fn compose(holdings: &Holdings, seed: u64, want: usize) -> Vec<Composed> {
             continue;
         }
         known.push(k);
+    }
+    // A field that names records of another kind (an entry's `account`
+    // code) is no measure to total, whatever its values look like.
+    let linking: Vec<(usize, String)> = known
+        .iter()
+        .enumerate()
+        .flat_map(|(i, a)| {
+            known
+                .iter()
+                .filter(move |b| !std::ptr::eq(a, *b))
+                .flat_map(move |b| {
+                    plans::links(a, b)
+                        .into_iter()
+                        .map(move |l| (i, l.from_field))
+                })
+        })
+        .collect();
+    for (i, field) in linking {
+        for f in known[i].fields.iter_mut().filter(|f| f.name == field) {
+            if f.role == fields::Role::Measure {
+                f.role = fields::Role::Other;
+            }
+        }
     }
     let mut all: Vec<Composed> = Vec::new();
     for k in &known {
@@ -103,4 +126,72 @@ fn spread(all: Vec<Composed>, want: usize) -> Vec<Composed> {
     }
     out.extend(disproved.into_iter().take(want.div_ceil(4)));
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::suite::holdings::{Reach, ReadCalls, RecordKind};
+    use serde_json::{Map, Value, json};
+
+    fn kind(name: &str, rows: Value) -> RecordKind {
+        let records: Vec<Map<String, Value>> = rows
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| r.as_object().unwrap().clone())
+            .collect();
+        RecordKind {
+            name: name.into(),
+            fields: records[0].keys().cloned().collect(),
+            records,
+            complete: Some("test".into()),
+            counted_otherwise: None,
+            reach: Reach::Calls(ReadCalls {
+                calls: vec![],
+                per_entry: None,
+                list: None,
+            }),
+        }
+    }
+
+    #[test]
+    fn a_field_that_names_records_of_another_kind_is_never_totalled() {
+        let accounts = kind(
+            "accounts",
+            json!([
+                {"code": "1000", "name": "Cash", "kind": "asset"},
+                {"code": "4000", "name": "Sales", "kind": "income"},
+                {"code": "5000", "name": "Rent", "kind": "expense"},
+                {"code": "5100", "name": "Utilities", "kind": "expense"},
+            ]),
+        );
+        let entries = kind(
+            "entries",
+            json!([
+                {"memo": "October rent", "account": "5000", "amount": "1200.00"},
+                {"memo": "Stall takings", "account": "4000", "amount": "3400.50"},
+                {"memo": "Electricity", "account": "5100", "amount": "186.40"},
+                {"memo": "Water", "account": "5100", "amount": "64.99"},
+            ]),
+        );
+        let holdings = Holdings {
+            kinds: vec![accounts, entries],
+            ..Default::default()
+        };
+        let prompts: Vec<String> = compose(&holdings, 1, usize::MAX)
+            .into_iter()
+            .map(|c| c.prompt)
+            .collect();
+        assert!(
+            prompts.iter().any(|p| p.contains("sum of the amount")),
+            "{prompts:#?}"
+        );
+        assert!(
+            !prompts
+                .iter()
+                .any(|p| p.contains("sum of the account") || p.contains("highest account")),
+            "{prompts:#?}"
+        );
+    }
 }

@@ -153,6 +153,16 @@ const KEY_WORDS: &[&str] = &[
 const POSITION_WORDS: &[&str] = &[
     "line", "lineno", "column", "col", "offset", "index", "idx", "start", "end",
 ];
+/// Words of a field name that say a whole number is a year.
+const YEAR_WORDS: &[&str] = &[
+    "year",
+    "born",
+    "founded",
+    "established",
+    "built",
+    "since",
+    "died",
+];
 /// Words of a field name that say it names its record.
 const NAME_WORDS: &[&str] = &[
     "name", "title", "label", "subject", "heading", "summary", "display", "handle", "username",
@@ -209,6 +219,18 @@ fn role_of(name: &str, values: &[Option<Scalar>], distinct: &[Scalar], n: usize)
             .is_some_and(|w| POSITION_WORDS.contains(&w.as_str()))
         {
             return Role::Other;
+        }
+        // A year (`born`, `founded`, `year`): ranked as a date, never
+        // totalled.
+        let years = present.iter().all(|s| {
+            matches!(s, Scalar::Num { value, decimals: 0 } if (1000.0..=2200.0).contains(value))
+        });
+        if years && words.iter().any(|w| YEAR_WORDS.contains(&w.as_str())) {
+            return if distinct.len() >= 2 {
+                Role::Date
+            } else {
+                Role::Other
+            };
         }
         if keyish {
             return if unique { Role::Key } else { Role::Other };
@@ -313,6 +335,25 @@ mod tests {
                 list: None,
             }),
         }
+    }
+
+    #[test]
+    fn a_year_is_ranked_as_a_date_and_a_place_in_a_text_is_no_measure() {
+        let k = kind(json!([
+            {"name": "Chinua Achebe", "born": 1930, "line": 12, "pages": 209},
+            {"name": "Ursula K. Le Guin", "born": 1929, "line": 40, "pages": 304},
+            {"name": "Olga Tokarczuk", "born": 1962, "line": 77, "pages": 403},
+        ]));
+        let role = |name: &str| {
+            profile(&k)
+                .into_iter()
+                .find(|f| f.name == name)
+                .unwrap()
+                .role
+        };
+        assert_eq!(role("born"), Role::Date);
+        assert_eq!(role("line"), Role::Other);
+        assert_eq!(role("pages"), Role::Measure);
     }
 
     #[test]

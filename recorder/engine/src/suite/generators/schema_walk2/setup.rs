@@ -123,6 +123,9 @@ fn sets_up(tool: &Tool, others: &[&Tool]) -> Option<String> {
     })
 }
 
+/// The operator's files a setup step is given in place of a folder it
+/// refused, at most.
+const FILES_TRIED: usize = 3;
 /// Failed calls made again after the step they asked for, at most.
 const ASKED_AGAIN: usize = 12;
 /// Words that say something is missing or must come first.
@@ -234,7 +237,7 @@ impl Explorer<'_> {
                 });
                 continue;
             };
-            let call = PlannedCall {
+            let mut call = PlannedCall {
                 tool: name.clone(),
                 arguments: args.clone(),
             };
@@ -252,7 +255,23 @@ impl Explorer<'_> {
                 });
                 continue;
             }
-            let made = self.made(&name, args, Origin::Discovered, true).await;
+            let mut made = self
+                .made(&name, args.clone(), Origin::Discovered, true)
+                .await;
+            // A folder refused where a file was wanted (`open_database`
+            // given the folder the database is in): the operator's files
+            // there, those its words name the kind of first.
+            if made.is_none() {
+                for alt in self.files_instead(tool, &args) {
+                    made = self
+                        .made(&name, alt.clone(), Origin::Discovered, true)
+                        .await;
+                    if made.is_some() {
+                        call.arguments = alt;
+                        break;
+                    }
+                }
+            }
             let files = self.settled().await;
             let found = match (made, files.is_empty()) {
                 (Some(_), true) => {
@@ -344,6 +363,46 @@ impl Explorer<'_> {
             }
         }
         n
+    }
+
+    /// `args` with the folder its path argument was given replaced by each
+    /// of the operator's files, [`FILES_TRIED`] at most: those whose
+    /// extension the tool's words name or begin (`db` for `database`)
+    /// first.
+    fn files_instead(
+        &self,
+        tool: &Tool,
+        args: &serde_json::Map<String, Value>,
+    ) -> Vec<serde_json::Map<String, Value>> {
+        let Some((slot, _)) = args.iter().find(|(k, v)| {
+            takes_path(k) && v.as_str().is_some_and(|v| std::path::Path::new(v).is_dir())
+        }) else {
+            return Vec::new();
+        };
+        let said: Vec<String> = crate::access::words(&tool.name)
+            .into_iter()
+            .chain(crate::access::words(
+                tool.description.as_deref().unwrap_or(""),
+            ))
+            .collect();
+        let named = |f: &String| {
+            f.rsplit_once('.').is_some_and(|(_, ext)| {
+                let ext = ext.to_lowercase();
+                said.iter()
+                    .any(|w| *w == ext || (ext.len() >= 2 && w.starts_with(&ext)))
+            })
+        };
+        let mut files = self.ex.operator_files();
+        files.sort_by_key(|f| !named(f));
+        files
+            .into_iter()
+            .take(FILES_TRIED)
+            .map(|f| {
+                let mut alt = args.clone();
+                alt.insert(slot.clone(), Value::String(f));
+                alt
+            })
+            .collect()
     }
 
     /// A setup step's arguments: a path or folder it takes is the
