@@ -339,6 +339,33 @@ impl QueryTool {
 }
 
 impl RecordKind {
+    /// A complete kind of `rows` (JSON objects) reached by no call: the
+    /// composer's tests.
+    #[cfg(test)]
+    pub fn of_rows(name: &str, rows: Value) -> RecordKind {
+        let records: Vec<Map<String, Value>> = rows
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|r| r.as_object().cloned())
+            .collect();
+        RecordKind {
+            name: name.into(),
+            fields: records
+                .first()
+                .map(|r| r.keys().cloned().collect())
+                .unwrap_or_default(),
+            records,
+            complete: Some("test".into()),
+            counted_otherwise: None,
+            reach: Reach::Calls(ReadCalls {
+                calls: vec![],
+                per_entry: None,
+                list: None,
+            }),
+        }
+    }
+
     /// The calls that read every record: the table read whole, or the
     /// listing's calls.
     pub fn read_calls(&self) -> Vec<PlannedCall> {

@@ -131,28 +131,11 @@ fn spread(all: Vec<Composed>, want: usize) -> Vec<Composed> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::suite::holdings::{Reach, ReadCalls, RecordKind};
-    use serde_json::{Map, Value, json};
+    use crate::suite::holdings::RecordKind;
+    use serde_json::{Value, json};
 
     fn kind(name: &str, rows: Value) -> RecordKind {
-        let records: Vec<Map<String, Value>> = rows
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|r| r.as_object().unwrap().clone())
-            .collect();
-        RecordKind {
-            name: name.into(),
-            fields: records[0].keys().cloned().collect(),
-            records,
-            complete: Some("test".into()),
-            counted_otherwise: None,
-            reach: Reach::Calls(ReadCalls {
-                calls: vec![],
-                per_entry: None,
-                list: None,
-            }),
-        }
+        RecordKind::of_rows(name, rows)
     }
 
     #[test]

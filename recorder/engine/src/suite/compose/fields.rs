@@ -312,29 +312,10 @@ pub fn number(record: &Map<String, Value>, field: &str) -> Option<f64> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::suite::holdings::Reach;
     use serde_json::json;
 
     fn kind(rows: Value) -> RecordKind {
-        let records: Vec<Map<String, Value>> = rows
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|r| r.as_object().unwrap().clone())
-            .collect();
-        let fields = records[0].keys().cloned().collect();
-        RecordKind {
-            name: "books".into(),
-            fields,
-            records,
-            complete: Some("test".into()),
-            counted_otherwise: None,
-            reach: Reach::Calls(crate::suite::holdings::ReadCalls {
-                calls: vec![],
-                per_entry: None,
-                list: None,
-            }),
-        }
+        RecordKind::of_rows("books", rows)
     }
 
     #[test]
