@@ -168,15 +168,16 @@ impl Explorer<'_> {
     /// Does a call list everything, or only what a filter chose? Each of
     /// its arguments pages it, or is what the operator gave (the working
     /// folder) or a setup step set up (the project registered): none
-    /// filters.
+    /// filters. A value discovery read (a resource's words) is no
+    /// operator's: a search for it filters.
     pub(super) fn lists_everything(&self, args: &Map<String, Value>) -> bool {
         args.iter().all(|(k, v)| {
             is_paging(k)
                 || v.as_str().is_some_and(matches_every_name)
                 || v.as_str().is_some_and(|v| {
-                    self.ex.handles.iter().any(|h| {
+                    self.ex.handles.iter().enumerate().any(|(i, h)| {
                         h.value == v
-                            && (h.from.is_none()
+                            && ((h.from.is_none() && !self.ex.discovered.contains(&i))
                                 || h.from.is_some_and(|f| self.ex.observations[f].writes))
                     }) || self
                         .ex
