@@ -72,6 +72,10 @@ impl ScriptedJudge {
     }
 
     fn answer(system: &str, user: &str) -> String {
+        if system.contains("You pick inputs") && user.contains("search_nodes") {
+            // A knowledge graph: a search for words its resource holds.
+            return r#"{"search_nodes": [{"query": "Project manager"}]}"#.to_owned();
+        }
         if system.contains("You pick inputs") {
             if user.contains("have not answered yet") && user.contains("`orders`") {
                 // Shown the table the listing named, and what failed.
@@ -591,4 +595,75 @@ async fn the_judge_proposes_a_change_and_the_read_that_shows_it_and_the_harness_
     wire.end("done");
     agent.end("done");
     assert_eq!(sha256(&original), before, "the original is untouched");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_search_for_words_discovery_read_is_no_listing_of_everything() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    // Six relations; a search for Marta's words finds the three that
+    // touch her.
+    let graph = dir.path().join("graph.jsonl");
+    let entity = |name: &str, kind: &str, notes: &[&str]| {
+        serde_json::json!({"type": "entity", "name": name, "entityType": kind, "observations": notes})
+            .to_string()
+    };
+    let relation = |from: &str, to: &str, kind: &str| {
+        serde_json::json!({"type": "relation", "from": from, "to": to, "relationType": kind})
+            .to_string()
+    };
+    let lines = [
+        entity("Harbour Glass", "company", &["Glazing contractor"]),
+        entity("Marta Silva", "person", &["Project manager"]),
+        entity("Tomas Berg", "person", &["Site engineer"]),
+        entity("Northgate Library", "project", &["Due March 2027"]),
+        entity("Quayside Offices", "project", &["Completed 2025"]),
+        entity("Leith Studio", "project", &["Budget 85k"]),
+        relation("Marta Silva", "Harbour Glass", "works_at"),
+        relation("Tomas Berg", "Harbour Glass", "works_at"),
+        relation("Marta Silva", "Northgate Library", "manages"),
+        relation("Marta Silva", "Quayside Offices", "manages"),
+        relation("Tomas Berg", "Leith Studio", "manages"),
+        relation("Harbour Glass", "Northgate Library", "supplies"),
+    ];
+    std::fs::write(&graph, lines.join("\n") + "\n").expect("the graph");
+    let before = sha256(&graph);
+    let wire =
+        Tap::create_kind(&dir.path().join("mcp.jsonl"), "test", vec![], "mcp").expect("tape");
+    let agent =
+        Tap::create_kind(&dir.path().join("agent.jsonl"), "test", vec![], "agent").expect("tape");
+    let target = Target::Stdio(StdioTarget {
+        program: s(&require_tool("mcp-server-memory")).to_owned(),
+        args: vec![],
+        env: vec![("MEMORY_FILE_PATH".into(), s(&graph).to_owned())],
+    });
+    let session = Session::connect(&target, wire.clone(), None, Duration::from_secs(60))
+        .await
+        .expect("the server starts");
+    let tools = session.list_tools().await.expect("tools/list");
+    let judge = ScriptedJudge::new(false);
+    let mut opts = GenerateOptions::new(GeneratorId::JudgeWalk1, 12, 1);
+    opts.fresh = Some(target.clone());
+    let report = generate(&session, &tools, None, &opts, Some(&judge), None, &agent)
+        .await
+        .expect("generation runs");
+    session.close().await;
+    assert_eq!(sha256(&graph), before, "the graph is as it was");
+    let wire = std::fs::read_to_string(dir.path().join("mcp.jsonl")).expect("wire tape");
+    assert!(
+        wire.contains("Project manager"),
+        "the judge's search was made"
+    );
+    // The relations are the six the graph holds, never the three the
+    // search found.
+    let model = &report.suite.config["holdings"];
+    let relations: Vec<&serde_json::Value> = model
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|k| k["kind"] == "relations")
+        .collect();
+    assert!(
+        !relations.is_empty() && relations.iter().all(|k| k["records"] == 6),
+        "{model}"
+    );
 }
