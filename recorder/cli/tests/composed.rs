@@ -643,42 +643,38 @@ async fn a_graphs_relations_are_followed_and_who_is_linked_to_a_record_is_asked(
     let dir = temp();
     // A knowledge graph: people who work at two firms and manage projects.
     let graph = dir.path().join("graph.jsonl");
-    let entity = |name: &str, kind: &str, notes: &[&str]| {
-        serde_json::json!({"type": "entity", "name": name, "entityType": kind, "observations": notes})
-            .to_string()
-    };
-    let relation = |from: &str, to: &str, kind: &str| {
-        serde_json::json!({"type": "relation", "from": from, "to": to, "relationType": kind})
-            .to_string()
-    };
-    let lines = [
-        entity(
-            "Harbour Glass",
-            "company",
-            &["Glazing contractor", "Founded 1998", "42 staff"],
-        ),
-        entity("Kiln Works", "firm", &["Brick supplier"]),
-        entity(
-            "Marta Silva",
-            "person",
-            &["Project manager", "Speaks Portuguese"],
-        ),
-        entity("Tomas Berg", "person", &["Site engineer"]),
-        entity("Ines Okafor", "person", &["Accountant", "Part time"]),
-        entity(
-            "Northgate Library",
-            "project",
-            &["Due March 2027", "Budget 1.2m"],
-        ),
-        entity("Leith Studio", "project", &["Budget 85k"]),
-        relation("Marta Silva", "Harbour Glass", "works_at"),
-        relation("Tomas Berg", "Harbour Glass", "works_at"),
-        relation("Ines Okafor", "Kiln Works", "works_at"),
-        relation("Marta Silva", "Northgate Library", "manages"),
-        relation("Tomas Berg", "Leith Studio", "manages"),
-        relation("Harbour Glass", "Northgate Library", "supplies"),
-    ];
-    std::fs::write(&graph, lines.join("\n") + "\n").expect("the graph");
+    common::servers::memory_graph(
+        &graph,
+        &[
+            (
+                "Harbour Glass",
+                "company",
+                &["Glazing contractor", "Founded 1998", "42 staff"],
+            ),
+            ("Kiln Works", "firm", &["Brick supplier"]),
+            (
+                "Marta Silva",
+                "person",
+                &["Project manager", "Speaks Portuguese"],
+            ),
+            ("Tomas Berg", "person", &["Site engineer"]),
+            ("Ines Okafor", "person", &["Accountant", "Part time"]),
+            (
+                "Northgate Library",
+                "project",
+                &["Due March 2027", "Budget 1.2m"],
+            ),
+            ("Leith Studio", "project", &["Budget 85k"]),
+        ],
+        &[
+            ("Marta Silva", "Harbour Glass", "works_at"),
+            ("Tomas Berg", "Harbour Glass", "works_at"),
+            ("Ines Okafor", "Kiln Works", "works_at"),
+            ("Marta Silva", "Northgate Library", "manages"),
+            ("Tomas Berg", "Leith Studio", "manages"),
+            ("Harbour Glass", "Northgate Library", "supplies"),
+        ],
+    );
     let before = sha256(&graph);
     let server = common::require_tool("mcp-server-memory");
     let opts = GenerateOptions::new(GeneratorId::SchemaWalk2, 12, 1);

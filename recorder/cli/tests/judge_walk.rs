@@ -603,29 +603,25 @@ async fn a_search_for_words_discovery_read_is_no_listing_of_everything() {
     // Six relations; a search for Marta's words finds the three that
     // touch her.
     let graph = dir.path().join("graph.jsonl");
-    let entity = |name: &str, kind: &str, notes: &[&str]| {
-        serde_json::json!({"type": "entity", "name": name, "entityType": kind, "observations": notes})
-            .to_string()
-    };
-    let relation = |from: &str, to: &str, kind: &str| {
-        serde_json::json!({"type": "relation", "from": from, "to": to, "relationType": kind})
-            .to_string()
-    };
-    let lines = [
-        entity("Harbour Glass", "company", &["Glazing contractor"]),
-        entity("Marta Silva", "person", &["Project manager"]),
-        entity("Tomas Berg", "person", &["Site engineer"]),
-        entity("Northgate Library", "project", &["Due March 2027"]),
-        entity("Quayside Offices", "project", &["Completed 2025"]),
-        entity("Leith Studio", "project", &["Budget 85k"]),
-        relation("Marta Silva", "Harbour Glass", "works_at"),
-        relation("Tomas Berg", "Harbour Glass", "works_at"),
-        relation("Marta Silva", "Northgate Library", "manages"),
-        relation("Marta Silva", "Quayside Offices", "manages"),
-        relation("Tomas Berg", "Leith Studio", "manages"),
-        relation("Harbour Glass", "Northgate Library", "supplies"),
-    ];
-    std::fs::write(&graph, lines.join("\n") + "\n").expect("the graph");
+    common::servers::memory_graph(
+        &graph,
+        &[
+            ("Harbour Glass", "company", &["Glazing contractor"]),
+            ("Marta Silva", "person", &["Project manager"]),
+            ("Tomas Berg", "person", &["Site engineer"]),
+            ("Northgate Library", "project", &["Due March 2027"]),
+            ("Quayside Offices", "project", &["Completed 2025"]),
+            ("Leith Studio", "project", &["Budget 85k"]),
+        ],
+        &[
+            ("Marta Silva", "Harbour Glass", "works_at"),
+            ("Tomas Berg", "Harbour Glass", "works_at"),
+            ("Marta Silva", "Northgate Library", "manages"),
+            ("Marta Silva", "Quayside Offices", "manages"),
+            ("Tomas Berg", "Leith Studio", "manages"),
+            ("Harbour Glass", "Northgate Library", "supplies"),
+        ],
+    );
     let before = sha256(&graph);
     let wire =
         Tap::create_kind(&dir.path().join("mcp.jsonl"), "test", vec![], "mcp").expect("tape");

@@ -271,6 +271,28 @@ fn python_rows(interpreter: &Path, module: &str, db: &Path, sql: &str) -> String
 }
 
 /// The sha256 of a file's bytes.
+/// A knowledge graph as @modelcontextprotocol/server-memory keeps it at
+/// `path` (one JSON object a line): entities (name, type, observations)
+/// and relations (from, to, type).
+pub fn memory_graph(
+    path: &Path,
+    entities: &[(&str, &str, &[&str])],
+    relations: &[(&str, &str, &str)],
+) {
+    let lines: Vec<String> = entities
+        .iter()
+        .map(|(name, kind, notes)| {
+            serde_json::json!({"type": "entity", "name": name, "entityType": kind, "observations": notes})
+                .to_string()
+        })
+        .chain(relations.iter().map(|(from, to, kind)| {
+            serde_json::json!({"type": "relation", "from": from, "to": to, "relationType": kind})
+                .to_string()
+        }))
+        .collect();
+    std::fs::write(path, lines.join("\n") + "\n").expect("the graph");
+}
+
 pub fn sha256(p: &Path) -> String {
     format!(
         "{:x}",

@@ -29,55 +29,43 @@ pub fn compose(holdings: &Holdings, seed: u64, want: usize) -> Vec<Composed> {
         }
         known.push(k);
     }
+    // Every link between two kinds, found once. Two kinds of one name are
+    // the same records read two ways (a listing, and each entry read): no
+    // link between them.
+    let mut links: Vec<(usize, usize, plans::Link)> = Vec::new();
+    for (i, a) in known.iter().enumerate() {
+        for (j, b) in known.iter().enumerate() {
+            if i != j && a.kind.name != b.kind.name {
+                links.extend(plans::links(a, b).into_iter().map(|l| (i, j, l)));
+            }
+        }
+    }
     // A field that names records of another kind (an entry's `account`
     // code) is no measure to total, whatever its values look like.
-    let linking: Vec<(usize, String)> = known
-        .iter()
-        .enumerate()
-        .flat_map(|(i, a)| {
-            known
-                .iter()
-                .filter(move |b| !std::ptr::eq(a, *b))
-                .flat_map(move |b| {
-                    plans::links(a, b)
-                        .into_iter()
-                        .map(move |l| (i, l.from_field))
-                })
-        })
-        .collect();
-    for (i, field) in linking {
-        for f in known[i].fields.iter_mut().filter(|f| f.name == field) {
-            if f.role == fields::Role::Measure {
-                f.role = fields::Role::Other;
-            }
+    for (i, _, link) in &links {
+        for f in known[*i]
+            .fields
+            .iter_mut()
+            .filter(|f| f.name == link.from_field && f.role == fields::Role::Measure)
+        {
+            f.role = fields::Role::Other;
         }
     }
     let mut all: Vec<Composed> = Vec::new();
     for k in &known {
         all.extend(plans::over_kind(k, &mut rng));
     }
-    for a in &known {
-        for b in &known {
-            // Two kinds of one name are the same records read two ways
-            // (a listing, and each entry read): no link between them.
-            if std::ptr::eq(a, b) || a.kind.name == b.kind.name {
-                continue;
-            }
-            for link in plans::links(a, b) {
-                all.extend(plans::over_link(a, b, &link, &mut rng));
-            }
-        }
+    for (i, j, link) in &links {
+        all.extend(plans::over_link(&known[*i], &known[*j], link, &mut rng));
     }
     // A kind of links (a graph's relations, a join table): who is linked
     // to a record, and a link followed.
-    for a in known.iter().filter(|k| k.label.is_none()) {
-        let links: Vec<(&plans::Known<'_>, plans::Link)> = known
+    for (i, a) in known.iter().enumerate().filter(|(_, k)| k.label.is_none()) {
+        let ends: Vec<(&plans::Known<'_>, &plans::Link)> = links
             .iter()
-            .filter(|b| !std::ptr::eq(a, *b))
-            .flat_map(|b| plans::links(a, b).into_iter().map(move |l| (b, l)))
+            .filter(|(from, _, _)| *from == i)
+            .map(|(_, j, l)| (&known[*j], l))
             .collect();
-        let ends: Vec<(&plans::Known<'_>, &plans::Link)> =
-            links.iter().map(|(b, l)| (*b, l)).collect();
         all.extend(edges::over_edges(a, &ends, &mut rng));
     }
     // A question read by calls starts where the records were read from: a
